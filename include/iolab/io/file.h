@@ -1,0 +1,153 @@
+// One small interface for "an open file, accessed through one method".
+//
+// Every access method (streams, plain syscalls, positional, vectored, mmap,
+// O_DIRECT, io_uring) implements File. Methods never create files: scratch.h
+// creates them (O_EXCL, in iolab's own directory) and a method opens what is
+// there, without following symlinks.
+//
+// A File is not safe for concurrent use: one thread at a time (REQUIRES:
+// external synchronization). Two Files on the same path may be used from two
+// threads (each worker of a parallel run opens its own).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace iolab::io {
+
+enum class Access { Read, ReadWrite };
+
+// What a durability call promises, strongest last. Each File says which it
+// supports; asking for one it does not support throws Error(EOPNOTSUPP).
+enum class Durability {
+  None,           // nothing: data may sit in user-space buffers
+  Flush,          // user-space buffers handed to the kernel: survives a process crash, not a power loss
+  SyncFileRange,  // sync_file_range(WAIT_BEFORE|WRITE|WAIT_AFTER): data written back, but no
+                  // metadata and no device cache flush: NOT durable, a writeback hint
+  Fdatasync,      // fdatasync: data (and the size needed to read it) survives a power loss
+  Fsync,          // fsync: data and all metadata survive a power loss
+  MsyncSync,      // msync(MS_SYNC) of the mapping (mmap only): data survives a power loss
+};
+// MS_ASYNC is deliberately absent: on Linux it schedules nothing durable.
+
+std::string_view to_string(Durability d);
+// "none", "flush", "sync_file_range", "fdatasync", "fsync", "msync". Throws UsageError.
+Durability parse_durability(std::string_view name);
+
+// madvise(2) hint for mapped methods.
+enum class Advice { Normal, Sequential, Random, WillNeed };
+std::string_view to_string(Advice a);
+Advice parse_advice(std::string_view name);
+
+// What O_DIRECT does with a request whose buffer address, offset or length
+// is not a multiple of the file's alignment.
+enum class UnalignedPolicy {
+  Reject,  // throw Error(EINVAL) naming what is misaligned and the required alignment
+  Bounce,  // go through an aligned bounce buffer (read-modify-write for writes)
+};
+
+// Options understood by the methods; each method reads the ones that apply
+// to it and ignores the rest. Defaults are what a careful user would pick.
+struct FileOptions {
+  // iostream, stdio: the user-space buffer size. stdio: 0 = unbuffered.
+  std::size_t stream_buffer = 4096;
+  // vectored: split each request into buffers of this many bytes (one iovec each).
+  std::size_t iov_segment = 4096;
+  // mmap: reads map windows of this size; writes grow the file (blocks
+  // allocated with fallocate) by this step and re-map.
+  std::size_t mmap_window = std::size_t{256} << 20;
+  std::size_t mmap_grow_step = std::size_t{1} << 20;
+  Advice mmap_advice = Advice::Normal;
+  // direct, and io_uring with uring_direct.
+  UnalignedPolicy unaligned = UnalignedPolicy::Reject;
+  // io_uring: ring size and most requests in flight; O_DIRECT or buffered.
+  unsigned uring_queue_depth = 32;
+  bool uring_direct = false;
+};
+
+// One request of a batch given to File::submit.
+struct IoRequest {
+  enum class Kind { Read, Write } kind = Kind::Read;
+  std::uint64_t offset = 0;
+  std::span<std::byte> data;  // destination for reads, source for writes
+  std::size_t result = 0;     // filled by submit: bytes transferred
+};
+
+// Counters every File keeps, so a benchmark can say how many calls it made.
+struct IoCounters {
+  std::uint64_t calls = 0;      // system calls that moved data or synced (read, pwrite, io_uring_enter, msync...)
+  std::uint64_t bytes_read = 0;
+  std::uint64_t bytes_written = 0;
+};
+
+class File {
+ public:
+  virtual ~File() = default;
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+
+  // Reads up to dst.size() bytes at `offset`; fewer only at end of file.
+  // Returns the count (0 at or past the end).
+  virtual std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) = 0;
+  // Writes all of src at `offset`, growing the file if needed, or throws.
+  virtual void write_at(std::uint64_t offset, std::span<const std::byte> src) = 0;
+
+  // Runs independent requests; methods that can keep several in flight
+  // (io_uring) do, the rest run them in order. Reads may come back short only
+  // at end of file.
+  virtual void submit(std::span<IoRequest> requests);
+
+  // Makes written data as durable as `d` promises, or throws Error
+  // (EOPNOTSUPP when this method cannot give that promise).
+  virtual void sync(Durability d) = 0;
+  virtual bool supports(Durability d) const = 0;
+
+  // The file's size as this method sees it (including unflushed writes).
+  virtual std::uint64_t size() = 0;
+
+  // Flushes user-space buffers, trims preallocated space, releases the file.
+  // Errors surface here rather than being lost in a destructor; calling it
+  // twice is harmless. The destructor closes quietly if close() was not called.
+  virtual void close() = 0;
+
+  // The alignment the method needs for buffer address, offset and length (1 when none).
+  virtual std::size_t alignment() const { return 1; }
+
+  const std::filesystem::path& path() const noexcept { return path_; }
+  const IoCounters& counters() const noexcept { return counters_; }
+
+ protected:
+  explicit File(std::filesystem::path path) : path_(std::move(path)) {}
+  IoCounters counters_;
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Whether a method can run here, and if not, why (for `iolab methods` and skipped results).
+struct Availability {
+  bool available = true;
+  std::string reason;  // empty when available
+};
+
+// An access method: a name, what it is, and how to open a file with it.
+class Method {
+ public:
+  virtual ~Method() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view description() const = 0;
+  // Checks this machine and the filesystem of `dir` (a directory iolab owns;
+  // probing may create and remove a file there).
+  virtual Availability probe(const std::filesystem::path& dir) const = 0;
+  // Opens an existing regular file (never creates; never follows a symlink).
+  virtual std::unique_ptr<File> open(const std::filesystem::path& path, Access access,
+                                     const FileOptions& options = {}) const = 0;
+};
+
+}  // namespace iolab::io

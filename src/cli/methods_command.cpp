@@ -1,0 +1,59 @@
+// `iolab methods`: every file and copy method, what it is, and whether it
+// can run here (probed in a scratch directory on the filesystem to be measured).
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+#include "app.h"
+#include "iolab/io/registry.h"
+#include "iolab/io/scratch.h"
+
+namespace iolab::cli {
+
+namespace {
+
+void add_methods_command(CLI::App& app, Action& action) {
+  struct Options {
+    bool json = false;
+    std::string dir;
+  };
+  auto opts = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("methods", "List the access and copy methods and whether each can run here");
+  cmd->add_flag("--json", opts->json, "Print a JSON array instead of a table");
+  cmd->add_option("--dir", opts->dir, "Probe the filesystem of this directory (default: $TMPDIR or /tmp)");
+  cmd->footer("Example:\n  iolab methods --dir /mnt/nvme --json");
+  cmd->callback([opts, &action] {
+    action = [opts] {
+      io::ScratchDir scratch(opts->dir);
+      nlohmann::json out = nlohmann::json::array();
+      auto add = [&](const auto& m, const char* kind) {
+        io::Availability a = m.probe(scratch.path());
+        out.push_back({{"name", m.name()},
+                       {"kind", kind},
+                       {"available", a.available},
+                       {"reason", a.available ? nlohmann::json(nullptr) : nlohmann::json(a.reason)},
+                       {"description", m.description()}});
+      };
+      for (const auto* m : io::file_methods()) add(*m, "file");
+      for (const auto* m : io::copy_methods()) add(*m, "copy");
+      if (opts->json) {
+        fmt::print("{}\n", out.dump(2));
+        return 0;
+      }
+      fmt::print("{:<16} {:<5} {:<10} {}\n", "METHOD", "KIND", "AVAILABLE", "DESCRIPTION");
+      for (const auto& m : out) {
+        std::string avail = m["available"].get<bool>() ? "yes" : "no";
+        fmt::print("{:<16} {:<5} {:<10} {}\n", m["name"].get<std::string>(), m["kind"].get<std::string>(), avail,
+                   m["description"].get<std::string>());
+        if (!m["reason"].is_null()) fmt::print("{:<33}why not: {}\n", "", m["reason"].get<std::string>());
+      }
+      fmt::print("\nprobed in {} (filesystem of the scratch directory)\n", opts->dir.empty() ? "$TMPDIR or /tmp" : opts->dir);
+      return 0;
+    };
+  });
+}
+
+const CommandRegistration registration{10, add_methods_command};
+
+}  // namespace
+}  // namespace iolab::cli

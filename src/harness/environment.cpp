@@ -1,0 +1,111 @@
+// The environment block of a results file: enough to tell two machines, two
+// filesystems or two builds apart when comparing runs.
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "iolab/harness/result.h"
+#include "iolab/version.h"
+
+namespace iolab::harness {
+namespace {
+
+std::string read_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string s;
+  std::getline(in, s);
+  return s;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  return "unknown";
+}
+
+// The mount holding `dir`: the mountinfo entry whose mount point is the longest prefix.
+struct Mount {
+  std::string point, fs_type, options, source;
+  unsigned major = 0, minor = 0;
+};
+
+Mount mount_of(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::string target = std::filesystem::weakly_canonical(dir, ec).string();
+  std::ifstream in("/proc/self/mountinfo");
+  Mount best;
+  for (std::string line; std::getline(in, line);) {
+    // id parent major:minor root mountpoint options [optional...] - fstype source superoptions
+    std::istringstream ss(line);
+    std::string id, parent, majmin, root, point, options, field;
+    ss >> id >> parent >> majmin >> root >> point >> options;
+    while (ss >> field && field != "-") {}
+    std::string fstype, source, super;
+    ss >> fstype >> source >> super;
+    bool prefix = target == point || point == "/" ||
+                  (target.rfind(point, 0) == 0 && target.size() > point.size() && target[point.size()] == '/');
+    if (prefix && point.size() >= best.point.size()) {
+      best.point = point;
+      best.fs_type = fstype;
+      best.options = options + (super.empty() ? "" : "," + super);
+      best.source = source;
+      std::sscanf(majmin.c_str(), "%u:%u", &best.major, &best.minor);
+    }
+  }
+  return best;
+}
+
+// queue/ lives on the disk, not on a partition.
+std::string queue_attr(unsigned major, unsigned minor, const std::string& attr) {
+  std::string base = "/sys/dev/block/" + std::to_string(major) + ":" + std::to_string(minor);
+  std::string v = read_line(base + "/queue/" + attr);
+  if (v.empty()) v = read_line(base + "/../queue/" + attr);
+  return v;
+}
+
+}  // namespace
+
+Environment collect_environment(const std::filesystem::path& scratch_dir) {
+  Environment e;
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  e.hostname = host;
+  e.cpu_model = cpu_model();
+  e.cores = std::thread::hardware_concurrency();
+  e.ram_bytes = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  utsname u{};
+  if (::uname(&u) == 0) e.kernel = std::string(u.sysname) + " " + u.release;
+  e.scratch_dir = scratch_dir.string();
+  Mount m = mount_of(scratch_dir);
+  e.fs_type = m.fs_type;
+  e.mount_options = m.options;
+  e.device = m.source;
+  std::string rot = queue_attr(m.major, m.minor, "rotational");
+  if (!rot.empty()) e.rotational = rot == "1";
+  // "noop [mq-deadline] kyber": the bracketed one is in use.
+  std::string sched = queue_attr(m.major, m.minor, "scheduler");
+  auto l = sched.find('['), r = sched.find(']');
+  e.scheduler = l != std::string::npos && r != std::string::npos ? sched.substr(l + 1, r - l - 1) : sched;
+  e.iolab_version = kVersion;
+  e.compiler = kCompiler;
+  e.build_type = kBuildType;
+  e.root = ::geteuid() == 0;
+  e.can_drop_caches = ::access("/proc/sys/vm/drop_caches", W_OK) == 0;
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  e.created = buf;
+  return e;
+}
+
+}  // namespace iolab::harness

@@ -1,0 +1,41 @@
+#include "iolab/harness/statistics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace iolab::harness {
+
+double median(std::span<const double> samples) {
+  if (samples.empty()) return 0;
+  std::vector<double> v(samples.begin(), samples.end());
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+Summary summarize(std::span<const double> samples) {
+  if (samples.empty()) throw std::invalid_argument("summarize: no samples");
+  Summary s;
+  s.n = samples.size();
+  auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
+  s.min = *lo;
+  s.max = *hi;
+  s.median = median(samples);
+  s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(s.n);
+  double ss = 0;
+  for (double x : samples) ss += (x - s.mean) * (x - s.mean);
+  s.stddev = s.n > 1 ? std::sqrt(ss / static_cast<double>(s.n - 1)) : 0.0;  // sample stddev
+  s.cv = s.mean != 0 ? s.stddev / s.mean : 0.0;
+  std::vector<double> dev;
+  dev.reserve(s.n);
+  for (double x : samples) dev.push_back(std::fabs(x - s.median));
+  s.mad = median(dev);
+  if (s.mad > 0)
+    for (std::size_t i = 0; i < s.n; ++i)
+      if (0.6745 * std::fabs(samples[i] - s.median) / s.mad > 3.5) s.outliers.push_back(i);
+  return s;
+}
+
+}  // namespace iolab::harness

@@ -1,0 +1,42 @@
+#include "iolab/io/buffer.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "iolab/error.h"
+
+namespace iolab::io {
+
+std::string_view to_string(BufferKind kind) { return kind == BufferKind::Heap ? "heap" : "aligned"; }
+
+BufferKind parse_buffer_kind(std::string_view name) {
+  if (name == "heap") return BufferKind::Heap;
+  if (name == "aligned") return BufferKind::Aligned;
+  throw UsageError("buffer kind '" + std::string(name) + "'", "expected heap or aligned");
+}
+
+void Buffer::Free::operator()(std::byte* p) const noexcept {
+  if (kind == BufferKind::Heap) delete[] p;
+  else std::free(p);
+}
+
+Buffer::Buffer(std::size_t size, BufferKind kind, std::size_t alignment) : size_(size), kind_(kind) {
+  if (kind == BufferKind::Heap) {
+    // value-initialised: the pages are touched now, not inside a timed loop.
+    owner_ = std::unique_ptr<std::byte[], Free>(new std::byte[size == 0 ? 1 : size](), Free{kind});
+  } else {
+    if (alignment == 0) alignment = kPageSize;
+    if ((alignment & (alignment - 1)) != 0)
+      throw UsageError("buffer alignment " + std::to_string(alignment), "not a power of two");
+    std::size_t rounded = (size + alignment - 1) / alignment * alignment;
+    void* p = nullptr;
+    int err = ::posix_memalign(&p, alignment, rounded == 0 ? alignment : rounded);
+    if (err != 0) throw Error("allocate", std::to_string(size) + "-byte aligned buffer", err);
+    std::memset(p, 0, rounded == 0 ? alignment : rounded);
+    owner_ = std::unique_ptr<std::byte[], Free>(static_cast<std::byte*>(p), Free{kind});
+  }
+  data_ = owner_.get();
+}
+
+}  // namespace iolab::io

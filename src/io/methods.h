@@ -1,0 +1,28 @@
+// Internal: one accessor per method, defined in the method's own file; the
+// registry lists them.
+#pragma once
+
+#include "iolab/io/copy.h"
+#include "iolab/io/file.h"
+
+namespace iolab::io {
+
+const Method& iostream_method();
+const Method& stdio_method();
+const Method& syscall_method();
+const Method& pread_method();
+const Method& vectored_method();
+const Method& mmap_method();
+const Method& direct_method();
+const Method& io_uring_method();
+
+const CopyMethod& readwrite_copy();
+const CopyMethod& sendfile_copy();
+const CopyMethod& copy_file_range_copy();
+const CopyMethod& splice_copy();
+const CopyMethod& mmap_write_copy();
+
+// Methods with no requirement beyond POSIX on a regular file.
+Availability always_available();
+
+}  // namespace iolab::io

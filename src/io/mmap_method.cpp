@@ -1,0 +1,198 @@
+// mmap: reads copy out of a read-only mapping taken in windows; writes go
+// through one shared mapping of the file's allocated capacity.
+//
+// SIGBUS is never an outcome: before any byte is written through the map,
+// its blocks are allocated with fallocate, so a full disk is an ENOSPC error
+// from fallocate. The file grows by mmap_grow_step and is re-mapped (the base
+// address moves); close() truncates it to the bytes really written.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "alignment.h"
+#include "methods.h"
+#include "posix.h"
+
+namespace iolab::io {
+namespace {
+
+int advice_flag(Advice a) {
+  switch (a) {
+    case Advice::Sequential: return MADV_SEQUENTIAL;
+    case Advice::Random: return MADV_RANDOM;
+    case Advice::WillNeed: return MADV_WILLNEED;
+    case Advice::Normal: break;
+  }
+  return MADV_NORMAL;
+}
+
+class MmapFile final : public File {
+ public:
+  MmapFile(const std::filesystem::path& p, Access a, const FileOptions& o)
+      : File(p),
+        fd_(posix::open_existing(p, a)),
+        writable_(a == Access::ReadWrite),
+        window_(std::max<std::size_t>(direct_io::round_up(o.mmap_window, kPage), kPage)),
+        grow_step_(std::max<std::size_t>(direct_io::round_up(o.mmap_grow_step, kPage), kPage)),
+        advice_(advice_flag(o.mmap_advice)) {
+    size_ = posix::file_size(fd_.get(), p);
+    if (writable_ && size_ > 0) {
+      // Existing holes would be allocated on first touch: do it now, so
+      // ENOSPC is an error here rather than SIGBUS later.
+      allocate(0, size_);
+      remap(size_);
+    }
+  }
+  ~MmapFile() override {
+    if (map_ != nullptr) ::munmap(map_, map_len_);
+  }
+
+  std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
+    if (writable_) {
+      if (offset >= size_) return 0;
+      std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(dst.size(), size_ - offset));
+      std::memcpy(dst.data(), map_ + offset, n);
+      counters_.bytes_read += n;
+      return n;
+    }
+    if (offset + dst.size() > size_) size_ = posix::file_size(fd_.get(), path());  // file may have grown
+    std::size_t done = 0;
+    while (done < dst.size() && offset + done < size_) {
+      std::uint64_t at = offset + done;
+      if (map_ == nullptr || at < map_off_ || at >= map_off_ + map_len_) map_window(at);
+      std::size_t n = static_cast<std::size_t>(
+          std::min<std::uint64_t>({dst.size() - done, map_off_ + map_len_ - at, size_ - at}));
+      std::memcpy(dst.data() + done, map_ + (at - map_off_), n);
+      done += n;
+    }
+    counters_.bytes_read += done;
+    return done;
+  }
+
+  void write_at(std::uint64_t offset, std::span<const std::byte> src) override {
+    if (!writable_) throw Error("write", path().string(), "file was opened for reading only", EBADF);
+    std::uint64_t end = offset + src.size();
+    if (end > capacity_) {
+      std::uint64_t cap = direct_io::round_up(end, grow_step_);
+      allocate(capacity_, cap - capacity_);
+      remap(cap);
+    }
+    std::memcpy(map_ + offset, src.data(), src.size());
+    size_ = std::max(size_, end);
+    counters_.bytes_written += src.size();
+  }
+
+  void sync(Durability d) override {
+    if (!supports(d)) posix::unsupported(d, "mmap", path());
+    if (d == Durability::MsyncSync) {
+      if (map_ == nullptr) return;
+      ++counters_.calls;
+      if (::msync(map_, map_len_, MS_SYNC) != 0) posix::fail("msync", path());
+      return;
+    }
+    // fsync and fdatasync write back pages dirtied through the map too; the
+    // file's length is still the capacity until close trims it.
+    posix::sync_fd(fd_.get(), d, path(), counters_);
+  }
+  bool supports(Durability d) const override { return d == Durability::MsyncSync || posix::fd_supports(d); }
+  std::uint64_t size() override { return size_; }
+
+  void close() override {
+    if (fd_.get() < 0) return;
+    if (map_ != nullptr) {
+      ::munmap(map_, map_len_);
+      map_ = nullptr;
+    }
+    if (writable_ && capacity_ > size_) {
+      ++counters_.calls;
+      if (::ftruncate(fd_.get(), static_cast<off_t>(size_)) != 0) posix::fail("ftruncate", path());
+    }
+    fd_.close(path());
+  }
+
+ private:
+  static constexpr std::size_t kPage = 4096;
+
+  void allocate(std::uint64_t from, std::uint64_t len) {
+    if (len == 0) return;
+    ++counters_.calls;
+    int r = posix::retry_eintr([&] { return ::fallocate(fd_.get(), 0, static_cast<off_t>(from), static_cast<off_t>(len)); });
+    if (r != 0) {
+      int err = errno;
+      // Filesystems without fallocate: fall back to posix_fallocate, which writes zeros to allocate.
+      if (err == EOPNOTSUPP) err = ::posix_fallocate(fd_.get(), static_cast<off_t>(from), static_cast<off_t>(len));
+      if (err != 0)
+        throw Error("fallocate", path().string(),
+                    std::string(std::strerror(err)) + " (allocating " + std::to_string(len) +
+                        " bytes before writing through the mapping)",
+                    err);
+    }
+    capacity_ = std::max(capacity_, from + len);
+  }
+
+  // The write path maps [0, capacity) in one piece.
+  void remap(std::uint64_t capacity) {
+    void* p = nullptr;
+    ++counters_.calls;
+    if (map_ == nullptr)
+      p = ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
+    else
+      p = ::mremap(map_, map_len_, capacity, MREMAP_MAYMOVE);
+    if (p == MAP_FAILED) posix::fail(map_ == nullptr ? "mmap" : "mremap", path());
+    map_ = static_cast<std::byte*>(p);
+    map_len_ = capacity;
+    map_off_ = 0;
+    capacity_ = capacity;
+    if (advice_ != MADV_NORMAL) ::madvise(map_, map_len_, advice_);
+  }
+
+  // The read path maps a window of the file around `at`.
+  void map_window(std::uint64_t at) {
+    if (map_ != nullptr) ::munmap(map_, map_len_);
+    map_ = nullptr;
+    std::uint64_t off = direct_io::round_down(at, kPage);
+    std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(window_, direct_io::round_up(size_, kPage) - off));
+    ++counters_.calls;
+    void* p = ::mmap(nullptr, len, PROT_READ, MAP_SHARED, fd_.get(), static_cast<off_t>(off));
+    if (p == MAP_FAILED) posix::fail("mmap", path());
+    map_ = static_cast<std::byte*>(p);
+    map_off_ = off;
+    map_len_ = len;
+    if (advice_ != MADV_NORMAL) ::madvise(map_, map_len_, advice_);
+  }
+
+  posix::Fd fd_;
+  bool writable_;
+  std::size_t window_;
+  std::size_t grow_step_;
+  int advice_;
+  std::uint64_t size_ = 0;      // bytes of data in the file
+  std::uint64_t capacity_ = 0;  // bytes allocated (write path)
+  std::byte* map_ = nullptr;
+  std::uint64_t map_off_ = 0;
+  std::size_t map_len_ = 0;
+};
+
+class MmapMethod final : public Method {
+ public:
+  std::string_view name() const override { return "mmap"; }
+  std::string_view description() const override {
+    return "mmap: reads copy out of windows, writes through a shared map grown by fallocate + re-map; the MappedByteBuffer analogue";
+  }
+  Availability probe(const std::filesystem::path&) const override { return always_available(); }
+  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions& o) const override {
+    return std::make_unique<MmapFile>(p, a, o);
+  }
+};
+
+}  // namespace
+
+const Method& mmap_method() {
+  static const MmapMethod m;
+  return m;
+}
+
+}  // namespace iolab::io

@@ -1,0 +1,56 @@
+// Names of the io enums, for options, job files and results.
+#include <string>
+
+#include "iolab/error.h"
+#include "iolab/io/file.h"
+
+namespace iolab::io {
+
+std::string_view to_string(Durability d) {
+  switch (d) {
+    case Durability::None: return "none";
+    case Durability::Flush: return "flush";
+    case Durability::SyncFileRange: return "sync_file_range";
+    case Durability::Fdatasync: return "fdatasync";
+    case Durability::Fsync: return "fsync";
+    case Durability::MsyncSync: return "msync";
+  }
+  return "?";
+}
+
+Durability parse_durability(std::string_view name) {
+  for (auto d : {Durability::None, Durability::Flush, Durability::SyncFileRange, Durability::Fdatasync,
+                 Durability::Fsync, Durability::MsyncSync})
+    if (name == to_string(d)) return d;
+  throw UsageError("durability '" + std::string(name) + "'",
+                   "expected none, flush, sync_file_range, fdatasync, fsync or msync");
+}
+
+std::string_view to_string(Advice a) {
+  switch (a) {
+    case Advice::Normal: return "normal";
+    case Advice::Sequential: return "sequential";
+    case Advice::Random: return "random";
+    case Advice::WillNeed: return "willneed";
+  }
+  return "?";
+}
+
+Advice parse_advice(std::string_view name) {
+  for (auto a : {Advice::Normal, Advice::Sequential, Advice::Random, Advice::WillNeed})
+    if (name == to_string(a)) return a;
+  throw UsageError("madvise hint '" + std::string(name) + "'", "expected normal, sequential, random or willneed");
+}
+
+void File::submit(std::span<IoRequest> requests) {
+  for (auto& r : requests) {
+    if (r.kind == IoRequest::Kind::Read) {
+      r.result = read_at(r.offset, r.data);
+    } else {
+      write_at(r.offset, r.data);
+      r.result = r.data.size();
+    }
+  }
+}
+
+}  // namespace iolab::io

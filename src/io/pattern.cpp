@@ -1,0 +1,70 @@
+#include "iolab/io/pattern.h"
+
+#include <xxhash.h>
+
+#include <array>
+#include <cstring>
+
+namespace iolab::io {
+namespace {
+
+// splitmix64: a fast, well-mixed function of the word index; output does not
+// compress, and any 8-byte word can be computed on its own.
+inline std::uint64_t word(std::uint64_t seed, std::uint64_t index) {
+  std::uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+void fill_pattern(std::uint64_t seed, std::uint64_t offset, std::span<std::byte> out) {
+  std::size_t i = 0;
+  const std::size_t n = out.size();
+  // Leading partial word.
+  while (i < n && (offset + i) % 8 != 0) {
+    std::uint64_t w = word(seed, (offset + i) / 8);
+    out[i] = static_cast<std::byte>(w >> (8 * ((offset + i) % 8)));
+    ++i;
+  }
+  // Whole words (little-endian byte order of each word).
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w = word(seed, (offset + i) / 8);
+    std::memcpy(out.data() + i, &w, 8);
+  }
+  for (; i < n; ++i) {
+    std::uint64_t w = word(seed, (offset + i) / 8);
+    out[i] = static_cast<std::byte>(w >> (8 * ((offset + i) % 8)));
+  }
+}
+
+bool matches_pattern(std::uint64_t seed, std::uint64_t offset, std::span<const std::byte> data) {
+  std::array<std::byte, 64 * 1024> expected;
+  for (std::size_t done = 0; done < data.size();) {
+    std::size_t n = std::min(expected.size(), data.size() - done);
+    fill_pattern(seed, offset + done, std::span(expected.data(), n));
+    if (std::memcmp(expected.data(), data.data() + done, n) != 0) return false;
+    done += n;
+  }
+  return true;
+}
+
+std::uint64_t pattern_digest(std::uint64_t seed, std::uint64_t offset, std::uint64_t length) {
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  std::array<std::byte, 64 * 1024> chunk;
+  for (std::uint64_t done = 0; done < length;) {
+    std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), length - done));
+    fill_pattern(seed, offset + done, std::span(chunk.data(), n));
+    XXH3_64bits_update(state, chunk.data(), n);
+    done += n;
+  }
+  std::uint64_t h = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  return h;
+}
+
+std::uint64_t digest(std::span<const std::byte> data) { return XXH3_64bits(data.data(), data.size()); }
+
+}  // namespace iolab::io

@@ -1,0 +1,67 @@
+// read(2)/write(2) at the file position, with lseek only when the requested
+// offset differs from it: RandomAccessFile's seek + read/write.
+#include <unistd.h>
+
+#include "methods.h"
+#include "posix.h"
+
+namespace iolab::io {
+namespace {
+
+class SyscallFile final : public File {
+ public:
+  SyscallFile(const std::filesystem::path& p, Access a) : File(p), fd_(posix::open_existing(p, a)) {}
+
+  std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
+    seek(offset);
+    std::size_t n = posix::read_full(fd_.get(), dst, path(), counters_);
+    pos_ += n;
+    return n;
+  }
+  void write_at(std::uint64_t offset, std::span<const std::byte> src) override {
+    seek(offset);
+    // On failure the position is unknown: force a seek next time.
+    pos_ = kUnknown;
+    posix::write_full(fd_.get(), src, path(), counters_);
+    pos_ = offset + src.size();
+  }
+  void sync(Durability d) override {
+    if (!supports(d)) posix::unsupported(d, "syscall", path());
+    posix::sync_fd(fd_.get(), d, path(), counters_);
+  }
+  bool supports(Durability d) const override { return posix::fd_supports(d); }
+  std::uint64_t size() override { return posix::file_size(fd_.get(), path()); }
+  void close() override { fd_.close(path()); }
+
+ private:
+  static constexpr std::uint64_t kUnknown = ~std::uint64_t{0};
+  void seek(std::uint64_t offset) {
+    if (offset == pos_) return;
+    ++counters_.calls;
+    if (::lseek(fd_.get(), static_cast<off_t>(offset), SEEK_SET) < 0) posix::fail("lseek", path());
+    pos_ = offset;
+  }
+  posix::Fd fd_;
+  std::uint64_t pos_ = 0;
+};
+
+class SyscallMethod final : public Method {
+ public:
+  std::string_view name() const override { return "syscall"; }
+  std::string_view description() const override {
+    return "read(2)/write(2) at the file position, lseek when it moves; the RandomAccessFile analogue";
+  }
+  Availability probe(const std::filesystem::path&) const override { return always_available(); }
+  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions&) const override {
+    return std::make_unique<SyscallFile>(p, a);
+  }
+};
+
+}  // namespace
+
+const Method& syscall_method() {
+  static const SyscallMethod m;
+  return m;
+}
+
+}  // namespace iolab::io

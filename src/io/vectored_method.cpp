@@ -1,0 +1,95 @@
+// preadv(2)/pwritev(2): each request is cut into iov_segment-sized buffers
+// and moved with as few calls as IOV_MAX allows (the gathering write of
+// FileChannel.write(ByteBuffer[])).
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+#include "methods.h"
+#include "posix.h"
+
+namespace iolab::io {
+namespace {
+
+class VectoredFile final : public File {
+ public:
+  VectoredFile(const std::filesystem::path& p, Access a, std::size_t segment)
+      : File(p), fd_(posix::open_existing(p, a)), segment_(segment == 0 ? 4096 : segment) {}
+
+  std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
+    std::size_t done = 0;
+    while (done < dst.size()) {
+      int n_iov = build(dst.data() + done, dst.size() - done);
+      ssize_t n = posix::retry_eintr(
+          [&] { return ::preadv(fd_.get(), iov_.data(), n_iov, static_cast<off_t>(offset + done)); });
+      ++counters_.calls;
+      if (n < 0) posix::fail("preadv", path());
+      if (n == 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    counters_.bytes_read += done;
+    return done;
+  }
+
+  void write_at(std::uint64_t offset, std::span<const std::byte> src) override {
+    std::size_t done = 0;
+    while (done < src.size()) {
+      int n_iov = build(const_cast<std::byte*>(src.data()) + done, src.size() - done);
+      ssize_t n = posix::retry_eintr(
+          [&] { return ::pwritev(fd_.get(), iov_.data(), n_iov, static_cast<off_t>(offset + done)); });
+      ++counters_.calls;
+      if (n < 0) posix::fail("pwritev", path());
+      if (n == 0) posix::fail("pwritev", path(), ENOSPC);
+      done += static_cast<std::size_t>(n);
+    }
+    counters_.bytes_written += done;
+  }
+
+  void sync(Durability d) override {
+    if (!supports(d)) posix::unsupported(d, "vectored", path());
+    posix::sync_fd(fd_.get(), d, path(), counters_);
+  }
+  bool supports(Durability d) const override { return posix::fd_supports(d); }
+  std::uint64_t size() override { return posix::file_size(fd_.get(), path()); }
+  void close() override { fd_.close(path()); }
+
+ private:
+  // Fills iov_ with segments covering [p, p+len), at most IOV_MAX of them.
+  int build(std::byte* p, std::size_t len) {
+    iov_.clear();
+    while (len > 0 && iov_.size() < IOV_MAX) {
+      std::size_t n = std::min(len, segment_);
+      iov_.push_back({p, n});
+      p += n;
+      len -= n;
+    }
+    return static_cast<int>(iov_.size());
+  }
+
+  posix::Fd fd_;
+  std::size_t segment_;
+  std::vector<iovec> iov_;
+};
+
+class VectoredMethod final : public Method {
+ public:
+  std::string_view name() const override { return "vectored"; }
+  std::string_view description() const override {
+    return "preadv(2)/pwritev(2), each request split into several buffers per call";
+  }
+  Availability probe(const std::filesystem::path&) const override { return always_available(); }
+  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions& o) const override {
+    return std::make_unique<VectoredFile>(p, a, o.iov_segment);
+  }
+};
+
+}  // namespace
+
+const Method& vectored_method() {
+  static const VectoredMethod m;
+  return m;
+}
+
+}  // namespace iolab::io
