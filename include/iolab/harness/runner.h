@@ -1,0 +1,117 @@
+// The runner: prepares a file (untimed), sets its cache state (untimed),
+// warms up, times N repetitions, verifies (untimed), and returns one Result.
+//
+// Two kinds of experiment:
+//  - FileExperiment: the generic workload, a method reading or writing a
+//    file in blocks (seq or rand), described entirely by data;
+//  - CustomExperiment: a workload given as callbacks (copies, allocation,
+//    flush policies, the record store), timed and summarised the same way.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "iolab/harness/result.h"
+#include "iolab/harness/usage.h"
+#include "iolab/io/buffer.h"
+#include "iolab/io/file.h"
+#include "iolab/io/scratch.h"
+
+namespace iolab::harness {
+
+enum class Op { Read, Write };
+enum class AccessPattern { Seq, Rand };
+// Warm: read once first, so the file is resident. Cold: evicted (root:
+// sync + drop_caches; otherwise fsync + posix_fadvise(DONTNEED)), or a fresh
+// file per repetition where the experiment asks. Direct: O_DIRECT bypasses it.
+enum class CacheState { Warm, Cold, Direct };
+// When the sync call runs: never, once after the timed writes (inside the
+// timed region), every sync_interval bytes from a background thread, or
+// after every write call.
+enum class SyncSchedule { None, End, Periodic, EveryWrite };
+
+std::string_view to_string(Op);
+std::string_view to_string(AccessPattern);
+std::string_view to_string(CacheState);
+std::string_view to_string(SyncSchedule);
+Op parse_op(std::string_view);
+AccessPattern parse_pattern(std::string_view);
+CacheState parse_cache(std::string_view);
+
+struct FileExperiment {
+  std::string suite, experiment;  // labels in results
+  std::string method;             // a file method name (io::find_file_method)
+  std::string method_label;       // name in results when not `method` (e.g. "stdio-unbuffered")
+  io::FileOptions options;
+  Op op = Op::Read;
+  AccessPattern pattern = AccessPattern::Seq;
+  std::uint64_t block_size = 4096;
+  std::uint64_t file_size = 0;
+  std::uint64_t ops = 0;  // calls per repetition; 0 = file_size / block_size (rounded up)
+  io::BufferKind buffer = io::BufferKind::Heap;
+  CacheState cache = CacheState::Warm;
+  io::Durability sync = io::Durability::None;
+  SyncSchedule schedule = SyncSchedule::None;
+  std::uint64_t sync_interval = 16 * 1024;  // Periodic: bytes written between flushes
+  bool fresh_file_per_rep = false;          // reads: a new file per repetition (seed 004); writes always get one
+  unsigned batch = 1;                       // requests per File::submit call (io_uring queue depth)
+  bool per_op_latency = true;               // record the latency histogram
+  std::optional<Reference> reference;       // the seed's published figure for this experiment
+};
+
+// One timed repetition of a custom workload.
+struct Repetition {
+  std::uint64_t bytes = 0;
+  std::uint64_t ops = 0;
+  std::uint64_t io_calls = 0;  // 0 = take the kernel's count from /proc/self/io
+};
+
+struct CustomExperiment {
+  Result labels;  // suite, experiment, method, op, sizes, buffer, cache, sync, reference... (figures are filled in)
+  std::function<void()> prepare;     // untimed, before every repetition (and the warm-up)
+  std::function<Repetition()> timed; // the timed region
+  std::function<bool()> verify;      // untimed, after the repetitions; false = data did not verify
+  std::function<void()> cleanup;     // untimed, after each repetition
+};
+
+struct RunConfig {
+  unsigned reps = 5;
+  unsigned warmup = 1;  // untimed repetitions before the timed ones
+  std::uint64_t seed = 0x10AB;
+  bool show_progress = false;  // progress bar on stderr
+  // Called after each experiment (tables, progress); may be empty.
+  std::function<void(const Result&)> on_result;
+};
+
+class Runner {
+ public:
+  Runner(RunConfig config, io::ScratchDir& scratch);
+  ~Runner();
+
+  // Never throws for "cannot run here": returns a Result with `skipped` set.
+  // Throws Error for real failures (I/O errors, data that does not verify).
+  Result run(const FileExperiment& e);
+  Result run(const CustomExperiment& e);
+
+  const RunConfig& config() const noexcept { return config_; }
+  io::ScratchDir& scratch() noexcept { return scratch_; }
+
+ private:
+  RunConfig config_;
+  io::ScratchDir& scratch_;
+};
+
+// Cache control, usable on its own (tests, custom workloads).
+// Fraction of the file's pages resident in the page cache (mincore).
+double resident_fraction(const std::filesystem::path& file);
+// Reads the whole file once so it is resident.
+void make_warm(const std::filesystem::path& file);
+// Evicts the file: root -> sync + drop_caches; otherwise fdatasync +
+// posix_fadvise(DONTNEED). Returns how ("drop_caches" or "fadvise").
+std::string make_cold(const std::filesystem::path& file);
+
+}  // namespace iolab::harness

@@ -1,0 +1,51 @@
+// The seed experiments, each a named suite that yields Result records.
+// Suites register themselves (see SuiteRegistration); `iolab suites` lists them.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iolab/harness/result.h"
+#include "iolab/harness/runner.h"
+
+namespace iolab::suites {
+
+// How big to make the experiments: tiny (tests, seconds), quick (<= 60 s for
+// the seeds), default (<= 5 min for the seeds), full (the seeds' own sizes).
+enum class Scale { Tiny, Quick, Default, Full };
+std::string_view to_string(Scale);
+Scale parse_scale(std::string_view);
+
+struct SuiteOptions {
+  Scale scale = Scale::Default;
+  std::uint64_t records = 0;           // store: records (0 = the suite's default for the scale)
+  std::vector<unsigned> threads;       // parallel: worker counts (empty = the suite's default)
+};
+
+class Suite {
+ public:
+  virtual ~Suite() = default;
+  virtual std::string_view name() const = 0;         // "seq-read"
+  virtual std::string_view seed() const = 0;         // "001", "002 #1-#2", ...
+  virtual std::string_view description() const = 0;  // one line: what it measures
+  // Runs every experiment through the runner; results in a stable order.
+  virtual std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const = 0;
+};
+
+// Every registered suite, in registration order sorted by `order`.
+std::vector<const Suite*> all_suites();
+// Throws UsageError naming the unknown suite and listing the known ones.
+const Suite& find_suite(std::string_view name);
+
+// A suite's .cpp defines one static instance: `const SuiteRegistration reg{20, &instance};`
+// (order: seq-read 10, write-buffering 20, buffer-alloc 30, write-path 40, copy 50,
+// direct 60, packet-sweep 70, store 80, parallel 90). The `seeds` group is
+// every suite with order < 80.
+struct SuiteRegistration {
+  SuiteRegistration(int order, const Suite* suite);
+};
+
+}  // namespace iolab::suites

@@ -1,0 +1,51 @@
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "iolab/error.h"
+#include "iolab/suites/suite.h"
+
+namespace iolab::suites {
+namespace {
+std::vector<std::pair<int, const Suite*>>& registry() {
+  static std::vector<std::pair<int, const Suite*>> suites;
+  return suites;
+}
+}  // namespace
+
+SuiteRegistration::SuiteRegistration(int order, const Suite* suite) { registry().emplace_back(order, suite); }
+
+std::vector<const Suite*> all_suites() {
+  auto sorted = registry();
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  std::vector<const Suite*> out;
+  for (auto& [order, s] : sorted) out.push_back(s);
+  return out;
+}
+
+const Suite& find_suite(std::string_view name) {
+  std::string known;
+  for (const Suite* s : all_suites()) {
+    if (s->name() == name) return *s;
+    known += (known.empty() ? "" : ", ") + std::string(s->name());
+  }
+  throw UsageError("suite '" + std::string(name) + "'", "unknown; known: " + known);
+}
+
+std::string_view to_string(Scale s) {
+  switch (s) {
+    case Scale::Tiny: return "tiny";
+    case Scale::Quick: return "quick";
+    case Scale::Default: return "default";
+    case Scale::Full: return "full";
+  }
+  return "?";
+}
+
+Scale parse_scale(std::string_view name) {
+  for (auto s : {Scale::Tiny, Scale::Quick, Scale::Default, Scale::Full})
+    if (name == to_string(s)) return s;
+  throw UsageError("scale '" + std::string(name) + "'", "expected tiny, quick, default or full");
+}
+
+}  // namespace iolab::suites
