@@ -41,6 +41,16 @@ std::string_view to_string(SyncSchedule);
 Op parse_op(std::string_view);
 AccessPattern parse_pattern(std::string_view);
 CacheState parse_cache(std::string_view);
+// "none", "end", "periodic", "every". Throws UsageError.
+SyncSchedule parse_schedule(std::string_view);
+
+// How a Cold cache state is made. Auto: as root sync + drop_caches,
+// otherwise fdatasync + posix_fadvise(DONTNEED). DropCaches insists on
+// drop_caches (the experiment is skipped when not root); Fadvise never
+// touches the system-wide cache.
+enum class Eviction { Auto, DropCaches, Fadvise };
+std::string_view to_string(Eviction);
+Eviction parse_eviction(std::string_view);  // "auto", "drop_caches", "fadvise"
 
 struct FileExperiment {
   std::string suite, experiment;  // labels in results
@@ -61,7 +71,28 @@ struct FileExperiment {
   unsigned batch = 1;                       // requests per File::submit call (io_uring queue depth)
   bool per_op_latency = true;               // record the latency histogram
   std::optional<Reference> reference;       // the seed's published figure for this experiment
+  Eviction eviction = Eviction::Auto;       // Cold: how the file is evicted
 };
+// Semantics the runner gives these fields (docs/results-format.md has more):
+//  - Reads: the file holds io::fill_pattern(config.seed) bytes, written untimed
+//    with pwrite + fdatasync. Every timed repetition checks each call's byte
+//    count; after the repetitions one untimed pass through the same method
+//    checks every block against the pattern.
+//  - Writes: each repetition writes a fresh file (removed afterwards) from a
+//    ring of pre-generated pattern bytes (8 MiB, or one block when larger), so
+//    no pattern generation runs inside the timed region; each file is read
+//    back untimed with pread and compared. The timed region ends after
+//    File::close(), which hands user-space buffers (stdio, iostream) to the kernel.
+//  - sync: the durability call; when a schedule is set and sync is None the
+//    runner uses fdatasync (msync for mmap). Periodic flushes run on a
+//    background thread through a second descriptor of the file (fdatasync,
+//    fsync, sync_file_range) or its own read-only mapping (msync MS_SYNC,
+//    which Linux implements as a data sync of the range): a File is not
+//    thread-safe, and msync on any shared mapping writes back the file's pages.
+//  - batch > 1: File::submit with `batch` requests per call, each request
+//    its own buffer; latency is then per call, not per request.
+//  - Direct cache: method "direct", or "io_uring" (uring_direct is set).
+
 
 // One timed repetition of a custom workload.
 struct Repetition {
@@ -85,6 +116,10 @@ struct RunConfig {
   bool show_progress = false;  // progress bar on stderr
   // Called after each experiment (tables, progress); may be empty.
   std::function<void(const Result&)> on_result;
+  // Called when an experiment starts ("seq-read/pread 4k warm", reps incl.
+  // warm-up) and after each of its repetitions; may be empty (progress bars).
+  std::function<void(const std::string& label, unsigned reps)> on_experiment;
+  std::function<void(unsigned done)> on_repetition;
 };
 
 class Runner {
@@ -113,5 +148,10 @@ void make_warm(const std::filesystem::path& file);
 // Evicts the file: root -> sync + drop_caches; otherwise fdatasync +
 // posix_fadvise(DONTNEED). Returns how ("drop_caches" or "fadvise").
 std::string make_cold(const std::filesystem::path& file);
+// Evicts the file the way `how` says; throws Error(EPERM) when DropCaches is
+// asked for without root. Returns "drop_caches" or "fadvise".
+std::string make_cold(const std::filesystem::path& file, Eviction how);
+// Whether this process may write /proc/sys/vm/drop_caches.
+bool can_drop_caches();
 
 }  // namespace iolab::harness
