@@ -1,0 +1,188 @@
+// Shared pieces of the seed suites (seeds 001, 002, 004): sizes per scale,
+// the seeds' published figures as references, and small helpers to run a
+// table of experiments and to write and verify pattern files outside the
+// runner's FileExperiment path (custom workloads).
+#pragma once
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "iolab/error.h"
+#include "iolab/harness/result.h"
+#include "iolab/harness/runner.h"
+#include "iolab/io/buffer.h"
+#include "iolab/io/pattern.h"
+#include "iolab/io/registry.h"
+#include "iolab/io/scratch.h"
+#include "iolab/suites/suite.h"
+#include "iolab/units.h"
+
+namespace iolab::suites::seeds {
+
+inline constexpr std::uint64_t KiB = 1024;
+inline constexpr std::uint64_t MiB = 1024 * KiB;
+inline constexpr std::uint64_t GiB = 1024 * MiB;
+// Pattern seed of the files custom workloads write and verify themselves.
+inline constexpr std::uint64_t kCustomSeed = 0x5EED5;
+
+// One value per scale, in the order tiny, quick, default, full.
+template <typename T>
+T by_scale(Scale s, T tiny, T quick, T normal, T full) {
+  switch (s) {
+    case Scale::Tiny: return tiny;
+    case Scale::Quick: return quick;
+    case Scale::Default: return normal;
+    case Scale::Full: return full;
+  }
+  return normal;
+}
+
+// A seed's published time for `bytes` as a throughput, so it can stand beside
+// ours at any scale; `source` keeps the original figure in words.
+inline harness::Reference published(std::string source, double bytes, double ms) {
+  return harness::Reference{std::move(source), bytes / static_cast<double>(MiB) / (ms / 1000.0), "MiB/s"};
+}
+
+// "1k", "4m", "1g", or the byte count when not a round binary multiple.
+inline std::string label(std::uint64_t bytes) { return size_label(bytes); }
+
+// Counts as people write them: 100000 -> "100k" (decimal, as the seeds wrote them).
+inline std::string count_label(std::uint64_t n) {
+  if (n >= 1000000 && n % 1000000 == 0) return std::to_string(n / 1000000) + "M";
+  if (n >= 1000 && n % 1000 == 0) return std::to_string(n / 1000) + "k";
+  return std::to_string(n);
+}
+
+// Runs experiments in order and collects the results.
+inline void run_all(harness::Runner& runner, const std::vector<harness::FileExperiment>& table,
+                    std::vector<harness::Result>& out) {
+  for (const auto& e : table) out.push_back(runner.run(e));
+}
+
+// A result for a custom experiment that cannot run here, reported like the
+// runner reports its own skips (never silently dropped).
+inline harness::Result skipped(harness::Runner& runner, harness::Result labels, std::string reason) {
+  labels.skipped = std::move(reason);
+  labels.reps = 0;
+  if (runner.config().on_result) runner.config().on_result(labels);
+  return labels;
+}
+
+// A custom workload and what to do once it has run: remove its files, add
+// what only it knows to the result. (On an exception the files are left to
+// the ScratchDir, which removes everything it created.)
+struct Custom {
+  harness::CustomExperiment experiment;
+  std::function<void(harness::Result&)> finish;
+};
+
+inline harness::Result run_custom(harness::Runner& runner, const Custom& c) {
+  harness::Result r = runner.run(c.experiment);
+  if (c.finish) c.finish(r);
+  return r;
+}
+
+// RAII descriptor for the custom workloads (they bypass io::File on purpose:
+// what they time is exactly the system calls they make).
+class Fd {
+ public:
+  Fd(const std::filesystem::path& p, int flags) : fd_(::open(p.c_str(), flags | O_CLOEXEC | O_NOFOLLOW)) {
+    if (fd_ < 0) throw Error("open", p.string(), errno);
+  }
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const noexcept { return fd_; }
+  void close(const std::filesystem::path& p) {
+    int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) throw Error("close", p.string(), errno);
+  }
+
+ private:
+  int fd_;
+};
+
+inline void write_all(int fd, const std::byte* data, std::size_t n, const std::filesystem::path& p) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, data, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw Error("write", p.string(), errno);
+    }
+    if (w == 0) throw Error("write", p.string(), ENOSPC);
+    data += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+// Writes `size` bytes of the pattern `seed` to an existing (empty) file.
+inline void write_pattern_file(const std::filesystem::path& p, std::uint64_t size, std::uint64_t seed) {
+  Fd fd(p, O_WRONLY | O_TRUNC);
+  io::Buffer chunk(static_cast<std::size_t>(std::min<std::uint64_t>(size, 8 * MiB)), io::BufferKind::Aligned);
+  for (std::uint64_t off = 0; off < size;) {
+    std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), size - off));
+    io::fill_pattern(seed, off, chunk.span().first(n));
+    write_all(fd.get(), chunk.data(), n, p);
+    off += n;
+  }
+  fd.close(p);
+}
+
+// True when the file holds exactly `size` bytes and they are the pattern
+// `seed` repeated every `period` bytes (period 0 = not repeated).
+inline bool file_matches_pattern(const std::filesystem::path& p, std::uint64_t size, std::uint64_t seed,
+                                 std::uint64_t period = 0) {
+  std::error_code ec;
+  if (std::filesystem::file_size(p, ec) != size || ec) return false;
+  Fd fd(p, O_RDONLY);
+  io::Buffer chunk(static_cast<std::size_t>(std::clamp<std::uint64_t>(size, 1, 8 * MiB)), io::BufferKind::Aligned);
+  for (std::uint64_t off = 0; off < size;) {
+    std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), size - off));
+    if (period != 0) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, period - off % period));
+    ssize_t r = ::pread(fd.get(), chunk.data(), want, static_cast<off_t>(off));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw Error("pread (verify)", p.string(), errno);
+    }
+    if (r == 0) return false;
+    std::uint64_t at = period != 0 ? off % period : off;
+    if (!io::matches_pattern(seed, at, chunk.span().first(static_cast<std::size_t>(r)))) return false;
+    off += static_cast<std::uint64_t>(r);
+  }
+  return true;
+}
+
+// XXH3-64 of a file's whole contents, comparable with io::pattern_digest.
+inline std::uint64_t file_digest(const std::filesystem::path& p) {
+  Fd fd(p, O_RDONLY);
+  io::Buffer chunk(static_cast<std::size_t>(8 * MiB), io::BufferKind::Aligned);
+  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state(XXH3_createState(), XXH3_freeState);
+  if (!state) throw Error("digest", p.string(), "cannot allocate the hash state", ENOMEM);
+  XXH3_64bits_reset(state.get());
+  for (;;) {
+    ssize_t r = ::read(fd.get(), chunk.data(), chunk.size());
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw Error("read (digest)", p.string(), errno);
+    }
+    if (r == 0) break;
+    XXH3_64bits_update(state.get(), chunk.data(), static_cast<std::size_t>(r));
+  }
+  return XXH3_64bits_digest(state.get());
+}
+
+}  // namespace iolab::suites::seeds
