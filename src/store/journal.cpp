@@ -1,0 +1,148 @@
+#include "iolab/store/journal.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "iolab/error.h"
+#include "iolab/store/crc32c.h"
+#include "iolab/store/employee.h"
+#include "le.h"
+
+namespace iolab::store {
+namespace {
+
+constexpr std::uint64_t kSequenceMask = kMaxSequence;
+
+bool kind_known(std::uint8_t k) noexcept { return k == kKindActive || k == kKindFree; }
+
+// Structure of an active record's data, without building strings.
+bool data_well_formed(std::span<const std::byte> d) noexcept {
+  std::size_t at = 0;
+  auto skip_string = [&](bool nonempty) {
+    if (d.size() - at < 4) return false;
+    std::uint32_t n = le::get32(d.data() + at);
+    at += 4;
+    if (n > kMaxFieldBytes || n > d.size() - at || (nonempty && n == 0)) return false;
+    at += n;
+    return true;
+  };
+  if (!skip_string(true) || !skip_string(false) || d.size() - at < 9) return false;
+  if (static_cast<std::uint8_t>(d[at + 8]) > 1) return false;
+  at += 9;
+  return skip_string(false) && at == d.size();
+}
+
+bool all_zero(std::span<const std::byte> s) noexcept {
+  return std::all_of(s.begin(), s.end(), [](std::byte b) { return b == std::byte{0}; });
+}
+
+// A valid record starts at `pos`: its slot fits in the file and its CRC holds.
+bool valid_at(std::span<const std::byte> file, std::uint64_t pos, RecordHeader& h) noexcept {
+  if (file.size() < kRecordHeaderSize || pos > file.size() - kRecordHeaderSize) return false;
+  h = decode_record_header(file.data() + pos);
+  if (!kind_known(h.kind) || (h.kind == kKindActive && h.data_length > kMaxDataLength)) return false;
+  if (h.kind == kKindFree && h.data_length % kRecordAlign != 0) return false;
+  if (slot_size(h.data_length) > file.size() - pos) return false;
+  return record_valid(h, file.subspan(pos + kRecordHeaderSize, h.data_length));
+}
+
+}  // namespace
+
+void write_file_header(std::byte out[kFileHeaderSize]) noexcept {
+  std::memcpy(out, kJournalMagic, 8);
+  le::put32(out + 8, kJournalVersion);
+  le::put32(out + 12, crc32c({out, 12}));
+}
+
+void encode_record_header(std::byte out[kRecordHeaderSize], std::uint8_t kind, std::uint64_t sequence,
+                          std::uint32_t data_length, std::span<const std::byte> data) noexcept {
+  le::put32(out + 4, data_length);
+  le::put64(out + 8, (std::uint64_t{kind} << 56) | (sequence & kSequenceMask));
+  std::uint32_t crc = crc32c({out + 4, kRecordHeaderSize - 4});
+  if (kind == kKindActive) crc = crc32c(crc, data);
+  le::put32(out, crc);
+}
+
+RecordHeader decode_record_header(const std::byte* in) noexcept {
+  RecordHeader h;
+  h.crc = le::get32(in);
+  h.data_length = le::get32(in + 4);
+  std::uint64_t tag = le::get64(in + 8);
+  h.kind = static_cast<std::uint8_t>(tag >> 56);
+  h.sequence = tag & kSequenceMask;
+  return h;
+}
+
+bool record_valid(const RecordHeader& h, std::span<const std::byte> data) noexcept {
+  if (!kind_known(h.kind) || (h.kind == kKindActive && h.data_length > kMaxDataLength)) return false;
+  std::byte head[kRecordHeaderSize];
+  le::put32(head + 4, h.data_length);
+  le::put64(head + 8, (std::uint64_t{h.kind} << 56) | (h.sequence & kSequenceMask));
+  std::uint32_t crc = crc32c({head + 4, kRecordHeaderSize - 4});
+  if (h.kind == kKindFree) return crc == h.crc;
+  if (data.size() != h.data_length) return false;
+  return crc32c(crc, data) == h.crc && data_well_formed(data);
+}
+
+void check_file_header(std::span<const std::byte> file, const std::string& name) {
+  if (file.size() < kFileHeaderSize)
+    throw Error("open journal", name,
+                "not a journal: " + std::to_string(file.size()) + " bytes, shorter than the 16-byte file header");
+  if (std::memcmp(file.data(), kJournalMagic, 8) != 0)
+    throw Error("open journal", name, "not a journal: bad magic (expected \"iolabJNL\")");
+  std::uint32_t version = le::get32(file.data() + 8);
+  std::uint32_t crc = le::get32(file.data() + 12);
+  if (crc != crc32c(file.first(12))) throw Error("open journal", name, "file header is corrupt (CRC mismatch)");
+  if (version > kJournalVersion)
+    throw Error("open journal", name,
+                "format version " + std::to_string(version) + " is newer than this iolab supports (" +
+                    std::to_string(kJournalVersion) + ")");
+  if (version == 0) throw Error("open journal", name, "format version 0 is not valid");
+}
+
+ScanResult scan_journal(std::span<const std::byte> file, const std::string& name) {
+  check_file_header(file, name);
+  ScanResult r;
+  const std::uint64_t size = file.size();
+  std::uint64_t pos = kFileHeaderSize;
+  RecordHeader h;
+  while (pos < size) {
+    if (valid_at(file, pos, h)) {
+      r.records.push_back({pos, h.data_length, h.sequence, h.kind == kKindActive});
+      r.max_sequence = std::max(r.max_sequence, h.sequence);
+      pos += slot_size(h.data_length);
+      continue;
+    }
+    if (all_zero(file.subspan(pos))) {  // preallocated, never written
+      r.zero_tail_bytes = size - pos;
+      break;
+    }
+    // Damage: mid-file if any valid record follows it, else a torn tail.
+    std::uint64_t next = pos + kRecordAlign;
+    RecordHeader probe;
+    while (next + kRecordHeaderSize <= size) {
+      auto kind = static_cast<std::uint8_t>(file[next + 15]);
+      if (kind_known(kind) && valid_at(file, next, probe)) break;
+      next += kRecordAlign;
+    }
+    if (next + kRecordHeaderSize > size) {
+      r.torn_tail_bytes = size - pos;
+      // Record starts the tail held: follow plausible lengths (at least the first).
+      std::uint64_t w = pos;
+      do {
+        ++r.torn_tail_records;
+        if (size - w < kRecordHeaderSize) break;
+        RecordHeader t = decode_record_header(file.data() + w);
+        if (!kind_known(t.kind) || (t.kind == kKindActive && t.data_length > kMaxDataLength)) break;
+        w += slot_size(t.data_length);
+      } while (w < size);
+      break;
+    }
+    r.damage.push_back({pos, next - pos});
+    pos = next;
+  }
+  r.end = std::min(pos, size);
+  return r;
+}
+
+}  // namespace iolab::store

@@ -1,0 +1,84 @@
+// Internal: one backend's way of writing and reading journal records.
+// The format, the index, the free list and the sync policy live in
+// record_store.cpp; a backend only moves bytes, and counts its calls.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "iolab/io/file.h"
+#include "iolab/store/employee.h"
+#include "iolab/store/record_store.h"
+
+namespace iolab::store {
+
+struct JournalCounters {
+  std::uint64_t syscalls = 0;
+  std::uint64_t bytes_written = 0;
+  std::uint64_t bytes_read = 0;
+};
+
+class Journal {
+ public:
+  Journal(int fd, std::filesystem::path path) : fd_(fd), path_(std::move(path)) {}
+  virtual ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+
+  // Writes a record image (header, data, zero padding to the slot) at the
+  // end of the journal, `offset`.
+  virtual void append(std::uint64_t offset, std::span<const std::byte> image) = 0;
+  // Writes a record image into a hole at `offset`: the data first, then the
+  // free header of the remainder (`leftover`, empty when the hole fits
+  // exactly) right after the image, the record header last, so a crash
+  // part-way leaves the hole's old free header in charge.
+  virtual void write_in_hole(std::uint64_t offset, std::span<const std::byte> image,
+                             std::span<const std::byte> leftover) = 0;
+  // Overwrites one 16-byte record header (marking a record free).
+  virtual void write_header(std::uint64_t offset, std::span<const std::byte> header) = 0;
+  // Reads the active record at `offset`, checks its header and CRC (throws
+  // Error when they fail) and decodes it into `out`.
+  virtual void read(std::uint64_t offset, std::uint32_t data_length, Employee& out) = 0;
+  // Hands user-space staged data to the kernel.
+  virtual void flush() {}
+  // Makes everything written so far durable with `call` (Fdatasync or Fsync).
+  virtual void sync(io::Durability call);
+  // Flushes, trims the file to `end`, closes the descriptor. Twice is harmless.
+  virtual void close(std::uint64_t end);
+
+  const JournalCounters& counters() const noexcept { return counters_; }
+
+ protected:
+  // Checks a record read into `buf` (header + data) and decodes it.
+  void check_and_decode(std::uint64_t offset, std::uint32_t data_length, std::span<const std::byte> buf,
+                        Employee& out) const;
+  [[noreturn]] void fail(const char* op, int err) const;
+  void pwrite_all(std::span<const std::byte> src, std::uint64_t offset);
+  void pwritev_all(std::span<const std::byte> a, std::span<const std::byte> b, std::uint64_t offset);
+  void pread_exact(std::span<std::byte> dst, std::uint64_t offset);
+  void write_all(std::span<const std::byte> src);
+  void read_exact(std::span<std::byte> dst);
+  void seek(std::uint64_t offset);
+  void fd_sync(io::Durability call);
+
+  int fd_;
+  std::filesystem::path path_;
+  JournalCounters counters_;
+};
+
+std::unique_ptr<Journal> make_fields_journal(int fd, const std::filesystem::path& path, std::uint64_t end);
+std::unique_ptr<Journal> make_gather_journal(int fd, const std::filesystem::path& path);
+std::unique_ptr<Journal> make_mmap_journal(int fd, const std::filesystem::path& path, std::uint64_t end,
+                                           std::size_t grow_step);
+std::unique_ptr<Journal> make_buffered_journal(int fd, const std::filesystem::path& path, std::uint64_t end,
+                                               std::size_t stage_bytes);
+
+// Takes ownership of `fd` (open read-write on the journal, logical end `end`).
+std::unique_ptr<Journal> make_journal(const StoreOptions& options, int fd, const std::filesystem::path& path,
+                                      std::uint64_t end);
+
+}  // namespace iolab::store
