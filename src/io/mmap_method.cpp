@@ -7,6 +7,7 @@
 // address moves); close() truncates it to the bytes really written.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -46,11 +47,15 @@ class MmapFile final : public File {
       remap(size_);
     }
   }
+  // Closes quietly, as File promises: unmap, and trim the preallocated tail
+  // so an unclosed file still ends at the bytes really written.
   ~MmapFile() override {
     if (map_ != nullptr) ::munmap(map_, map_len_);
+    if (fd_.get() >= 0 && writable_) trim_quietly();
   }
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
+    if (dst.empty()) return 0;
     if (writable_) {
       if (offset >= size_) return 0;
       std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(dst.size(), size_ - offset));
@@ -74,11 +79,14 @@ class MmapFile final : public File {
 
   void write_at(std::uint64_t offset, std::span<const std::byte> src) override {
     if (!writable_) throw Error("write", path().string(), "file was opened for reading only", EBADF);
+    if (src.empty()) return;
     std::uint64_t end = offset + src.size();
-    if (end > capacity_) {
+    // Checked against what is mapped, not what is allocated: after a failed
+    // re-map, blocks may be allocated that the map does not cover yet.
+    if (map_ == nullptr || end > map_len_) {
       std::uint64_t cap = direct_io::round_up(end, grow_step_);
-      allocate(capacity_, cap - capacity_);
-      remap(cap);
+      if (cap > capacity_) allocate(capacity_, cap - capacity_);
+      remap(std::max(cap, capacity_));
     }
     std::memcpy(map_ + offset, src.data(), src.size());
     size_ = std::max(size_, end);
@@ -103,18 +111,33 @@ class MmapFile final : public File {
   void close() override {
     if (fd_.get() < 0) return;
     if (map_ != nullptr) {
-      ::munmap(map_, map_len_);
+      void* m = map_;
       map_ = nullptr;
+      if (::munmap(m, map_len_) != 0) posix::fail("munmap", path());
     }
-    if (writable_ && capacity_ > size_) {
+    // Compare with the real length, not capacity_: a fallocate that failed
+    // with ENOSPC may still have extended the file before giving up.
+    if (writable_ && posix::file_size(fd_.get(), path()) > size_) {
       ++counters_.calls;
-      if (::ftruncate(fd_.get(), static_cast<off_t>(size_)) != 0) posix::fail("ftruncate", path());
+      if (posix::retry_eintr([&] { return ::ftruncate(fd_.get(), static_cast<off_t>(size_)); }) != 0)
+        posix::fail("ftruncate", path());
     }
     fd_.close(path());
   }
 
  private:
   static constexpr std::size_t kPage = 4096;
+
+  void trim_quietly() noexcept {
+    struct stat st {};
+    if (::fstat(fd_.get(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) > size_)
+      (void)::ftruncate(fd_.get(), static_cast<off_t>(size_));
+  }
+
+  // madvise is a hint, but a refused hint means the run is not what was asked for.
+  void advise() {
+    if (advice_ != MADV_NORMAL && ::madvise(map_, map_len_, advice_) != 0) posix::fail("madvise", path());
+  }
 
   void allocate(std::uint64_t from, std::uint64_t len) {
     if (len == 0) return;
@@ -146,13 +169,16 @@ class MmapFile final : public File {
     map_len_ = capacity;
     map_off_ = 0;
     capacity_ = capacity;
-    if (advice_ != MADV_NORMAL) ::madvise(map_, map_len_, advice_);
+    advise();
   }
 
   // The read path maps a window of the file around `at`.
   void map_window(std::uint64_t at) {
-    if (map_ != nullptr) ::munmap(map_, map_len_);
-    map_ = nullptr;
+    if (map_ != nullptr) {
+      void* m = map_;
+      map_ = nullptr;
+      if (::munmap(m, map_len_) != 0) posix::fail("munmap", path());
+    }
     std::uint64_t off = direct_io::round_down(at, kPage);
     std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(window_, direct_io::round_up(size_, kPage) - off));
     ++counters_.calls;
@@ -161,7 +187,7 @@ class MmapFile final : public File {
     map_ = static_cast<std::byte*>(p);
     map_off_ = off;
     map_len_ = len;
-    if (advice_ != MADV_NORMAL) ::madvise(map_, map_len_, advice_);
+    advise();
   }
 
   posix::Fd fd_;
