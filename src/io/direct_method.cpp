@@ -28,22 +28,15 @@ class DirectFile final : public File {
     size_ = posix::file_size(fd_.get(), p);
   }
 
-  static posix::Fd open_direct(const std::filesystem::path& p, Access a) {
-    try {
-      return posix::open_existing(p, a, O_DIRECT);
-    } catch (const Error& e) {
-      if (e.error_number() == EINVAL)
-        throw Error("open O_DIRECT", p.string(), "the filesystem refuses O_DIRECT", EINVAL);
-      throw;
-    }
-  }
+  // open_existing names the cause: not a regular file, or O_DIRECT refused.
+  static posix::Fd open_direct(const std::filesystem::path& p, Access a) { return posix::open_existing(p, a, O_DIRECT); }
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
     if (offset >= size_ || dst.empty()) return 0;
     std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(dst.size(), size_ - offset));
     if (direct_io::is_aligned(align_, dst.data(), offset, dst.size())) {
       // The device may hand back padding past size_ (after bounced writes); report only real bytes.
-      std::size_t n = posix::pread_full(fd_.get(), dst, offset, path(), counters_);
+      std::size_t n = posix::pread_full(fd_.get(), dst, offset, path(), counters_, align_.offset);
       return std::min(n, want);
     }
     if (policy_ == UnalignedPolicy::Reject)
@@ -51,7 +44,7 @@ class DirectFile final : public File {
     std::uint64_t lo = direct_io::round_down(offset, align_.offset);
     std::uint64_t hi = direct_io::round_up(offset + want, align_.offset);
     Buffer& b = bounce(hi - lo);
-    std::size_t got = posix::pread_full(fd_.get(), b.span().first(hi - lo), lo, path(), counters_);
+    std::size_t got = posix::pread_full(fd_.get(), b.span().first(hi - lo), lo, path(), counters_, align_.offset);
     std::size_t n = got > offset - lo ? std::min<std::size_t>(want, got - (offset - lo)) : 0;
     std::memcpy(dst.data(), b.data() + (offset - lo), n);
     return n;
@@ -70,9 +63,10 @@ class DirectFile final : public File {
       auto region = b.span().first(hi - lo);
       // Read-modify-write: keep the bytes around the request in the edge blocks.
       std::memset(region.data(), 0, region.size());
-      if (lo < size_) posix::pread_full(fd_.get(), region.first(align_.offset), lo, path(), counters_);
+      if (lo < size_) posix::pread_full(fd_.get(), region.first(align_.offset), lo, path(), counters_, align_.offset);
       if (hi - align_.offset > lo && hi - align_.offset < size_)
-        posix::pread_full(fd_.get(), region.last(align_.offset), hi - align_.offset, path(), counters_);
+        posix::pread_full(fd_.get(), region.last(align_.offset), hi - align_.offset, path(), counters_,
+                          align_.offset);
       std::memcpy(region.data() + (offset - lo), src.data(), src.size());
       posix::pwrite_full(fd_.get(), region, lo, path(), counters_);
       padded_ = true;

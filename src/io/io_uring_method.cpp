@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <liburing.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -70,6 +71,7 @@ class IoUringFile final : public File {
       io_uring_cqe* cqe = nullptr;
       unsigned head, seen = 0;
       int first_error = 0;
+      IoRequest::Kind failed_kind = IoRequest::Kind::Read;
       io_uring_for_each_cqe(&ring_, head, cqe) {
         ++seen;
         --in_flight;
@@ -77,21 +79,29 @@ class IoUringFile final : public File {
         IoRequest& r = requests[i];
         if (cqe->res < 0) {
           if (cqe->res == -EINTR || cqe->res == -EAGAIN) { retry.push_back(i); continue; }
-          if (first_error == 0) first_error = -cqe->res;
+          if (first_error == 0) {
+            first_error = -cqe->res;
+            failed_kind = r.kind;
+          }
           ++finished;
           continue;
         }
         r.result += static_cast<std::size_t>(cqe->res);
         // 0 bytes: end of file for a read; for a write, no space was left.
-        if (cqe->res == 0 && r.kind == IoRequest::Kind::Write && first_error == 0) first_error = ENOSPC;
-        if (r.result == r.data.size() || cqe->res == 0) ++finished;
+        if (cqe->res == 0 && r.kind == IoRequest::Kind::Write && first_error == 0) {
+          first_error = ENOSPC;
+          failed_kind = r.kind;
+        }
+        // An O_DIRECT read that ends off the alignment stopped at end of
+        // file; resubmitting the unaligned remainder would fail with EINVAL.
+        bool direct_eof = direct_ && r.kind == IoRequest::Kind::Read && (r.offset + r.result) % align_.offset != 0;
+        if (r.result == r.data.size() || cqe->res == 0 || direct_eof) ++finished;
         else retry.push_back(i);
       }
       ::io_uring_cq_advance(&ring_, seen);
       if (first_error != 0) {
         drain(in_flight);
-        posix::fail(requests.empty() || requests[0].kind == IoRequest::Kind::Read ? "io_uring read" : "io_uring write",
-                    path(), first_error);
+        posix::fail(failed_kind == IoRequest::Kind::Read ? "io_uring read" : "io_uring write", path(), first_error);
       }
     }
     for (auto& r : requests)
@@ -116,7 +126,9 @@ class IoUringFile final : public File {
       if (sqe == nullptr) throw Error("io_uring_get_sqe", path().string(), "submission ring full", EBUSY);
     }
     std::byte* p = r.data.data() + r.result;
-    unsigned len = static_cast<unsigned>(r.data.size() - r.result);
+    // An sqe carries a 32-bit length: larger requests go in 1 GiB pieces
+    // (aligned for O_DIRECT), completed like any short transfer.
+    unsigned len = static_cast<unsigned>(std::min<std::size_t>(r.data.size() - r.result, std::size_t{1} << 30));
     if (r.kind == IoRequest::Kind::Read)
       ::io_uring_prep_read(sqe, fd_.get(), p, len, r.offset + r.result);
     else

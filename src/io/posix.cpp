@@ -33,6 +33,12 @@ Fd open_existing(const std::filesystem::path& path, Access access, int extra_fla
   if (fd < 0) {
     int err = errno;
     if (err == ELOOP) throw Error("open", path.string(), "is a symbolic link; iolab does not follow links", err);
+    if (err == EINVAL && (extra_flags & O_DIRECT) != 0) {
+      // EINVAL from O_DIRECT hides the real cause: a directory, a missing
+      // file behind it... Open without O_DIRECT to tell them apart.
+      Fd plain = open_existing(path, access, extra_flags & ~O_DIRECT);  // throws the real cause
+      throw Error("open O_DIRECT", path.string(), "the filesystem refuses O_DIRECT", EINVAL);
+    }
     fail("open", path, err);
   }
   Fd owned(fd);
@@ -43,7 +49,7 @@ Fd open_existing(const std::filesystem::path& path, Access access, int extra_fla
 }
 
 std::size_t pread_full(int fd, std::span<std::byte> dst, std::uint64_t offset,
-                       const std::filesystem::path& path, IoCounters& counters) {
+                       const std::filesystem::path& path, IoCounters& counters, std::size_t granularity) {
   std::size_t done = 0;
   while (done < dst.size()) {
     ssize_t n = retry_eintr([&] {
@@ -53,6 +59,7 @@ std::size_t pread_full(int fd, std::span<std::byte> dst, std::uint64_t offset,
     if (n < 0) fail("pread", path);
     if (n == 0) break;  // end of file
     done += static_cast<std::size_t>(n);
+    if (granularity > 1 && (offset + done) % granularity != 0) break;  // short O_DIRECT read: end of file
   }
   counters.bytes_read += done;
   return done;

@@ -50,8 +50,11 @@ class Fd {
 Fd open_existing(const std::filesystem::path& path, Access access, int extra_flags = 0);
 
 // pread until `dst` is full or end of file; returns the bytes read.
+// `granularity` (O_DIRECT: the offset alignment): a read that leaves the
+// position off a multiple of it stopped at end of file, and a retry from
+// there would be refused, so it ends the loop.
 std::size_t pread_full(int fd, std::span<std::byte> dst, std::uint64_t offset,
-                       const std::filesystem::path& path, IoCounters& counters);
+                       const std::filesystem::path& path, IoCounters& counters, std::size_t granularity = 1);
 // pwrite all of `src` or throw (a zero-byte write is reported as ENOSPC).
 void pwrite_full(int fd, std::span<const std::byte> src, std::uint64_t offset,
                  const std::filesystem::path& path, IoCounters& counters);
