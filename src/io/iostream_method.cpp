@@ -13,7 +13,7 @@ namespace {
 class IostreamFile final : public File {
  public:
   IostreamFile(const std::filesystem::path& p, Access a, std::size_t buffer_size)
-      : File(p), fd_(posix::open_existing(p, a)) {
+      : File(p), fd_(posix::open_existing(p, a)), writable_(a == Access::ReadWrite) {
     if (buffer_size > 0) {
       buffer_ = Buffer(buffer_size, BufferKind::Heap);
       stream_.rdbuf()->pubsetbuf(reinterpret_cast<char*>(buffer_.data()), static_cast<std::streamsize>(buffer_size));
@@ -37,6 +37,9 @@ class IostreamFile final : public File {
   }
 
   void write_at(std::uint64_t offset, std::span<const std::byte> src) override {
+    // A filebuf opened for input fails a write without a system call, so
+    // errno would say nothing: name the cause here.
+    if (!writable_) throw Error("write", path().string(), "file was opened for reading only", EBADF);
     position(offset, Last::Write);
     errno = 0;
     stream_.write(reinterpret_cast<const char*>(src.data()), static_cast<std::streamsize>(src.size()));
@@ -93,6 +96,7 @@ class IostreamFile final : public File {
   }
 
   posix::Fd fd_;
+  bool writable_;
   Buffer buffer_;
   std::fstream stream_;
   std::uint64_t pos_ = 0;
