@@ -29,6 +29,9 @@ Buffer::Buffer(std::size_t size, BufferKind kind, std::size_t alignment) : size_
     if (alignment == 0) alignment = kPageSize;
     if ((alignment & (alignment - 1)) != 0)
       throw UsageError("buffer alignment " + std::to_string(alignment), "not a power of two");
+    // posix_memalign refuses alignments below a pointer's size; a stricter
+    // power of two satisfies the smaller one as well.
+    if (alignment < sizeof(void*)) alignment = sizeof(void*);
     std::size_t rounded = (size + alignment - 1) / alignment * alignment;
     void* p = nullptr;
     int err = ::posix_memalign(&p, alignment, rounded == 0 ? alignment : rounded);
