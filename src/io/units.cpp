@@ -1,5 +1,6 @@
 #include "iolab/units.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -43,12 +44,16 @@ std::string scaled(double v, const char* const* units, int n_units, double step,
     v /= step;
     ++u;
   }
-  char buf[64];
-  if (u == 0 && v == std::floor(v)) std::snprintf(buf, sizeof buf, "%.0f %s%s", v, units[u], suffix);
-  else if (std::fabs(v) >= 100) std::snprintf(buf, sizeof buf, "%.0f %s%s", v, units[u], suffix);
-  else if (std::fabs(v) >= 10) std::snprintf(buf, sizeof buf, "%.1f %s%s", v, units[u], suffix);
-  else std::snprintf(buf, sizeof buf, "%.2f %s%s", v, units[u], suffix);
-  return buf;
+  // At most 3 significant digits, without trailing zeros: "1 KiB", "1.5 MiB", "12.3 GiB".
+  char number[32];
+  if (std::fabs(v) >= 100 || (u == 0 && v == std::floor(v))) std::snprintf(number, sizeof number, "%.0f", v);
+  else std::snprintf(number, sizeof number, std::fabs(v) >= 10 ? "%.1f" : "%.2f", v);
+  std::string n = number;
+  if (n.find('.') != std::string::npos) {
+    while (n.back() == '0') n.pop_back();
+    if (n.back() == '.') n.pop_back();
+  }
+  return n + " " + units[u] + suffix;
 }
 constexpr const char* kByteUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
 }  // namespace
