@@ -14,8 +14,9 @@ class SyscallFile final : public File {
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
     seek(offset);
+    pos_ = kUnknown;  // a read that fails midway leaves the position unknown
     std::size_t n = posix::read_full(fd_.get(), dst, path(), counters_);
-    pos_ += n;
+    pos_ = offset + n;
     return n;
   }
   void write_at(std::uint64_t offset, std::span<const std::byte> src) override {
