@@ -62,8 +62,8 @@ std::filesystem::path ScratchDir::create_file(std::string_view name) {
   int fd = posix::retry_eintr(
       [&] { return ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644); });
   if (fd < 0) posix::fail("create", p);
-  ::close(fd);
-  created_.push_back(p);
+  created_.push_back(p);  // tracked before close, so a failed close still cleans up
+  posix::Fd(fd).close(p);
   return p;
 }
 
