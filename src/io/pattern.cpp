@@ -4,6 +4,11 @@
 
 #include <array>
 #include <cstring>
+#include <new>
+#include <vector>
+
+#include "iolab/error.h"
+#include "posix.h"
 
 namespace iolab::io {
 namespace {
@@ -16,6 +21,22 @@ inline std::uint64_t word(std::uint64_t seed, std::uint64_t index) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
 }
+
+// An XXH3 streaming state, reset and freed on every path (createState can fail).
+class State {
+ public:
+  State() : s_(XXH3_createState()) {
+    if (s_ == nullptr) throw std::bad_alloc();
+    XXH3_64bits_reset(s_);
+  }
+  ~State() { XXH3_freeState(s_); }
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  XXH3_state_t* get() { return s_; }
+
+ private:
+  XXH3_state_t* s_;
+};
 
 }  // namespace
 
@@ -51,20 +72,30 @@ bool matches_pattern(std::uint64_t seed, std::uint64_t offset, std::span<const s
 }
 
 std::uint64_t pattern_digest(std::uint64_t seed, std::uint64_t offset, std::uint64_t length) {
-  XXH3_state_t* state = XXH3_createState();
-  XXH3_64bits_reset(state);
+  State state;
   std::array<std::byte, 64 * 1024> chunk;
   for (std::uint64_t done = 0; done < length;) {
     std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), length - done));
     fill_pattern(seed, offset + done, std::span(chunk.data(), n));
-    XXH3_64bits_update(state, chunk.data(), n);
+    XXH3_64bits_update(state.get(), chunk.data(), n);
     done += n;
   }
-  std::uint64_t h = XXH3_64bits_digest(state);
-  XXH3_freeState(state);
-  return h;
+  return XXH3_64bits_digest(state.get());
 }
 
 std::uint64_t digest(std::span<const std::byte> data) { return XXH3_64bits(data.data(), data.size()); }
+
+std::uint64_t digest_file(const std::filesystem::path& path) {
+  posix::Fd fd = posix::open_existing(path, Access::Read);
+  State state;
+  std::vector<std::byte> chunk(256 * 1024);  // heap: workers may run on small stacks
+  IoCounters unused;
+  for (;;) {
+    std::size_t n = posix::read_full(fd.get(), chunk, path, unused);
+    XXH3_64bits_update(state.get(), chunk.data(), n);
+    if (n < chunk.size()) break;
+  }
+  return XXH3_64bits_digest(state.get());
+}
 
 }  // namespace iolab::io

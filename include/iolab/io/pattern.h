@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <span>
 
 namespace iolab::io {
@@ -22,5 +23,8 @@ std::uint64_t pattern_digest(std::uint64_t seed, std::uint64_t offset, std::uint
 
 // XXH3-64 of a byte range, and streaming over a file's whole contents.
 std::uint64_t digest(std::span<const std::byte> data);
+// Equals digest() of the whole file's bytes. Does not follow a symlink;
+// throws Error naming the path when the file cannot be read.
+std::uint64_t digest_file(const std::filesystem::path& path);
 
 }  // namespace iolab::io
