@@ -1,0 +1,88 @@
+// Sizes as people write them, and figures as people read them.
+#include <gtest/gtest.h>
+
+#include "iolab/error.h"
+#include "iolab/units.h"
+
+namespace iolab {
+namespace {
+
+TEST(ParseSize, AcceptsNumbersAndBinaryUnits) {
+  EXPECT_EQ(parse_size("4096"), 4096u);
+  EXPECT_EQ(parse_size("0"), 0u);
+  EXPECT_EQ(parse_size("4k"), 4096u);
+  EXPECT_EQ(parse_size("4K"), 4096u);
+  EXPECT_EQ(parse_size("4KiB"), 4096u);
+  EXPECT_EQ(parse_size("4kb"), 4096u);
+  EXPECT_EQ(parse_size("512b"), 512u);
+  EXPECT_EQ(parse_size("1m"), 1048576u);
+  EXPECT_EQ(parse_size("10MiB"), 10485760u);
+  EXPECT_EQ(parse_size("1.5g"), 1610612736u);
+  EXPECT_EQ(parse_size("0.5k"), 512u);
+  EXPECT_EQ(parse_size("2t"), std::uint64_t{2} << 40);
+}
+
+TEST(ParseSize, RejectsWithUsageErrorNamingTheText) {
+  for (const char* bad : {"12q", "", "-1", "1.5", "k", "KiB", "1..5k", ".", "4 k", "1e3", "4kk", " 4k", "0x10",
+                          "99999999999t"}) {
+    SCOPED_TRACE(std::string("'") + bad + "'");
+    try {
+      parse_size(bad);
+      ADD_FAILURE() << "accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos) << e.what();
+      EXPECT_EQ(e.error_number(), 0);
+    }
+  }
+}
+
+TEST(FormatBytes, Samples) {
+  EXPECT_EQ(format_bytes(0), "0 B");
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(1023), "1023 B");
+  EXPECT_EQ(format_bytes(1024), "1 KiB");
+  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(format_bytes(1.5 * 1024 * 1024), "1.5 MiB");
+  EXPECT_EQ(format_bytes(10 * 1024 * 1024 + 300 * 1024), "10.3 MiB");
+  EXPECT_EQ(format_bytes(256.0 * 1024 * 1024), "256 MiB");
+  EXPECT_EQ(format_bytes(1.0 * (1 << 30) * 1.234), "1.23 GiB");
+  EXPECT_EQ(format_bytes(3.0 * (std::uint64_t{1} << 40)), "3 TiB");
+}
+
+TEST(FormatRate, Samples) {
+  EXPECT_EQ(format_rate(1.23 * (1 << 30)), "1.23 GiB/s");
+  EXPECT_EQ(format_rate(512.0 * 1024 * 1024), "512 MiB/s");
+  EXPECT_EQ(format_rate(100), "100 B/s");
+  EXPECT_EQ(format_rate(2048), "2 KiB/s");
+}
+
+TEST(FormatOthers, Samples) {
+  EXPECT_EQ(format_duration(850e-9), "850 ns");
+  EXPECT_EQ(format_duration(12.3e-6), "12.3 µs");
+  EXPECT_EQ(format_duration(4.56e-3), "4.56 ms");
+  EXPECT_EQ(format_duration(1.23), "1.23 s");
+  EXPECT_EQ(format_count(1.2e6), "1.2 M");
+  EXPECT_EQ(format_count(950e3), "950 k");
+  EXPECT_EQ(format_count(12), "12");
+  EXPECT_EQ(size_label(4096), "4k");
+  EXPECT_EQ(size_label(1 << 20), "1m");
+  EXPECT_EQ(size_label(1 << 30), "1g");
+  EXPECT_EQ(size_label(1000), "1000");
+  EXPECT_EQ(size_label(0), "0");
+}
+
+TEST(Errors, OneLineWithOperationSubjectAndCause) {
+  Error e("pwrite", "/tmp/x", ENOSPC);
+  EXPECT_EQ(std::string(e.what()), "pwrite /tmp/x: No space left on device");
+  EXPECT_EQ(e.operation(), "pwrite");
+  EXPECT_EQ(e.subject(), "/tmp/x");
+  EXPECT_EQ(e.error_number(), ENOSPC);
+  Error d("verify", "/tmp/y", "digest mismatch at offset 4096");
+  EXPECT_EQ(std::string(d.what()), "verify /tmp/y: digest mismatch at offset 4096");
+  EXPECT_EQ(d.error_number(), 0);
+  UsageError u("size '12q'", "unknown unit");
+  EXPECT_EQ(std::string(u.what()), "invalid size '12q': unknown unit");
+}
+
+}  // namespace
+}  // namespace iolab
