@@ -1,0 +1,314 @@
+// The parallel workload (seed 003): typed-array round trips, region plans,
+// verified parallel runs with every method and layout, and clear errors.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+#include <atomic>
+#include <chrono>
+
+#include "iolab/error.h"
+#include "iolab/harness/runner.h"
+#include "iolab/io/pattern.h"
+#include "iolab/io/registry.h"
+#include "iolab/io/scratch.h"
+#include "iolab/suites/parallel.h"
+#include "iolab/suites/suite.h"
+
+namespace iolab::suites::parallel {
+namespace {
+
+std::vector<std::byte> file_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> b(c.size());
+  std::memcpy(b.data(), c.data(), c.size());
+  return b;
+}
+
+void overwrite_byte(const std::filesystem::path& p, std::uint64_t offset) {
+  int fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  unsigned char b = 0;
+  ASSERT_EQ(::pread(fd, &b, 1, static_cast<off_t>(offset)), 1);
+  b ^= 0xFF;
+  ASSERT_EQ(::pwrite(fd, &b, 1, static_cast<off_t>(offset)), 1);
+  ::close(fd);
+}
+
+// Ints with every sign and edge: negatives, both extremes, zero, and pattern noise.
+std::vector<std::int32_t> sample_ints(std::size_t n) {
+  std::vector<std::int32_t> v(n);
+  io::fill_pattern(7, 0, std::as_writable_bytes(std::span(v)));
+  const std::int32_t edges[] = {INT_MIN, INT_MAX, -1, 0, 1, -256, 0x01020304};
+  for (std::size_t i = 0; i < n && i < std::size(edges); ++i) v[i] = edges[i];
+  return v;
+}
+
+class TypedArrayRoundTrip : public ::testing::TestWithParam<ArrayWay> {};
+
+TEST_P(TypedArrayRoundTrip, EveryLengthAndOffsetComesBackExactly) {
+  const ArrayWay way = GetParam();
+  io::ScratchDir scratch;
+  // 2049 ints = 8196 bytes: one more than an 8 KiB stream buffer holds; 1 and 7 are not a block multiple either.
+  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{2049}}) {
+    SCOPED_TRACE(std::string(to_string(way)) + " n=" + std::to_string(n));
+    const std::uint64_t offset = 12;  // not block-aligned: an int array inside a larger file
+    auto values = sample_ints(n);
+    auto path = scratch.create_unique_file("ints");
+    {
+      IntArrayFile f(way, path, io::Access::ReadWrite, n);
+      f.write(offset, values);
+      f.close();
+    }
+    auto bytes = file_bytes(path);
+    ASSERT_EQ(bytes.size(), offset + 4 * n);
+    std::vector<std::byte> stored(bytes.begin() + static_cast<std::ptrdiff_t>(offset), bytes.end());
+    EXPECT_EQ(stored, encode_reference(way, values));
+    std::vector<std::int32_t> back(n, 42);
+    {
+      IntArrayFile f(way, path, io::Access::Read, n);
+      f.read(offset, back);
+      f.close();
+    }
+    EXPECT_EQ(back, values);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllWays, TypedArrayRoundTrip, ::testing::ValuesIn(all_array_ways()),
+                         [](const auto& info) {
+                           std::string s(to_string(info.param));
+                           std::replace(s.begin(), s.end(), '-', '_');
+                           return s;
+                         });
+
+TEST(TypedArrays, FileOrderIsBigEndianExceptRaw) {
+  std::vector<std::int32_t> v = {0x01020304, -2};
+  auto be = encode_reference(ArrayWay::Encode, v);
+  const std::byte expect[] = {std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4},
+                              std::byte{0xFF}, std::byte{0xFF}, std::byte{0xFF}, std::byte{0xFE}};
+  EXPECT_TRUE(std::equal(be.begin(), be.end(), std::begin(expect), std::end(expect)));
+  for (ArrayWay w : all_array_ways())
+    if (w != ArrayWay::Raw) {
+      EXPECT_EQ(encode_reference(w, v), be) << to_string(w);
+    }
+  auto raw = encode_reference(ArrayWay::Raw, v);
+  EXPECT_EQ(std::memcmp(raw.data(), v.data(), raw.size()), 0);
+}
+
+TEST(TypedArrays, ShortFileIsAnErrorNotZeros) {
+  io::ScratchDir scratch;
+  for (ArrayWay way : all_array_ways()) {
+    auto path = scratch.create_unique_file("short");
+    std::vector<std::int32_t> v = sample_ints(3);
+    {
+      IntArrayFile f(way, path, io::Access::ReadWrite, 3);
+      f.write(0, v);
+      f.close();
+    }
+    std::vector<std::int32_t> back(4);
+    IntArrayFile f(way, path, io::Access::Read, 4);
+    EXPECT_THROW(f.read(0, back), Error) << to_string(way);
+  }
+}
+
+TEST(TypedArrays, NamesRoundTrip) {
+  for (ArrayWay w : all_array_ways()) EXPECT_EQ(parse_array_way(to_string(w)), w);
+  EXPECT_THROW(parse_array_way("serialization"), UsageError);
+}
+
+TEST(Regions, NeverOverlapAndTileTheSharedFile) {
+  for (unsigned workers = 1; workers <= 9; ++workers) {
+    auto regions = plan_regions(workers, 12288, Layout::SharedFile, 4096);
+    ASSERT_EQ(regions.size(), workers);
+    std::uint64_t next = 0;
+    for (unsigned w = 0; w < workers; ++w) {
+      EXPECT_EQ(regions[w].worker, w);
+      EXPECT_EQ(regions[w].file, 0u);
+      EXPECT_EQ(regions[w].offset, next);  // contiguous: no gap, no overlap
+      EXPECT_EQ(regions[w].length, 12288u);
+      next = regions[w].offset + regions[w].length;
+    }
+    EXPECT_EQ(next, workers * 12288ull);
+  }
+  auto own = plan_regions(3, 100, Layout::FilePerWorker);
+  for (unsigned w = 0; w < 3; ++w) {
+    EXPECT_EQ(own[w].file, w);
+    EXPECT_EQ(own[w].offset, 0u);
+  }
+}
+
+TEST(Regions, ImpossiblePlansAreClearErrors) {
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([] { plan_regions(0, 4096, Layout::SharedFile); }).find("at least one worker"), std::string::npos);
+  EXPECT_NE(message([] { plan_regions(2, 0, Layout::SharedFile); }).find("at least one byte"), std::string::npos);
+  EXPECT_NE(message([] { plan_regions(2, 1000, Layout::SharedFile, 512); }).find("O_DIRECT alignment"), std::string::npos);
+  EXPECT_NE(message([] { plan_regions(4, std::uint64_t{1} << 62, Layout::SharedFile); }).find("overflows"),
+            std::string::npos);
+  EXPECT_NO_THROW(plan_regions(1, std::uint64_t{1} << 62, Layout::SharedFile));
+
+  io::ScratchDir scratch;
+  RegionWorkload w;
+  w.workers = 0;
+  w.region_size = 4096;
+  EXPECT_THROW(RegionRun(scratch, w, 1), UsageError);
+  w.workers = 2;
+  w.method = "stdio";
+  EXPECT_THROW(RegionRun(scratch, w, 1), UsageError);  // not a region method
+  w.method = "pread";
+  w.block_size = 0;
+  EXPECT_THROW(RegionRun(scratch, w, 1), UsageError);
+  w.block_size = 4096;
+  w.region_size = std::uint64_t{1} << 62;  // far more than RAM or disk
+  EXPECT_THROW(RegionRun(scratch, w, 1), UsageError);
+  EXPECT_TRUE(scratch.created().empty());  // nothing left behind by refused plans
+
+  if (io::find_file_method("direct").probe(scratch.path()).available) {
+    w.method = "direct";
+    w.region_size = 4096 + 100;  // not a multiple of any O_DIRECT alignment
+    EXPECT_NE(message([&] { RegionRun(scratch, w, 1); }).find("O_DIRECT alignment"), std::string::npos);
+    w.region_size = 8192;
+    w.block_size = 4096 + 100;
+    EXPECT_NE(message([&] { RegionRun(scratch, w, 1); }).find("O_DIRECT alignment"), std::string::npos);
+  }
+}
+
+struct RunCase {
+  std::string method;
+  Layout layout;
+};
+
+class ParallelRun : public ::testing::TestWithParam<RunCase> {};
+
+TEST_P(ParallelRun, EveryRegionVerifiesForOneToFourWorkers) {
+  const RunCase c = GetParam();
+  io::ScratchDir scratch;
+  if (auto a = io::find_file_method(c.method).probe(scratch.path()); !a.available)
+    GTEST_SKIP() << c.method << " cannot run here: " << a.reason;
+  for (unsigned workers = 1; workers <= 4; ++workers) {
+    SCOPED_TRACE(c.method + " " + std::string(to_string(c.layout)) + " workers=" + std::to_string(workers));
+    RegionWorkload w;
+    w.method = c.method;
+    w.workers = workers;
+    w.region_size = 40960;  // 2.5 blocks: the last call of each region is short
+    w.block_size = 16384;
+    w.layout = c.layout;
+    w.queue_depth = 2;
+    w.sync_at_end = workers == 2;  // the durable variant too, once
+    RegionRun run(scratch, w, 99);
+    for (int pass = 0; pass < 2; ++pass) {
+      PassTiming t = run.write_pass();
+      ASSERT_EQ(t.worker_s.size(), workers);
+      EXPECT_LE(t.first_done_s, t.last_done_s);
+      EXPECT_EQ(t.bytes, workers * 40960ull);
+      EXPECT_EQ(t.ops, workers * 3ull);
+      ASSERT_TRUE(run.verify_files());
+    }
+    EXPECT_EQ(run.files().size(), c.layout == Layout::SharedFile ? 1u : workers);
+    for (const auto& f : run.files())
+      EXPECT_EQ(std::filesystem::file_size(f), c.layout == Layout::SharedFile ? workers * 40960ull : 40960ull);
+    run.flush_files();
+    PassTiming t = run.read_pass();
+    EXPECT_EQ(t.ops, workers * 3ull);
+    EXPECT_TRUE(run.reads_verified());
+  }
+  EXPECT_TRUE(scratch.created().empty());  // each run removed its files
+}
+
+INSTANTIATE_TEST_SUITE_P(MethodsAndLayouts, ParallelRun,
+                         ::testing::Values(RunCase{"pread", Layout::SharedFile}, RunCase{"pread", Layout::FilePerWorker},
+                                           RunCase{"mmap", Layout::SharedFile}, RunCase{"mmap", Layout::FilePerWorker},
+                                           RunCase{"direct", Layout::SharedFile}, RunCase{"direct", Layout::FilePerWorker},
+                                           RunCase{"io_uring", Layout::SharedFile},
+                                           RunCase{"io_uring", Layout::FilePerWorker}),
+                         [](const auto& info) {
+                           return info.param.method + (info.param.layout == Layout::SharedFile ? "_shared" : "_per_worker");
+                         });
+
+TEST(ParallelRun, CorruptionIsCaughtInFilesAndInReads) {
+  io::ScratchDir scratch;
+  RegionWorkload w;
+  w.workers = 3;
+  w.region_size = 8192;
+  w.block_size = 4096;
+  RegionRun run(scratch, w, 5);
+  run.write_pass();
+  ASSERT_TRUE(run.verify_files());
+  overwrite_byte(run.files()[0], 2 * 8192 + 17);  // inside worker 2's region
+  EXPECT_FALSE(run.verify_files());
+  run.read_pass();
+  EXPECT_FALSE(run.reads_verified());
+}
+
+TEST(RunWorkers, AFailingWorkerIsReportedAndNobodyHangs) {
+  EXPECT_THROW(run_workers(
+                   3, [](unsigned w) { if (w == 1) throw Error("prepare", "worker 1", "test failure"); },
+                   [](unsigned) {}, [](unsigned) {}),
+               Error);
+  std::atomic<int> finished{0};
+  EXPECT_THROW(run_workers(
+                   4, [](unsigned) {}, [](unsigned w) { if (w == 3) throw std::runtime_error("timed failure"); },
+                   [&](unsigned) { ++finished; }),
+               std::runtime_error);
+  EXPECT_EQ(finished.load(), 4);  // every worker still closed its files
+  EXPECT_THROW(run_workers(0, [](unsigned) {}, [](unsigned) {}, [](unsigned) {}), UsageError);
+}
+
+TEST(RunWorkers, FirstAndLastDoneComeFromTheWorkers) {
+  PassTiming t = run_workers(
+      2, [](unsigned) {}, [](unsigned w) { if (w == 1) std::this_thread::sleep_for(std::chrono::milliseconds(30)); },
+      [](unsigned) {});
+  ASSERT_EQ(t.worker_s.size(), 2u);
+  EXPECT_GE(t.worker_s[1], 0.029);  // a lower bound only: sleeping at least that long is guaranteed
+  EXPECT_EQ(t.last_done_s, std::max(t.worker_s[0], t.worker_s[1]));
+  EXPECT_EQ(t.first_done_s, std::min(t.worker_s[0], t.worker_s[1]));
+}
+
+TEST(ParallelSuite, TinyScaleYieldsVerifiedRecordsForEveryWayAndWorkerCount) {
+  io::ScratchDir scratch;
+  harness::RunConfig cfg;
+  cfg.reps = 2;
+  cfg.warmup = 0;
+  harness::Runner runner(cfg, scratch);
+  SuiteOptions opt;
+  opt.scale = Scale::Tiny;
+  opt.threads = {1, 3};
+  auto results = find_suite("parallel").run(runner, opt);
+  // 4 region methods x 2 layouts x 2 worker counts x 2 ops + 6 ways x 2 worker counts x 2 ops.
+  ASSERT_EQ(results.size(), 4u * 2 * 2 * 2 + 6u * 2 * 2);
+  for (const auto& r : results) {
+    SCOPED_TRACE(r.experiment + " " + r.method + " " + r.op + " threads=" + std::to_string(r.threads));
+    EXPECT_EQ(r.suite, "parallel");
+    if (r.skipped) continue;
+    EXPECT_TRUE(r.verified);
+    EXPECT_EQ(r.reps, 2u);
+    EXPECT_EQ(r.samples_s.size(), 2u);
+    ASSERT_TRUE(r.extra.contains("first_done_s"));
+    ASSERT_TRUE(r.extra.contains("last_done_s"));
+    EXPECT_LE(r.extra["first_done_s"].get<double>(), r.extra["last_done_s"].get<double>());
+    EXPECT_GT(r.bytes, 0u);
+    if (r.threads == 3) {
+      EXPECT_TRUE(r.extra.contains("vs_1_worker"));
+    }
+    if (r.experiment == "typed-arrays") {
+      EXPECT_TRUE(r.extra.contains("vs_raw"));
+    }
+  }
+  EXPECT_THROW(find_suite("parallel").run(runner, SuiteOptions{Scale::Tiny, 0, {0}}), UsageError);
+}
+
+}  // namespace
+}  // namespace iolab::suites::parallel
