@@ -1,7 +1,7 @@
 // The data pattern (any slice computable on its own) and I/O buffers.
 #include <gtest/gtest.h>
 
-#include <cstring>
+#include <algorithm>
 #include <set>
 
 #include "io_test_support.h"
@@ -19,7 +19,7 @@ TEST(Pattern, AnySliceEqualsTheSliceOfABiggerFill) {
       SCOPED_TRACE("offset " + std::to_string(off) + " length " + std::to_string(len));
       std::vector<std::byte> part(len);
       fill_pattern(77, off, part);
-      EXPECT_EQ(std::memcmp(part.data(), big.data() + off, len), 0);
+      EXPECT_TRUE(std::equal(part.begin(), part.end(), big.begin() + static_cast<std::ptrdiff_t>(off)));
       EXPECT_TRUE(matches_pattern(77, off, part));
     }
   }
