@@ -44,7 +44,7 @@ void check_equal(RecordStore& s, const std::map<std::string, Employee>& model, b
 
 TEST_P(StoreModel, RandomOperationsMatchStdMap) {
   const ModelCase& c = GetParam();
-  io::ScratchDir scratch;
+  io::ScratchDir scratch(testing::fast_scratch_parent());
   auto path = scratch.create_file("journal");
   StoreOptions opt;
   opt.backend = c.backend;
@@ -122,7 +122,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Every backend reads a journal written by every other backend.
 TEST(StoreFormat, BackendsShareOneFormat) {
-  io::ScratchDir scratch;
+  io::ScratchDir scratch(testing::fast_scratch_parent());
   for (Backend writer : kAllBackends) {
     auto path = scratch.create_unique_file("journal");
     std::map<std::string, Employee> model;

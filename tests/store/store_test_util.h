@@ -8,12 +8,22 @@
 #include <random>
 #include <string>
 #include <vector>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "iolab/store/record_store.h"
 
 namespace iolab::store::testing {
+
+// A RAM-backed parent for tests that rewrite small files thousands of times
+// (ext4 flushes a file rewritten after truncation; fsync costs real time):
+// /dev/shm when it is a writable directory, else the default ($TMPDIR or /tmp).
+inline std::filesystem::path fast_scratch_parent() {
+  std::error_code ec;
+  if (std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0) return "/dev/shm";
+  return {};
+}
 
 inline std::string key_name(std::uint64_t i) { return "Key" + std::to_string(i); }
 
