@@ -9,8 +9,8 @@
 // O_DIRECT write is on the device when the call returns (in its write-back
 // cache: no flush of that is asked for). Small blocks at one request in
 // flight are slow on a real device, so below the full scale each experiment
-// moves at most `cap` blocks (from the start of the file); the experiment
-// name says so.
+// moves at most `cap` blocks (its file is then cap blocks long); the
+// experiment name gives the count.
 #include "seed_common.h"
 
 namespace iolab::suites {
@@ -32,7 +32,7 @@ class DirectSuite final : public Suite {
     const Scale s = options.scale;
     const std::uint64_t size = by_scale<std::uint64_t>(s, 2 * MiB, 64 * MiB, 256 * MiB, 1 * GiB);
     // Most blocks per experiment (0 = the whole file).
-    const std::uint64_t cap = by_scale<std::uint64_t>(s, 64, 1024, 4096, 0);
+    const std::uint64_t cap = by_scale<std::uint64_t>(s, 64, 512, 4096, 0);
     const auto blocks = by_scale<std::vector<std::uint64_t>>(s, {4 * KiB, 1 * MiB}, {4 * KiB, 1 * MiB},
                                                              {4 * KiB, 64 * KiB, 1 * MiB},
                                                              {4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB});
@@ -49,9 +49,6 @@ class DirectSuite final : public Suite {
       if (op == harness::Op::Write) e.file_size = e.ops * bs;
       return e;
     };
-    auto moved = [&](const FileExperiment& e) {
-      return e.ops * e.block_size < size ? " (first " + label(e.ops * e.block_size) + ")" : std::string();
-    };
 
     for (std::uint64_t bs : blocks) {
       struct Read {
@@ -60,7 +57,7 @@ class DirectSuite final : public Suite {
       };
       for (Read r : {Read{"direct", CacheState::Direct}, Read{"pread", CacheState::Cold}, Read{"pread", CacheState::Warm}}) {
         FileExperiment e = base(bs, harness::Op::Read);
-        e.experiment = "seq read " + label(bs) + " of a " + label(size) + " file" + moved(e);
+        e.experiment = "seq read " + label(bs) + " x " + count_label(e.ops);
         e.method = r.method;
         e.cache = r.cache;
         table.push_back(std::move(e));
@@ -86,7 +83,7 @@ class DirectSuite final : public Suite {
     }
 
     // Random 4 KiB O_DIRECT reads: one in flight vs 32 in flight.
-    const std::uint64_t rand_ops = by_scale<std::uint64_t>(s, 256, 2048, 8192, 65536);
+    const std::uint64_t rand_ops = by_scale<std::uint64_t>(s, 256, 1024, 8192, 65536);
     struct Deep {
       const char* method;
       const char* label;

@@ -16,7 +16,7 @@
 // Packets are powers of two from 32 B (every one at the full scale, every
 // 4th or 8th power below it) plus the whole file. Small packets over a large
 // file take too long, so below the full scale an experiment makes at most
-// `cap` calls and moves only the first cap x packet bytes; its name says so.
+// `cap` calls, on a file of cap x packet bytes; its name says so.
 //
 // Flush policies (1 KiB writes, pwrite vs mmap): none; a background thread
 // flushing every 16 KiB written (fdatasync for pwrite, msync(MS_SYNC) of the
@@ -45,9 +45,9 @@ class PacketSweepSuite final : public Suite {
 
   std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const Scale s = options.scale;
-    const std::uint64_t size = by_scale<std::uint64_t>(s, 1 * MiB, 16 * MiB, 64 * MiB, 1 * GiB);
+    const std::uint64_t size = by_scale<std::uint64_t>(s, 1 * MiB, 8 * MiB, 64 * MiB, 1 * GiB);
     const std::uint64_t step = by_scale<std::uint64_t>(s, 128, 8, 4, 2);  // packet growth factor
-    const std::uint64_t cap = by_scale<std::uint64_t>(s, 1024, 32768, 131072, 0);  // calls; 0 = no cap
+    const std::uint64_t cap = by_scale<std::uint64_t>(s, 1024, 16384, 131072, 0);  // calls; 0 = no cap
     std::vector<std::uint64_t> packets;
     for (std::uint64_t p = 32; p < size; p *= step) packets.push_back(p);
     packets.push_back(size);  // the whole file in one call
@@ -61,18 +61,16 @@ class PacketSweepSuite final : public Suite {
       e.block_size = packet;
       std::uint64_t calls = (size + packet - 1) / packet;
       e.ops = cap != 0 && cap < calls ? cap : calls;
-      e.file_size = op == harness::Op::Write ? e.ops * packet : size;
+      e.file_size = e.ops * packet;  // capped: a smaller file, all of it read or written
       if (op == harness::Op::Write && std::string_view(method) == "mmap")
         e.options.mmap_grow_step = static_cast<std::size_t>(e.file_size);  // mapped once, as Java maps a region
       return e;
     };
     auto what = [&](const FileExperiment& e) {
-      std::string moved = e.block_size == size ? "whole file (" + label(size) + ") at once"
+      std::string moved = e.block_size == size ? "the whole " + label(size) + " file in one call"
                                                : packet_label(e.block_size) + " packets";
-      if (e.ops * e.block_size < size && e.op == harness::Op::Read)
-        moved += ", first " + label(e.ops * e.block_size) + " of " + label(size) + " (" + label(cap) + "-call cap)";
-      else if (e.op == harness::Op::Write && e.file_size < size)
-        moved += ", " + label(e.file_size) + " (" + label(cap) + "-call cap)";
+      if (e.ops * e.block_size < size)
+        moved += ", " + label(e.ops * e.block_size) + " file (" + label(cap) + "-call cap)";
       return moved;
     };
 
@@ -92,7 +90,7 @@ class PacketSweepSuite final : public Suite {
       }
 
     // Flush policies: 1 KiB writes of a whole file.
-    const std::uint64_t flush_size = by_scale<std::uint64_t>(s, 256 * KiB, 8 * MiB, 32 * MiB, 1 * GiB);
+    const std::uint64_t flush_size = by_scale<std::uint64_t>(s, 256 * KiB, 4 * MiB, 32 * MiB, 1 * GiB);
     struct Policy {
       harness::SyncSchedule schedule;
       const char* words;

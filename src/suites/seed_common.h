@@ -51,7 +51,8 @@ T by_scale(Scale s, T tiny, T quick, T normal, T full) {
 // A seed's published time for `bytes` as a throughput, so it can stand beside
 // ours at any scale; `source` keeps the original figure in words.
 inline harness::Reference published(std::string source, double bytes, double ms) {
-  return harness::Reference{std::move(source), bytes / static_cast<double>(MiB) / (ms / 1000.0), "MiB/s"};
+  double rate = bytes / static_cast<double>(MiB) / (ms / 1000.0);
+  return harness::Reference{std::move(source), static_cast<double>(static_cast<long long>(rate + 0.5)), "MiB/s"};
 }
 
 // "1k", "4m", "1g", or the byte count when not a round binary multiple.
