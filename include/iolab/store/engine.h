@@ -1,0 +1,67 @@
+// Key-value engines the `store` suite drives with one workload: our
+// RecordStore (each backend) and, for comparison, LMDB and SQLite, all
+// storing the same Employee records keyed by last name.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iolab/store/employee.h"
+#include "iolab/store/record_store.h"
+
+namespace iolab::store {
+
+// What an engine did, as far as it can tell (0 when it cannot).
+struct EngineCounters {
+  std::uint64_t syscalls = 0;       // 0: unknown (take the kernel's count)
+  std::uint64_t bytes_written = 0;  // through calls, or stored into a mapping
+  std::uint64_t bytes_read = 0;
+};
+
+// Durability the engines are matched on.
+//  - none: nothing synced (RecordStore: no sync; LMDB: MDB_NOSYNC|MDB_NOMETASYNC;
+//    SQLite: synchronous=OFF)
+//  - every-N: durable every N mutations (RecordStore: fdatasync every N;
+//    LMDB: a synced commit every N; SQLite WAL: synchronous=FULL, a commit every N)
+// LMDB and SQLite commit one transaction per N mutations (N = 1000 for
+// durability none too), and read in one read transaction per N gets.
+struct EngineOptions {
+  bool sync = false;
+  std::uint32_t batch = 1000;
+  StoreOptions store;                   // for the RecordStore engines
+  std::uint64_t map_bytes = 1ull << 30; // LMDB's map size
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string_view name() const = 0;
+  virtual void put(const Employee& e) = 0;
+  virtual bool get(std::string_view last, Employee& out) = 0;
+  virtual bool remove(std::string_view last) = 0;
+  virtual std::uint64_t size() = 0;
+  // End of a phase: commits the open transaction, makes what was written as
+  // durable as the options promise.
+  virtual void commit() = 0;
+  virtual void close() = 0;
+  virtual EngineCounters counters() const { return {}; }
+};
+
+// "fields", "gather", "mmap", "buffered" (RecordStore backends), "lmdb", "sqlite".
+// Opens (or creates, when the file is empty) the database at `path`, which
+// must exist. LMDB runs with MDB_NOSUBDIR|MDB_NOLOCK: no other file is made.
+// SQLite (WAL, exclusive locking: no -shm file) keeps "<path>-wal" while
+// open and removes it at close.
+std::unique_ptr<Engine> open_engine(std::string_view method, const std::filesystem::path& path,
+                                    const EngineOptions& options);
+std::vector<std::string> engine_names();
+
+// The library versions, for results: "LMDB 0.9.24", "SQLite 3.40.1".
+std::string lmdb_version();
+std::string sqlite_version();
+
+}  // namespace iolab::store

@@ -1,0 +1,380 @@
+// The engines of the store suite: RecordStore backends, LMDB, SQLite.
+#include "iolab/store/engine.h"
+
+#include <lmdb.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+
+#include "iolab/error.h"
+
+namespace iolab::store {
+namespace {
+
+class RecordStoreEngine final : public Engine {
+ public:
+  RecordStoreEngine(std::string name, const std::filesystem::path& path, StoreOptions o) : name_(std::move(name)), store_(path, std::move(o)) {}
+  std::string_view name() const override { return name_; }
+  void put(const Employee& e) override { store_.put(e); }
+  bool get(std::string_view last, Employee& out) override { return store_.get(last, out); }
+  bool remove(std::string_view last) override { return store_.remove(last); }
+  std::uint64_t size() override { return store_.size(); }
+  void commit() override { store_.commit(); }
+  void close() override { store_.close(); }
+  EngineCounters counters() const override {
+    StoreStats s = store_.stats();
+    return {s.syscalls, s.bytes_written, s.bytes_read};
+  }
+  RecordStore& store() { return store_; }
+
+ private:
+  std::string name_;
+  RecordStore store_;
+};
+
+// ---- LMDB ----
+
+class LmdbEngine final : public Engine {
+ public:
+  LmdbEngine(const std::filesystem::path& path, const EngineOptions& o) : path_(path), batch_(std::max(1u, o.batch)) {
+    check(mdb_env_create(&env_), "mdb_env_create");
+    try {
+      check(mdb_env_set_mapsize(env_, o.map_bytes), "mdb_env_set_mapsize");
+      // One file (NOSUBDIR), no lock file (NOLOCK: one thread of one process uses it).
+      unsigned flags = MDB_NOSUBDIR | MDB_NOLOCK | (o.sync ? 0u : MDB_NOSYNC | MDB_NOMETASYNC);
+      check(mdb_env_open(env_, path.c_str(), flags, 0644), "mdb_env_open");
+      MDB_txn* t = nullptr;
+      check(mdb_txn_begin(env_, nullptr, 0, &t), "mdb_txn_begin");
+      int rc = mdb_dbi_open(t, nullptr, 0, &dbi_);
+      if (rc != 0) {
+        mdb_txn_abort(t);
+        check(rc, "mdb_dbi_open");
+      }
+      check(mdb_txn_commit(t), "mdb_txn_commit");
+      max_key_ = static_cast<std::size_t>(mdb_env_get_maxkeysize(env_));
+    } catch (...) {
+      mdb_env_close(env_);
+      env_ = nullptr;
+      throw;
+    }
+  }
+  ~LmdbEngine() override {
+    try {
+      close();
+    } catch (...) {
+    }
+  }
+
+  std::string_view name() const override { return "lmdb"; }
+
+  void put(const Employee& e) override {
+    validate(e);
+    check_key(e.last);
+    value_.clear();
+    encode(e, value_);
+    MDB_val k{e.last.size(), const_cast<char*>(e.last.data())};
+    MDB_val v{value_.size(), value_.data()};
+    check(mdb_put(write_txn(), dbi_, &k, &v, 0), "mdb_put");
+    wrote();
+  }
+
+  bool get(std::string_view last, Employee& out) override {
+    if (last.empty() || last.size() > max_key_) return false;
+    MDB_txn* t = txn_ != nullptr ? txn_ : read_txn();
+    MDB_val k{last.size(), const_cast<char*>(last.data())};
+    MDB_val v{};
+    int rc = mdb_get(t, dbi_, &k, &v);
+    bool found = rc == 0;
+    if (rc != 0 && rc != MDB_NOTFOUND) check(rc, "mdb_get");
+    // Decoded in place from LMDB's read-only map.
+    if (found && !decode({static_cast<const std::byte*>(v.mv_data), v.mv_size}, out))
+      throw Error("lmdb get", path_.string(), "a stored value does not decode");
+    if (t == rtxn_ && ++reads_ >= batch_) {
+      mdb_txn_reset(rtxn_);
+      reset_ = true;
+      reads_ = 0;
+    }
+    return found;
+  }
+
+  bool remove(std::string_view last) override {
+    if (last.empty() || last.size() > max_key_) return false;
+    MDB_val k{last.size(), const_cast<char*>(last.data())};
+    int rc = mdb_del(write_txn(), dbi_, &k, nullptr);
+    if (rc == MDB_NOTFOUND) return false;
+    check(rc, "mdb_del");
+    wrote();
+    return true;
+  }
+
+  std::uint64_t size() override {
+    MDB_stat st{};
+    MDB_txn* t = txn_ != nullptr ? txn_ : read_txn();
+    check(mdb_stat(t, dbi_, &st), "mdb_stat");
+    return st.ms_entries;
+  }
+
+  void commit() override {
+    if (txn_ != nullptr) {
+      MDB_txn* t = txn_;
+      txn_ = nullptr;
+      pending_ = 0;
+      check(mdb_txn_commit(t), "mdb_txn_commit");
+    }
+    end_read();
+  }
+
+  void close() override {
+    if (env_ == nullptr) return;
+    try {
+      commit();
+    } catch (...) {
+      mdb_env_close(env_);
+      env_ = nullptr;
+      throw;
+    }
+    mdb_env_close(env_);
+    env_ = nullptr;
+  }
+
+ private:
+  void check(int rc, const char* what) const {
+    if (rc != 0) throw Error(std::string("lmdb ") + what, path_.string(), mdb_strerror(rc), rc > 0 ? rc : 0);
+  }
+  void check_key(const std::string& key) const {
+    if (key.size() > max_key_)
+      throw Error("lmdb put", path_.string(),
+                  "key is " + std::to_string(key.size()) + " bytes; LMDB allows " + std::to_string(max_key_));
+  }
+  MDB_txn* write_txn() {
+    if (txn_ == nullptr) {
+      end_read();  // one transaction at a time in this thread
+      check(mdb_txn_begin(env_, nullptr, 0, &txn_), "mdb_txn_begin");
+    }
+    return txn_;
+  }
+  MDB_txn* read_txn() {
+    if (rtxn_ == nullptr) {
+      check(mdb_txn_begin(env_, nullptr, MDB_RDONLY, &rtxn_), "mdb_txn_begin(read)");
+      reset_ = false;
+    } else if (reset_) {
+      check(mdb_txn_renew(rtxn_), "mdb_txn_renew");
+      reset_ = false;
+    }
+    return rtxn_;
+  }
+  void end_read() {
+    if (rtxn_ != nullptr) mdb_txn_abort(rtxn_);
+    rtxn_ = nullptr;
+    reads_ = 0;
+  }
+  void wrote() {
+    if (++pending_ >= batch_) commit();
+  }
+
+  std::filesystem::path path_;
+  std::uint32_t batch_;
+  MDB_env* env_ = nullptr;
+  MDB_dbi dbi_ = 0;
+  MDB_txn* txn_ = nullptr;   // the open write transaction
+  MDB_txn* rtxn_ = nullptr;  // the read transaction (reset between batches)
+  bool reset_ = false;
+  std::uint32_t pending_ = 0, reads_ = 0;
+  std::size_t max_key_ = 511;
+  std::vector<std::byte> value_;
+};
+
+// ---- SQLite ----
+
+class SqliteEngine final : public Engine {
+ public:
+  SqliteEngine(const std::filesystem::path& path, const EngineOptions& o) : path_(path), batch_(std::max(1u, o.batch)) {
+    int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                             nullptr);
+    if (rc != SQLITE_OK) {
+      std::string msg = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+      sqlite3_close(db_);
+      db_ = nullptr;
+      throw Error("sqlite open", path_.string(), msg);
+    }
+    try {
+      // Exclusive locking before WAL: the WAL index lives in heap memory, no -shm file.
+      exec("PRAGMA locking_mode=EXCLUSIVE");
+      exec("PRAGMA journal_mode=WAL");
+      // WAL + FULL syncs the WAL at every commit (NORMAL would not sync commits at all).
+      exec(o.sync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF");
+      exec("CREATE TABLE IF NOT EXISTS employee(last TEXT PRIMARY KEY NOT NULL, first TEXT NOT NULL, "
+           "id INTEGER NOT NULL, zip INTEGER NOT NULL, employed INTEGER NOT NULL, comments TEXT NOT NULL) "
+           "WITHOUT ROWID");
+      insert_ = prepare("INSERT OR REPLACE INTO employee VALUES(?1,?2,?3,?4,?5,?6)");
+      select_ = prepare("SELECT first, id, zip, employed, comments FROM employee WHERE last=?1");
+      delete_ = prepare("DELETE FROM employee WHERE last=?1");
+      count_ = prepare("SELECT count(*) FROM employee");
+    } catch (...) {
+      finalize();
+      throw;
+    }
+  }
+  ~SqliteEngine() override {
+    try {
+      close();
+    } catch (...) {
+    }
+  }
+
+  std::string_view name() const override { return "sqlite"; }
+
+  void put(const Employee& e) override {
+    validate(e);
+    begin();
+    bind_text(insert_, 1, e.last);
+    bind_text(insert_, 2, e.first);
+    sqlite3_bind_int(insert_, 3, e.id);
+    sqlite3_bind_int(insert_, 4, e.zip);
+    sqlite3_bind_int(insert_, 5, e.employed ? 1 : 0);
+    bind_text(insert_, 6, e.comments);
+    step_done(insert_, "insert");
+    counted();
+  }
+
+  bool get(std::string_view last, Employee& out) override {
+    begin();
+    bind_text(select_, 1, last);
+    int rc = sqlite3_step(select_);
+    bool found = rc == SQLITE_ROW;
+    if (found) {
+      out.last.assign(last);
+      column_text(select_, 0, out.first);
+      out.id = sqlite3_column_int(select_, 1);
+      out.zip = sqlite3_column_int(select_, 2);
+      out.employed = sqlite3_column_int(select_, 3) != 0;
+      column_text(select_, 4, out.comments);
+    } else if (rc != SQLITE_DONE) {
+      sqlite3_reset(select_);
+      fail("select");
+    }
+    sqlite3_reset(select_);
+    counted();
+    return found;
+  }
+
+  bool remove(std::string_view last) override {
+    begin();
+    bind_text(delete_, 1, last);
+    step_done(delete_, "delete");
+    bool removed = sqlite3_changes(db_) > 0;
+    counted();
+    return removed;
+  }
+
+  std::uint64_t size() override {
+    if (sqlite3_step(count_) != SQLITE_ROW) {
+      sqlite3_reset(count_);
+      fail("count");
+    }
+    auto n = static_cast<std::uint64_t>(sqlite3_column_int64(count_, 0));
+    sqlite3_reset(count_);
+    return n;
+  }
+
+  void commit() override {
+    if (!in_txn_) return;
+    in_txn_ = false;
+    ops_ = 0;
+    exec("COMMIT");
+  }
+
+  void close() override {
+    if (db_ == nullptr) return;
+    try {
+      commit();
+    } catch (...) {
+      finalize();
+      throw;
+    }
+    finalize();
+  }
+
+ private:
+  [[noreturn]] void fail(const char* what) const {
+    throw Error(std::string("sqlite ") + what, path_.string(), sqlite3_errmsg(db_));
+  }
+  void exec(const char* sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string msg = err != nullptr ? err : "failed";
+      sqlite3_free(err);
+      throw Error("sqlite", path_.string(), std::string(sql) + ": " + msg);
+    }
+  }
+  sqlite3_stmt* prepare(const char* sql) {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK) fail("prepare");
+    return s;
+  }
+  static void bind_text(sqlite3_stmt* s, int i, std::string_view t) {
+    sqlite3_bind_text(s, i, t.data(), static_cast<int>(t.size()), SQLITE_STATIC);
+  }
+  static void column_text(sqlite3_stmt* s, int i, std::string& out) {
+    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, i));
+    out.assign(p != nullptr ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(s, i)));
+  }
+  void step_done(sqlite3_stmt* s, const char* what) {
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) fail(what);
+  }
+  void begin() {
+    if (in_txn_) return;
+    exec("BEGIN");
+    in_txn_ = true;
+  }
+  void counted() {
+    if (++ops_ >= batch_) commit();
+  }
+  void finalize() {
+    for (sqlite3_stmt** s : {&insert_, &select_, &delete_, &count_}) {
+      sqlite3_finalize(*s);
+      *s = nullptr;
+    }
+    if (db_ != nullptr) {
+      int rc = sqlite3_close(db_);
+      db_ = nullptr;
+      if (rc != SQLITE_OK) throw Error("sqlite close", path_.string(), sqlite3_errstr(rc));
+    }
+  }
+
+  std::filesystem::path path_;
+  std::uint32_t batch_;
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* insert_ = nullptr;
+  sqlite3_stmt* select_ = nullptr;
+  sqlite3_stmt* delete_ = nullptr;
+  sqlite3_stmt* count_ = nullptr;
+  bool in_txn_ = false;
+  std::uint32_t ops_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> open_engine(std::string_view method, const std::filesystem::path& path,
+                                    const EngineOptions& options) {
+  if (method == "lmdb") return std::make_unique<LmdbEngine>(path, options);
+  if (method == "sqlite") return std::make_unique<SqliteEngine>(path, options);
+  StoreOptions o = options.store;
+  o.backend = parse_backend(method);
+  o.sync = options.sync ? SyncPolicy::every_n(options.batch) : SyncPolicy::none();
+  return std::make_unique<RecordStoreEngine>(std::string(method), path, std::move(o));
+}
+
+std::vector<std::string> engine_names() { return {"fields", "gather", "mmap", "buffered", "lmdb", "sqlite"}; }
+
+std::string lmdb_version() {
+  int major = 0, minor = 0, patch = 0;
+  mdb_version(&major, &minor, &patch);
+  return "LMDB " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+std::string sqlite_version() { return std::string("SQLite ") + sqlite3_libversion(); }
+
+}  // namespace iolab::store
