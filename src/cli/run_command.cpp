@@ -1,91 +1,246 @@
-// `iolab run` (first version, until the harness lands): write then read a
-// file with each available method, verify it, print MiB/s per method.
+// `iolab run`: runs suites (default: the seeds group) or a custom matrix of
+// file experiments, prints a table per experiment group, and writes the
+// results as JSON and CSV.
 #include <fmt/core.h>
 
-#include <chrono>
+#include <unistd.h>
+
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <set>
 
 #include "app.h"
 #include "iolab/error.h"
+#include "iolab/harness/console.h"
+#include "iolab/harness/job.h"
+#include "iolab/harness/result.h"
+#include "iolab/harness/runner.h"
 #include "iolab/io/buffer.h"
-#include "iolab/io/pattern.h"
-#include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
+#include "iolab/suites/suite.h"
 #include "iolab/units.h"
 
 namespace iolab::cli {
 
 namespace {
 
+// Suites with order below this are the seeds group (suite.h).
+constexpr const char* kSeedsGroup = "seeds";
+
+struct RunOptions {
+  std::vector<std::string> suites;
+  std::string scale = "default";
+  bool quick = false;
+  unsigned reps = 5;
+  unsigned warmup = 1;
+  std::uint64_t seed = 0x10AB;
+  std::string dir, out, job;
+  std::uint64_t records = 0;
+  std::string threads;
+  // The custom matrix; any of these given means "run exactly this matrix".
+  std::string method, op, pattern, bs, size, ops, cache, buffer, sync, evict;
+  unsigned qd = 32;
+  bool no_latency = false;
+};
+
+std::string utc_stamp() {
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
+  return buf;
+}
+
+// The command line, for the results' environment block: CLI11 callbacks do
+// not see argv, and /proc/self/cmdline holds it verbatim.
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string s, arg;
+  while (std::getline(in, arg, '\0')) {
+    bool quote = arg.empty() || arg.find_first_of(" \t\"'$\\") != std::string::npos;
+    s += (s.empty() ? "" : " ") + (quote ? "'" + arg + "'" : arg);
+  }
+  return s;
+}
+
+template <typename T, typename Parse>
+std::vector<T> list_of(const std::string& text, const char* what, Parse parse) {
+  std::vector<T> out;
+  for (const auto& item : harness::split_list(text, what)) out.push_back(parse(item));
+  return out;
+}
+
+harness::Matrix matrix_from(const RunOptions& o) {
+  harness::Matrix m;
+  if (!o.method.empty()) m.methods = harness::split_list(o.method, "--method");
+  if (!o.op.empty()) m.ops = list_of<harness::Op>(o.op, "--op", harness::parse_op);
+  if (!o.pattern.empty()) m.patterns = list_of<harness::AccessPattern>(o.pattern, "--pattern", harness::parse_pattern);
+  if (!o.bs.empty()) m.block_sizes = list_of<std::uint64_t>(o.bs, "--bs", [](const std::string& s) { return parse_size(s); });
+  if (!o.size.empty()) m.file_size = parse_size(o.size);
+  if (!o.ops.empty()) m.ops_per_rep = parse_size(o.ops);
+  if (!o.cache.empty()) m.caches = list_of<harness::CacheState>(o.cache, "--cache", harness::parse_cache);
+  if (!o.buffer.empty()) m.buffers = list_of<io::BufferKind>(o.buffer, "--buffer", io::parse_buffer_kind);
+  if (!o.sync.empty()) m.syncs = list_of<harness::SyncPolicy>(o.sync, "--sync", harness::parse_sync_policy);
+  if (!o.evict.empty()) m.eviction = harness::parse_eviction(o.evict);
+  m.queue_depth = o.qd;
+  m.latency = !o.no_latency;
+  return m;
+}
+
+std::vector<unsigned> thread_list(const std::string& text) {
+  std::vector<unsigned> out;
+  if (text.empty()) return out;
+  for (const auto& item : harness::split_list(text, "--threads")) {
+    std::uint64_t n = 0;
+    try {
+      n = parse_size(item);
+    } catch (const UsageError&) {
+      throw UsageError("--threads " + text, "expected a list of thread counts such as 1,2,4");
+    }
+    if (n == 0 || n > 1024) throw UsageError("--threads " + text, "each count must be 1 to 1024");
+    out.push_back(static_cast<unsigned>(n));
+  }
+  return out;
+}
+
 void add_run_command(CLI::App& app, Action& action) {
-  struct Options {
-    std::string size = "256m";
-    std::string block = "1m";
-    std::string dir;
-  };
-  auto opts = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("run", "Write then read a file with every available method and print MiB/s");
-  cmd->add_option("--size", opts->size, "File size (default 256m)");
-  cmd->add_option("--bs", opts->block, "Block size per call (default 1m)");
-  cmd->add_option("--dir", opts->dir, "Parent of the scratch directory (default: $TMPDIR or /tmp)");
-  cmd->footer("Example:\n  iolab run --size 64m --bs 4k");
-  cmd->callback([opts, &action] {
-    std::uint64_t size = parse_size(opts->size);
-    std::uint64_t block = parse_size(opts->block);
-    if (block == 0 || size == 0) throw UsageError("--size/--bs", "must be greater than zero");
-    if (block % 4096 != 0) throw UsageError("--bs " + opts->block, "must be a multiple of 4k (O_DIRECT needs it)");
-    action = [opts, size, block] {
-      using clock = std::chrono::steady_clock;
-      io::ScratchDir scratch(opts->dir);
-      io::Buffer buf(block, io::BufferKind::Aligned);
-      constexpr std::uint64_t kSeed = 42;
-      fmt::print("{} file, {} blocks, aligned buffer, warm page cache for reads, one run each;\n"
-                 "write time includes a final fdatasync.\n\n",
-                 format_bytes(static_cast<double>(size)), format_bytes(static_cast<double>(block)));
-      fmt::print("{:<10} {:>14} {:>14}\n", "METHOD", "WRITE", "READ");
-      for (const auto* m : io::file_methods()) {
-        io::Availability a = m->probe(scratch.path());
-        if (!a.available) {
-          fmt::print("{:<10} skipped: {}\n", m->name(), a.reason);
-          continue;
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "Run suites (default: the seeds) or a custom matrix; print tables, write JSON and CSV");
+  cmd->add_option("suites", o->suites, "Suites to run (see iolab suites); 'seeds' = the seed suites (default)");
+  cmd->add_option("--scale", o->scale, "Sizes: tiny, quick, default (<= 5 min for the seeds) or full (the seeds' own sizes)")
+      ->check(CLI::IsMember({"tiny", "quick", "default", "full"}));
+  cmd->add_flag("--quick", o->quick, "Same as --scale quick (<= 60 s for the seeds)");
+  cmd->add_option("--reps", o->reps, "Timed repetitions per experiment (default 5)")->check(CLI::Range(1u, 100000u));
+  cmd->add_option("--warmup", o->warmup, "Untimed repetitions before the timed ones (default 1)")->check(CLI::Range(0u, 1000u));
+  cmd->add_option("--seed", o->seed, "Seed of the data pattern and of random offsets (default 0x10AB = 4267)");
+  cmd->add_option("--dir", o->dir, "Parent of the scratch directory (default: $TMPDIR or /tmp); its filesystem is measured");
+  cmd->add_option("--out", o->out, "Results JSON (default results/iolab-<UTC time>.json); CSV beside it");
+  cmd->add_option("--records", o->records, "Store suite: number of records (default: per scale)");
+  cmd->add_option("--threads", o->threads, "Parallel suite: worker counts, e.g. 1,2,4");
+  cmd->add_option("--job", o->job, "Run the custom matrix described in a TOML job file");
+  auto* matrix = cmd->add_option_group("custom matrix", "Run exactly this matrix (suite 'custom'); lists are comma-separated");
+  matrix->add_option("--method", o->method, "File methods, e.g. pread,mmap (see iolab methods)");
+  matrix->add_option("--op", o->op, "read, write (default read)");
+  matrix->add_option("--pattern", o->pattern, "seq, rand (default seq)");
+  matrix->add_option("--bs", o->bs, "Block sizes per call, e.g. 4k,1m (default 1m)");
+  matrix->add_option("--size", o->size, "File size (default 256m)");
+  matrix->add_option("--ops", o->ops, "Calls per repetition instead of --size (file size = ops x block size)");
+  matrix->add_option("--cache", o->cache, "warm, cold, direct (default warm)");
+  matrix->add_option("--buffer", o->buffer, "heap, aligned (default heap)");
+  matrix->add_option("--sync", o->sync, "none, end, every, periodic-16k, optionally :fdatasync/:fsync/:msync (default none)");
+  matrix->add_option("--evict", o->evict, "How 'cold' evicts: auto (root: drop_caches), drop_caches, fadvise");
+  matrix->add_option("--qd", o->qd, "io_uring queue depth and requests per submit (default 32)")->check(CLI::Range(1u, 4096u));
+  matrix->add_flag("--no-latency", o->no_latency, "Do not time each call (for calls far below a microsecond)");
+  cmd->footer(
+      "Examples:\n"
+      "  iolab run --quick\n"
+      "  iolab run seq-read copy --scale default --reps 3\n"
+      "  iolab run --method pread,mmap --op read --pattern seq --bs 4k,1m --size 1g --cache warm --reps 5 --out r.json\n"
+      "  iolab run --job my-job.toml");
+
+  cmd->callback([o, cmd, &action] {
+    bool custom = !o->method.empty() || !o->op.empty() || !o->pattern.empty() || !o->bs.empty() || !o->size.empty() ||
+                  !o->ops.empty() || !o->cache.empty() || !o->buffer.empty() || !o->sync.empty() || !o->evict.empty() ||
+                  o->no_latency || cmd->count("--qd") > 0;
+    if (!o->job.empty() && custom)
+      throw UsageError("--job", "a job file describes the whole matrix; give it or the matrix options, not both");
+    if ((custom || !o->job.empty()) && !o->suites.empty())
+      throw UsageError("suites " + o->suites.front(), "give suites or a custom matrix, not both");
+    if (o->quick) {
+      if (cmd->count("--scale") > 0 && o->scale != "quick")
+        throw UsageError("--quick with --scale " + o->scale, "choose one");
+      o->scale = "quick";
+    }
+    // Validate everything before any work starts: bad input is one line and exit 2.
+    std::vector<harness::FileExperiment> experiments;
+    std::vector<const suites::Suite*> chosen;
+    unsigned reps = o->reps, warmup = o->warmup;
+    std::uint64_t seed = o->seed;
+    if (!o->job.empty()) {
+      harness::Job job = harness::read_job(o->job);
+      experiments = harness::expand(job.matrix);
+      if (job.reps && cmd->count("--reps") == 0) reps = *job.reps;
+      if (job.warmup && cmd->count("--warmup") == 0) warmup = *job.warmup;
+      if (job.seed && cmd->count("--seed") == 0) seed = *job.seed;
+    } else if (custom) {
+      experiments = harness::expand(matrix_from(*o));
+    } else {
+      std::vector<std::string> names = o->suites.empty() ? std::vector<std::string>{kSeedsGroup} : o->suites;
+      std::set<const suites::Suite*> seen;
+      for (const auto& name : names) {
+        std::vector<const suites::Suite*> add;
+        if (name == kSeedsGroup) {
+          // The seeds group: every suite but the store (order 80) and parallel (90) ones (suite.h).
+          for (const suites::Suite* s : suites::all_suites())
+            if (s->name() != "store" && s->name() != "parallel") add.push_back(s);
+        } else {
+          add.push_back(&suites::find_suite(name));
         }
-        auto path = scratch.create_unique_file(m->name());
-        auto w0 = clock::now();
-        {
-          auto f = m->open(path, io::Access::ReadWrite);
-          for (std::uint64_t off = 0; off < size; off += block) {
-            auto chunk = buf.span().first(static_cast<std::size_t>(std::min(block, size - off)));
-            io::fill_pattern(kSeed, off, chunk);  // inside the loop: the data differs per block
-            f->write_at(off, chunk);
-          }
-          f->sync(m->name() == "mmap" ? io::Durability::MsyncSync : io::Durability::Fdatasync);
-          f->close();
-        }
-        double wsec = std::chrono::duration<double>(clock::now() - w0).count();
-        auto r0 = clock::now();
-        bool ok = true;
-        {
-          auto f = m->open(path, io::Access::Read);
-          for (std::uint64_t off = 0; off < size; off += block) {
-            auto chunk = buf.span().first(static_cast<std::size_t>(std::min(block, size - off)));
-            if (f->read_at(off, chunk) != chunk.size()) ok = false;
-          }
-          f->close();
-        }
-        double rsec = std::chrono::duration<double>(clock::now() - r0).count();
-        // Verify outside the timing: the whole file against the pattern.
-        {
-          auto f = io::find_file_method("pread").open(path, io::Access::Read);
-          for (std::uint64_t off = 0; off < size && ok; off += block) {
-            auto chunk = buf.span().first(static_cast<std::size_t>(std::min(block, size - off)));
-            ok = f->read_at(off, chunk) == chunk.size() && io::matches_pattern(kSeed, off, chunk);
-          }
-        }
-        if (!ok) throw Error("verify", path.string(), "data read back does not match what was written");
-        fmt::print("{:<10} {:>14} {:>14}\n", m->name(), format_rate(size / wsec), format_rate(size / rsec));
-        scratch.remove_file(path);
+        for (const auto* s : add)
+          if (seen.insert(s).second) chosen.push_back(s);
       }
-      fmt::print("\nNote: a single run with the pattern generation inside the write loop; "
-                 "the full harness (repetitions, cache control, spread) is `iolab run` in a later version.\n");
+      if (chosen.empty())
+        throw Error("run", "the seeds group", "no suites are registered in this build; run a custom matrix (iolab run --method pread --bs 4k --size 64m)", ENOENT);
+    }
+    suites::SuiteOptions suite_options;
+    suite_options.scale = suites::parse_scale(o->scale);
+    suite_options.records = o->records;
+    suite_options.threads = thread_list(o->threads);
+
+    action = [o, experiments, chosen, suite_options, reps, warmup, seed] {
+      io::ScratchDir scratch(o->dir);
+      harness::Results results;
+      results.environment = harness::collect_environment(scratch.path());
+      results.environment.command = command_line();
+      std::filesystem::path out = o->out.empty() ? std::filesystem::path("results") / ("iolab-" + utc_stamp() + ".json")
+                                                 : std::filesystem::path(o->out);
+      std::filesystem::path csv = std::filesystem::path(out).replace_extension(".csv");
+
+      bool color = harness::use_color(stdout);
+      harness::Progress progress(::isatty(STDERR_FILENO) == 1, static_cast<unsigned>(experiments.size()),
+                                harness::use_color(stderr));
+      harness::RunConfig config;
+      config.reps = reps;
+      config.warmup = warmup;
+      config.seed = seed;
+      config.show_progress = progress.enabled();
+      config.on_experiment = [&](const std::string& label, unsigned n) { progress.begin(label, n); };
+      config.on_repetition = [&](unsigned done) { progress.repetition(done); };
+      config.on_result = [&](const harness::Result&) { progress.end(); };
+      harness::Runner runner(config, scratch);
+
+      const auto& env = results.environment;
+      fmt::print("iolab {} · scratch {} ({}{}, {}) · {} timed reps + {} warm-up · seed {}\n", env.iolab_version,
+                 env.scratch_dir, env.fs_type, env.rotational ? (*env.rotational ? ", rotational" : ", SSD/virtual") : "",
+                 env.device, reps, warmup, seed);
+      fmt::print("{} · {} cores · {} RAM · {}{}\n", env.cpu_model, env.cores, format_bytes(static_cast<double>(env.ram_bytes)),
+                 env.kernel, env.root ? " · root (cold = drop_caches)" : " · not root (cold = fadvise)");
+      std::fflush(stdout);
+
+      auto show = [&](const std::vector<harness::Result>& rs) {
+        progress.clear();
+        fmt::print("{}", harness::format_tables(rs, color));
+        std::fflush(stdout);
+      };
+      if (!experiments.empty()) {
+        for (const auto& e : experiments) results.results.push_back(runner.run(e));
+        show(results.results);
+      } else {
+        unsigned i = 0;
+        for (const suites::Suite* s : chosen) {
+          progress.set_context(fmt::format("suite {}/{} {}", ++i, chosen.size(), s->name()));
+          std::vector<harness::Result> rs = s->run(runner, suite_options);
+          show(rs);
+          for (auto& r : rs) results.results.push_back(std::move(r));
+        }
+      }
+      progress.clear();
+      harness::write_json(results, out);
+      harness::write_csv(results, csv);
+      std::size_t skipped = 0;
+      for (const auto& r : results.results) skipped += r.skipped.has_value();
+      fmt::print("\n{} results ({} skipped), all data verified.\nJSON: {}\nCSV:  {}\n", results.results.size(), skipped,
+                 out.string(), csv.string());
       return 0;
     };
   });

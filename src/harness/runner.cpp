@@ -294,13 +294,12 @@ void fill_figures(Result& r, const std::vector<Usage>& usage, const std::vector<
   if (secs.empty()) return;
   Summary s = summarize(secs);
   if (s.min < kTooShortSeconds)
-    r.warnings.push_back("timed repetitions as short as " + format_duration(s.min) +
-                         " are too short to trust (< 50 ms); use a larger --size");
+    r.warnings.push_back("timed repetitions too short to trust (shortest " + format_duration(s.min) +
+                         " < 50 ms); use a larger --size");
   if (!s.outliers.empty())
-    r.warnings.push_back(std::to_string(s.outliers.size()) + " statistical outlier" + (s.outliers.size() > 1 ? "s" : "") +
-                         " among " + std::to_string(s.n) +
-                         " repetitions (median absolute deviation rule); consider more --reps, a quieter machine, "
-                         "or closing other programs");
+    r.warnings.push_back("statistical outliers (" + std::to_string(s.outliers.size()) + " of " + std::to_string(s.n) +
+                         " repetitions, median absolute deviation rule) may distort the figures; consider more --reps, "
+                         "a quieter machine, or closing other programs");
 }
 
 std::string experiment_label(const Result& r) {

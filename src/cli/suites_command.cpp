@@ -1,0 +1,44 @@
+// `iolab suites`: the registered suites, the seed each reproduces, and what it measures.
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+#include "app.h"
+#include "iolab/suites/suite.h"
+
+namespace iolab::cli {
+
+namespace {
+
+void add_suites_command(CLI::App& app, Action& action) {
+  auto json = std::make_shared<bool>(false);
+  auto* cmd = app.add_subcommand("suites", "List the suites `iolab run` can run, with the seed each reproduces");
+  cmd->add_flag("--json", *json, "Print a JSON array of {name, seed, description}");
+  cmd->footer("Example:\n  iolab suites\n  iolab run seq-read --scale quick");
+  cmd->callback([json, &action] {
+    action = [json] {
+      auto all = suites::all_suites();
+      if (*json) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto* s : all) out.push_back({{"name", s->name()}, {"seed", s->seed()}, {"description", s->description()}});
+        fmt::print("{}\n", out.dump(2));
+        return 0;
+      }
+      if (all.empty()) {
+        fmt::print("No suites are registered in this build; `iolab run --method ...` runs a custom matrix.\n");
+        return 0;
+      }
+      std::size_t w = 5;
+      for (const auto* s : all) w = std::max(w, s->name().size());
+      fmt::print("{:<{}}  {:<12}  {}\n", "SUITE", w, "SEED", "WHAT IT MEASURES");
+      for (const auto* s : all) fmt::print("{:<{}}  {:<12}  {}\n", s->name(), w, s->seed(), s->description());
+      fmt::print("\n'seeds' runs every suite above except store and parallel; `iolab run` with no suite runs it.\n");
+      return 0;
+    };
+  });
+}
+
+const CommandRegistration registration{30, add_suites_command};
+
+}  // namespace
+}  // namespace iolab::cli
