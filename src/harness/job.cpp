@@ -79,10 +79,11 @@ std::vector<FileExperiment> expand(const Matrix& m) {
       for (std::uint64_t block : m.block_sizes)
         for (CacheState cache : m.caches)
           for (io::BufferKind buffer : m.buffers)
-            for (const SyncPolicy& sync : m.syncs) {
+            for (const SyncPolicy& listed : m.syncs) {
               // Caches apply to reads, sync to writes: skip combinations that would repeat a row.
               if (op == Op::Write && cache != m.caches.front() && cache != CacheState::Direct) continue;
-              if (op == Op::Read && sync.schedule != SyncSchedule::None) continue;
+              if (op == Op::Read && &listed != &m.syncs.front()) continue;
+              const SyncPolicy sync = op == Op::Read ? SyncPolicy{} : listed;
               for (const std::string& method : m.methods) {
                 FileExperiment e;
                 e.suite = "custom";

@@ -1,6 +1,7 @@
 #include "iolab/harness/result.h"
 
 #include <fstream>
+#include <sstream>
 
 #include "iolab/error.h"
 #include "iolab/version.h"
@@ -60,6 +61,7 @@ json to_json(const Environment& e) {
 json to_json(const Result& r) {
   Summary s = r.seconds();
   auto rate = [&](double sec) { return sec > 0 ? static_cast<double>(r.bytes) / kMiB / sec : 0.0; };
+  auto ops = [&](double sec) { return sec > 0 ? static_cast<double>(r.ops) / sec : 0.0; };
   json j{{"suite", r.suite},
          {"experiment", r.experiment},
          {"method", r.method},
@@ -79,7 +81,7 @@ json to_json(const Result& r) {
          {"samples_s", r.samples_s},
          {"seconds", {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv}}},
          {"mib_per_s", {{"median", rate(s.median)}, {"min", rate(s.max)}, {"max", rate(s.min)}}},
-         {"ops_per_s", {{"median", s.median > 0 ? static_cast<double>(r.ops) / s.median : 0.0}}},
+         {"ops_per_s", {{"median", ops(s.median)}, {"min", ops(s.max)}, {"max", ops(s.min)}}},
          {"latency_ns", r.latency_ns ? json{{"p50", r.latency_ns->p50}, {"p90", r.latency_ns->p90}, {"p99", r.latency_ns->p99},
                                             {"p999", r.latency_ns->p999}, {"max", r.latency_ns->max}}
                                      : json(nullptr)},
@@ -205,7 +207,7 @@ void write_json(const Results& r, const std::filesystem::path& path) {
 
 namespace {
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
@@ -216,21 +218,37 @@ void write_csv(const Results& rs, const std::filesystem::path& path) {
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   std::ofstream out(path, std::ios::trunc);
   if (!out) throw Error("write results", path.string(), errno);
+  // Columns are only ever appended, so older readers keep working (docs/results-format.md).
   out << "suite,experiment,method,op,pattern,block_size,file_size,buffer,cache,cache_method,resident_fraction,sync,"
          "threads,reps,bytes,ops,seconds_median,seconds_min,seconds_max,seconds_mean,seconds_stddev,mib_per_s_median,"
          "ops_per_s_median,latency_p50_ns,latency_p99_ns,user_s,sys_s,minor_faults,major_faults,voluntary_ctx,"
-         "involuntary_ctx,io_calls,verified,skipped\n";
+         "involuntary_ctx,io_calls,verified,skipped,seconds_cv,mib_per_s_min,mib_per_s_max,latency_p90_ns,"
+         "latency_p999_ns,latency_max_ns,storage_read_bytes,storage_write_bytes,warnings\n";
+  auto num = [](double v) {
+    std::ostringstream o;
+    o.precision(10);
+    o << v;
+    return o.str();
+  };
+  auto lat = [&](const Result& r, double Latency::*field) { return r.latency_ns ? num((*r.latency_ns).*field) : std::string(); };
   for (const auto& r : rs.results) {
     Summary s = r.seconds();
-    out << csv_field(r.suite) << ',' << csv_field(r.experiment) << ',' << csv_field(r.method) << ',' << r.op << ','
-        << r.pattern << ',' << r.block_size << ',' << r.file_size << ',' << r.buffer << ',' << r.cache << ','
-        << csv_field(r.cache_method) << ',' << (r.resident_fraction ? std::to_string(*r.resident_fraction) : "") << ','
-        << csv_field(r.sync) << ',' << r.threads << ',' << r.reps << ',' << r.bytes << ',' << r.ops << ',' << s.median
-        << ',' << s.min << ',' << s.max << ',' << s.mean << ',' << s.stddev << ',' << r.median_mib_per_s() << ','
-        << r.median_ops_per_s() << ',' << (r.latency_ns ? std::to_string(r.latency_ns->p50) : "") << ','
-        << (r.latency_ns ? std::to_string(r.latency_ns->p99) : "") << ',' << r.user_s << ',' << r.sys_s << ','
-        << r.minor_faults << ',' << r.major_faults << ',' << r.voluntary_ctx << ',' << r.involuntary_ctx << ','
-        << r.io_calls << ',' << (r.verified ? "true" : "false") << ',' << csv_field(r.skipped.value_or("")) << '\n';
+    auto rate = [&](double sec) { return sec > 0 ? static_cast<double>(r.bytes) / kMiB / sec : 0.0; };
+    std::string warnings;
+    for (const auto& w : r.warnings) warnings += (warnings.empty() ? "" : "; ") + w;
+    out << csv_field(r.suite) << ',' << csv_field(r.experiment) << ',' << csv_field(r.method) << ',' << csv_field(r.op)
+        << ',' << csv_field(r.pattern) << ',' << r.block_size << ',' << r.file_size << ',' << csv_field(r.buffer) << ','
+        << csv_field(r.cache) << ',' << csv_field(r.cache_method) << ','
+        << (r.resident_fraction ? num(*r.resident_fraction) : "") << ',' << csv_field(r.sync) << ',' << r.threads << ','
+        << r.reps << ',' << r.bytes << ',' << r.ops << ',' << num(s.median) << ',' << num(s.min) << ',' << num(s.max)
+        << ',' << num(s.mean) << ',' << num(s.stddev) << ',' << num(r.median_mib_per_s()) << ','
+        << num(r.median_ops_per_s()) << ',' << lat(r, &Latency::p50) << ',' << lat(r, &Latency::p99) << ','
+        << num(r.user_s) << ',' << num(r.sys_s) << ',' << r.minor_faults << ',' << r.major_faults << ','
+        << r.voluntary_ctx << ',' << r.involuntary_ctx << ',' << r.io_calls << ',' << (r.verified ? "true" : "false")
+        << ',' << csv_field(r.skipped.value_or("")) << ',' << num(s.cv) << ',' << num(rate(s.max)) << ','
+        << num(rate(s.min)) << ',' << lat(r, &Latency::p90) << ',' << lat(r, &Latency::p999) << ','
+        << lat(r, &Latency::max) << ',' << r.storage_read_bytes << ',' << r.storage_write_bytes << ','
+        << csv_field(warnings) << '\n';
   }
   out.close();
   if (!out) throw Error("write results", path.string(), errno ? errno : EIO);

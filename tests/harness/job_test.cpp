@@ -1,0 +1,87 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "iolab/error.h"
+#include "iolab/harness/job.h"
+#include "iolab/io/scratch.h"
+
+namespace iolab::harness {
+namespace {
+
+std::filesystem::path write(io::ScratchDir& s, const std::string& text) {
+  auto p = s.create_unique_file("job");
+  std::ofstream(p) << text;
+  return p;
+}
+
+TEST(Job, MatrixExpandsEveryCombinationMethodsFastest) {
+  Matrix m;
+  m.methods = {"pread", "mmap"};
+  m.block_sizes = {4096, 1 << 20};
+  m.file_size = 1 << 20;
+  auto e = expand(m);
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_EQ(e[0].method, "pread");
+  EXPECT_EQ(e[1].method, "mmap");
+  EXPECT_EQ(e[0].experiment, e[1].experiment);  // one table compares the methods
+  EXPECT_NE(e[0].experiment, e[2].experiment);
+  EXPECT_EQ(e[2].block_size, 1u << 20);
+  EXPECT_EQ(e[0].suite, "custom");
+}
+
+TEST(Job, SyncPolicies) {
+  SyncPolicy p = parse_sync_policy("periodic-16k:msync");
+  EXPECT_EQ(p.schedule, SyncSchedule::Periodic);
+  EXPECT_EQ(p.interval, 16u * 1024);
+  EXPECT_EQ(p.durability, io::Durability::MsyncSync);
+  EXPECT_EQ(parse_sync_policy("end").schedule, SyncSchedule::End);
+  EXPECT_EQ(parse_sync_policy("every:fsync").durability, io::Durability::Fsync);
+  EXPECT_THROW(parse_sync_policy("sometimes"), UsageError);
+  EXPECT_THROW(parse_sync_policy("none:fsync"), UsageError);
+  EXPECT_THROW(parse_sync_policy("periodic-0"), UsageError);
+}
+
+TEST(Job, ReadsAJobFile) {
+  io::ScratchDir s("/tmp");
+  auto p = write(s, R"(
+method = ["pread", "mmap"]
+op = "read,write"
+bs = ["4k", 1048576]
+size = "8m"
+cache = "warm"
+sync = "end:fdatasync"
+reps = 3
+seed = 7
+)");
+  Job j = read_job(p);
+  EXPECT_EQ(j.matrix.methods.size(), 2u);
+  EXPECT_EQ(j.matrix.ops.size(), 2u);
+  EXPECT_EQ(j.matrix.block_sizes, (std::vector<std::uint64_t>{4096, 1048576}));
+  EXPECT_EQ(j.matrix.file_size, 8u << 20);
+  EXPECT_EQ(*j.reps, 3u);
+  EXPECT_EQ(*j.seed, 7u);
+  // Reads ignore sync, writes ignore cache: 2 methods x 2 block sizes x (read + write).
+  EXPECT_EQ(expand(j.matrix).size(), 8u);
+}
+
+TEST(Job, BadJobFilesFailWithOneLine) {
+  io::ScratchDir s("/tmp");
+  for (const char* text : {"method = \"pread\"\nbs = \"4q\"\n", "method = \"nosuch\"\n", "methd = \"pread\"\n",
+                           "method = \"pread\"\nreps = 0\n", "method = [\"pread\"\n", "bs = \"4k\"\n",
+                           "method = \"pread\"\nlatency = \"yes\"\n"}) {
+    auto p = write(s, text);
+    try {
+      read_job(p);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const UsageError& e) {
+      std::string what = e.what();
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      EXPECT_NE(what.find(p.string()), std::string::npos) << what;
+    }
+  }
+  EXPECT_THROW(read_job(s.path() / "missing.toml"), UsageError);
+}
+
+}  // namespace
+}  // namespace iolab::harness

@@ -1,0 +1,135 @@
+// The results format: JSON round-trips, holds every field issue 3 lists, and
+// the CSV has one row per result under a header.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "iolab/error.h"
+#include "iolab/harness/result.h"
+#include "iolab/io/scratch.h"
+
+namespace iolab::harness {
+namespace {
+
+Results sample() {
+  Results rs;
+  rs.environment = collect_environment("/tmp");
+  rs.environment.command = "iolab run --method pread";
+  Result r;
+  r.suite = "custom";
+  r.experiment = "read seq 4k warm heap";
+  r.method = "pread";
+  r.op = "read";
+  r.pattern = "seq";
+  r.block_size = 4096;
+  r.file_size = 1 << 20;
+  r.buffer = "heap";
+  r.cache = "warm";
+  r.cache_method = "read once";
+  r.resident_fraction = 1.0;
+  r.sync = "none";
+  r.reps = 3;
+  r.bytes = 1 << 20;
+  r.ops = 256;
+  r.samples_s = {0.5, 1.0, 2.0};
+  r.latency_ns = Latency{500, 900, 1500, 4000, 9000};
+  r.user_s = 0.1;
+  r.sys_s = 0.2;
+  r.minor_faults = 3;
+  r.major_faults = 1;
+  r.voluntary_ctx = 4;
+  r.involuntary_ctx = 5;
+  r.io_calls = 256;
+  r.storage_read_bytes = 7;
+  r.storage_write_bytes = 8;
+  r.verified = true;
+  r.warnings = {"a, \"quoted\" warning"};
+  r.reference = Reference{"seed 001: Java", 4700, "ms"};
+  r.extra["batch"] = 1;
+  rs.results.push_back(r);
+  Result skipped;
+  skipped.suite = "custom";
+  skipped.experiment = "x";
+  skipped.method = "direct";
+  skipped.skipped = "the filesystem refuses O_DIRECT";
+  rs.results.push_back(skipped);
+  return rs;
+}
+
+TEST(ResultsFormat, HoldsEveryFieldOfTheIssue) {
+  nlohmann::json j = to_json(sample());
+  EXPECT_EQ(j["format"], "iolab-results");
+  EXPECT_EQ(j["format_version"], 1);
+  for (const char* key : {"cpu_model", "cores", "ram_bytes", "kernel", "fs_type", "mount_options", "device", "rotational",
+                          "scheduler", "iolab_version", "compiler", "build_type", "root", "command", "created"})
+    EXPECT_TRUE(j["environment"].contains(key)) << key;
+  const auto& r = j["results"][0];
+  for (const char* key : {"suite", "experiment", "method", "op", "pattern", "block_size", "file_size", "buffer", "cache",
+                          "resident_fraction", "sync", "reps", "bytes", "ops", "seconds", "mib_per_s", "ops_per_s",
+                          "latency_ns", "cpu", "faults", "ctx", "io_calls", "verified", "skipped"})
+    EXPECT_TRUE(r.contains(key)) << key;
+  for (const char* key : {"median", "min", "max", "mean", "stddev"}) EXPECT_TRUE(r["seconds"].contains(key)) << key;
+  for (const char* key : {"median", "min", "max"}) EXPECT_TRUE(r["mib_per_s"].contains(key)) << key;
+  for (const char* key : {"p50", "p90", "p99", "p999", "max"}) EXPECT_TRUE(r["latency_ns"].contains(key)) << key;
+  EXPECT_DOUBLE_EQ(r["seconds"]["median"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(r["mib_per_s"]["median"].get<double>(), 1.0);  // 1 MiB in 1 s; MiB = 2^20
+  EXPECT_DOUBLE_EQ(r["mib_per_s"]["max"].get<double>(), 2.0);      // from the fastest repetition
+  EXPECT_DOUBLE_EQ(r["mib_per_s"]["min"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(r["ops_per_s"]["median"].get<double>(), 256.0);
+  EXPECT_EQ(r["cpu"]["sys_s"], 0.2);
+  EXPECT_EQ(r["faults"]["major"], 1);
+  EXPECT_EQ(r["ctx"]["involuntary"], 5);
+  EXPECT_TRUE(r["skipped"].is_null());
+  EXPECT_EQ(j["results"][1]["skipped"], "the filesystem refuses O_DIRECT");
+}
+
+TEST(ResultsFormat, JsonRoundTrips) {
+  io::ScratchDir scratch("/tmp");
+  Results a = sample();
+  auto path = scratch.path() / "r.json";
+  write_json(a, path);
+  Results b = read_results(path);
+  ::unlink(path.c_str());
+  EXPECT_EQ(to_json(a), to_json(b));
+  EXPECT_EQ(b.environment.command, "iolab run --method pread");
+  ASSERT_EQ(b.results.size(), 2u);
+  EXPECT_EQ(b.results[0].samples_s, a.results[0].samples_s);
+  EXPECT_EQ(b.results[0].reference->value, 4700);
+  EXPECT_EQ(*b.results[1].skipped, "the filesystem refuses O_DIRECT");
+}
+
+TEST(ResultsFormat, CsvHasAHeaderAndOneRowPerResult) {
+  io::ScratchDir scratch("/tmp");
+  auto path = scratch.path() / "r.csv";
+  write_csv(sample(), path);
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  ::unlink(path.c_str());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].rfind("suite,experiment,method,op,pattern,block_size", 0), 0u);
+  EXPECT_NE(lines[1].find("\"a, \"\"quoted\"\" warning\""), std::string::npos) << lines[1];
+  // Quoted fields aside, every row has as many columns as the header.
+  auto columns = [](const std::string& l) {
+    std::size_t n = 1;
+    bool quoted = false;
+    for (char c : l) {
+      if (c == '"') quoted = !quoted;
+      else if (c == ',' && !quoted) ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(columns(lines[1]), columns(lines[0]));
+  EXPECT_EQ(columns(lines[2]), columns(lines[0]));
+}
+
+TEST(ResultsFormat, RejectsWhatIsNotResults) {
+  EXPECT_THROW(results_from_json(nlohmann::json{{"format", "other"}}, "x"), Error);
+  EXPECT_THROW(results_from_json(nlohmann::json{{"format", "iolab-results"}, {"format_version", 99}, {"results", nlohmann::json::array()}}, "x"), Error);
+  nlohmann::json no_method = to_json(sample());
+  no_method["results"][0].erase("method");
+  EXPECT_THROW(results_from_json(no_method, "x"), Error);
+}
+
+}  // namespace
+}  // namespace iolab::harness

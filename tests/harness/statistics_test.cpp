@@ -1,0 +1,57 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "iolab/harness/statistics.h"
+
+namespace iolab::harness {
+namespace {
+
+TEST(Statistics, MedianOddAndEven) {
+  std::vector<double> odd{5, 1, 3};
+  std::vector<double> even{4, 1, 3, 2};
+  EXPECT_DOUBLE_EQ(median(odd), 3);
+  EXPECT_DOUBLE_EQ(median(even), 2.5);
+  EXPECT_DOUBLE_EQ(median(std::vector<double>{}), 0);
+}
+
+TEST(Statistics, SummaryOfAKnownSample) {
+  std::vector<double> x{2, 4, 4, 4, 5, 5, 7, 9};
+  Summary s = summarize(x);
+  EXPECT_EQ(s.n, 8u);
+  EXPECT_DOUBLE_EQ(s.min, 2);
+  EXPECT_DOUBLE_EQ(s.max, 9);
+  EXPECT_DOUBLE_EQ(s.mean, 5);
+  EXPECT_DOUBLE_EQ(s.median, 4.5);
+  EXPECT_NEAR(s.stddev, std::sqrt(32.0 / 7.0), 1e-12);  // sample standard deviation
+  EXPECT_NEAR(s.cv, std::sqrt(32.0 / 7.0) / 5, 1e-12);
+  // |x - 4.5| = 2.5 .5 .5 .5 .5 .5 2.5 4.5 -> median 0.5
+  EXPECT_DOUBLE_EQ(s.mad, 0.5);
+}
+
+TEST(Statistics, MadFlagsOnlyTheOutlier) {
+  std::vector<double> x{1.00, 1.02, 0.98, 1.01, 0.99, 3.0};
+  Summary s = summarize(x);
+  ASSERT_EQ(s.outliers.size(), 1u);
+  EXPECT_EQ(s.outliers[0], 5u);
+}
+
+TEST(Statistics, NoOutliersInATightSample) {
+  std::vector<double> x{1.00, 1.02, 0.98, 1.01, 0.99};
+  EXPECT_TRUE(summarize(x).outliers.empty());
+}
+
+TEST(Statistics, IdenticalSamplesHaveNoSpreadAndNoOutliers) {
+  std::vector<double> x{2, 2, 2};
+  Summary s = summarize(x);
+  EXPECT_DOUBLE_EQ(s.stddev, 0);
+  EXPECT_DOUBLE_EQ(s.cv, 0);
+  EXPECT_TRUE(s.outliers.empty());
+}
+
+TEST(Statistics, EmptySampleThrows) { EXPECT_THROW(summarize(std::vector<double>{}), std::invalid_argument); }
+
+}  // namespace
+}  // namespace iolab::harness
