@@ -1,0 +1,177 @@
+// The iolab command as a user runs it: exit codes, one-line errors, the
+// methods listing as JSON. Runs the built binary with posix_spawn, capturing
+// stdout and stderr into scratch files.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "iolab/io/scratch.h"
+#include "iolab/version.h"
+
+extern char** environ;
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  // Lines of stderr (a trailing newline does not start another line).
+  std::size_t err_lines() const {
+    std::size_t n = 0;
+    for (char c : err) n += c == '\n';
+    if (!err.empty() && err.back() != '\n') ++n;
+    return n;
+  }
+};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Outcome run_iolab(const std::vector<std::string>& args) {
+  iolab::io::ScratchDir scratch;
+  auto out = scratch.create_file("stdout");
+  auto err = scratch.create_file("stderr");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
+  std::string binary = IOLAB_BINARY_DIR "/iolab";
+  std::vector<char*> argv{binary.data()};
+  std::vector<std::string> copies(args);
+  for (auto& a : copies) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  Outcome o;
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot run " << binary << ": " << std::strerror(rc);
+    return o;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) o.exit_code = WEXITSTATUS(status);
+  else ADD_FAILURE() << "iolab died of signal " << WTERMSIG(status);
+  o.out = slurp(out);
+  o.err = slurp(err);
+  return o;
+}
+
+TEST(Cli, HelpListsTheCommands) {
+  Outcome o = run_iolab({"--help"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("methods"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("run"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Examples"), std::string::npos) << o.out;
+  EXPECT_TRUE(o.err.empty()) << o.err;
+}
+
+TEST(Cli, SubcommandHelpHasAnExample) {
+  Outcome o = run_iolab({"methods", "--help"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("--json"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Example"), std::string::npos) << o.out;
+}
+
+TEST(Cli, VersionPrintsTheVersion) {
+  Outcome o = run_iolab({"--version"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find(std::string("iolab ") + iolab::kVersion), std::string::npos) << o.out;
+}
+
+TEST(Cli, MethodsTableListsEveryMethod) {
+  Outcome o = run_iolab({"methods"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  for (const char* name : {"iostream", "stdio", "syscall", "pread", "vectored", "mmap", "direct", "io_uring",
+                           "readwrite", "sendfile", "copy_file_range", "splice", "mmap_write"})
+    EXPECT_NE(o.out.find(name), std::string::npos) << name;
+  EXPECT_NE(o.out.find("AVAILABLE"), std::string::npos);
+}
+
+TEST(Cli, MethodsJsonIsAnArrayOfThirteen) {
+  Outcome o = run_iolab({"methods", "--json"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(o.err.empty()) << o.err;
+  nlohmann::json j = nlohmann::json::parse(o.out);  // throws (fails the test) if not JSON
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), 13u);
+  std::set<std::string> names;
+  int files = 0, copies = 0;
+  for (const auto& m : j) {
+    ASSERT_TRUE(m.is_object());
+    for (const char* key : {"name", "kind", "available", "reason", "description"})
+      ASSERT_TRUE(m.contains(key)) << key << " missing in " << m.dump();
+    ASSERT_TRUE(m["name"].is_string());
+    ASSERT_TRUE(m["available"].is_boolean());
+    ASSERT_TRUE(m["description"].is_string());
+    EXPECT_FALSE(m["description"].get<std::string>().empty());
+    names.insert(m["name"].get<std::string>());
+    std::string kind = m["kind"].get<std::string>();
+    EXPECT_TRUE(kind == "file" || kind == "copy") << kind;
+    (kind == "file" ? files : copies)++;
+    if (m["available"].get<bool>()) {
+      EXPECT_TRUE(m["reason"].is_null()) << m.dump();
+    } else {
+      EXPECT_TRUE(m["reason"].is_string() && !m["reason"].get<std::string>().empty()) << m.dump();
+    }
+    // This machine: ext4, root, io_uring enabled: everything is available.
+    EXPECT_TRUE(m["available"].get<bool>()) << m.dump();
+  }
+  EXPECT_EQ(files, 8);
+  EXPECT_EQ(copies, 5);
+  EXPECT_EQ(names.size(), 13u) << "names are unique";
+}
+
+TEST(Cli, MethodsWithAMissingDirFailsWithOneLine) {
+  Outcome o = run_iolab({"methods", "--dir", "/nonexistent/iolab-test-dir"});
+  EXPECT_EQ(o.exit_code, 1) << o.out;
+  EXPECT_EQ(o.err_lines(), 1u) << o.err;
+  EXPECT_NE(o.err.find("/nonexistent/iolab-test-dir"), std::string::npos) << o.err;
+}
+
+// Bad input: exit code 2 and exactly one line on stderr, naming the problem.
+struct BadInput {
+  std::vector<std::string> args;
+  std::string must_mention;
+};
+
+void PrintTo(const BadInput& b, std::ostream* os) {
+  *os << "iolab";
+  for (const auto& a : b.args) *os << ' ' << a;
+}
+
+class CliBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadInput, ExitsTwoWithOneLine) {
+  Outcome o = run_iolab(GetParam().args);
+  EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
+  EXPECT_EQ(o.err_lines(), 1u) << "stderr was:\n" << o.err;
+  EXPECT_NE(o.err.find(GetParam().must_mention), std::string::npos) << o.err;
+  EXPECT_TRUE(o.out.empty()) << "nothing on stdout: " << o.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliBadInput,
+    ::testing::Values(BadInput{{"bogus"}, "bogus"}, BadInput{{"methods", "--nope"}, "--nope"},
+                      BadInput{{"run", "--size", "12q"}, "12q"}, BadInput{{"--frobnicate"}, "--frobnicate"},
+                      BadInput{{}, "subcommand"}, BadInput{{"methods", "extra"}, "extra"}),
+    [](const auto& info) { return "case" + std::to_string(info.index); });
+
+}  // namespace
