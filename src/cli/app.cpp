@@ -80,6 +80,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // CLI11 reports a missing subcommand before an unknown option, so
+    // "iolab --frobnicate" would not name --frobnicate.
+    if (auto rest = app.remaining(); !rest.empty() && rest.front().starts_with('-')) {
+      std::fprintf(stderr, "iolab: unknown option '%s' (see iolab --help)\n", rest.front().c_str());
+      return 2;
+    }
     std::fprintf(stderr, "iolab: %s (see iolab --help)\n", one_line(e.what()).c_str());
     return 2;
   } catch (const UsageError& e) {
