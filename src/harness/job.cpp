@@ -2,6 +2,9 @@
 
 #include <toml++/toml.h>
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <set>
 
 #include "iolab/error.h"
@@ -172,6 +175,8 @@ struct JobReader {
 Job read_job(const std::filesystem::path& file) {
   JobReader rd{file.string()};
   toml::table t;
+  if (std::ifstream probe(file); !probe)
+    throw UsageError("job file " + file.string(), std::string("cannot be read: ") + std::strerror(errno));
   try {
     t = toml::parse_file(file.string());
   } catch (const toml::parse_error& e) {
