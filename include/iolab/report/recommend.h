@@ -1,0 +1,64 @@
+// This machine's decision table, in the spirit of seed 004's ("read with
+// mmap, write with FileChannel, avoid force with mmap"), from measured data:
+// op x packet-size band x flush policy x cache state -> the best method, its
+// margin over the runner-up, and whether that margin exceeds the noise.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "iolab/harness/result.h"
+#include "iolab/harness/runner.h"
+
+namespace iolab::report {
+
+enum class Band { Under64, To4K, To1M, Over1M };  // < 64 B, 64 B..4 KiB, 4 KiB..1 MiB, >= 1 MiB
+std::string_view to_string(Band band);            // "< 64 B", "64 B..4 KiB", ...
+Band band_of(std::uint64_t block_size);
+
+struct Cell {
+  std::string op;     // "read", "write"
+  Band band = Band::Under64;
+  std::string flush;  // "none", "periodic", "every" (reads: "none")
+  std::string cache;  // "warm", "cold" (cold includes O_DIRECT)
+
+  std::vector<std::string> methods;          // every method measured in this cell
+  std::vector<std::uint64_t> block_sizes;    // packet sizes measured in this cell
+  std::string best, runner_up;               // empty when fewer than two methods were compared
+  double margin = 0;                         // best's speed / runner-up's, geometric mean over shared conditions
+  double margin_stddev = 0;
+  std::size_t shared = 0;                    // conditions (size, file, pattern, suite) where both ran
+  std::size_t shared_beyond_noise = 0;       // ... where best was faster beyond the noise
+  bool clear = false;                        // best beat the runner-up beyond the noise at every shared condition
+
+  // "mmap", "no clear winner", "only pread measured", "no data".
+  std::string verdict() const;
+  // One line: verdict with margin, e.g. "mmap: 3.1 ± 0.2x over pread (clear, 2 sizes)".
+  std::string summary() const;
+};
+
+struct DecisionTable {
+  std::vector<Cell> cells;  // read rows first, then write; bands ascending
+  const Cell* find(std::string_view op, Band band, std::string_view flush, std::string_view cache) const;
+};
+
+// Builds the table from single-thread read and write records; other records are ignored.
+DecisionTable decide(std::span<const harness::Result> results);
+
+std::string format_text(const DecisionTable& table);
+std::string format_markdown(const DecisionTable& table);
+nlohmann::json to_json(const DecisionTable& table);
+
+// The smallest set of experiments that fills the table: one packet size per
+// band, warm and cold reads, writes under the three flush policies, with the
+// methods that compete for each cell. Files are at most `max_file` bytes (at
+// least one block). Cold reads are evicted the way `eviction` says.
+std::vector<harness::FileExperiment> table_experiments(std::uint64_t max_file,
+                                                       harness::Eviction eviction = harness::Eviction::Auto);
+
+}  // namespace iolab::report

@@ -1,0 +1,45 @@
+// `iolab report RESULTS.json... -o report.html`: one self-contained HTML page
+// (charts inlined, opens offline) from one or more results files.
+#include <fmt/core.h>
+
+#include "app.h"
+#include "iolab/error.h"
+#include "iolab/harness/result.h"
+#include "iolab/report/html.h"
+
+namespace iolab::cli {
+
+namespace {
+
+void add_report_command(CLI::App& app, Action& action) {
+  struct Options {
+    std::vector<std::string> inputs;
+    std::string out = "report.html";
+    std::string title = "iolab report";
+  };
+  auto opts = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("report", "Write a self-contained HTML report (charts, explanations, decision table) from results files");
+  cmd->add_option("results", opts->inputs, "Results files written by `iolab run` (JSON)")->required();
+  cmd->add_option("-o,--out", opts->out, "HTML file to write (default report.html)");
+  cmd->add_option("--title", opts->title, "Page title");
+  cmd->footer("Example:\n  iolab report results/run.json -o report.html\n  iolab report laptop.json server.json -o both.html");
+  cmd->callback([opts, &action] {
+    action = [opts] {
+      std::vector<harness::Results> runs;
+      report::ReportOptions options;
+      options.title = opts->title;
+      for (const auto& in : opts->inputs) {
+        runs.push_back(harness::read_results(in));
+        options.source_names.push_back(std::filesystem::path(in).filename().string());
+      }
+      report::write_html_report(runs, opts->out, options);
+      fmt::print("wrote {}\n", opts->out);
+      return 0;
+    };
+  });
+}
+
+const CommandRegistration registration{40, add_report_command};
+
+}  // namespace
+}  // namespace iolab::cli

@@ -1,0 +1,145 @@
+#include "explain.h"
+
+#include <algorithm>
+#include <map>
+
+#include "common.h"
+
+namespace iolab::report {
+
+namespace {
+
+std::string rate_text(const Family& f, double v) { return sig(v, 3) + (f.bytes_metric ? " MiB/s" : " ops/s"); }
+
+// What a record spent its time on: page faults for mapped access, else calls.
+std::string mechanism(const harness::Result& r, const std::string& label) {
+  std::string out;
+  auto calls = r.io_calls ? r.io_calls : r.ops;
+  if (r.minor_faults + r.major_faults > static_cast<std::int64_t>(r.io_calls) && r.minor_faults > 0) {
+    out = label + " took " + grouped(static_cast<std::uint64_t>(r.minor_faults)) + " minor faults";
+    if (r.major_faults > 0) out += " and " + grouped(static_cast<std::uint64_t>(r.major_faults)) + " major";
+    if (r.io_calls > 0) out += " with " + grouped(r.io_calls) + " calls";
+    return out;
+  }
+  if (calls == 0) return "";
+  out = label + " made " + grouped(calls) + " calls of " + duration_text(seconds_per_call(r)) + " each";
+  if (r.major_faults > 0) out += " and took " + grouped(static_cast<std::uint64_t>(r.major_faults)) + " major faults";
+  return out;
+}
+
+// Points of each x with at least two lines, in x order.
+std::map<double, std::vector<const Point*>> contested(const Family& f) {
+  std::map<double, std::vector<const Point*>> by_x;
+  for (const auto& p : f.points) by_x[p.x].push_back(&p);
+  for (auto it = by_x.begin(); it != by_x.end();) it = it->second.size() < 2 ? by_x.erase(it) : std::next(it);
+  return by_x;
+}
+
+const Point* fastest(const std::vector<const Point*>& ps) {
+  return *std::max_element(ps.begin(), ps.end(), [](auto* a, auto* b) { return rate(*a->result).median < rate(*b->result).median; });
+}
+const Point* slowest(const std::vector<const Point*>& ps) {
+  return *std::min_element(ps.begin(), ps.end(), [](auto* a, auto* b) { return rate(*a->result).median < rate(*b->result).median; });
+}
+
+std::string at(const Family& f, double x) { return f.axis == Axis::None ? "" : "At " + x_text(f, x) + ", "; }
+
+}  // namespace
+
+std::vector<std::string> explain(const Family& f) {
+  std::vector<std::string> out;
+  if (f.points.empty()) return out;
+  auto by_x = contested(f);
+  if (by_x.empty()) {
+    const Point* best = &*std::max_element(f.points.begin(), f.points.end(), [](auto& a, auto& b) {
+      return rate(*a.result).median < rate(*b.result).median;
+    });
+    std::string s = "Only one method ran at each point here; the highest figure is " + best->series + "'s " +
+                    rate_text(f, rate(*best->result).median);
+    if (f.axis != Axis::None) s += " at " + x_text(f, best->x);
+    out.push_back(s + ".");
+  } else {
+    // 1. The widest gap between the fastest and the slowest line at one x, and why.
+    double gap_x = 0, gap = 0;
+    for (const auto& [x, ps] : by_x) {
+      double r = rate(*fastest(ps)->result).median / std::max(rate(*slowest(ps)->result).median, 1e-300);
+      if (r > gap) gap = r, gap_x = x;
+    }
+    const Point* hi = fastest(by_x[gap_x]);
+    const Point* lo = slowest(by_x[gap_x]);
+    std::string s = at(f, gap_x);
+    if (s.empty()) s = hi->series;
+    else s += hi->series;
+    s += " is " + times(gap) + " faster than " + lo->series + " (" + rate_text(f, rate(*hi->result).median) + " vs " +
+         rate_text(f, rate(*lo->result).median) + ")";
+    std::string why_lo = mechanism(*lo->result, lo->series), why_hi = mechanism(*hi->result, hi->series);
+    if (!why_lo.empty() && !why_hi.empty()) s += ": " + why_lo + ", " + why_hi;
+    else if (!why_lo.empty() || !why_hi.empty()) s += ": " + why_lo + why_hi;
+    if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+    out.push_back(s + ".");
+
+    // 2. Who leads where: one winner throughout, or where the lead changes.
+    if (f.axis != Axis::None && by_x.size() >= 2) {
+      std::vector<std::pair<std::string, std::pair<double, double>>> runs;  // winner, first x, last x
+      for (const auto& [x, ps] : by_x) {
+        const std::string& w = fastest(ps)->series;
+        if (runs.empty() || runs.back().first != w) runs.push_back({w, {x, x}});
+        else runs.back().second.second = x;
+      }
+      if (runs.size() == 1) {
+        out.push_back(runs[0].first + " is the fastest at every " + axis_title(f).substr(0, axis_title(f).find(" (")) +
+                      " measured with more than one method, " + x_text(f, runs[0].second.first) + " to " +
+                      x_text(f, runs[0].second.second) + ".");
+      } else if (runs.size() <= 3) {
+        std::string t = "The lead changes: ";
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+          const auto& [w, span] = runs[i];
+          if (i) t += i + 1 == runs.size() ? " and " : ", ";
+          t += w + (span.first == span.second ? " at " + x_text(f, span.first)
+                                              : " from " + x_text(f, span.first) + " to " + x_text(f, span.second));
+        }
+        out.push_back(t + ".");
+      } else {
+        out.push_back("The lead changes " + std::to_string(runs.size() - 1) + " times between " +
+                      x_text(f, by_x.begin()->first) + " and " + x_text(f, by_x.rbegin()->first) +
+                      ": the lines are close, see the spread bars.");
+      }
+    } else if (f.axis == Axis::None) {
+      const auto& ps = by_x.begin()->second;
+      std::vector<const Point*> sorted(ps.begin(), ps.end());
+      std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return rate(*a->result).median > rate(*b->result).median; });
+      Speedup s1 = speedup(*sorted[0]->result, *sorted[1]->result);
+      out.push_back(sorted[0]->series + " beats the runner-up " + sorted[1]->series + " by " + times(s1.ratio) +
+                    (s1.noise_known ? (s1.beyond_noise ? ", more than the noise between repetitions"
+                                                       : ", within the noise between repetitions")
+                                    : " (one repetition: noise unknown)") +
+                    ".");
+    }
+  }
+
+  // 3. CPU per unit of work where it differs most.
+  if (f.bytes_metric) {
+    const Point* most = nullptr;
+    const Point* least = nullptr;
+    for (const auto& p : f.points) {
+      double c = cpu_per_gib(*p.result);
+      if (c <= 0) continue;
+      if (!most || c > cpu_per_gib(*most->result)) most = &p;
+      if (!least || c < cpu_per_gib(*least->result)) least = &p;
+    }
+    if (most && least && most != least) {
+      const auto& m = *most->result;
+      double sys_share = (m.user_s + m.sys_s) > 0 ? m.sys_s / (m.user_s + m.sys_s) : 0;
+      std::string where_most = f.axis == Axis::None ? "" : " at " + x_text(f, most->x);
+      std::string where_least = f.axis == Axis::None ? "" : " at " + x_text(f, least->x);
+      out.push_back("CPU per GiB ranges from " + sig(cpu_per_gib(*least->result), 2) + " s (" + least->series +
+                    where_least + ") to " + sig(cpu_per_gib(m), 2) + " s (" + most->series + where_most + ", " +
+                    percent(sys_share) + " of it in the kernel).");
+    } else if (most) {
+      out.push_back(most->series + " used " + sig(cpu_per_gib(*most->result), 2) + " s of CPU per GiB.");
+    }
+  }
+  return out;
+}
+
+}  // namespace iolab::report

@@ -1,0 +1,54 @@
+// Internal: how the report groups results into charts. Per suite, records
+// that share op, pattern, cache state and flush policy form a family; x is
+// whatever varies between them (block size first), one line per method.
+// A family splits by experiment name only when that is needed to keep one
+// point per line and x.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "iolab/harness/result.h"
+
+namespace iolab::report {
+
+// One results file and the name it goes by in the report.
+struct Source {
+  const harness::Results* results = nullptr;
+  std::string label;
+};
+
+enum class Axis { BlockSize, Threads, Work, None };
+
+struct Point {
+  const harness::Result* result = nullptr;
+  std::size_t source = 0;
+  std::string series;
+  double x = 0;
+};
+
+struct Family {
+  std::string suite;
+  std::string title;
+  Axis axis = Axis::None;
+  bool bytes_metric = true;  // y is MiB/s; otherwise operations per second
+  std::vector<Point> points;
+  std::vector<std::string> series;  // first-seen order
+};
+
+struct SuiteView {
+  std::string suite;
+  std::vector<Family> families;
+  // Every record of the suite, measured or not, for warnings and skips.
+  std::vector<std::pair<const harness::Result*, std::size_t>> records;
+};
+
+std::vector<SuiteView> group_results(const std::vector<Source>& sources);
+
+// "block size", "threads", "bytes per repetition" ...
+std::string axis_title(const Family& f);
+// The x value of a point as text ("4 KiB", "8 threads").
+std::string x_text(const Family& f, double x);
+
+}  // namespace iolab::report

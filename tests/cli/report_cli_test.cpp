@@ -1,0 +1,205 @@
+// `iolab report`, `recommend` and `compare` as a user runs them: on results
+// files written here, on bad input (one line, non-zero exit), and
+// `recommend` measuring its own small table.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "iolab/io/scratch.h"
+
+extern char** environ;
+
+namespace {
+
+struct Ran {
+  int code = -1;
+  std::string out, err;
+  std::size_t err_lines() const {
+    std::size_t n = 0;
+    for (char c : err) n += c == '\n';
+    return n + (!err.empty() && err.back() != '\n');
+  }
+};
+
+std::string read_all(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Ran iolab_cmd(const std::vector<std::string>& args) {
+  iolab::io::ScratchDir scratch;
+  auto out = scratch.create_file("stdout"), err = scratch.create_file("stderr");
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
+  std::string binary = IOLAB_BINARY_DIR "/iolab";
+  std::vector<std::string> copies(args);
+  std::vector<char*> argv{binary.data()};
+  for (auto& a : copies) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, binary.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  Ran r;
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot run " << binary << ": " << std::strerror(rc);
+    return r;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) r.code = WEXITSTATUS(status);
+  else ADD_FAILURE() << "iolab died of signal " << WTERMSIG(status);
+  r.out = read_all(out);
+  r.err = read_all(err);
+  return r;
+}
+
+// One record as `iolab run` writes it: `mib_s` median throughput, times spread +-`spread`.
+nlohmann::json record(const std::string& method, const std::string& op, std::uint64_t block, double mib_s, double spread,
+                      const std::string& experiment = "read packets") {
+  const std::uint64_t bytes = 8u << 20;
+  double median = static_cast<double>(bytes) / (1024.0 * 1024.0) / mib_s;
+  nlohmann::json samples = nlohmann::json::array();
+  for (double k : {-1.0, -0.5, 0.0, 0.5, 1.0}) samples.push_back(median * (1 + spread * k));
+  return {{"suite", "packet-sweep"}, {"experiment", experiment}, {"method", method}, {"op", op}, {"pattern", "seq"},
+          {"block_size", block}, {"file_size", bytes}, {"buffer", "heap"}, {"cache", op == "read" ? "warm" : ""},
+          {"cache_method", "read once"}, {"resident_fraction", 1.0}, {"sync", "none"}, {"threads", 1}, {"reps", 5},
+          {"bytes", bytes}, {"ops", bytes / block}, {"samples_s", samples}, {"latency_ns", {{"p50", 900}, {"p90", 1200},
+          {"p99", 3000}, {"p999", 9000}, {"max", 50000}}}, {"cpu", {{"user_s", median * 0.2}, {"sys_s", median * 0.7}}},
+          {"faults", {{"minor", method == "mmap" ? 2048 : 2}, {"major", 0}}}, {"ctx", {{"voluntary", 1}, {"involuntary", 2}}},
+          {"io_calls", method == "mmap" ? 0 : bytes / block}, {"verified", true}, {"skipped", nullptr},
+          {"warnings", nlohmann::json::array()}, {"reference", nullptr}, {"extra", nlohmann::json::object()}};
+}
+
+nlohmann::json results(nlohmann::json records) {
+  return {{"format", "iolab-results"}, {"format_version", 1},
+          {"environment", {{"hostname", "h"}, {"cpu_model", "c"}, {"cores", 2}, {"kernel", "6"}, {"fs_type", "ext4"},
+                           {"created", "2026-11-29T18:00:00Z"}, {"command", "iolab run"}}},
+          {"results", std::move(records)}};
+}
+
+class ReportCli : public ::testing::Test {
+ protected:
+  std::filesystem::path write(const std::string& name, const std::string& text) {
+    auto p = scratch_.create_file(name);
+    std::ofstream(p) << text;
+    return p;
+  }
+  std::filesystem::path slot(const std::string& name) { return scratch_.create_file(name); }
+  iolab::io::ScratchDir scratch_;
+};
+
+TEST_F(ReportCli, ReportWritesOneSelfContainedPage) {
+  nlohmann::json rs = nlohmann::json::array();
+  for (std::uint64_t bs : {32u, 1024u, 65536u}) {
+    rs.push_back(record("mmap", "read", bs, bs < 4096 ? 900 : 2000, 0.03));
+    rs.push_back(record("pread", "read", bs, bs < 4096 ? 300 : 5000, 0.03));
+  }
+  rs.push_back(record("pread", "read", 4096, 3000, 0.03, "<script>alert(1)</script>"));
+  auto in = write("run.json", results(rs).dump());
+  auto out = slot("report.html");
+  Ran r = iolab_cmd({"report", in.string(), "-o", out.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(out.string()), std::string::npos) << r.out;
+  std::string page = read_all(out);
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("vegaEmbed"), std::string::npos);
+  EXPECT_EQ(page.find("<script>alert(1)</script>"), std::string::npos);
+  EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+}
+
+TEST_F(ReportCli, BadInputIsOneLineAndNonZero) {
+  auto notjson = write("notjson.json", "this is { not json");
+  auto other = write("bench.json", R"({"context": {}, "benchmarks": []})");
+  auto newer = write("newer.json", R"({"format": "iolab-results", "format_version": 99, "results": []})");
+  auto out = slot("x.html");
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  for (const Case& c : {Case{{"report", notjson.string(), "-o", out.string()}, "not JSON"},
+                        Case{{"report", other.string(), "-o", out.string()}, "not an iolab results file"},
+                        Case{{"report", newer.string(), "-o", out.string()}, "newer than this iolab understands"},
+                        Case{{"recommend", other.string()}, "not an iolab results file"},
+                        Case{{"compare", newer.string(), notjson.string()}, "newer than this iolab understands"},
+                        Case{{"compare", other.string(), other.string(), "--markdown"}, "not an iolab results file"},
+                        Case{{"report", (scratch_.path() / "missing.json").string()}, "No such file"}}) {
+    Ran r = iolab_cmd(c.args);
+    EXPECT_EQ(r.code, 1) << c.args[0] << " " << c.args[1] << ": " << r.err;
+    EXPECT_EQ(r.err_lines(), 1u) << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.rfind("iolab: ", 0), 0u) << r.err;
+  }
+  Ran usage = iolab_cmd({"report"});
+  EXPECT_EQ(usage.code, 2) << usage.err;
+  EXPECT_EQ(usage.err_lines(), 1u) << usage.err;
+  Ran compare_one = iolab_cmd({"compare", notjson.string()});
+  EXPECT_EQ(compare_one.code, 2) << compare_one.err;
+}
+
+TEST_F(ReportCli, RecommendFromAFileNamesTheWinner) {
+  nlohmann::json rs = nlohmann::json::array();
+  for (std::uint64_t bs : {32u, 48u}) rs.push_back(record("mmap", "read", bs, 900, 0.02)), rs.push_back(record("pread", "read", bs, 300, 0.02));
+  rs.push_back(record("pread", "write", 1024, 700, 0.02, "write")), rs.push_back(record("mmap", "write", 1024, 690, 0.02, "write"));
+  auto in = write("run.json", results(rs).dump());
+  Ran text = iolab_cmd({"recommend", in.string()});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("mmap: 3.00 ± "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("no clear winner: pread 1.01"), std::string::npos) << text.out;
+  Ran json = iolab_cmd({"recommend", in.string(), "--json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["cells"][0]["verdict"], "mmap");
+  EXPECT_EQ(j["cells"][0]["runner_up"], "pread");
+}
+
+TEST_F(ReportCli, CompareMatchesAndListsTheRest) {
+  auto a = write("a.json", results({record("pread", "read", 4096, 1000, 0.02), record("mmap", "read", 4096, 1000, 0.02)}).dump());
+  auto b = write("b.json", results({record("pread", "read", 4096, 1500, 0.02), record("stdio", "read", 4096, 800, 0.02)}).dump());
+  Ran r = iolab_cmd({"compare", a.string(), b.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("B is 1.50 ± 0.03x faster than A"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Only in A"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Only in B"), std::string::npos) << r.out;
+  Ran md = iolab_cmd({"compare", a.string(), b.string(), "--markdown"});
+  ASSERT_EQ(md.code, 0) << md.err;
+  EXPECT_NE(md.out.find("| experiment | A | B | B vs A | significant |"), std::string::npos) << md.out;
+}
+
+// Without a file, recommend measures the table itself (tiny files, fadvise
+// eviction so the test leaves the system-wide page cache alone).
+TEST_F(ReportCli, RecommendMeasuresItsOwnTable) {
+  auto save = slot("measured.json");
+  Ran r = iolab_cmd({"recommend", "--json", "--max-file", "16k", "--reps", "2", "--evict", "fadvise", "--save", save.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["cells"].size(), 32u);
+  for (const auto& c : j["cells"]) {
+    // Every buffered cell was measured: reads warm and cold, writes under each flush policy.
+    bool buffered = c["op"] == "read" || c["cache"] == "warm";
+    bool direct_write = c["op"] == "write" && c["cache"] == "cold" && c["band"] != "< 64 B" && c["band"] != "64 B..4 KiB";
+    if (buffered) EXPECT_GE(c["methods"].size(), 3u) << c.dump();
+    else if (direct_write) EXPECT_EQ(c["verdict"], "only direct measured") << c.dump();
+    else EXPECT_EQ(c["verdict"], "no data") << c.dump();
+  }
+  nlohmann::json saved = nlohmann::json::parse(read_all(save));
+  EXPECT_EQ(saved["format"], "iolab-results");
+  EXPECT_GE(saved["results"].size(), 80u);
+}
+
+}  // namespace

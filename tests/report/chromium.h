@@ -1,0 +1,56 @@
+// Runs Debian's headless Chromium on a local page: the DOM after scripts ran,
+// Chromium's own log (console messages), and screenshots.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace iolab::report::testing {
+
+inline std::string chromium_path() {
+  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
+    if (::access(p, X_OK) == 0) return p;
+  return "";
+}
+
+struct ChromiumRun {
+  int status = -1;
+  std::string out, err;
+};
+
+// `mode` is "--dump-dom" or "--screenshot=PATH". A fresh profile directory per run.
+inline ChromiumRun run_chromium(const std::filesystem::path& page, const std::string& mode, const std::string& window = "") {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "iolab-chromium-XXXXXX").string();
+  char* dir = ::mkdtemp(tmpl.data());
+  ChromiumRun run;
+  if (!dir) return run;
+  std::filesystem::path profile(dir), out = profile / "stdout", err = profile / "stderr";
+  std::string cmd = "timeout 60 " + chromium_path() +
+                    " --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update"
+                    " --disable-sync --no-first-run --disable-extensions --hide-scrollbars --enable-logging=stderr --v=0"
+                    " --virtual-time-budget=5000 --user-data-dir=" + profile.string() + " " +
+                    (window.empty() ? "" : "--window-size=" + window + " ") + mode + " 'file://" + page.string() + "' >" +
+                    out.string() + " 2>" + err.string();
+  int rc = std::system(cmd.c_str());
+  run.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  auto slurp = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  run.out = slurp(out);
+  run.err = slurp(err);
+  std::error_code ec;
+  std::filesystem::remove_all(profile, ec);
+  return run;
+}
+
+}  // namespace iolab::report::testing

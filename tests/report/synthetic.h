@@ -1,0 +1,147 @@
+// Synthetic results for the report tests: records with the shape `iolab run`
+// writes (samples, calls, faults, CPU, latency), with figures chosen by the test.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "iolab/harness/result.h"
+
+namespace iolab::report::testing {
+
+inline constexpr double kMiB = 1024.0 * 1024.0;
+
+struct Spec {
+  std::string suite = "packet-sweep";
+  std::string experiment = "read";
+  std::string method = "pread";
+  std::string op = "read";
+  std::uint64_t block = 4096;
+  std::uint64_t file = 8u << 20;
+  double mib_s = 1000;  // median throughput
+  double spread = 0.02; // repetitions at median * (1 +- spread), evenly spaced
+  unsigned reps = 5;
+  std::string cache = "warm";
+  std::string sync = "none";
+  std::string buffer = "heap";
+};
+
+// Samples placed symmetrically around the median, so the median is exact.
+inline harness::Result make(const Spec& s) {
+  harness::Result r;
+  r.suite = s.suite;
+  r.experiment = s.experiment;
+  r.method = s.method;
+  r.op = s.op;
+  r.block_size = s.block;
+  r.file_size = s.file;
+  r.bytes = s.file;
+  r.ops = s.file / s.block;
+  r.buffer = s.buffer;
+  r.cache = s.cache;
+  r.cache_method = s.cache == "cold" ? "drop_caches" : s.cache == "warm" ? "read once" : "";
+  if (s.cache == "cold") r.resident_fraction = 0.0;
+  if (s.cache == "warm") r.resident_fraction = 1.0;
+  r.sync = s.sync;
+  r.reps = s.reps;
+  double median = static_cast<double>(s.file) / kMiB / s.mib_s;
+  for (unsigned i = 0; i < s.reps; ++i) {
+    double k = s.reps == 1 ? 0 : -1.0 + 2.0 * i / (s.reps - 1);  // -1 .. +1
+    r.samples_s.push_back(median * (1 + s.spread * k));
+  }
+  bool mapped = s.method.rfind("mmap", 0) == 0;
+  r.io_calls = mapped ? 0 : r.ops;
+  r.minor_faults = mapped ? static_cast<std::int64_t>(s.file / 4096) : 3;
+  r.user_s = median * (mapped ? 0.7 : 0.2);
+  r.sys_s = median * (mapped ? 0.3 : 0.8);
+  double per_op_ns = median / static_cast<double>(r.ops) * 1e9;
+  r.latency_ns = harness::Latency{per_op_ns, per_op_ns * 1.5, per_op_ns * 4, per_op_ns * 12, per_op_ns * 40};
+  r.verified = true;
+  return r;
+}
+
+inline harness::Environment environment() {
+  harness::Environment e;
+  e.hostname = "testhost";
+  e.cpu_model = "Synthetic CPU";
+  e.cores = 2;
+  e.ram_bytes = 24ull << 30;
+  e.kernel = "6.18.0";
+  e.scratch_dir = "/tmp/iolab-test";
+  e.fs_type = "ext4";
+  e.mount_options = "rw,relatime";
+  e.device = "vda";
+  e.rotational = false;
+  e.scheduler = "mq-deadline";
+  e.iolab_version = "0.1.0";
+  e.compiler = "gcc 12";
+  e.build_type = "Release";
+  e.root = true;
+  e.can_drop_caches = true;
+  e.created = "2026-11-29T18:00:00Z";
+  e.command = "iolab run (synthetic)";
+  return e;
+}
+
+// A run shaped like the seed suites: several suites and families, published
+// references, a skipped method, a noisy run, a "cold" run that was not cold,
+// and a job whose name is markup.
+inline harness::Results realistic() {
+  harness::Results rs;
+  rs.environment = environment();
+  auto add = [&](Spec s) { rs.results.push_back(make(s)); return &rs.results.back(); };
+  // seq-read: 1 KiB .. 10 MiB, warm and cold; mmap shines at small buffers.
+  for (std::string cache : {"warm", "cold"})
+    for (std::uint64_t bs : {1024ull, 1ull << 20, 10ull << 20}) {
+      double scale = cache == "warm" ? 1.0 : 0.25;
+      double small = bs == 1024 ? 0.12 : 1.0;
+      add({"seq-read", "read 1.73g-style file", "iostream", "read", bs, 40u << 20, 900 * scale * small, 0.03, 5, cache});
+      add({"seq-read", "read 1.73g-style file", "syscall", "read", bs, 40u << 20, 2000 * scale * (bs == 1024 ? 0.1 : 1), 0.02, 5, cache});
+      auto* a = add({"seq-read", "read 1.73g-style file", "syscall", "read", bs, 40u << 20, 2600 * scale * (bs == 1024 ? 0.1 : 1), 0.02, 5,
+                     cache, "none", "aligned"});
+      auto* m = add({"seq-read", "read 1.73g-style file", "mmap", "read", bs, 40u << 20, 1800 * scale, 0.04, 5, cache});
+      if (cache == "warm" && bs == 1024)
+        m->reference = harness::Reference{"seed 001: Java MappedByteBuffer, i7-8750H, SSD; ~733 ms for 1.73 GB", 2250, "MiB/s"};
+      if (cache == "warm" && bs == 1ull << 20)
+        a->reference = harness::Reference{"seed 001: Java FileChannel direct buffer, i7-8750H, SSD; ~318 ms", 5190, "MiB/s"};
+    }
+  // A skipped method with its reason.
+  harness::Result skipped;
+  skipped.suite = "seq-read";
+  skipped.experiment = "read 1.73g-style file";
+  skipped.method = "io_uring";
+  skipped.op = "read";
+  skipped.block_size = 1024;
+  skipped.cache = "warm";
+  skipped.skipped = "io_uring is disabled (/proc/sys/kernel/io_uring_disabled = 2)";
+  rs.results.push_back(skipped);
+  // A cold run that was not cold, and a noisy one.
+  auto* notcold = add({"seq-read", "read 1.73g-style file", "stdio", "read", 1u << 20, 40u << 20, 700, 0.03, 5, "cold"});
+  notcold->resident_fraction = 0.31;
+  add({"seq-read", "read 1.73g-style file", "stdio", "read", 1024, 40u << 20, 150, 0.03, 5, "cold"});
+  auto* noisy = add({"seq-read", "read 1.73g-style file", "stdio", "read", 10u << 20, 40u << 20, 600, 0.4, 5, "cold"});
+  noisy->warnings.push_back("noisy: cv 32% over 5 repetitions");
+
+  // packet-sweep: reads and writes, 32 B .. 1 MiB.
+  for (std::uint64_t bs = 32; bs <= (1u << 20); bs *= 8) {
+    double b = static_cast<double>(bs);
+    add({"packet-sweep", "read packets", "mmap", "read", bs, 8u << 20, std::min(3000.0, 40 * std::sqrt(b) * 3), 0.03});
+    add({"packet-sweep", "read packets", "pread", "read", bs, 8u << 20, std::min(6000.0, b * 1.6), 0.03});
+    add({"packet-sweep", "read packets", "stdio", "read", bs, 8u << 20, std::min(2500.0, 400 + b * 0.4), 0.03});
+    add({"packet-sweep", "write packets to a fresh file", "mmap", "write", bs, 8u << 20, std::min(1500.0, 30 * std::sqrt(b) * 2), 0.03, 5, ""});
+    add({"packet-sweep", "write packets to a fresh file", "pread", "write", bs, 8u << 20, std::min(2200.0, b * 1.1), 0.03, 5, ""});
+  }
+  for (std::string sync : {"periodic-16k:msync", "periodic-16k:fdatasync"}) {
+    bool mmap = sync.find("msync") != std::string::npos;
+    add({"packet-sweep", "write 8m in 1k packets, flush every 16k", mmap ? "mmap" : "pread", "write", 1024, 8u << 20,
+         mmap ? 90.0 : 420.0, 0.05, 5, "", sync});
+  }
+  // A job file whose name is markup: must show as text.
+  add({"<script>alert(1)</script>", "job <b>bold</b> & \"quoted\"", "pread", "read", 4096, 4u << 20, 3000, 0.02, 3});
+  add({"<script>alert(1)</script>", "job <b>bold</b> & \"quoted\"", "pread", "read", 65536, 4u << 20, 5000, 0.02, 3});
+  return rs;
+}
+
+}  // namespace iolab::report::testing
