@@ -54,26 +54,36 @@ TEST_P(Conformance, RoundTripAtSizesAndOffsets) {
   for (std::size_t size : kSizes) {
     for (std::uint64_t offset : kOffsets) {
       SCOPED_TRACE("size " + std::to_string(size) + " at offset " + std::to_string(offset));
+      // Recorded in --gtest_output=xml: the conformance matrix, case by case.
+      const std::string case_key = "case_" + std::to_string(size) + "_at_" + std::to_string(offset);
       auto path = scratch_.create_unique_file("rt");
-      Buffer src(size, kind()), dst(size, kind());
-      fill_pattern(kSeed, offset, src.span());
+      Buffer src_buffer(size + 1, kind()), dst(size, kind());
+      std::span<std::byte> src = src_buffer.span().first(size);
+      if (kind() == BufferKind::Heap && rejects_unaligned(variant())) {
+        // A heap block is not promised to be aligned, but malloc sometimes
+        // returns one that is: one byte in (an odd address), every run takes
+        // the same path, the refusal naming the buffer address.
+        src = src_buffer.span().subspan(1, size);
+      }
+      fill_pattern(kSeed, offset, src);
 
       auto f = open(path, Access::ReadWrite);
       if (rejects_unaligned(variant())) {
         std::string bad = misaligned_part(f->alignment(), src.data(), offset, size);
         if (!bad.empty()) {
-          auto e = testing::expect_error([&] { f->write_at(offset, src.span()); });
+          auto e = testing::expect_error([&] { f->write_at(offset, src); });
           f->close();
           ASSERT_TRUE(e);
           EXPECT_EQ(e->error_number(), EINVAL) << e->what();
           EXPECT_NE(std::string(e->what()).find(bad), std::string::npos) << e->what();
           EXPECT_NE(std::string(e->what()).find(std::to_string(f->alignment())), std::string::npos) << e->what();
           EXPECT_EQ(std::filesystem::file_size(path), 0u) << "a refused write changed the file";
+          RecordProperty(case_key, "rejected: " + bad);
           scratch_.remove_file(path);
           continue;
         }
       }
-      f->write_at(offset, src.span());
+      f->write_at(offset, src);
       EXPECT_EQ(f->size(), offset + size);
       // Read back through the same File: a write followed by a read.
       ASSERT_EQ(f->read_at(offset, dst.span()), size);
@@ -94,6 +104,7 @@ TEST_P(Conformance, RoundTripAtSizesAndOffsets) {
       EXPECT_TRUE(matches_pattern(kSeed, offset, dst.span())) << "read after reopen differs";
       EXPECT_EQ(r->size(), offset + size);
       r->close();
+      RecordProperty(case_key, "round-trip");
       scratch_.remove_file(path);
     }
   }
