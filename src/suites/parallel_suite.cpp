@@ -25,10 +25,11 @@ namespace parallel {
 ParallelPlan plan_for(Scale scale) {
   constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
   switch (scale) {
-    case Scale::Tiny: return {1 * MiB, 64 * KiB, 256 * KiB, 4 * 1024, {1, 2, 4, 8}};
-    case Scale::Quick: return {64 * MiB, 1 * MiB, 16 * MiB, 64 * 1024, {1, 2, 4, 8}};
-    case Scale::Default: return {256 * MiB, 1 * MiB, 64 * MiB, 256 * 1024, {1, 2, 4, 8}};
-    case Scale::Full: return {1 * GiB, 1 * MiB, 1 * GiB, 1024 * 1024, {1, 2, 4, 8}};
+    // region total, block, array total, element-stream cap, buffered cap (ints), worker counts
+    case Scale::Tiny: return {1 * MiB, 64 * KiB, 256 * KiB, 4 * 1024, 64 * 1024, {1, 2, 4, 8}};
+    case Scale::Quick: return {64 * MiB, 1 * MiB, 64 * MiB, 64 * 1024, 4 * 1024 * 1024, {1, 2, 4, 8}};
+    case Scale::Default: return {256 * MiB, 1 * MiB, 256 * MiB, 256 * 1024, 16 * 1024 * 1024, {1, 2, 4, 8}};
+    case Scale::Full: return {1 * GiB, 1 * MiB, 1 * GiB, 1024 * 1024, 64 * 1024 * 1024, {1, 2, 4, 8}};
   }
   return plan_for(Scale::Default);
 }
@@ -184,9 +185,12 @@ class ParallelSuite final : public Suite {
   static void run_arrays(harness::Runner& runner, const ParallelPlan& plan, ArrayWay way, unsigned workers, Emit& emit) {
     const auto& cfg = runner.config();
     io::ScratchDir& scratch = runner.scratch();
-    const bool capped = way == ArrayWay::ElementStream;
     const std::uint64_t all_ints = plan.array_total / 4;
-    const std::size_t n = static_cast<std::size_t>((capped ? std::min(all_ints, plan.element_cap_ints) : all_ints) / workers);
+    const std::uint64_t cap = way == ArrayWay::ElementStream           ? plan.element_cap_ints
+                              : way == ArrayWay::BufferedElementStream ? plan.buffered_cap_ints
+                                                                       : all_ints;
+    const bool capped = cap < all_ints;
+    const std::size_t n = static_cast<std::size_t>(std::min(all_ints, cap) / workers);
     if (n == 0)
       throw UsageError("--threads " + std::to_string(workers), "more workers than ints in the arrays of this scale");
     const std::uint64_t region = n * 4;
@@ -200,8 +204,8 @@ class ParallelSuite final : public Suite {
       x->extra["workers"] = workers;
       x->extra["file_order"] = way == ArrayWay::Raw ? "native" : "big-endian";
       if (capped)
-        x->extra["capped"] = "element-stream moves " + std::to_string(n * workers) + " of the " + std::to_string(all_ints) +
-                             " ints (one system call each)";
+        x->extra["capped"] = method + " moves " + std::to_string(n * workers) + " of the " + std::to_string(all_ints) +
+                             " ints (one call each)";
       if (way == ArrayWay::BufferedElementStream) x->extra["stream_buffer"] = 8192;
       x->reference = paper_figure(way, x == &w);
     }

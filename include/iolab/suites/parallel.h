@@ -195,6 +195,7 @@ struct ParallelPlan {
   std::uint64_t block_size = 0;
   std::uint64_t array_total = 0;          // bytes of the typed-array experiments, split among the workers
   std::uint64_t element_cap_ints = 0;     // element-stream: ints moved per pass, over all workers
+  std::uint64_t buffered_cap_ints = 0;    // buffered-element-stream: the same (a call per int is slow even buffered)
   std::vector<unsigned> threads;          // default worker counts
 };
 ParallelPlan plan_for(Scale scale);

@@ -30,8 +30,16 @@ inline std::int32_t from_big_endian(const std::byte* b) {
 }
 
 // Bulk: one pass over the whole array with a byte swap per element; a loop
-// simple enough for the compiler to vectorize (std::byteswap is C++23).
-void swap_copy(std::span<const std::int32_t> in, std::span<std::uint32_t> out) {
+// simple enough for the compiler to vectorize (std::byteswap is C++23). The
+// x86-64 baseline (SSE2) has no byte shuffle, so an AVX2 clone is built too
+// and picked at load time where the CPU has it.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define IOLAB_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define IOLAB_VECTOR_CLONES
+#endif
+
+IOLAB_VECTOR_CLONES void swap_copy(std::span<const std::int32_t> in, std::span<std::uint32_t> out) {
   const std::int32_t* src = in.data();
   std::uint32_t* dst = out.data();
   const std::size_t n = in.size();
@@ -42,7 +50,7 @@ void swap_copy(std::span<const std::int32_t> in, std::span<std::uint32_t> out) {
   }
 }
 
-void swap_in_place(std::span<std::int32_t> a) {
+IOLAB_VECTOR_CLONES void swap_in_place(std::span<std::int32_t> a) {
   if constexpr (std::endian::native != std::endian::big) {
     auto* p = reinterpret_cast<std::uint32_t*>(a.data());
     const std::size_t n = a.size();
