@@ -25,10 +25,10 @@ class MmapWriteCopy final : public CopyMethod {
       void* p = ::mmap(nullptr, e.size, PROT_READ, MAP_SHARED, e.from.get(), 0);
       ++c.calls;
       if (p == MAP_FAILED) posix::fail("mmap", from);
-      ::madvise(p, e.size, MADV_SEQUENTIAL);
       auto* base = static_cast<const std::byte*>(p);
       std::size_t chunk = o.buffer_size == 0 ? (1 << 20) : o.buffer_size;
       try {
+        if (::madvise(p, e.size, MADV_SEQUENTIAL) != 0) posix::fail("madvise", from);
         for (std::uint64_t off = 0; off < e.size; off += chunk) {
           std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, e.size - off));
           posix::write_full(e.to.get(), std::span(base + off, n), to, c);
@@ -37,7 +37,7 @@ class MmapWriteCopy final : public CopyMethod {
         ::munmap(p, e.size);
         throw;
       }
-      ::munmap(p, e.size);
+      if (::munmap(p, e.size) != 0) posix::fail("munmap", from);
     }
     copy_detail::finish(e, to);
     return {c.bytes_written, c.calls};
