@@ -20,6 +20,7 @@
 #include <csignal>
 #include <cstring>
 #include <ctime>
+#include <exception>
 #include <optional>
 #include <set>
 #include <string>
@@ -226,6 +227,27 @@ class RankFile {
   bool open_ = false;
 };
 
+// A rank that fails a call keeps making the remaining ones, so every rank
+// reaches the same collective calls (MPI-IO collectives, sync, close); the
+// first failure is thrown after the last of them.
+class Deferred {
+ public:
+  template <typename F>
+  void attempt(F&& f) {
+    try {
+      f();
+    } catch (...) {
+      if (!first_) first_ = std::current_exception();
+    }
+  }
+  void rethrow() {
+    if (first_) std::rethrow_exception(first_);
+  }
+
+ private:
+  std::exception_ptr first_;
+};
+
 // Per-rank figures of one pass, reduced over ranks on rank 0.
 struct RankPass {
   double seconds = 0;
@@ -304,11 +326,15 @@ class Workload {
         MPI_Barrier(MPI_COMM_WORLD);
         meter.start();
         auto t0 = std::chrono::steady_clock::now();
-        for_blocks([&](std::uint64_t pos, std::size_t n) { f->write(offset_ + pos, buffer_.span().subspan(pos, n)); });
-        if (s_.fsync) f->sync();
+        Deferred failure;
+        for_blocks([&](std::uint64_t pos, std::size_t n) {
+          failure.attempt([&] { f->write(offset_ + pos, buffer_.span().subspan(pos, n)); });
+        });
+        if (s_.fsync) failure.attempt([&] { f->sync(); });
         mine.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         mine.usage = meter.stop();
-        f->close();
+        failure.attempt([&] { f->close(); });
+        failure.rethrow();
       });
       par::PassTiming t = reduce_pass(mine, total_bytes(), total_ops());
       bool ok = false;
@@ -341,10 +367,14 @@ class Workload {
         MPI_Barrier(MPI_COMM_WORLD);
         meter.start();
         auto t0 = std::chrono::steady_clock::now();
-        for_blocks([&](std::uint64_t pos, std::size_t n) { f->read(offset_ + pos, buffer_.span().subspan(pos, n)); });
+        Deferred failure;
+        for_blocks([&](std::uint64_t pos, std::size_t n) {
+          failure.attempt([&] { f->read(offset_ + pos, buffer_.span().subspan(pos, n)); });
+        });
         mine.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         mine.usage = meter.stop();
-        f->close();
+        failure.attempt([&] { f->close(); });
+        failure.rethrow();
       });
       par::PassTiming t = reduce_pass(mine, total_bytes(), total_ops());
       double least = 1;
