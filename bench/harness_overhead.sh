@@ -28,10 +28,25 @@ fio_ops() {
 }
 
 "$build/bench/clock_cost"
-echo "round  bare_4k  iolab_4k  fio_4k  bare_1m  iolab_1m"
+echo "round  bare_4k  iolab_4k  fio_4k  bare_1m  iolab_1m   (ops/s; each a median of 5 passes)"
 i=1
 while [ "$i" -le "$rounds" ]; do
-  b4=$(bare_ops 4k); i4=$(iolab_ops 4k); f4=$(fio_ops); b1=$(bare_ops 1m); i1=$(iolab_ops 1m)
-  echo "$i  $b4  $i4  $f4  $b1  $i1"
+  # Alternate the order each round so a drift in machine load does not favour one side.
+  if [ $((i % 2)) -eq 1 ]; then
+    b4=$(bare_ops 4k); i4=$(iolab_ops 4k); f4=$(fio_ops); b1=$(bare_ops 1m); i1=$(iolab_ops 1m)
+  else
+    i1=$(iolab_ops 1m); b1=$(bare_ops 1m); f4=$(fio_ops); i4=$(iolab_ops 4k); b4=$(bare_ops 4k)
+  fi
+  echo "$i  $b4  $i4  $f4  $b1  $i1" | tee -a "$work/rounds"
   i=$((i + 1))
 done
+python3 - "$work/rounds" <<'PY'
+import statistics, sys
+rows = [list(map(float, l.split()[1:])) for l in open(sys.argv[1])]
+med = lambda xs: statistics.median(xs)
+col = lambda k: [r[k] for r in rows]
+print("medians: bare_4k %.0f  iolab_4k %.0f  fio_4k %.0f  bare_1m %.0f  iolab_1m %.0f" % tuple(med(col(k)) for k in range(5)))
+print("iolab/bare 4k: per round %s, median %.2fx (goal >= 0.85)" % ([round(r[1] / r[0], 2) for r in rows], med([r[1] / r[0] for r in rows])))
+print("iolab/fio  4k: per round %s, median %.2fx (goal >= 2)" % ([round(r[1] / r[2], 2) for r in rows], med([r[1] / r[2] for r in rows])))
+print("iolab/bare 1m: per round %s, median %.2fx (goal >= 0.95)" % ([round(r[4] / r[3], 2) for r in rows], med([r[4] / r[3] for r in rows])))
+PY

@@ -230,7 +230,7 @@ void Progress::repetition(unsigned done) {
 
 void Progress::end() {
   ++finished_;
-  rep_done_ = reps_;
+  rep_done_ = reps_ = 0;
   draw();
 }
 
@@ -263,7 +263,7 @@ void Progress::draw() {
   double elapsed = std::chrono::duration<double>(now - start_).count();
   // Fraction of the whole run when the plan is known, else of this experiment.
   double exp_part = reps_ ? static_cast<double>(rep_done_) / reps_ : 0;
-  double frac = planned_ ? std::min(1.0, (finished_ + (rep_done_ < reps_ ? exp_part : 0)) / planned_) : exp_part;
+  double frac = planned_ ? std::min(1.0, (finished_ + exp_part) / planned_) : exp_part;
   constexpr int kBar = 20;
   int filled = static_cast<int>(frac * kBar);
   std::string bar;
@@ -271,8 +271,9 @@ void Progress::draw() {
   std::string eta;
   if (planned_ && frac > 0.02) eta = " eta " + clock_text(elapsed / frac - elapsed);
   std::string counts = planned_ ? fmt::format("[{}/{}] ", std::min(finished_ + 1, planned_), planned_) : "";
-  std::string text = fmt::format("{}{}{} {} rep {}/{} · {}{}", context_.empty() ? "" : context_ + " ", counts, bar,
-                                 label_, rep_done_, reps_, clock_text(elapsed), eta);
+  std::string reps = reps_ ? fmt::format(" rep {}/{}", rep_done_, reps_) : std::string(" done");
+  std::string text = fmt::format("{}{}{} {}{} · {}{}", context_.empty() ? "" : context_ + " ", counts, bar, label_, reps,
+                                 clock_text(elapsed), eta);
   std::string line = erase() + text;
   last_width_ = display_width(text);
   std::fputs(line.c_str(), stderr);
