@@ -45,9 +45,9 @@ class PacketSweepSuite final : public Suite {
 
   std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const Scale s = options.scale;
-    const std::uint64_t size = by_scale<std::uint64_t>(s, 1 * MiB, 8 * MiB, 64 * MiB, 1 * GiB);
+    const std::uint64_t size = by_scale<std::uint64_t>(s, 1 * MiB, 8 * MiB, 32 * MiB, 1 * GiB);
     const std::uint64_t step = by_scale<std::uint64_t>(s, 128, 8, 4, 2);  // packet growth factor
-    const std::uint64_t cap = by_scale<std::uint64_t>(s, 1024, 16384, 131072, 0);  // calls; 0 = no cap
+    const std::uint64_t cap = by_scale<std::uint64_t>(s, 1024, 16384, 65536, 0);  // calls; 0 = no cap
     std::vector<std::uint64_t> packets;
     for (std::uint64_t p = 32; p < size; p *= step) packets.push_back(p);
     packets.push_back(size);  // the whole file in one call
@@ -90,7 +90,7 @@ class PacketSweepSuite final : public Suite {
       }
 
     // Flush policies: 1 KiB writes of a whole file.
-    const std::uint64_t flush_size = by_scale<std::uint64_t>(s, 256 * KiB, 4 * MiB, 32 * MiB, 1 * GiB);
+    const std::uint64_t flush_size = by_scale<std::uint64_t>(s, 256 * KiB, 4 * MiB, 16 * MiB, 1 * GiB);
     struct Policy {
       harness::SyncSchedule schedule;
       const char* words;

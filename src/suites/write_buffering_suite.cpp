@@ -155,7 +155,7 @@ class WriteBufferingSuite final : public Suite {
     run_all(runner, table, out);
 
     // #2: the half-buffer rule.
-    std::uint64_t writes = by_scale<std::uint64_t>(s, 500, 8000, 100000, 100000);
+    std::uint64_t writes = by_scale<std::uint64_t>(s, 500, 8000, 50000, 100000);
     const Writer big_writers[] = {{"stdio", "", kStreamBuffer}, {"iostream", "", kStreamBuffer}, {"syscall", "", 0}};
     for (std::uint64_t size : {1 * KiB, 2 * KiB, 3 * KiB, 4 * KiB}) {
       std::string experiment = count_label(writes) + " writes of " + label(size) + " via a 4k buffer";

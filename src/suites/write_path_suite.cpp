@@ -43,20 +43,20 @@ class WritePathSuite final : public Suite {
     std::vector<FileExperiment> table;
 
     // #4a: 1 KiB pwrite, heap vs aligned, several call counts.
-    for (std::uint64_t n : by_scale<std::vector<std::uint64_t>>(s, {1000}, {50000}, {100000, 1000000},
+    for (std::uint64_t n : by_scale<std::vector<std::uint64_t>>(s, {1000}, {50000}, {100000},
                                                                  {100000, 1000000, 10000000}))
       for (io::BufferKind b : {io::BufferKind::Heap, io::BufferKind::Aligned})
         table.push_back(writer(name(), count_label(n) + " pwrites of 1k", "pread", 1 * KiB, n, b));
 
     // #4b: the write size swept with the total fixed.
-    const std::uint64_t total = by_scale<std::uint64_t>(s, 1 * MiB, 32 * MiB, 256 * MiB, 1 * GiB);
+    const std::uint64_t total = by_scale<std::uint64_t>(s, 1 * MiB, 32 * MiB, 128 * MiB, 1 * GiB);
     for (std::uint64_t size = 4 * KiB; size <= std::min<std::uint64_t>(64 * MiB, total); size *= 4)
       for (io::BufferKind b : {io::BufferKind::Heap, io::BufferKind::Aligned})
         table.push_back(writer(name(), "pwrite " + label(total) + " in " + label(size) + " writes", "pread", size,
                                total / size, b));
 
     // #5: mmap vs pwrite vs buffered stdio, 1 KiB and 2 KiB writes.
-    const std::uint64_t n5 = by_scale<std::uint64_t>(s, 1000, 16000, 256000, 1000000);
+    const std::uint64_t n5 = by_scale<std::uint64_t>(s, 1000, 16000, 128000, 1000000);
     for (std::uint64_t size : {1 * KiB, 2 * KiB}) {
       std::string experiment = count_label(n5) + " writes of " + label(size);
       for (const char* method : {"mmap", "pread", "stdio"}) {
@@ -73,7 +73,7 @@ class WritePathSuite final : public Suite {
     }
 
     // #6: pwrite of 1 KiB and 4..20 KiB in 4 KiB steps, fixed call count.
-    const std::uint64_t n6 = by_scale<std::uint64_t>(s, 256, 2000, 32000, 1000000);
+    const std::uint64_t n6 = by_scale<std::uint64_t>(s, 256, 2000, 8000, 1000000);
     for (std::uint64_t size : {1 * KiB, 4 * KiB, 8 * KiB, 12 * KiB, 16 * KiB, 20 * KiB})
       table.push_back(writer(name(), count_label(n6) + " pwrites of 1..20k", "pread", size, n6, io::BufferKind::Aligned));
 
