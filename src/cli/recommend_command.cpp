@@ -4,6 +4,8 @@
 // fills the table, at small sizes.
 #include <fmt/core.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "app.h"
@@ -28,13 +30,16 @@ harness::Results measure(const std::string& dir, unsigned reps, std::uint64_t ma
   config.reps = reps;
   harness::Runner runner(config, scratch);
   auto experiments = report::table_experiments(max_file, eviction);
+  const bool tty = ::isatty(2) == 1;
   std::size_t i = 0;
   for (const auto& e : experiments) {
-    std::fprintf(stderr, "\r[%zu/%zu] %-40s", ++i, experiments.size(), (e.method + " " + e.experiment).c_str());
-    std::fflush(stderr);
+    if (tty) {
+      std::fprintf(stderr, "\r[%zu/%zu] %-40s", ++i, experiments.size(), (e.method + " " + e.experiment).c_str());
+      std::fflush(stderr);
+    }
     out.results.push_back(runner.run(e));
   }
-  std::fprintf(stderr, "\r%-60s\r", "");
+  if (tty) std::fprintf(stderr, "\r%-60s\r", "");
   return out;
 }
 

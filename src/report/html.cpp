@@ -339,13 +339,14 @@ std::string environment_table(const harness::Environment& env, const std::string
 
 std::string decision_html(const DecisionTable& table) {
   std::string h =
-      "<table class=\"decision\"><thead><tr><th>op</th><th>packet size</th><th>flush</th><th>warm cache (writes: buffered)</th>"
-      "<th>cold cache / O_DIRECT</th></tr></thead><tbody>";
+      "<table class=\"decision\"><thead><tr><th>op</th><th>packet size</th><th>flush</th><th>reads: warm cache<br>writes: "
+      "to a fresh file</th><th>reads: cold cache or O_DIRECT</th></tr></thead><tbody>";
   for (const auto& c : table.cells) {
     if (c.cache != "warm") continue;
     const Cell* cold = table.find(c.op, c.band, c.flush, "cold");
-    auto cell = [](const Cell* x) {
-      if (!x) return std::string("<td class=\"nodata\">no data</td>");
+    auto cell = [&](const Cell* x) {
+      if (!x || (x->methods.empty() && x->op == "write" && x->cache == "cold"))
+        return std::string("<td class=\"nodata\">") + (c.op == "write" ? "—" : "no data") + "</td>";
       std::string cls = x->clear ? "clear" : x->methods.empty() ? "nodata" : "unclear";
       return "<td class=\"" + cls + "\">" + html_escape(x->summary()) + "</td>";
     };
@@ -457,6 +458,13 @@ std::string render_html_report(const std::vector<harness::Results>& runs, const 
     for (const auto& f : suite.families) {
       std::string id = "chart-" + std::to_string(family_index++);
       body += "<div class=\"family\"><h3>" + e(f.title) + "</h3>";
+      std::vector<std::string> experiments;
+      for (const auto& p : f.points)
+        if (std::find(experiments.begin(), experiments.end(), p.result->experiment) == experiments.end())
+          experiments.push_back(p.result->experiment);
+      std::string names;
+      for (const auto& x : experiments) names += (names.empty() ? "" : "; ") + x;
+      body += "<p class=\"sub\">" + std::string(experiments.size() == 1 ? "Experiment: " : "Experiments: ") + e(names) + "</p>";
       body += "<div class=\"chart\" id=\"" + id + "\" data-suite=\"" + e(suite.suite) + "\"></div>";
       std::string text;
       for (const auto& s : explain(f)) text += (text.empty() ? "" : " ") + s;
@@ -475,7 +483,7 @@ std::string render_html_report(const std::vector<harness::Results>& runs, const 
           "throughput (ranked by the geometric mean, over the conditions it shares with others, of its speed relative to "
           "the best), its margin over the runner-up, and whether that margin is beyond the noise: the winner's slowest "
           "repetition beats the runner-up's fastest, or the ratio is more than two standard deviations above 1, at every "
-          "shared condition. Reads have no flush policy. Cold includes O_DIRECT.</p>";
+          "shared condition. Reads have no flush policy; writes go to a fresh file, buffered or O_DIRECT.</p>";
   for (std::size_t i = 0; i < sources.size(); ++i) {
     if (sources.size() > 1) body += "<h3>" + e(sources[i].label) + "</h3>";
     body += decision_html(decide(runs[i].results));
