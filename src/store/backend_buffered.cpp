@@ -1,10 +1,17 @@
-// `buffered`: appends are staged in a page-aligned buffer and reach the
-// file in large pwrite(2)s (one per buffer-full, or at a flush or sync).
-// A get of a staged record decodes it from the buffer; others are one
-// pread(2). Writes into holes already in the file go straight to it
-// (data, then header); holes still staged are patched in the buffer.
+// `buffered`: LMDB's split, measured to be the fastest here: appends are
+// staged in a page-aligned buffer and reach the file in large pwrite(2)s
+// (one per buffer-full, or at a flush or sync); gets decode in place from a
+// read-only shared mapping of the file (the page cache is one, so what
+// pwrite wrote is what the map shows), or from the buffer while staged.
+// Writes into holes already in the file go straight to it (data, then
+// header); holes still staged are patched in the buffer. The map is never
+// written through, so a stray store cannot corrupt the journal, and it only
+// covers bytes already written, so it cannot fault past the end of file.
+// (The first version read with one pread(2) per get: ~1.5x slower gets.)
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <sys/mman.h>
 #include <vector>
 
 #include "iolab/io/buffer.h"
@@ -20,6 +27,7 @@ class BufferedJournal final : public Journal {
       : Journal(fd, std::move(path)),
         stage_(std::max<std::size_t>(stage_bytes, io::kPageSize), io::BufferKind::Aligned),
         stage_start_(end) {}
+  ~BufferedJournal() override { unmap(); }
 
   void append(std::uint64_t offset, std::span<const std::byte> image) override {
     // offset == stage_start_ + staged_: appends are contiguous.
@@ -59,9 +67,13 @@ class BufferedJournal final : public Journal {
       check_and_decode(offset, data_length, {stage_.data() + (offset - stage_start_), n}, out);
       return;
     }
-    buf_.resize(n);
-    pread_exact(buf_, offset);
-    check_and_decode(offset, data_length, buf_, out);
+    if (offset + n > map_size_) remap(offset + n);
+    check_and_decode(offset, data_length, {map_ + offset, n}, out);
+  }
+
+  void close(std::uint64_t end) override {
+    unmap();
+    Journal::close(end);
   }
 
   void flush() override {
@@ -72,10 +84,30 @@ class BufferedJournal final : public Journal {
   }
 
  private:
+  // Maps at least `need` bytes (all written already), doubling so that a
+  // growing journal is re-mapped rarely. The mapping may extend past the
+  // end of file; only bytes below it are ever read.
+  void remap(std::uint64_t need) {
+    std::uint64_t size = std::max<std::uint64_t>({need, 2 * map_size_, std::uint64_t{16} << 20});
+    size = (size + io::kPageSize - 1) / io::kPageSize * io::kPageSize;
+    ++counters_.syscalls;
+    void* p = map_ == nullptr ? ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd_, 0)
+                              : ::mremap(map_, map_size_, size, MREMAP_MAYMOVE);
+    if (p == MAP_FAILED) fail(map_ == nullptr ? "mmap" : "mremap", errno);
+    map_ = static_cast<std::byte*>(p);
+    map_size_ = size;
+  }
+  void unmap() noexcept {
+    if (map_ != nullptr) ::munmap(map_, map_size_);
+    map_ = nullptr;
+    map_size_ = 0;
+  }
+
   io::Buffer stage_;
   std::uint64_t stage_start_;  // file offset of the buffer's first byte
   std::size_t staged_ = 0;
-  std::vector<std::byte> buf_;
+  std::byte* map_ = nullptr;  // read-only
+  std::uint64_t map_size_ = 0;
 };
 
 }  // namespace

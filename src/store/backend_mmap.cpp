@@ -112,6 +112,7 @@ class MmapJournal final : public Journal {
     if (need <= file_size_ && map_ != nullptr) return;
     std::uint64_t size = file_size_;
     if (need > size) size += (need - size + step_ - 1) / step_ * step_;
+    std::uint64_t old_size = file_size_;
     if (size > file_size_) {
       ++counters_.syscalls;
       int err = ::posix_fallocate(fd_, static_cast<off_t>(file_size_), static_cast<off_t>(size - file_size_));
@@ -119,6 +120,18 @@ class MmapJournal final : public Journal {
       file_size_ = size;
     }
     map(file_size_);
+#ifdef MADV_POPULATE_WRITE
+    // Fault the new pages in writable with one call rather than one fault
+    // per 4 KiB page as the stores reach them. Only a hint: older kernels
+    // say EINVAL, and the stores fault the pages in as usual.
+    std::uint64_t from = old_size / kPage * kPage;
+    if (file_size_ > from) {
+      ++counters_.syscalls;
+      (void)::madvise(map_ + from, file_size_ - from, MADV_POPULATE_WRITE);
+    }
+#else
+    (void)old_size;
+#endif
   }
   void map(std::uint64_t size) {
     ++counters_.syscalls;

@@ -23,7 +23,7 @@ class RecordStoreEngine final : public Engine {
   void close() override { store_.close(); }
   EngineCounters counters() const override {
     StoreStats s = store_.stats();
-    return {s.syscalls, s.bytes_written, s.bytes_read};
+    return {s.syscalls, s.bytes_written, s.bytes_read, s.holes_reused, s.free_bytes};
   }
   RecordStore& store() { return store_; }
 

@@ -8,11 +8,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <unordered_map>
-#include <xxhash.h>
 
 #include "iolab/error.h"
 #include "journal_file.h"
+#include "key_index.h"
 #include "le.h"
 
 namespace iolab::store {
@@ -45,15 +44,6 @@ std::string to_string(const SyncPolicy& p) {
 }
 
 namespace {
-
-struct KeyHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return XXH3_64bits(s.data(), s.size()); }
-};
-struct KeyEq {
-  using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
-};
 
 // A read-only view of a whole file for the open scan.
 class FileView {
@@ -92,7 +82,7 @@ bool sync_mode(const SyncPolicy& p) {
 
 }  // namespace
 
-class RecordStore::Index : public std::unordered_map<std::string, Location, KeyHash, KeyEq> {};
+class RecordStore::Index : public KeyIndex {};
 
 class RecordStore::FreeList {
  public:
@@ -168,10 +158,10 @@ void RecordStore::open_journal() {
           // The key is the first field; scan_journal checked its length.
           const std::byte* d = view.bytes().data() + r.offset + kRecordHeaderSize;
           std::string_view key(reinterpret_cast<const char*>(d + 4), le::get32(d));
-          auto [it, inserted] = index.try_emplace(std::string(key), Location{r.offset, r.data_length});
+          auto [found, inserted] = index.try_emplace(key, IndexLocation{r.offset, r.data_length});
           if (inserted) continue;
           // A crash between writing a new version and freeing the old one: keep the newer.
-          Location& cur = it->second;
+          IndexLocation& cur = *found;
           auto seq_of = [&](std::uint64_t off) {
             auto found = std::lower_bound(scan.records.begin(), scan.records.end(), off,
                                           [](const ScannedRecord& a, std::uint64_t o) { return a.offset < o; });
@@ -179,7 +169,7 @@ void RecordStore::open_journal() {
           };
           if (r.sequence > seq_of(cur.offset)) {
             to_free.emplace_back(cur.offset, slot_size(cur.data_length));
-            cur = Location{r.offset, r.data_length};
+            cur = IndexLocation{r.offset, r.data_length};
           } else {
             to_free.emplace_back(r.offset, slot);
           }
@@ -289,10 +279,10 @@ void RecordStore::put(const Employee& e) {
     end_ += need;
   }
 
-  auto [it, inserted] = index_->try_emplace(e.last, Location{offset, data_length});
+  auto [slot_loc, inserted] = index_->try_emplace(e.last, IndexLocation{offset, data_length});
   if (!inserted) {
-    Location old = it->second;
-    it->second = Location{offset, data_length};
+    Location old{slot_loc->offset, slot_loc->data_length};
+    *slot_loc = IndexLocation{offset, data_length};
     if (sync_mode(options_.sync))
       free_after_sync_.push_back(old);  // the old version stays valid until the new one is durable
     else
@@ -302,13 +292,12 @@ void RecordStore::put(const Employee& e) {
 }
 
 bool RecordStore::get(std::string_view last, Employee& out) {
-  auto it = index_->find(last);
-  if (it == index_->end()) return false;
-  journal_->read(it->second.offset, it->second.data_length, out);
-  if (out.last != last)
-    throw Error("get", path_.string(),
-                "record at offset " + std::to_string(it->second.offset) + " holds another key");
-  return true;
+  // The record's own key decides (the index compares hashes only): exact,
+  // and one cache miss fewer than comparing the index's copy of the key.
+  return index_->find_hashed(last, [&](const IndexLocation& loc) {
+    journal_->read(loc.offset, loc.data_length, out);
+    return out.last == last;
+  });
 }
 
 std::optional<Employee> RecordStore::get(std::string_view last) {
@@ -317,15 +306,13 @@ std::optional<Employee> RecordStore::get(std::string_view last) {
   return e;
 }
 
-bool RecordStore::contains(std::string_view last) const { return index_->find(last) != index_->end(); }
+bool RecordStore::contains(std::string_view last) const { return index_->find(last) != nullptr; }
 
 bool RecordStore::remove(std::string_view last) {
   if (closed_) throw Error("remove", path_.string(), "the store is closed");
-  auto it = index_->find(last);
-  if (it == index_->end()) return false;
-  Location loc = it->second;
-  index_->erase(it);
-  free_record(loc);
+  IndexLocation found{};
+  if (!index_->erase(last, found)) return false;
+  free_record(Location{found.offset, found.data_length});
   after_mutation();
   return true;
 }
@@ -365,7 +352,7 @@ void RecordStore::commit() {
 void RecordStore::for_each(const std::function<void(const Employee&)>& fn) {
   std::vector<Location> order;
   order.reserve(index_->size());
-  for (const auto& [key, loc] : *index_) order.push_back(loc);
+  index_->for_each([&](std::string_view, const IndexLocation& loc) { order.push_back({loc.offset, loc.data_length}); });
   std::sort(order.begin(), order.end(), [](const Location& a, const Location& b) { return a.offset < b.offset; });
   Employee e;
   for (const Location& loc : order) {

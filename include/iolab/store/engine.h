@@ -20,6 +20,8 @@ struct EngineCounters {
   std::uint64_t syscalls = 0;       // 0: unknown (take the kernel's count)
   std::uint64_t bytes_written = 0;  // through calls, or stored into a mapping
   std::uint64_t bytes_read = 0;
+  std::uint64_t holes_reused = 0;  // RecordStore: puts that went into freed space
+  std::uint64_t free_bytes = 0;    // RecordStore: bytes in holes
 };
 
 // Durability the engines are matched on.

@@ -14,7 +14,8 @@
 //  - mmap:     stores through a shared mapping grown by fallocate + mremap;
 //              gets decode in place (MappedByteBuffer)
 //  - buffered: appends staged in an aligned buffer and written by large
-//              pwrite(2)s; gets by pread(2), or from the buffer while staged
+//              pwrite(2)s; gets decode in place from a read-only mapping
+//              (LMDB's split), or from the buffer while staged
 //
 // Crash safety (process crash: SIGKILL, abort): after a put returns with
 // sync-every-put, the record survives. A replaced record's old version is
