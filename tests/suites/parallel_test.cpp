@@ -224,6 +224,8 @@ TEST_P(ParallelRun, EveryRegionVerifiesForOneToFourWorkers) {
     PassTiming t = run.read_pass();
     EXPECT_EQ(t.ops, workers * 3ull);
     EXPECT_TRUE(run.reads_verified());
+    run.write_pass();  // after a read pass zeroed the buffers: they must be refilled
+    EXPECT_TRUE(run.verify_files());
   }
   EXPECT_TRUE(scratch.created().empty());  // each run removed its files
 }

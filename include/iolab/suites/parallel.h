@@ -133,6 +133,7 @@ class RegionRun {
   std::vector<std::filesystem::path> files_;
   std::vector<io::Buffer> buffers_;  // one region-sized, page-aligned buffer per worker
   bool reads_ok_ = true;
+  bool patterned_ = false;  // the buffers hold the pattern (filled by a write pass, zeroed by a read pass)
 };
 
 // -------------------------------------------------------- typed int arrays

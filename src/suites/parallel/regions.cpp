@@ -257,7 +257,7 @@ PassTiming RegionRun::write_pass() {
   auto prepare = [&](unsigned w) {
     const Region& r = regions_[w];
     auto data = buffers_[w].span();
-    io::fill_pattern(file_seed(r.file), r.offset, data);
+    if (!patterned_) io::fill_pattern(file_seed(r.file), r.offset, data);  // a read pass zeroed it
     open[w] = method.open(files_[r.file], io::Access::ReadWrite, options);
     if (uring) {
       for (std::uint64_t pos = 0; pos < r.length; pos += w_.block_size) {
@@ -291,6 +291,7 @@ PassTiming RegionRun::write_pass() {
     open[w].reset();
   };
   PassTiming t = run_workers(w_.workers, prepare, timed, finish);
+  patterned_ = true;
   for (unsigned w = 0; w < w_.workers; ++w) {
     t.io_calls += calls[w];
     t.ops += ops[w];
@@ -300,6 +301,7 @@ PassTiming RegionRun::write_pass() {
 }
 
 PassTiming RegionRun::read_pass() {
+  patterned_ = false;
   const auto& method = io::find_file_method(w_.method);
   const io::FileOptions options = options_for(w_);
   const bool uring = w_.method == "io_uring";
