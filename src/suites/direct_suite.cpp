@@ -60,6 +60,7 @@ class DirectSuite final : public Suite {
         e.experiment = "seq read " + label(bs) + " x " + count_label(e.ops);
         e.method = r.method;
         e.cache = r.cache;
+        e.eviction = kEviction;
         table.push_back(std::move(e));
       }
     }

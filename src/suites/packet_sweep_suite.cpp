@@ -79,6 +79,7 @@ class PacketSweepSuite final : public Suite {
         for (const char* m : kMethods) {
           FileExperiment e = experiment(p, harness::Op::Read, m);
           e.cache = cache;
+          e.eviction = kEviction;
           e.experiment = "read " + what(e) + ", " + std::string(harness::to_string(cache));
           table.push_back(std::move(e));
         }

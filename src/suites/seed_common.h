@@ -33,6 +33,11 @@ namespace iolab::suites::seeds {
 inline constexpr std::uint64_t KiB = 1024;
 inline constexpr std::uint64_t MiB = 1024 * KiB;
 inline constexpr std::uint64_t GiB = 1024 * MiB;
+// How the suites make a file cold: write it back and drop its own pages
+// (fdatasync + posix_fadvise(DONTNEED)), measured with mincore before every
+// repetition. Cheaper than sync + drop_caches (which flushes and empties the
+// whole machine's cache, hundreds of times per run) and as cold for our file.
+inline constexpr harness::Eviction kEviction = harness::Eviction::Fadvise;
 // Pattern seed of the files custom workloads write and verify themselves.
 inline constexpr std::uint64_t kCustomSeed = 0x5EED5;
 

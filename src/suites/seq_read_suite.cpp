@@ -78,6 +78,7 @@ class SeqReadSuite final : public Suite {
           e.file_size = size;
           e.buffer = path.buffer;
           e.cache = cache;
+          e.eviction = kEviction;
           // The seed's figures are page-cache figures (see the top of this file).
           if (cache == CacheState::Warm && path.ms != nullptr)
             e.reference = published(std::string("seed 001: Java ") + path.java + ", i7-8750H, SSD; " +
