@@ -24,7 +24,8 @@ using testing::rejects_unaligned;
 using testing::Variant;
 
 constexpr std::uint64_t kSeed = 0x10ab;
-constexpr std::size_t kSizes[] = {1, 511, 4096, (std::size_t{1} << 20) + 7};
+// 1 MiB is there so that O_DIRECT with Reject also round-trips a large aligned request.
+constexpr std::size_t kSizes[] = {1, 511, 4096, std::size_t{1} << 20, (std::size_t{1} << 20) + 7};
 constexpr std::uint64_t kOffsets[] = {0, 8192, 4093};  // aligned, aligned, unaligned
 
 class Conformance : public ::testing::TestWithParam<std::tuple<Variant, BufferKind>> {
