@@ -14,10 +14,12 @@ class StdioFile final : public File {
  public:
   StdioFile(const std::filesystem::path& p, Access a, std::size_t buffer_size) : File(p) {
     posix::Fd fd = posix::open_existing(p, a);
+    // Allocated before the FILE exists: a throwing constructor runs no
+    // destructor, so nothing may be left to fclose.
+    if (buffer_size > 0) buffer_ = Buffer(buffer_size, BufferKind::Heap);
     file_ = ::fdopen(fd.get(), a == Access::Read ? "rb" : "r+b");
     if (file_ == nullptr) posix::fail("fdopen", p);
     fd.release();  // the FILE owns it now
-    if (buffer_size > 0) buffer_ = Buffer(buffer_size, BufferKind::Heap);
     int r = buffer_size == 0 ? ::setvbuf(file_, nullptr, _IONBF, 0)
                              : ::setvbuf(file_, reinterpret_cast<char*>(buffer_.data()), _IOFBF, buffer_size);
     if (r != 0) {
