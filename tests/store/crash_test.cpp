@@ -4,6 +4,7 @@
 // must hold exactly the state after every acknowledged operation (plus,
 // possibly, the one in flight), every record intact.
 #include <csignal>
+#include <cstdlib>
 #include <cerrno>
 #include <map>
 #include <random>
@@ -75,14 +76,20 @@ std::map<std::string, Employee> state_after(const std::vector<Op>& ops, std::siz
   ::_exit(0);
 }
 
+// bench/store_crash.sh runs many more trials, on a chosen filesystem:
+// IOLAB_STORE_CRASH_TRIALS (default 24), IOLAB_STORE_CRASH_DIR (default
+// /dev/shm when writable: fsync is free there, so the child gets further).
 TEST(StoreCrash, KilledWriterLosesNothingAcknowledged) {
-  io::ScratchDir scratch(testing::fast_scratch_parent());
-  const unsigned kTrials = 24;
+  const char* dir = std::getenv("IOLAB_STORE_CRASH_DIR");
+  const char* trials = std::getenv("IOLAB_STORE_CRASH_TRIALS");
+  io::ScratchDir scratch(dir != nullptr && *dir != '\0' ? std::filesystem::path(dir) : testing::fast_scratch_parent());
+  const unsigned kTrials = trials != nullptr ? static_cast<unsigned>(std::strtoul(trials, nullptr, 10)) : 24;
   std::mt19937 timing(99);
   std::uint64_t killed_mid_run = 0, max_acked = 0;
   for (unsigned trial = 0; trial < kTrials; ++trial) {
     Backend backend = kAllBackends[trial % 4];
     SCOPED_TRACE("trial " + std::to_string(trial) + " backend " + std::string(to_string(backend)));
+    if (::testing::Test::HasFailure()) break;  // one failure is enough to report
     StoreOptions opt;
     opt.backend = backend;
     opt.sync = SyncPolicy::every_put();
@@ -140,7 +147,8 @@ TEST(StoreCrash, KilledWriterLosesNothingAcknowledged) {
   }
   EXPECT_GT(killed_mid_run, kTrials / 2) << "most trials should kill the child mid-run";
   EXPECT_GT(max_acked, 0u);
-  std::printf("%u trials, %llu killed mid-run, most acknowledged ops in one trial: %llu\n", kTrials,
+  std::printf("%u trials in %s, %llu killed mid-run, most acknowledged ops in one trial: %llu\n", kTrials,
+              scratch.path().c_str(),
               static_cast<unsigned long long>(killed_mid_run), static_cast<unsigned long long>(max_acked));
 }
 
