@@ -196,7 +196,7 @@ class ParallelSuite final : public Suite {
     const std::string method(to_string(way));
     harness::Result w = labels("typed-arrays", method, true, workers), r = labels("typed-arrays", method, false, workers);
     for (harness::Result* x : {&w, &r}) {
-      x->block_size = per_element(way) ? 4 : region;
+      x->block_size = per_element(way) ? 4 : way == ArrayWay::Bulk ? std::min<std::uint64_t>(region, kBulkChunkInts * 4) : region;
       x->file_size = region * workers;
       x->buffer = "heap";
       x->extra["ints_per_worker"] = n;
@@ -228,7 +228,9 @@ class ParallelSuite final : public Suite {
     auto count_calls = [&](PassTiming& t) {
       for (auto c : calls) t.io_calls += c;
       t.bytes = region * workers;
-      t.ops = per_element(way) ? n * workers : workers;
+      t.ops = per_element(way)        ? n * workers
+              : way == ArrayWay::Bulk ? (n + kBulkChunkInts - 1) / kBulkChunkInts * workers
+                                      : workers;
     };
 
     auto write_pass = [&] {

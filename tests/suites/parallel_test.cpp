@@ -56,8 +56,9 @@ class TypedArrayRoundTrip : public ::testing::TestWithParam<ArrayWay> {};
 TEST_P(TypedArrayRoundTrip, EveryLengthAndOffsetComesBackExactly) {
   const ArrayWay way = GetParam();
   io::ScratchDir scratch;
-  // 2049 ints = 8196 bytes: one more than an 8 KiB stream buffer holds; 1 and 7 are not a block multiple either.
-  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{2049}}) {
+  // 2049 ints = 8196 bytes: one more than an 8 KiB stream buffer holds; 2 bulk chunks + 3 ints;
+  // 1 and 7 are not a block multiple either.
+  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{2049}, 2 * kBulkChunkInts + 3}) {
     SCOPED_TRACE(std::string(to_string(way)) + " n=" + std::to_string(n));
     const std::uint64_t offset = 12;  // not block-aligned: an int array inside a larger file
     auto values = sample_ints(n);

@@ -146,7 +146,7 @@ IntArrayFile::IntArrayFile(ArrayWay way, const std::filesystem::path& path, io::
   file_ = io::find_file_method(method_for(way)).open(path, access, o);
   // Scratch space belongs to the setup, not to the timed calls.
   if (way == ArrayWay::Encode) bytes_.resize(max_ints * 4);
-  if (way == ArrayWay::Bulk) swapped_.resize(max_ints);
+  if (way == ArrayWay::Bulk) swapped_.resize(std::min(max_ints, kBulkChunkInts));
 }
 
 IntArrayFile::~IntArrayFile() = default;
@@ -190,10 +190,13 @@ void IntArrayFile::write(std::uint64_t offset, std::span<const std::int32_t> val
       return;
     }
     case ArrayWay::Bulk: {
-      if (n > swapped_.size()) throw too_long(swapped_.size());
-      std::span<std::uint32_t> dst(swapped_.data(), n);
-      swap_copy(values, dst);
-      file_->write_at(offset, std::as_bytes(dst));
+      if (n > 0 && swapped_.empty()) throw too_long(0);
+      for (std::size_t i = 0; i < n; i += swapped_.size()) {
+        const std::size_t m = std::min(swapped_.size(), n - i);
+        std::span<std::uint32_t> chunk(swapped_.data(), m);
+        swap_copy(values.subspan(i, m), chunk);
+        file_->write_at(offset + 4 * i, std::as_bytes(chunk));
+      }
       return;
     }
   }
@@ -242,8 +245,11 @@ void IntArrayFile::read(std::uint64_t offset, std::span<std::int32_t> out) {
       return;
     }
     case ArrayWay::Bulk:
-      read_exact(offset, std::as_writable_bytes(out));
-      swap_in_place(out);
+      for (std::size_t i = 0; i < n; i += kBulkChunkInts) {
+        auto chunk = out.subspan(i, std::min(kBulkChunkInts, n - i));
+        read_exact(offset + 4 * i, std::as_writable_bytes(chunk));
+        swap_in_place(chunk);  // while the chunk is still in cache
+      }
       return;
   }
 }
