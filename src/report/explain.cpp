@@ -18,11 +18,12 @@ std::string mechanism(const harness::Result& r, const std::string& label) {
   if (r.minor_faults + r.major_faults > static_cast<std::int64_t>(r.io_calls) && r.minor_faults > 0) {
     out = label + " took " + grouped(static_cast<std::uint64_t>(r.minor_faults)) + " minor faults";
     if (r.major_faults > 0) out += " and " + grouped(static_cast<std::uint64_t>(r.major_faults)) + " major";
-    if (r.io_calls > 0) out += " with " + grouped(r.io_calls) + " calls";
+    if (r.io_calls > 0) out += " with " + grouped(r.io_calls) + (r.io_calls == 1 ? " call" : " calls");
     return out;
   }
   if (calls == 0) return "";
-  out = label + " made " + grouped(calls) + " calls of " + duration_text(seconds_per_call(r)) + " each";
+  out = label + " made " + grouped(calls) + (calls == 1 ? " call of " : " calls of ") + duration_text(seconds_per_call(r)) +
+        (calls == 1 ? "" : " each");
   if (r.major_faults > 0) out += " and took " + grouped(static_cast<std::uint64_t>(r.major_faults)) + " major faults";
   return out;
 }
@@ -75,21 +76,40 @@ std::vector<std::string> explain(const Family& f) {
     std::string why_lo = mechanism(*lo->result, lo->series), why_hi = mechanism(*hi->result, hi->series);
     if (!why_lo.empty() && !why_hi.empty()) s += ": " + why_lo + ", " + why_hi;
     else if (!why_lo.empty() || !why_hi.empty()) s += ": " + why_lo + why_hi;
-    if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+
     out.push_back(s + ".");
 
     // 2. Who leads where: one winner throughout, or where the lead changes.
     if (f.axis != Axis::None && by_x.size() >= 2) {
       std::vector<std::pair<std::string, std::pair<double, double>>> runs;  // winner, first x, last x
+      std::vector<double> close;  // x where the lead is inside the noise
       for (const auto& [x, ps] : by_x) {
-        const std::string& w = fastest(ps)->series;
+        const Point* top = fastest(ps);
+        const Point* second = nullptr;
+        for (const Point* p : ps)
+          if (p != top && (!second || rate(*p->result).median > rate(*second->result).median)) second = p;
+        if (!speedup(*top->result, *second->result).beyond_noise) close.push_back(x);
+        const std::string& w = top->series;
         if (runs.empty() || runs.back().first != w) runs.push_back({w, {x, x}});
         else runs.back().second.second = x;
+      }
+      // Where the leader is not ahead beyond the noise, say so.
+      std::string caveat;
+      if (!close.empty()) {
+        if (close.size() == by_x.size()) {
+          caveat = ", but everywhere within the noise between repetitions";
+        } else {
+          caveat = ", but within the noise at ";
+          std::size_t shown = std::min<std::size_t>(close.size(), 4);
+          for (std::size_t i = 0; i < shown; ++i)
+            caveat += (i == 0 ? "" : i + 1 == shown && close.size() <= 4 ? " and " : ", ") + x_text(f, close[i]);
+          if (close.size() > 4) caveat += " and " + std::to_string(close.size() - 4) + " more";
+        }
       }
       if (runs.size() == 1) {
         out.push_back(runs[0].first + " is the fastest at every " + axis_title(f).substr(0, axis_title(f).find(" (")) +
                       " measured with more than one method, " + x_text(f, runs[0].second.first) + " to " +
-                      x_text(f, runs[0].second.second) + ".");
+                      x_text(f, runs[0].second.second) + caveat + ".");
       } else if (runs.size() <= 3) {
         std::string t = "The lead changes: ";
         for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -98,7 +118,7 @@ std::vector<std::string> explain(const Family& f) {
           t += w + (span.first == span.second ? " at " + x_text(f, span.first)
                                               : " from " + x_text(f, span.first) + " to " + x_text(f, span.second));
         }
-        out.push_back(t + ".");
+        out.push_back(t + caveat + ".");
       } else {
         out.push_back("The lead changes " + std::to_string(runs.size() - 1) + " times between " +
                       x_text(f, by_x.begin()->first) + " and " + x_text(f, by_x.rbegin()->first) +

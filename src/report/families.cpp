@@ -58,14 +58,22 @@ std::string sync_text(const std::vector<Member>& members) {
   return out;
 }
 
+// Writes go to a fresh file, buffered (no cache label) or O_DIRECT: one chart.
+std::string family_cache(const harness::Result& r) {
+  if (r.op == "write" && (r.cache.empty() || r.cache == "direct")) return "fresh";
+  return cache_class(r);
+}
+
 std::string title_of(const std::vector<Member>& members, const std::string& experiment) {
   const harness::Result& r = *members.front().first;
   std::string t = experiment.empty() ? r.op : experiment + " — " + r.op;
   if (!r.pattern.empty()) t += ", " + std::string(r.pattern == "seq" ? "sequential" : r.pattern == "rand" ? "random" : r.pattern);
-  std::string cache = cache_class(r);
-  if (!cache.empty()) {
-    std::set<std::string> labels;
-    for (const auto& m : members) labels.insert(m.first->cache);
+  std::set<std::string> labels;
+  for (const auto& m : members) labels.insert(m.first->cache);
+  if (family_cache(r) == "fresh") {
+    t += labels.count("direct") ? (labels.size() > 1 ? ", to a fresh file, buffered and O_DIRECT" : ", O_DIRECT to a fresh file")
+                                : ", to a fresh file";
+  } else if (!family_cache(r).empty()) {
     std::string l;
     for (const auto& x : labels) l += (l.empty() ? "" : "/") + x;
     t += ", " + l + " cache";
@@ -76,6 +84,13 @@ std::string title_of(const std::vector<Member>& members, const std::string& expe
   if (distinct(members, [](const harness::Result& x) { return x.threads; }) == 1 && r.threads > 1)
     t += ", " + std::to_string(r.threads) + " threads";
   return t;
+}
+
+// What must differ between two points of one chart drawn with block size on x.
+using PointKey = std::tuple<std::string, std::string, std::string, std::size_t, std::uint64_t, unsigned>;
+PointKey point_key(const Member& m) {
+  const harness::Result& r = *m.first;
+  return {r.method, r.buffer, r.sync, m.second, r.block_size, r.threads};
 }
 
 // A family from `members` if some axis gives one point per line and x; else false.
@@ -102,6 +117,16 @@ bool try_family(const std::vector<Member>& members, const std::vector<Source>& s
   if (!found && unique_on(Axis::None)) found = true;
   if (!found && !force) return false;
   if (!found) chosen = Axis::BlockSize;  // last resort: several points per line and x
+  // No line with two points (each copy method at its own block size): bars,
+  // each labelled with its x.
+  if (found && chosen != Axis::None && labels.size() > 1 &&
+      std::set<std::string>(labels.begin(), labels.end()).size() == labels.size()) {
+    Family probe;
+    probe.axis = chosen;
+    probe.bytes_metric = counts_bytes(*members.front().first);
+    for (std::size_t i = 0; i < members.size(); ++i) labels[i] += " · " + x_text(probe, x_of(chosen, *members[i].first));
+    chosen = Axis::None;
+  }
   out = Family{};
   out.suite = members.front().first->suite;
   out.title = title_of(members, experiment);
@@ -135,7 +160,7 @@ std::vector<SuiteView> group_results(const std::vector<Source>& sources) {
     for (const auto& m : suite.records) {
       const harness::Result& r = *m.first;
       if (!measured(r)) continue;
-      Key key{r.op, r.pattern, cache_class(r), sync_class(r), counts_bytes(r)};
+      Key key{r.op, r.pattern, family_cache(r), sync_class(r), counts_bytes(r)};
       auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == key; });
       if (it == parts.end()) {
         parts.push_back({key, {}});
@@ -149,6 +174,9 @@ std::vector<SuiteView> group_results(const std::vector<Source>& sources) {
         suite.families.push_back(std::move(f));
         continue;
       }
+      // Experiments, then merged back greedily while every line keeps one
+      // point per block size: a sweep stored as one experiment per size
+      // becomes one chart again, and overlapping experiments get their own.
       std::vector<std::pair<std::string, std::vector<Member>>> by_experiment;
       for (const auto& m : members) {
         auto it = std::find_if(by_experiment.begin(), by_experiment.end(),
@@ -159,9 +187,36 @@ std::vector<SuiteView> group_results(const std::vector<Source>& sources) {
         }
         it->second.push_back(m);
       }
-      for (const auto& [experiment, sub] : by_experiment) {
+      struct Cluster {
+        std::vector<std::string> experiments;
+        std::vector<Member> members;
+        std::set<PointKey> keys;
+        bool open = true;  // internally one point per line and block size
+      };
+      std::vector<Cluster> clusters;
+      for (auto& [experiment, sub] : by_experiment) {
+        std::set<PointKey> keys;
+        bool unique = true;
+        for (const auto& m : sub) unique &= keys.insert(point_key(m)).second;
+        Cluster* into = nullptr;
+        if (unique)
+          for (auto& c : clusters)
+            if (c.open && std::none_of(keys.begin(), keys.end(), [&](const PointKey& k) { return c.keys.count(k); })) {
+              into = &c;
+              break;
+            }
+        if (!into) {
+          clusters.push_back({});
+          into = &clusters.back();
+          into->open = unique;
+        }
+        into->experiments.push_back(experiment);
+        into->members.insert(into->members.end(), sub.begin(), sub.end());
+        into->keys.insert(keys.begin(), keys.end());
+      }
+      for (const auto& c : clusters) {
         Family g;
-        try_family(sub, sources, experiment, true, g);
+        try_family(c.members, sources, c.experiments.size() == 1 ? c.experiments.front() : "", true, g);
         suite.families.push_back(std::move(g));
       }
     }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <optional>
 #include <random>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -84,6 +85,15 @@ json x_encoding(const Family& f, const std::vector<double>& xs) {
     axis["labelExpr"] = "format(datum.value, '~s')";
   enc["axis"] = axis;
   return enc;
+}
+
+// Log axes of nanoseconds, labelled as durations, with few ticks.
+json duration_axis() {
+  return {{"tickCount", 5},
+          {"labelOverlap", "greedy"},
+          {"labelExpr",
+           "datum.value >= 1e9 ? format(datum.value / 1e9, '~g') + ' s' : datum.value >= 1e6 ? format(datum.value / 1e6, "
+           "'~g') + ' ms' : datum.value >= 1e3 ? format(datum.value / 1e3, '~g') + ' µs' : format(datum.value, '~g') + ' ns'"}};
 }
 
 json tooltip(const Family& f) {
@@ -173,7 +183,7 @@ json chart_spec(const Family& f) {
                                                                {{"field", "xl"}, {"title", axis_title(f)}}})}}}});
     throughput = {{"title", "Throughput (log-log)"}, {"width", 560}, {"height", 260}, {"layer", layers}};
     if (any_latency)
-      latency = {{"title", "Latency per call, ns (log)"},
+      latency = {{"title", "Latency per call: p50, p99, p99.9 (log)"},
                  {"width", 250},
                  {"height", 170},
                  {"transform", json::array({{{"fold", {"p50", "p99", "p999"}}, {"as", {"pk", "ns"}}},
@@ -181,7 +191,8 @@ json chart_spec(const Family& f) {
                                             {{"calculate", "datum.pk == 'p999' ? 'p99.9' : datum.pk"}, {"as", "percentile"}}})},
                  {"mark", {{"type", "line"}, {"point", false}, {"strokeWidth", 1.5}}},
                  {"encoding", {{"x", x},
-                               {"y", {{"field", "ns"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "ns"}}},
+                               {"y", {{"field", "ns"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", nullptr},
+                                      {"axis", duration_axis()}}},
                                {"color", color},
                                {"strokeDash", {{"field", "percentile"}, {"type", "nominal"}, {"sort", {"p50", "p99", "p99.9"}}}},
                                {"detail", {{"field", "percentile"}}},
@@ -220,14 +231,15 @@ json chart_spec(const Family& f) {
                                       {"tooltip", json::array({{{"field", "text"}, {"title", "published"}}})}}}});
     throughput = {{"title", "Throughput"}, {"width", 560}, {"layer", layers}};
     if (any_latency)
-      latency = {{"title", "Latency per call, ns (log)"},
+      latency = {{"title", "Latency per call: p50, p99, p99.9 (log)"},
                  {"width", 250},
                  {"transform", json::array({{{"fold", {"p50", "p99", "p999"}}, {"as", {"pk", "ns"}}},
                                             {{"filter", "isValid(datum.ns) && datum.ns > 0"}},
                                             {{"calculate", "datum.pk == 'p999' ? 'p99.9' : datum.pk"}, {"as", "percentile"}}})},
                  {"mark", {{"type", "point"}, {"filled", true}}},
                  {"encoding", {{"y", yname},
-                               {"x", {{"field", "ns"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "ns"}}},
+                               {"x", {{"field", "ns"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", nullptr},
+                                      {"axis", duration_axis()}}},
                                {"color", color},
                                {"shape", {{"field", "percentile"}, {"type", "nominal"}, {"sort", {"p50", "p99", "p99.9"}}}},
                                {"tooltip", json::array({{{"field", "series"}, {"title", "method"}},
@@ -251,7 +263,10 @@ json chart_spec(const Family& f) {
   return {{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
           {"data", {{"values", rows}}},
           {"vconcat", parts},
-          {"config", {{"font", "system-ui, sans-serif"}, {"view", {{"stroke", "#ddd"}}}}}};
+          {"config", {{"font", "system-ui, sans-serif"},
+                      {"view", {{"stroke", "#ddd"}}},
+                      {"legend", {{"symbolOpacity", 1}}},
+                      {"axisY", {{"tickCount", 6}}}}}};
 }
 
 std::string figures_table(const Family& f) {
@@ -282,17 +297,20 @@ std::string figures_table(const Family& f) {
 }
 
 std::string record_name(const harness::Result& r) {
-  std::string s = r.method + ", " + r.experiment;
+  std::string s = method_label(r) + ", " + r.experiment;
   if (!r.op.empty()) s += " (" + r.op + (r.block_size ? " " + bytes_text(r.block_size) : "") + ")";
   return s;
 }
 
 std::string warnings_list(const SuiteView& suite, const std::vector<Source>& sources) {
   std::string items, skipped;
+  std::size_t flagged = 0, skipped_count = 0;
+  std::map<std::string, std::size_t> kinds;  // "too short", "noisy", ... -> records
   auto from = [&](std::size_t src) { return sources.size() > 1 ? " [" + sources[src].label + "]" : std::string(); };
   for (const auto& [r, src] : suite.records) {
     if (r->skipped) {
       skipped += "<li><b>" + e(record_name(*r) + from(src)) + "</b>: " + e(*r->skipped) + "</li>";
+      ++skipped_count;
       continue;
     }
     std::vector<std::string> notes(r->warnings.begin(), r->warnings.end());
@@ -307,11 +325,26 @@ std::string warnings_list(const SuiteView& suite, const std::vector<Source>& sou
         notes.push_back("noisy: cv " + percent(s.cv) + " over " + std::to_string(s.n) + " repetitions");
       if (!r->verified && r->op == "read") notes.push_back("data read was not verified");
     }
-    for (const auto& n : notes) items += "<li><b>" + e(record_name(*r) + from(src)) + "</b>: " + e(n) + "</li>";
+    if (notes.empty()) continue;
+    ++flagged;
+    for (const char* kind : {"too short", "outlier", "noisy", "resident", "not verified"})
+      if (mentions(kind)) ++kinds[kind];
+    std::string joined;
+    for (const auto& n : notes) joined += (joined.empty() ? "" : "; ") + n;
+    items += "<li><b>" + e(record_name(*r) + from(src)) + "</b>: " + e(joined) + "</li>";
   }
+  // Collapsed with counts in the summary: at small scales nearly every run is "too short".
   std::string h;
-  if (!items.empty()) h += "<h4>Warnings</h4><ul class=\"warnings\">" + items + "</ul>";
-  if (!skipped.empty()) h += "<h4>Skipped here</h4><ul class=\"skipped\">" + skipped + "</ul>";
+  if (!items.empty()) {
+    std::string counts;
+    for (const auto& [kind, n] : kinds) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+    h += "<details class=\"warnings\"><summary>Warnings on " + std::to_string(flagged) + " of " +
+         std::to_string(suite.records.size()) + " records" + (counts.empty() ? "" : " (" + counts + ")") +
+         "</summary><ul class=\"warnings\">" + items + "</ul></details>";
+  }
+  if (!skipped.empty())
+    h += "<details class=\"skipped\" open><summary>Skipped here: " + std::to_string(skipped_count) +
+         "</summary><ul class=\"skipped\">" + skipped + "</ul></details>";
   return h;
 }
 
@@ -514,7 +547,10 @@ std::string render_html_report(const std::vector<harness::Results>& runs, const 
   page += "<script type=\"application/json\" id=\"iolab-charts\">" + script_json(charts) + "</script>\n";
   for (const auto& b : chart_bundles()) {
     page += "<script nonce=\"" + nonce + "\" data-bundle=\"" + std::string(b.name) + "\">";
-    page += b.text;
+    // Without its source map comment: nothing in the page refers outside the file.
+    std::string_view text = b.text;
+    if (auto map = text.rfind("\n//# sourceMappingURL="); map != std::string_view::npos) text = text.substr(0, map + 1);
+    page += text;
     page += "</script>\n";
   }
   page += "<script nonce=\"" + nonce + "\">" + kRender + "</script></body></html>\n";

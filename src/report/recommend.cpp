@@ -82,8 +82,41 @@ void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
   std::vector<std::pair<std::string, double>> ranked;
   for (const auto& [m, s] : log_score) ranked.emplace_back(m, s.first / s.second);
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+
+  // Head to head: geometric mean of speed ratios where two methods met.
+  std::map<std::string, std::map<std::string, std::pair<double, int>>> pair;
+  for (const auto& [cond, methods] : by_condition)
+    for (const auto& [a, ra] : methods)
+      for (const auto& [b, rb] : methods)
+        if (a != b) {
+          auto& p = pair[a][b];
+          p.first += std::log(std::max(speed(*ra), 1e-300) / std::max(speed(*rb), 1e-300));
+          ++p.second;
+        }
+  auto head_to_head = [&](const std::string& a, const std::string& b) {
+    const auto& p = pair[a][b];
+    return std::exp(p.first / p.second);
+  };
+  auto ahead_of_all = [&](const std::string& m) {
+    for (const auto& [o, p] : pair[m])
+      if (head_to_head(m, o) <= 1) return false;
+    return true;
+  };
+  // The best is ahead of every method it met; with none such, the best score
+  // leads and the cell has no clear winner.
   cell.best = ranked[0].first;
-  cell.runner_up = ranked[1].first;
+  for (const auto& [m, score] : ranked)
+    if (ahead_of_all(m)) {
+      cell.best = m;
+      cell.ahead_of_all = true;
+      break;
+    }
+  // The runner-up is the closest competitor the best met.
+  double closest = 0;
+  for (const auto& [o, p] : pair[cell.best]) {
+    double r = head_to_head(cell.best, o);
+    if (cell.runner_up.empty() || r < closest) cell.runner_up = o, closest = r;
+  }
 
   double log_sum = 0, rel_var = 0;
   for (const auto& [cond, methods] : by_condition) {
@@ -99,7 +132,7 @@ void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
   double k = static_cast<double>(cell.shared);
   cell.margin = std::exp(log_sum / k);
   cell.margin_stddev = cell.margin * std::sqrt(rel_var) / k;
-  cell.clear = cell.shared_beyond_noise == cell.shared;
+  cell.clear = cell.ahead_of_all && cell.shared_beyond_noise == cell.shared;
 }
 
 }  // namespace
@@ -136,6 +169,9 @@ std::string Cell::summary() const {
   std::string ratio = sig(margin, 3) + " ± " + sig(margin_stddev, 1) + "x";
   std::string where = std::to_string(shared) + (shared == 1 ? " condition" : " conditions");
   if (clear) return best + ": " + ratio + " over " + runner_up + (shared == 1 ? " (beyond noise)" : " (beyond noise at all " + where + ")");
+  if (!ahead_of_all)
+    return "no clear winner: each method is behind another somewhere (" + best + " leads overall; " + runner_up + " is " +
+           sig(1 / margin, 3) + "x faster where they met)";
   return "no clear winner: " + best + " " + ratio + " vs " + runner_up + " (beyond noise at " +
          std::to_string(shared_beyond_noise) + " of " + where + ")";
 }
@@ -152,7 +188,14 @@ DecisionTable decide(std::span<const harness::Result> results) {
     for (Band band : kBands)
       for (const char* flush : kFlushes) {
         if (std::string_view(op) == "read" && std::string_view(flush) != "none") continue;
-        for (const char* cache : kCaches) t.cells.push_back(Cell{op, band, flush, cache, {}, {}, {}, {}, 0, 0, 0, 0, false});
+        for (const char* cache : kCaches) {
+          Cell c;
+          c.op = op;
+          c.band = band;
+          c.flush = flush;
+          c.cache = cache;
+          t.cells.push_back(std::move(c));
+        }
       }
   for (auto& cell : t.cells) {
     std::vector<const harness::Result*> in;
@@ -229,6 +272,7 @@ nlohmann::json to_json(const DecisionTable& t) {
                      {"margin", c.shared ? nlohmann::json(c.margin) : nlohmann::json(nullptr)},
                      {"margin_stddev", c.shared ? nlohmann::json(c.margin_stddev) : nlohmann::json(nullptr)},
                      {"clear", c.clear},
+                     {"ahead_of_all", c.ahead_of_all},
                      {"shared_conditions", c.shared},
                      {"beyond_noise_conditions", c.shared_beyond_noise},
                      {"methods", c.methods},

@@ -103,6 +103,26 @@ TEST(Families, SplitsByExperimentWhenTwoPointsWouldShareALine) {
   EXPECT_EQ(suites[0].families[1].axis, Axis::BlockSize);
 }
 
+TEST(Families, ASweepStoredAsOneExperimentPerSizeIsOneChartAgain) {
+  harness::Results rs;
+  for (std::uint64_t bs : {4096ull, 65536ull, 1ull << 20})
+    for (std::string buffer : {"heap", "aligned"})
+      rs.results.push_back(make({"write-path", "pwrite 32m in " + std::to_string(bs) + " writes", "pread", "write", bs, 32u << 20,
+                                 500, 0.02, 3, "", "none", buffer}));
+  // Overlaps the sweep at 4 KiB: a chart of its own.
+  for (std::uint64_t bs : {1024ull, 4096ull, 20480ull})
+    rs.results.push_back(make({"write-path", "2k pwrites of 1..20k", "pread", "write", bs, 2000 * bs, 400, 0.02, 3, ""}));
+  std::vector<Source> sources{{&rs, "run"}};
+  auto suites = group_results(sources);
+  ASSERT_EQ(suites.at(0).families.size(), 2u);
+  const Family& sweep = suites[0].families[0];
+  EXPECT_EQ(sweep.axis, Axis::BlockSize);
+  EXPECT_EQ(sweep.points.size(), 6u);
+  EXPECT_EQ(sweep.series, (std::vector<std::string>{"pread (heap)", "pread (aligned)"}));
+  EXPECT_EQ(suites[0].families[1].points.size(), 3u);
+  EXPECT_NE(suites[0].families[1].title.find("2k pwrites of 1..20k"), std::string::npos);
+}
+
 TEST(Explain, NamesTheGapWithCallsAndFaultsFromTheRecords) {
   harness::Results rs;
   // 1 GiB read at 1 KiB: syscall 1,048,576 calls; mmap 262,144 faults, 9.1x faster.

@@ -76,6 +76,37 @@ TEST(Decide, WithinEachOthersNoiseIsNoClearWinner) {
   EXPECT_NE(c->summary().find("no clear winner: pread 1.02"), std::string::npos) << c->summary();
 }
 
+// The runner-up is the closest competitor the winner met, not a method that
+// scored well elsewhere; a method behind another where they met cannot win.
+TEST(Decide, RunnerUpIsTheClosestCompetitorMetHeadToHead) {
+  std::vector<harness::Result> rs;
+  auto add = [&](std::string suite, std::string method, std::uint64_t bs, double mib_s) {
+    rs.push_back(make({suite, "e", method, "read", bs, 4u << 20, mib_s, 0.02}));
+  };
+  add("a", "mmap", 1024, 1000), add("a", "pread", 1024, 900), add("a", "stdio", 1024, 300);
+  add("b", "stdio", 2048, 800), add("b", "iostream", 2048, 200);  // stdio scores well here, never met mmap
+  const Cell* c = decide(rs).find("read", Band::To4K, "none", "warm");
+  EXPECT_EQ(c->best, "mmap");
+  EXPECT_EQ(c->runner_up, "pread");
+  EXPECT_TRUE(c->ahead_of_all);
+  EXPECT_NEAR(c->margin, 1000.0 / 900.0, 1e-9);
+  EXPECT_TRUE(c->clear);
+
+  // A cycle: mmap > pread at 1 KiB, pread > stdio at 2 KiB, stdio > mmap at 3 KiB.
+  std::vector<harness::Result> cyc;
+  auto add2 = [&](std::string method, std::uint64_t bs, double mib_s) {
+    cyc.push_back(make({"s", "e", method, "read", bs, 4u << 20, mib_s, 0.02}));
+  };
+  add2("mmap", 1024, 1000), add2("pread", 1024, 500);
+  add2("pread", 2048, 1000), add2("stdio", 2048, 500);
+  add2("stdio", 3072, 1000), add2("mmap", 3072, 500);
+  const Cell* d = decide(cyc).find("read", Band::To4K, "none", "warm");
+  EXPECT_FALSE(d->ahead_of_all);
+  EXPECT_FALSE(d->clear);
+  EXPECT_EQ(d->verdict(), "no clear winner");
+  EXPECT_NE(d->summary().find("each method is behind another somewhere"), std::string::npos) << d->summary();
+}
+
 TEST(Decide, OneRepetitionCannotJudgeNoise) {
   std::vector<harness::Result> rs;
   rs.push_back(make({"s", "e", "mmap", "read", 32, 1u << 20, 400, 0, 1}));

@@ -29,12 +29,15 @@ struct Cell {
 
   std::vector<std::string> methods;          // every method measured in this cell
   std::vector<std::uint64_t> block_sizes;    // packet sizes measured in this cell
+  // best: ahead (geometric mean of speed ratios where they met) of every
+  // method it met, else the best overall score; runner_up: its closest competitor.
   std::string best, runner_up;               // empty when fewer than two methods were compared
+  bool ahead_of_all = false;                 // best is ahead of every method it met
   double margin = 0;                         // best's speed / runner-up's, geometric mean over shared conditions
   double margin_stddev = 0;
   std::size_t shared = 0;                    // conditions (size, file, pattern, suite) where both ran
   std::size_t shared_beyond_noise = 0;       // ... where best was faster beyond the noise
-  bool clear = false;                        // best beat the runner-up beyond the noise at every shared condition
+  bool clear = false;                        // ahead_of_all, and beat the runner-up beyond the noise at every shared condition
 
   // "mmap", "no clear winner", "only pread measured", "no data".
   std::string verdict() const;
