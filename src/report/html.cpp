@@ -512,11 +512,11 @@ std::string render_html_report(const std::vector<harness::Results>& runs, const 
   }
 
   body += "<section id=\"decision\"><h2>Decision table: which method to use on this machine</h2>"
-          "<p class=\"explain\">For each operation, packet size, flush policy and cache state: the method with the highest "
-          "throughput (ranked by the geometric mean, over the conditions it shares with others, of its speed relative to "
-          "the best), its margin over the runner-up, and whether that margin is beyond the noise: the winner's slowest "
-          "repetition beats the runner-up's fastest, or the ratio is more than two standard deviations above 1, at every "
-          "shared condition. Reads have no flush policy; writes go to a fresh file, buffered or O_DIRECT.</p>";
+          "<p class=\"explain\">For each operation, packet size, flush policy and cache state: the method ahead of every "
+          "method it met (geometric mean of median-throughput ratios where both ran at the same size, file and pattern), "
+          "its margin over its closest competitor, and the margin at worst: the winner's slowest repetition against the "
+          "competitor's fastest, at the least favourable condition. The winner is clear only when even that is above 1. "
+          "Reads have no flush policy; writes go to a fresh file, buffered or O_DIRECT.</p>";
   for (std::size_t i = 0; i < sources.size(); ++i) {
     if (sources.size() > 1) body += "<h3>" + e(sources[i].label) + "</h3>";
     body += decision_html(decide(runs[i].results));

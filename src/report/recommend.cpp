@@ -119,20 +119,27 @@ void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
   }
 
   double log_sum = 0, rel_var = 0;
+  bool reps_enough = true;
   for (const auto& [cond, methods] : by_condition) {
     auto b = methods.find(cell.best), r = methods.find(cell.runner_up);
     if (b == methods.end() || r == methods.end()) continue;
     Speedup s = speedup(*b->second, *r->second);
     ++cell.shared;
-    if (s.beyond_noise) ++cell.shared_beyond_noise;
-    log_sum += std::log(s.ratio);
+    reps_enough &= s.noise_known;
+    // The least favourable pairing of repetitions: best's slowest vs runner-up's fastest.
+    double worst = rate(*b->second).slowest / std::max(rate(*r->second).fastest, 1e-300);
+    cell.worst_ratio = cell.shared == 1 ? worst : std::min(cell.worst_ratio, worst);
+    if (s.noise_known && worst > 1) ++cell.shared_beyond_noise;
+    // Medians for the margin (as for the ranking); the noise from the spread.
+    log_sum += std::log(speed(*b->second) / speed(*r->second));
     rel_var += s.ratio > 0 ? (s.stddev / s.ratio) * (s.stddev / s.ratio) : 0;
   }
   if (cell.shared == 0) return;
   double k = static_cast<double>(cell.shared);
   cell.margin = std::exp(log_sum / k);
   cell.margin_stddev = cell.margin * std::sqrt(rel_var) / k;
-  cell.clear = cell.ahead_of_all && cell.shared_beyond_noise == cell.shared;
+  cell.noise_known = reps_enough;
+  cell.clear = cell.ahead_of_all && reps_enough && cell.shared_beyond_noise == cell.shared;
 }
 
 }  // namespace
@@ -166,14 +173,14 @@ std::string Cell::summary() const {
   if (methods.size() == 1) return "only " + methods.front() + " measured (" + std::to_string(block_sizes.size()) +
                                   (block_sizes.size() == 1 ? " size)" : " sizes)");
   if (runner_up.empty() || shared == 0) return "no clear winner (methods never measured side by side)";
-  std::string ratio = sig(margin, 3) + " ± " + sig(margin_stddev, 1) + "x";
-  std::string where = std::to_string(shared) + (shared == 1 ? " condition" : " conditions");
-  if (clear) return best + ": " + ratio + " over " + runner_up + (shared == 1 ? " (beyond noise)" : " (beyond noise at all " + where + ")");
+  std::string ratio = sig(margin, 3) + "x";
+  std::string where = shared == 1 ? "" : " at " + std::to_string(shared) + " conditions";
+  std::string worst = noise_known ? "at worst " + sig(worst_ratio, 3) + "x" : "one repetition: noise unknown";
+  if (clear) return best + ": " + ratio + " over " + runner_up + where + " (" + worst + ")";
   if (!ahead_of_all)
     return "no clear winner: each method is behind another somewhere (" + best + " leads overall; " + runner_up + " is " +
            sig(1 / margin, 3) + "x faster where they met)";
-  return "no clear winner: " + best + " " + ratio + " vs " + runner_up + " (beyond noise at " +
-         std::to_string(shared_beyond_noise) + " of " + where + ")";
+  return "no clear winner: " + best + " " + ratio + " vs " + runner_up + where + " (" + worst + ")";
 }
 
 const Cell* DecisionTable::find(std::string_view op, Band band, std::string_view flush, std::string_view cache) const {
@@ -241,9 +248,9 @@ std::string format_text(const DecisionTable& t) {
     out += line + r[4] + "\n";
   }
   out +=
-      "\nmargin: best's speed / runner-up's, geometric mean over the conditions (size, file, pattern, suite) where both "
-      "ran, ± one standard deviation.\nbeyond noise: best's slowest repetition beat runner-up's fastest, or the ratio "
-      "was more than 2 standard deviations above 1.\nreads warm: the file was resident; reads cold: evicted first, or "
+      "\nmargin: best's median speed / runner-up's (its closest competitor), geometric mean over the conditions (size, "
+      "file, pattern, suite) where both ran.\nat worst: best's slowest repetition / runner-up's fastest, at the least "
+      "favourable condition; the winner is clear when that is above 1.\nreads warm: the file was resident; reads cold: evicted first, or "
       "O_DIRECT. writes: to a fresh file, buffered or O_DIRECT.\n";
   return out;
 }
@@ -275,6 +282,7 @@ nlohmann::json to_json(const DecisionTable& t) {
                      {"ahead_of_all", c.ahead_of_all},
                      {"shared_conditions", c.shared},
                      {"beyond_noise_conditions", c.shared_beyond_noise},
+                     {"worst_ratio", c.shared && c.noise_known ? nlohmann::json(c.worst_ratio) : nlohmann::json(nullptr)},
                      {"methods", c.methods},
                      {"block_sizes", c.block_sizes},
                      {"summary", c.summary()}});

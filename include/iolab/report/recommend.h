@@ -33,15 +33,17 @@ struct Cell {
   // method it met, else the best overall score; runner_up: its closest competitor.
   std::string best, runner_up;               // empty when fewer than two methods were compared
   bool ahead_of_all = false;                 // best is ahead of every method it met
-  double margin = 0;                         // best's speed / runner-up's, geometric mean over shared conditions
+  double margin = 0;                         // best's median speed / runner-up's, geometric mean over shared conditions
   double margin_stddev = 0;
   std::size_t shared = 0;                    // conditions (size, file, pattern, suite) where both ran
-  std::size_t shared_beyond_noise = 0;       // ... where best was faster beyond the noise
-  bool clear = false;                        // ahead_of_all, and beat the runner-up beyond the noise at every shared condition
+  std::size_t shared_beyond_noise = 0;       // ... where best's slowest repetition beat runner-up's fastest
+  double worst_ratio = 0;                    // best's slowest rep / runner-up's fastest, least favourable condition
+  bool noise_known = false;                  // both had >= 2 repetitions at every shared condition
+  bool clear = false;                        // ahead_of_all, noise known, and worst_ratio > 1
 
   // "mmap", "no clear winner", "only pread measured", "no data".
   std::string verdict() const;
-  // One line: verdict with margin, e.g. "mmap: 3.1 ± 0.2x over pread (clear, 2 sizes)".
+  // One line: verdict with margin, e.g. "mmap: 3.10x over pread at 2 conditions (at worst 2.71x)".
   std::string summary() const;
 };
 
