@@ -182,6 +182,8 @@ void add_run_command(CLI::App& app, Action& action) {
       if (chosen.empty())
         throw Error("run", "the seeds group", "no suites are registered in this build; run a custom matrix (iolab run --method pread --bs 4k --size 64m)", ENOENT);
     }
+    if (std::filesystem::path(o->out).extension() == ".csv")
+      throw UsageError("--out " + o->out, "name the JSON file; the CSV is written beside it with the same stem");
     suites::SuiteOptions suite_options;
     suite_options.scale = suites::parse_scale(o->scale);
     suite_options.records = o->records;
