@@ -84,7 +84,7 @@ class DirectSuite final : public Suite {
     }
 
     // Random 4 KiB O_DIRECT reads: one in flight vs 32 in flight.
-    const std::uint64_t rand_ops = by_scale<std::uint64_t>(s, 256, 1024, 4096, 65536);
+    const std::uint64_t rand_ops = by_scale<std::uint64_t>(s, 256, 1024, 2048, 65536);
     struct Deep {
       const char* method;
       const char* label;

@@ -13,8 +13,8 @@
 // repetition). Writes go to a fresh file. Each read or write experiment uses
 // its own file prepared by the runner.
 //
-// Packets are powers of two from 32 B (every one at the full scale, every
-// 4th or 8th power below it) plus the whole file. Small packets over a large
+// Packets are powers of two from 32 B (every one at the full scale; below it
+// a handful around the seed's crossovers) plus the whole file. Small packets over a large
 // file take too long, so below the full scale an experiment makes at most
 // `cap` calls, on a file of cap x packet bytes; its name says so.
 //
@@ -46,10 +46,14 @@ class PacketSweepSuite final : public Suite {
   std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const Scale s = options.scale;
     const std::uint64_t size = by_scale<std::uint64_t>(s, 1 * MiB, 8 * MiB, 32 * MiB, 1 * GiB);
-    const std::uint64_t step = by_scale<std::uint64_t>(s, 128, 8, 4, 2);  // packet growth factor
     const std::uint64_t cap = by_scale<std::uint64_t>(s, 1024, 16384, 65536, 0);  // calls; 0 = no cap
-    std::vector<std::uint64_t> packets;
-    for (std::uint64_t p = 32; p < size; p *= step) packets.push_back(p);
+    // Full: every power of two. Below it, the sizes around the seed's
+    // crossovers (64 B for writes, 4 KiB for reads) and a few large ones.
+    std::vector<std::uint64_t> packets = by_scale<std::vector<std::uint64_t>>(
+        s, {32, 4 * KiB}, {32, 64, 512, 4 * KiB, 64 * KiB, 1 * MiB},
+        {32, 64, 512, 4 * KiB, 32 * KiB, 256 * KiB, 2 * MiB}, {});
+    if (s == Scale::Full)
+      for (std::uint64_t p = 32; p < size; p *= 2) packets.push_back(p);
     packets.push_back(size);  // the whole file in one call
 
     std::vector<FileExperiment> table;

@@ -58,7 +58,8 @@ TEST_P(TinyRun, YieldsOnlyVerifiedOrSkippedRecords) {
     EXPECT_EQ(r.suite, GetParam());
     EXPECT_FALSE(r.experiment.empty());
     EXPECT_FALSE(r.method.empty());
-    rows.insert(r.experiment + " / " + r.method + " / " + r.buffer + " / " + std::to_string(r.block_size));
+    rows.insert(r.experiment + " / " + r.method + " / " + r.buffer + " / " + std::to_string(r.block_size) + " / " +
+                r.cache + " / " + r.sync);
     if (r.skipped) {
       EXPECT_FALSE(r.skipped->empty()) << "a skip needs its reason";
       EXPECT_FALSE(r.verified);
