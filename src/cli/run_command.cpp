@@ -16,6 +16,7 @@
 #include "iolab/harness/job.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
+#include "iolab/report/html.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/scratch.h"
 #include "iolab/suites/suite.h"
@@ -239,10 +240,12 @@ void add_run_command(CLI::App& app, Action& action) {
       progress.clear();
       harness::write_json(results, out);
       harness::write_csv(results, csv);
+      std::filesystem::path html = std::filesystem::path(out).replace_extension(".html");
+      report::write_html_report({results}, html, {{out.filename().string()}});
       std::size_t skipped = 0;
       for (const auto& r : results.results) skipped += r.skipped.has_value();
-      fmt::print("\n{} results ({} skipped), all data verified.\nJSON: {}\nCSV:  {}\n", results.results.size(), skipped,
-                 out.string(), csv.string());
+      fmt::print("\n{} results ({} skipped), all data verified.\nJSON: {}\nCSV:  {}\nHTML: {}\n", results.results.size(),
+                 skipped, out.string(), csv.string(), html.string());
       return 0;
     };
   });

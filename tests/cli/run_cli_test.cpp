@@ -83,12 +83,15 @@ TEST(RunCli, TinyCustomMatrixWritesJsonAndCsv) {
   ResultsDir dir;
   auto json_path = dir.file("r.json");
   auto csv_path = dir.file("r.csv");
+  auto html_path = dir.file("r.html");
   RunOutcome o = iolab({"run", "--method", "pread,mmap", "--op", "read,write", "--bs", "4k,64k", "--size", "256k",
                         "--reps", "2", "--dir", "/tmp", "--out", json_path.string()});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("custom / read seq 4k warm heap"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find(json_path.string()), std::string::npos);
   EXPECT_NE(o.out.find(csv_path.string()), std::string::npos);
+  EXPECT_NE(o.out.find("HTML: " + html_path.string()), std::string::npos) << o.out;
+  EXPECT_TRUE(std::filesystem::exists(html_path));
   EXPECT_EQ(o.out.find('\033'), std::string::npos) << "escape codes in output that is not a terminal";
   EXPECT_TRUE(o.err.empty()) << "progress must stay off when stderr is not a terminal: " << o.err;
 
@@ -117,6 +120,7 @@ TEST(RunCli, JobFileRunsItsMatrix) {
   std::ofstream(job) << "method = \"syscall\"\nop = \"write\"\nbs = \"1k\"\nops = 64\nsync = \"end\"\nreps = 2\n";
   auto json_path = dir.file("j.json");
   dir.file("j.csv");
+  dir.file("j.html");
   RunOutcome o = iolab({"run", "--job", job.string(), "--out", json_path.string()});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   nlohmann::json j = nlohmann::json::parse(read_all(json_path));
