@@ -149,10 +149,11 @@ enum class ArrayWay {
   ArrayStream,            // append 4 bytes per int to a growing std::vector<std::byte>, one write
   Bulk,                   // vectorized byte swap in cache-sized chunks, one write per chunk
 };
-// Bulk converts and moves kBulkChunkInts ints (64 KiB) at a time: the
+// Bulk converts and moves kBulkChunkInts ints (256 KiB) at a time: the
 // converted chunk is still in cache when the kernel copies it, where a
 // whole-array conversion would stream the array through memory twice more.
-inline constexpr std::size_t kBulkChunkInts = 16 * 1024;
+// (CPU per 64 MiB here: 64 KiB chunks 21 ms, 256 KiB 17.5 ms, raw 13.4 ms.)
+inline constexpr std::size_t kBulkChunkInts = 64 * 1024;
 std::span<const ArrayWay> all_array_ways();
 std::string_view to_string(ArrayWay);  // "raw", "encode", "element-stream", ...
 ArrayWay parse_array_way(std::string_view);
