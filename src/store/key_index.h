@@ -10,9 +10,13 @@
 // until it is rebuilt (on growth, or when most of it is garbage).
 #pragma once
 
+#include <sys/mman.h>
+
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string_view>
+#include <utility>
 #include <vector>
 #include <xxhash.h>
 
@@ -23,15 +27,71 @@ struct IndexLocation {
   std::uint32_t data_length;
 };
 
+// Zeroed memory for the slot table. From 2 MiB up it is an anonymous
+// mapping with MADV_HUGEPAGE: a random probe into a table of several MiB
+// in 4 KiB pages misses the TLB nearly every time (a two-level page walk in
+// a VM); in 2 MiB pages the whole table needs a handful of TLB entries.
+// Transparent huge pages are a hint: without them this is plain memory.
+class SlotMemory {
+ public:
+  SlotMemory() = default;
+  explicit SlotMemory(std::size_t bytes) : size_(bytes) {
+    if (bytes >= kHuge) {
+      size_ = (bytes + kHuge - 1) / kHuge * kHuge;
+      // Over-allocate to place the table on a 2 MiB boundary.
+      void* p = ::mmap(nullptr, size_ + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      auto base = reinterpret_cast<std::uintptr_t>(p);
+      auto aligned = (base + kHuge - 1) / kHuge * kHuge;
+      if (aligned > base) ::munmap(p, aligned - base);
+      std::size_t tail = base + size_ + kHuge - (aligned + size_);
+      if (tail > 0) ::munmap(reinterpret_cast<void*>(aligned + size_), tail);
+      data_ = reinterpret_cast<std::byte*>(aligned);
+      (void)::madvise(data_, size_, MADV_HUGEPAGE);
+      mapped_ = true;
+    } else {
+      data_ = static_cast<std::byte*>(::operator new(bytes));
+      std::memset(data_, 0, bytes);
+    }
+  }
+  ~SlotMemory() { release(); }
+  SlotMemory(SlotMemory&& o) noexcept { *this = std::move(o); }
+  SlotMemory& operator=(SlotMemory&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+      mapped_ = std::exchange(o.mapped_, false);
+    }
+    return *this;
+  }
+  std::byte* data() const noexcept { return data_; }
+
+ private:
+  static constexpr std::size_t kHuge = std::size_t{2} << 20;
+  void release() noexcept {
+    if (data_ == nullptr) return;
+    if (mapped_)
+      ::munmap(data_, size_);
+    else
+      ::operator delete(data_);
+    data_ = nullptr;
+  }
+  std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+  bool mapped_ = false;
+};
+
 class KeyIndex {
   struct Slot;
 
  public:
   KeyIndex() { clear(); }
+  KeyIndex(const KeyIndex&) = delete;
+  KeyIndex& operator=(const KeyIndex&) = delete;
 
   void clear() {
-    slots_.assign(16, Slot{});
-    mask_ = slots_.size() - 1;
+    allocate(16);
     size_ = 0;
     keys_.clear();
     garbage_ = 0;
@@ -40,9 +100,9 @@ class KeyIndex {
   std::size_t size() const noexcept { return size_; }
 
   void reserve(std::size_t n) {
-    std::size_t cap = slots_.size();
+    std::size_t cap = capacity_;
     while (cap < 2 * n) cap *= 2;
-    if (cap != slots_.size()) rebuild(cap);
+    if (cap != capacity_) rebuild(cap);
   }
 
   IndexLocation* find(std::string_view key) noexcept {
@@ -71,7 +131,7 @@ class KeyIndex {
 
   // Inserts (key, loc) when absent: returns {slot, true}. Present: {existing, false}, unchanged.
   std::pair<IndexLocation*, bool> try_emplace(std::string_view key, IndexLocation loc) {
-    if (2 * (size_ + 1) > slots_.size()) rebuild(slots_.size() * 2);
+    if (2 * (size_ + 1) > capacity_) rebuild(capacity_ * 2);
     std::uint64_t h = hash(key);
     std::size_t i = h & mask_;
     for (;; i = (i + 1) & mask_) {
@@ -110,15 +170,15 @@ class KeyIndex {
     }
     slots_[i] = Slot{};
     --size_;
-    if (garbage_ > (std::size_t{1} << 20) && garbage_ > keys_.size() / 2) rebuild(slots_.size());
+    if (garbage_ > (std::size_t{1} << 20) && garbage_ > keys_.size() / 2) rebuild(capacity_);
     return true;
   }
 
   // fn(key, location) for every entry, in no particular order.
   template <typename F>
   void for_each(F&& fn) const {
-    for (const Slot& s : slots_)
-      if (s.hash != 0) fn(std::string_view(keys_.data() + s.key_pos(), s.key_len()), s.loc);
+    for (std::size_t i = 0; i < capacity_; ++i)
+      if (const Slot& s = slots_[i]; s.hash != 0) fn(std::string_view(keys_.data() + s.key_pos(), s.key_len()), s.loc);
   }
 
  private:
@@ -142,14 +202,22 @@ class KeyIndex {
   bool matches(const Slot& s, std::string_view key) const noexcept {
     return s.key_len() == key.size() && std::memcmp(keys_.data() + s.key_pos(), key.data(), key.size()) == 0;
   }
+  void allocate(std::size_t capacity) {
+    memory_ = SlotMemory(capacity * sizeof(Slot));
+    slots_ = reinterpret_cast<Slot*>(memory_.data());  // zero bytes are empty slots
+    capacity_ = capacity;
+    mask_ = capacity - 1;
+  }
   // Re-inserts every entry into `capacity` slots with a compacted key arena.
   void rebuild(std::size_t capacity) {
-    std::vector<Slot> old(capacity);
-    old.swap(slots_);
-    mask_ = capacity - 1;
+    SlotMemory old_memory = std::move(memory_);
+    const Slot* old = slots_;
+    std::size_t old_capacity = capacity_;
+    allocate(capacity);
     std::vector<char> keys;
     keys.reserve(keys_.size() - garbage_ + 64);
-    for (const Slot& s : old) {
+    for (std::size_t j = 0; j < old_capacity; ++j) {
+      const Slot& s = old[j];
       if (s.hash == 0) continue;
       std::size_t i = s.hash & mask_;
       while (slots_[i].hash != 0) i = (i + 1) & mask_;
@@ -162,7 +230,9 @@ class KeyIndex {
     garbage_ = 0;
   }
 
-  std::vector<Slot> slots_;
+  SlotMemory memory_;
+  Slot* slots_ = nullptr;
+  std::size_t capacity_ = 0;
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
   std::vector<char> keys_;
