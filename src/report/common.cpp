@@ -59,6 +59,11 @@ std::string grouped(std::uint64_t n) {
 std::string sig(double v, int digits) {
   if (!std::isfinite(v)) return "n/a";
   if (v == 0) return "0";
+  if (std::fabs(v) >= 1e15) {  // beyond exact integers: plain scientific notation
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+  }
   double mag = std::floor(std::log10(std::fabs(v)));
   int decimals = std::max(0, digits - 1 - static_cast<int>(mag));
   double scale = std::pow(10.0, decimals);

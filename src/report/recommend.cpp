@@ -131,7 +131,7 @@ void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
     cell.worst_ratio = cell.shared == 1 ? worst : std::min(cell.worst_ratio, worst);
     if (s.noise_known && worst > 1) ++cell.shared_beyond_noise;
     // Medians for the margin (as for the ranking); the noise from the spread.
-    log_sum += std::log(speed(*b->second) / speed(*r->second));
+    log_sum += std::log(std::max(speed(*b->second), 1e-300) / std::max(speed(*r->second), 1e-300));
     rel_var += s.ratio > 0 ? (s.stddev / s.ratio) * (s.stddev / s.ratio) : 0;
   }
   if (cell.shared == 0) return;

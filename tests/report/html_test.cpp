@@ -45,6 +45,7 @@ TEST(Numbers, GroupedAndSignificant) {
   EXPECT_EQ(sig(9.14, 2), "9.1");
   EXPECT_EQ(sig(1234.4, 3), "1,234");
   EXPECT_EQ(sig(0.000123, 2), "0.00012");
+  EXPECT_EQ(sig(3e300, 2), "3e+300");
   EXPECT_EQ(times(9.14), "9.1x");
   EXPECT_EQ(times(1.424), "1.42x");
   EXPECT_EQ(bytes_text(1024), "1 KiB");
@@ -121,6 +122,36 @@ TEST(Families, ASweepStoredAsOneExperimentPerSizeIsOneChartAgain) {
   EXPECT_EQ(sweep.series, (std::vector<std::string>{"pread (heap)", "pread (aligned)"}));
   EXPECT_EQ(suites[0].families[1].points.size(), 3u);
   EXPECT_NE(suites[0].families[1].title.find("2k pwrites of 1..20k"), std::string::npos);
+}
+
+TEST(Families, OnePointPerMethodAtDifferentSizesIsABarChart) {
+  harness::Results rs;
+  rs.results.push_back(make({"copy", "copy 32m", "readwrite", "copy", 4096, 32u << 20, 300}));
+  rs.results.push_back(make({"copy", "copy 32m", "sendfile", "copy", 32u << 20, 32u << 20, 900}));
+  rs.results.push_back(make({"copy", "copy 32m", "splice", "copy", 1u << 20, 32u << 20, 600}));
+  std::vector<Source> sources{{&rs, "run"}};
+  auto suites = group_results(sources);
+  ASSERT_EQ(suites.at(0).families.size(), 1u);
+  const Family& f = suites[0].families[0];
+  EXPECT_EQ(f.axis, Axis::None);
+  EXPECT_EQ(f.series, (std::vector<std::string>{"readwrite · 4 KiB", "sendfile · 32 MiB", "splice · 1 MiB"}));
+  auto text = explain(f);
+  ASSERT_GE(text.size(), 2u);
+  EXPECT_EQ(text[0].rfind("sendfile · 32 MiB is 3.0x faster than readwrite · 4 KiB", 0), 0u) << text[0];
+}
+
+TEST(Families, TwoRunsShareChartsWithTheirNamesOnTheLines) {
+  harness::Results a, b;
+  a.results.push_back(make({"s", "e", "pread", "read", 4096, 8u << 20, 1000}));
+  a.results.push_back(make({"s", "e", "pread", "read", 65536, 8u << 20, 3000}));
+  b.results.push_back(make({"s", "e", "pread", "read", 4096, 8u << 20, 1500}));
+  b.results.push_back(make({"s", "e", "pread", "read", 65536, 8u << 20, 3300}));
+  std::vector<Source> sources{{&a, "laptop.json"}, {&b, "server.json"}};
+  auto suites = group_results(sources);
+  ASSERT_EQ(suites.at(0).families.size(), 1u);
+  EXPECT_EQ(suites[0].families[0].series, (std::vector<std::string>{"pread — laptop.json", "pread — server.json"}));
+  std::string page = render_html_report({a, b}, {{"laptop.json", "server.json"}, "two"});
+  EXPECT_NE(page.find("<h3>server.json</h3>"), std::string::npos);  // a decision table per run
 }
 
 TEST(Explain, NamesTheGapWithCallsAndFaultsFromTheRecords) {
