@@ -95,7 +95,7 @@ class PacketSweepSuite final : public Suite {
       }
 
     // Flush policies: 1 KiB writes of a whole file.
-    const std::uint64_t flush_size = by_scale<std::uint64_t>(s, 256 * KiB, 4 * MiB, 16 * MiB, 1 * GiB);
+    const std::uint64_t flush_size = by_scale<std::uint64_t>(s, 256 * KiB, 16 * MiB, 128 * MiB, 1 * GiB);
     struct Policy {
       harness::SyncSchedule schedule;
       const char* words;
