@@ -68,7 +68,8 @@ TEST(Decide, NamesTheKnownWinnerPerBand) {
 TEST(Decide, WithinEachOthersNoiseIsNoClearWinner) {
   auto rs = known_winners();
   // pread 30 vs stdio 29.5 MiB/s with +-2% spread: the ranges overlap.
-  const Cell* c = decide(rs).find("write", Band::To1M, "every", "warm");
+  DecisionTable table_c = decide(rs);  // the cells live in the table
+  const Cell* c = table_c.find("write", Band::To1M, "every", "warm");
   ASSERT_TRUE(c);
   EXPECT_EQ(c->best, "pread");
   EXPECT_FALSE(c->clear);
@@ -86,7 +87,8 @@ TEST(Decide, RunnerUpIsTheClosestCompetitorMetHeadToHead) {
   };
   add("a", "mmap", 1024, 1000), add("a", "pread", 1024, 900), add("a", "stdio", 1024, 300);
   add("b", "stdio", 2048, 800), add("b", "iostream", 2048, 200);  // stdio scores well here, never met mmap
-  const Cell* c = decide(rs).find("read", Band::To4K, "none", "warm");
+  DecisionTable table_c = decide(rs);  // the cells live in the table
+  const Cell* c = table_c.find("read", Band::To4K, "none", "warm");
   EXPECT_EQ(c->best, "mmap");
   EXPECT_EQ(c->runner_up, "pread");
   EXPECT_TRUE(c->ahead_of_all);
@@ -101,7 +103,8 @@ TEST(Decide, RunnerUpIsTheClosestCompetitorMetHeadToHead) {
   add2("mmap", 1024, 1000), add2("pread", 1024, 500);
   add2("pread", 2048, 1000), add2("stdio", 2048, 500);
   add2("stdio", 3072, 1000), add2("mmap", 3072, 500);
-  const Cell* d = decide(cyc).find("read", Band::To4K, "none", "warm");
+  DecisionTable table_d = decide(cyc);  // the cells live in the table
+  const Cell* d = table_d.find("read", Band::To4K, "none", "warm");
   EXPECT_FALSE(d->ahead_of_all);
   EXPECT_FALSE(d->clear);
   EXPECT_EQ(d->verdict(), "no clear winner");
@@ -112,7 +115,8 @@ TEST(Decide, OneRepetitionCannotJudgeNoise) {
   std::vector<harness::Result> rs;
   rs.push_back(make({"s", "e", "mmap", "read", 32, 1u << 20, 400, 0, 1}));
   rs.push_back(make({"s", "e", "pread", "read", 32, 1u << 20, 100, 0, 1}));
-  const Cell* c = decide(rs).find("read", Band::Under64, "none", "warm");
+  DecisionTable table_c = decide(rs);  // the cells live in the table
+  const Cell* c = table_c.find("read", Band::Under64, "none", "warm");
   EXPECT_EQ(c->best, "mmap");
   EXPECT_FALSE(c->noise_known);
   EXPECT_FALSE(c->clear);
