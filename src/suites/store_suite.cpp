@@ -229,26 +229,31 @@ class EngineRun {
     }
   }
 
-  // Counters around the timed region: the engine's own (ours), else the kernel's.
+  // Counters around the timed region, read outside it (untimed prepare and
+  // cleanup): the engine's own (ours), else the kernel's /proc/self/io.
   struct Mark {
     store::EngineCounters c;
     ProcIo io;
   };
   Mark mark() const { return {engine_ ? engine_->counters() : store::EngineCounters{}, proc_io()}; }
-  harness::Repetition finish_rep(const Mark& before, std::uint64_t ops) {
-    Mark after = mark();
+  void begin_rep() { before_ = mark(); }
+  // The end of the timed region: our engines' call count (no system call to get it).
+  harness::Repetition timed_rep(std::uint64_t ops) const {
     harness::Repetition rep;
     rep.ops = ops;
-    if (is_ours(method_)) {
-      rep.io_calls = after.c.syscalls - before.c.syscalls;
-      // 0 calls (mmap gets) would read as "unknown": the runner then takes the kernel's count, also ~0.
-      last_written_ = after.c.bytes_written - before.c.bytes_written;
-      last_read_ = after.c.bytes_read - before.c.bytes_read;
-    } else {
-      last_written_ = after.io.wchar - before.io.wchar;
-      last_read_ = after.io.rchar - before.io.rchar;
-    }
+    // 0 (mmap gets make no call) reads as "unknown": the runner then takes the kernel's count, also 0.
+    if (is_ours(method_) && engine_) rep.io_calls = engine_->counters().syscalls - before_.c.syscalls;
     return rep;
+  }
+  void end_rep() {
+    Mark after = mark();
+    if (is_ours(method_)) {
+      last_written_ = after.c.bytes_written - before_.c.bytes_written;
+      last_read_ = after.c.bytes_read - before_.c.bytes_read;
+    } else {
+      last_written_ = after.io.wchar - before_.io.wchar;
+      last_read_ = after.io.rchar - before_.io.rchar;
+    }
   }
   void add_extra(harness::Result& r, const std::filesystem::path& file) {
     r.extra["bytes_written"] = last_written_;
@@ -269,14 +274,15 @@ class EngineRun {
       if (!work_.empty()) remove_file(work_);
       work_ = new_file("insert");
       open_engine(work_);
+      begin_rep();
     };
     c.timed = [this] {
-      Mark m = mark();
       for (const Employee& e : w_.records) engine_->put(e);
       engine_->commit();
-      return finish_rep(m, w_.n);
+      return timed_rep(w_.n);
     };
     c.cleanup = [this, ok] {
+      end_rep();
       if (engine_ && engine_->size() != w_.n) *ok = false;
       close_engine();
     };
@@ -294,14 +300,15 @@ class EngineRun {
     c.labels = labels("get");
     c.prepare = [this] {
       if (!engine_) open_engine(full_);  // once: gets change nothing
+      begin_rep();
     };
     c.timed = [this, bad] {
-      Mark m = mark();
       Employee got;
       for (std::size_t j = 0; j < w_.get_keys.size(); ++j)
         if (!engine_->get(w_.get_keys[j], got) || digest(got) != w_.get_digests[j]) ++*bad;  // every field
-      return finish_rep(m, w_.n);
+      return timed_rep(w_.n);
     };
+    c.cleanup = [this] { end_rep(); };
     c.verify = [bad] { return *bad == 0; };
     harness::Result r = runner_.run(c);
     close_engine();
@@ -319,15 +326,16 @@ class EngineRun {
       work_ = new_file("remove");
       std::filesystem::copy_file(full_, work_, std::filesystem::copy_options::overwrite_existing);
       open_engine(work_);
+      begin_rep();
     };
     c.timed = [this, ok] {
-      Mark m = mark();
       for (std::string_view key : w_.remove_keys)
         if (!engine_->remove(key)) *ok = false;
       engine_->commit();
-      return finish_rep(m, w_.removed.size());
+      return timed_rep(w_.removed.size());
     };
     c.cleanup = [this, ok] {
+      end_rep();
       if (engine_ && engine_->size() != w_.n - w_.removed.size()) *ok = false;
       close_engine();
     };
@@ -349,14 +357,15 @@ class EngineRun {
       work_ = new_file("reinsert");
       std::filesystem::copy_file(after_remove_, work_, std::filesystem::copy_options::overwrite_existing);
       open_engine(work_);
+      begin_rep();
     };
     c.timed = [this] {
-      Mark m = mark();
       for (const Employee& e : w_.fresh) engine_->put(e);
       engine_->commit();
-      return finish_rep(m, w_.fresh.size());
+      return timed_rep(w_.fresh.size());
     };
     c.cleanup = [this, ok, holes] {
+      end_rep();
       if (engine_ && engine_->size() != w_.n - w_.removed.size() + w_.fresh.size()) *ok = false;
       if (engine_) *holes = engine_->counters().holes_reused;
       close_engine();
@@ -375,13 +384,16 @@ class EngineRun {
     harness::CustomExperiment c;
     c.labels = labels("reopen");
     std::uint64_t expect = w_.n - w_.removed.size() + w_.fresh.size();
+    c.prepare = [this] { begin_rep(); };  // no engine open: counters start at zero
     c.timed = [this, ok, expect] {
-      Mark m = mark();
       open_engine(final_);  // ours: scan, CRC-check and index every record
       if (engine_->size() != expect) *ok = false;
-      return finish_rep(m, expect);
+      return timed_rep(expect);
     };
-    c.cleanup = [this] { close_engine(); };
+    c.cleanup = [this] {
+      end_rep();
+      close_engine();
+    };
     // Untimed, once: every record that should be there is, field for field.
     c.verify = [this, ok] {
       if (!*ok) return false;
@@ -413,6 +425,7 @@ class EngineRun {
   std::unique_ptr<Engine> engine_;
   std::filesystem::path work_, full_, after_remove_, final_;
   std::vector<std::filesystem::path> files_;
+  Mark before_;
   std::uint64_t last_written_ = 0, last_read_ = 0;
 };
 
