@@ -129,7 +129,7 @@ void add_run_command(CLI::App& app, Action& action) {
   matrix->add_option("--cache", o->cache, "warm, cold, direct (default warm)");
   matrix->add_option("--buffer", o->buffer, "heap, aligned (default heap)");
   matrix->add_option("--sync", o->sync, "none, end, every, periodic-16k, optionally :fdatasync/:fsync/:msync (default none)");
-  matrix->add_option("--evict", o->evict, "How 'cold' evicts: auto (root: drop_caches), drop_caches, fadvise");
+  cmd->add_option("--evict", o->evict, "How 'cold' evicts: auto (root: drop_caches, else fadvise), drop_caches, fadvise");
   matrix->add_option("--qd", o->qd, "io_uring queue depth and requests per submit (default 32)")->check(CLI::Range(1u, 4096u));
   matrix->add_flag("--no-latency", o->no_latency, "Do not time each call (for calls far below a microsecond)");
   cmd->footer(
@@ -141,7 +141,7 @@ void add_run_command(CLI::App& app, Action& action) {
 
   cmd->callback([o, cmd, &action] {
     bool custom = !o->method.empty() || !o->op.empty() || !o->pattern.empty() || !o->bs.empty() || !o->size.empty() ||
-                  !o->ops.empty() || !o->cache.empty() || !o->buffer.empty() || !o->sync.empty() || !o->evict.empty() ||
+                  !o->ops.empty() || !o->cache.empty() || !o->buffer.empty() || !o->sync.empty() ||
                   o->no_latency || cmd->count("--qd") > 0;
     if (!o->job.empty() && custom)
       throw UsageError("--job", "a job file describes the whole matrix; give it or the matrix options, not both");
@@ -190,7 +190,10 @@ void add_run_command(CLI::App& app, Action& action) {
     suite_options.records = o->records;
     suite_options.threads = thread_list(o->threads);
 
-    action = [o, experiments, chosen, suite_options, reps, warmup, seed] {
+    std::optional<harness::Eviction> eviction;
+    if (!o->evict.empty()) eviction = harness::parse_eviction(o->evict);
+
+    action = [o, experiments, chosen, suite_options, reps, warmup, seed, eviction] {
       io::ScratchDir scratch(o->dir);
       harness::Results results;
       results.environment = harness::collect_environment(scratch.path());
@@ -206,6 +209,7 @@ void add_run_command(CLI::App& app, Action& action) {
       config.reps = reps;
       config.warmup = warmup;
       config.seed = seed;
+      config.eviction = eviction;
       config.show_progress = progress.enabled();
       config.on_experiment = [&](const std::string& label, unsigned n) { progress.begin(label, n); };
       config.on_repetition = [&](unsigned done) { progress.repetition(done); };

@@ -378,6 +378,7 @@ Result Runner::run(const FileExperiment& e) {
   if (e.method == "io_uring" && e.cache == CacheState::Direct) opts.uring_direct = true;
   const bool direct = e.method == "direct" || (e.method == "io_uring" && opts.uring_direct);
   const unsigned batch = std::max(1u, e.batch);
+  const Eviction eviction = e.eviction == Eviction::Auto && config_.eviction ? *config_.eviction : e.eviction;
   auto skip = [&](std::string why) {
     r.skipped = std::move(why);
     r.reps = 0;
@@ -401,7 +402,7 @@ Result Runner::run(const FileExperiment& e) {
   }
   io::Availability avail = method.probe(scratch_.path());
   if (!avail.available) return skip(avail.reason);
-  if (e.op == Op::Read && e.cache == CacheState::Cold && !direct && e.eviction == Eviction::DropCaches &&
+  if (e.op == Op::Read && e.cache == CacheState::Cold && !direct && eviction == Eviction::DropCaches &&
       !can_drop_caches())
     return skip("this experiment evicts with drop_caches, which needs root (/proc/sys/vm/drop_caches is not writable)");
   if (e.op == Op::Read && e.schedule != SyncSchedule::None)
@@ -457,7 +458,7 @@ Result Runner::run(const FileExperiment& e) {
           if (resident_fraction(file) < 1.0) make_warm(file);
           cache_method = "read once";
         } else {
-          cache_method = make_cold(file, e.eviction);
+          cache_method = make_cold(file, eviction);
         }
         if (e.fresh_file_per_rep) cache_method += ", fresh file";
       }

@@ -234,3 +234,21 @@ TEST(Runner, UnverifiedDataIsAnErrorNotAFigure) {
 
 }  // namespace
 }  // namespace iolab::harness
+
+namespace iolab::harness {
+namespace {
+
+TEST(Runner, ConfigEvictionReplacesAuto) {
+  io::ScratchDir scratch("/tmp");
+  RunConfig c = tiny_config();
+  c.eviction = Eviction::Fadvise;
+  Runner runner(c, scratch);
+  FileExperiment e = tiny("pread", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Cold);
+  e.eviction = Eviction::Auto;
+  Result r = runner.run(e);
+  EXPECT_EQ(r.cache_method, "fadvise");
+  EXPECT_TRUE(r.verified);
+}
+
+}  // namespace
+}  // namespace iolab::harness

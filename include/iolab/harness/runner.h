@@ -114,6 +114,9 @@ struct RunConfig {
   unsigned warmup = 1;  // untimed repetitions before the timed ones
   std::uint64_t seed = 0x10AB;
   bool show_progress = false;  // progress bar on stderr
+  // Replaces Eviction::Auto of every experiment (tests: Fadvise, so they
+  // never drop the machine's page cache; `iolab run --evict`).
+  std::optional<Eviction> eviction;
   // Called after each experiment (tables, progress); may be empty.
   std::function<void(const Result&)> on_result;
   // Called when an experiment starts ("seq-read/pread 4k warm", reps incl.
