@@ -107,8 +107,8 @@ std::vector<std::string> explain(const Family& f) {
         }
       }
       if (runs.size() == 1) {
-        out.push_back(runs[0].first + " is the fastest at every " + axis_title(f).substr(0, axis_title(f).find(" (")) +
-                      " measured with more than one method, " + x_text(f, runs[0].second.first) + " to " +
+        const char* noun = f.axis == Axis::BlockSize ? "block size" : f.axis == Axis::Threads ? "thread count" : "size";
+        out.push_back(runs[0].first + " is the fastest at every " + noun + " measured with more than one method, " + x_text(f, runs[0].second.first) + " to " +
                       x_text(f, runs[0].second.second) + caveat + ".");
       } else if (runs.size() <= 3) {
         std::string t = "The lead changes: ";
@@ -121,8 +121,7 @@ std::vector<std::string> explain(const Family& f) {
         out.push_back(t + caveat + ".");
       } else {
         out.push_back("The lead changes " + std::to_string(runs.size() - 1) + " times between " +
-                      x_text(f, by_x.begin()->first) + " and " + x_text(f, by_x.rbegin()->first) +
-                      ": the lines are close, see the spread bars.");
+                      x_text(f, by_x.begin()->first) + " and " + x_text(f, by_x.rbegin()->first) + caveat + ".");
       }
     } else if (f.axis == Axis::None) {
       const auto& ps = by_x.begin()->second;
