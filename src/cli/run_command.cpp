@@ -248,8 +248,9 @@ void add_run_command(CLI::App& app, Action& action) {
       report::write_html_report({results}, html, {{out.filename().string()}});
       std::size_t skipped = 0;
       for (const auto& r : results.results) skipped += r.skipped.has_value();
-      fmt::print("\n{} results ({} skipped, with the reason); every figure comes from data that verified.\nJSON: {}\nCSV:  {}\nHTML: {}\n", results.results.size(),
-                 skipped, out.string(), csv.string(), html.string());
+      fmt::print("\n{} results ({} skipped, with the reason); every figure comes from data that verified.\n"
+                 "JSON: {}\nCSV:  {}\nHTML: {}\n",
+                 results.results.size(), skipped, out.string(), csv.string(), html.string());
       return 0;
     };
   });
