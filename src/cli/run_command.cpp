@@ -115,10 +115,11 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--warmup", o->warmup, "Untimed repetitions before the timed ones (default 1)")->check(CLI::Range(0u, 1000u));
   cmd->add_option("--seed", o->seed, "Seed of the data pattern and of random offsets (default 0x10AB = 4267)");
   cmd->add_option("--dir", o->dir, "Parent of the scratch directory (default: $TMPDIR or /tmp); its filesystem is measured");
-  cmd->add_option("--out", o->out, "Results JSON (default results/iolab-<UTC time>.json); CSV beside it");
+  cmd->add_option("--out", o->out, "Results JSON (default results/iolab-<UTC time>.json); CSV and the report beside it, same stem");
   cmd->add_option("--records", o->records, "Store suite: number of records (default: per scale)");
   cmd->add_option("--threads", o->threads, "Parallel suite: worker counts, e.g. 1,2,4");
-  cmd->add_option("--job", o->job, "Run the custom matrix described in a TOML job file");
+  cmd->add_option("--job", o->job, "Run the matrix of a TOML job file: keys method, op, pattern, bs, size, ops, cache, buffer, sync, "
+                  "qd, evict, latency (as the matrix options; a string \"4k,1m\" or a list), reps, warmup, seed");
   auto* matrix = cmd->add_option_group("custom matrix", "Run exactly this matrix (suite 'custom'); lists are comma-separated");
   matrix->add_option("--method", o->method, "File methods, e.g. pread,mmap (see iolab methods)");
   matrix->add_option("--op", o->op, "read, write (default read)");
@@ -137,7 +138,7 @@ void add_run_command(CLI::App& app, Action& action) {
       "  iolab run --quick\n"
       "  iolab run seq-read copy --scale default --reps 3\n"
       "  iolab run --method pread,mmap --op read --pattern seq --bs 4k,1m --size 1g --cache warm --reps 5 --out r.json\n"
-      "  iolab run --job my-job.toml");
+      "  iolab run --job my-job.toml   # e.g. method = [\"pread\", \"mmap\"]  bs = \"4k,1m\"  size = \"1g\"  reps = 5");
 
   cmd->callback([o, cmd, &action] {
     bool custom = !o->method.empty() || !o->op.empty() || !o->pattern.empty() || !o->bs.empty() || !o->size.empty() ||
