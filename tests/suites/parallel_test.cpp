@@ -184,6 +184,7 @@ TEST(Regions, ImpossiblePlansAreClearErrors) {
     w.region_size = 8192;
     w.block_size = 4096 + 100;
     EXPECT_NE(message([&] { RegionRun(scratch, w, 1); }).find("O_DIRECT alignment"), std::string::npos);
+    EXPECT_TRUE(scratch.created().empty());  // the files made to discover the alignment are gone too
   }
 }
 

@@ -200,19 +200,24 @@ RegionRun::RegionRun(io::ScratchDir& scratch, RegionWorkload workload, std::uint
                        "more than the " + format_bytes(static_cast<double>(avail)) + " free in " + scratch_.path().string());
   }
   create_files();
-  if (w_.method == "direct") {
-    // The alignment is the file's own (statx DIOALIGN, then the device); every region and block must honour it.
-    auto probe = io::find_file_method("direct").open(files_[0], io::Access::Read, options_for(w_));
-    alignment_ = probe->alignment();
-    probe->close();
-    if (w_.block_size % alignment_ != 0)
-      throw UsageError("block size " + std::to_string(w_.block_size),
-                       "not a multiple of the O_DIRECT alignment (" + std::to_string(alignment_) + " bytes)");
-    regions_ = plan_regions(w_.workers, w_.region_size, w_.layout, alignment_);
+  try {
+    if (w_.method == "direct") {
+      // The alignment is the file's own (statx DIOALIGN, then the device); every region and block must honour it.
+      auto probe = io::find_file_method("direct").open(files_[0], io::Access::Read, options_for(w_));
+      alignment_ = probe->alignment();
+      probe->close();
+      if (w_.block_size % alignment_ != 0)
+        throw UsageError("block size " + std::to_string(w_.block_size),
+                         "not a multiple of the O_DIRECT alignment (" + std::to_string(alignment_) + " bytes)");
+      regions_ = plan_regions(w_.workers, w_.region_size, w_.layout, alignment_);
+    }
+    buffers_.reserve(w_.workers);
+    for (unsigned w = 0; w < w_.workers; ++w)
+      buffers_.emplace_back(static_cast<std::size_t>(w_.region_size), io::BufferKind::Aligned);
+  } catch (...) {
+    remove_files();  // no destructor runs for a constructor that throws
+    throw;
   }
-  buffers_.reserve(w_.workers);
-  for (unsigned w = 0; w < w_.workers; ++w)
-    buffers_.emplace_back(static_cast<std::size_t>(w_.region_size), io::BufferKind::Aligned);
 }
 
 RegionRun::~RegionRun() {
