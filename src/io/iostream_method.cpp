@@ -55,6 +55,7 @@ class IostreamFile final : public File {
     posix::sync_fd(fd_.get(), d, path(), counters_);
   }
   bool supports(Durability d) const override { return posix::fd_supports(d); }
+  bool counts_data_calls() const override { return false; }  // the filebuf decides when to call the kernel
   std::uint64_t size() override {
     flush();
     return posix::file_size(fd_.get(), path());

@@ -66,6 +66,7 @@ class StdioFile final : public File {
     posix::sync_fd(::fileno(file_), d, path(), counters_);
   }
   bool supports(Durability d) const override { return posix::fd_supports(d); }
+  bool counts_data_calls() const override { return false; }  // fread/fwrite decide when to call the kernel
   std::uint64_t size() override {
     flush();
     return posix::file_size(::fileno(file_), path());

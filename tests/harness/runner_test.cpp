@@ -136,6 +136,34 @@ TEST(Runner, OpsFixesTheCallCountAndFileSize) {
   EXPECT_GE(r.io_calls, 1000u);  // one write(2) per call, unbuffered
 }
 
+// stdio and iostream make their calls inside the library: the runner takes
+// the kernel's count, so unbuffered streams show one call per write and a
+// 4 KiB buffer about one per 32 writes of 128 bytes, never zero.
+TEST(Runner, StreamMethodsCountTheKernelsCalls) {
+  io::ScratchDir scratch("/tmp");
+  Runner runner(tiny_config(), scratch);
+  for (std::size_t buffer : {std::size_t{0}, std::size_t{4096}}) {
+    for (const char* method : {"stdio", "iostream"}) {
+      FileExperiment e = tiny(method, Op::Write, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+      e.block_size = 128;
+      e.ops = 1024;
+      e.options.stream_buffer = buffer;
+      Result w = runner.run(e);
+      ASSERT_TRUE(w.verified) << method;
+      if (buffer == 0) {
+        EXPECT_GE(w.io_calls, 1024u) << method << " unbuffered";
+      } else {
+        EXPECT_GE(w.io_calls, 32u) << method << " with a 4 KiB buffer";
+        EXPECT_LE(w.io_calls, 64u) << method << " with a 4 KiB buffer";
+      }
+      e.op = Op::Read;
+      Result r = runner.run(e);
+      ASSERT_TRUE(r.verified) << method;
+      EXPECT_GE(r.io_calls, buffer == 0 ? 1024u : 32u) << method << " read";
+    }
+  }
+}
+
 TEST(Runner, SyncSchedulesAreHonouredAndLabelled) {
   io::ScratchDir scratch("/tmp");
   Runner runner(tiny_config(), scratch);

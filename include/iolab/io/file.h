@@ -116,6 +116,12 @@ class File {
   // twice is harmless. The destructor closes quietly if close() was not called.
   virtual void close() = 0;
 
+  // False for methods whose data calls happen inside a library (stdio,
+  // iostream): their counters().calls hold only the calls the method makes
+  // itself (syncs), and a caller wanting the data calls must take the
+  // kernel's count (/proc/self/io, see harness::Usage).
+  virtual bool counts_data_calls() const { return true; }
+
   // The alignment the method needs for buffer address, offset and length (1 when none).
   virtual std::size_t alignment() const { return 1; }
 
