@@ -172,9 +172,7 @@ void add_run_command(CLI::App& app, Action& action) {
       for (const auto& name : names) {
         std::vector<const suites::Suite*> add;
         if (name == kSeedsGroup) {
-          // The seeds group: every suite but the store (order 80) and parallel (90) ones (suite.h).
-          for (const suites::Suite* s : suites::all_suites())
-            if (s->name() != "store" && s->name() != "parallel") add.push_back(s);
+          add = suites::seed_suites();
         } else {
           add.push_back(&suites::find_suite(name));
         }

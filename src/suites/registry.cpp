@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -11,17 +12,23 @@ std::vector<std::pair<int, const Suite*>>& registry() {
   static std::vector<std::pair<int, const Suite*>> suites;
   return suites;
 }
+
+// Registered suites with order below `end`, sorted by order.
+std::vector<const Suite*> suites_before(int end) {
+  auto sorted = registry();
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  std::vector<const Suite*> out;
+  for (auto& [order, s] : sorted)
+    if (order < end) out.push_back(s);
+  return out;
+}
+
 }  // namespace
 
 SuiteRegistration::SuiteRegistration(int order, const Suite* suite) { registry().emplace_back(order, suite); }
 
-std::vector<const Suite*> all_suites() {
-  auto sorted = registry();
-  std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.first < b.first; });
-  std::vector<const Suite*> out;
-  for (auto& [order, s] : sorted) out.push_back(s);
-  return out;
-}
+std::vector<const Suite*> all_suites() { return suites_before(std::numeric_limits<int>::max()); }
+std::vector<const Suite*> seed_suites() { return suites_before(kSeedsGroupEnd); }
 
 const Suite& find_suite(std::string_view name) {
   std::string known;

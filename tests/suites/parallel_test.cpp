@@ -286,6 +286,7 @@ TEST(ParallelSuite, TinyScaleYieldsVerifiedRecordsForEveryWayAndWorkerCount) {
   harness::RunConfig cfg;
   cfg.reps = 2;
   cfg.warmup = 0;
+  cfg.eviction = harness::Eviction::Fadvise;  // tests never drop the machine's page cache
   harness::Runner runner(cfg, scratch);
   SuiteOptions opt;
   opt.scale = Scale::Tiny;

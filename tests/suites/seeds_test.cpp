@@ -30,6 +30,9 @@ TEST(SeedSuites, AreRegisteredInSeedOrderBeforeTheOtherSuites) {
   // first, in their documented order (store 80 and parallel 90 follow).
   std::vector<std::string> first(names.begin(), names.begin() + static_cast<long>(kSeedSuites.size()));
   EXPECT_EQ(first, kSeedSuites);
+  std::vector<std::string> group;
+  for (const Suite* s : seed_suites()) group.emplace_back(s->name());
+  EXPECT_EQ(group, kSeedSuites) << "the seeds group is exactly the seven seed suites";
   for (const std::string& n : kSeedSuites) {
     const Suite& s = find_suite(n);
     EXPECT_FALSE(s.seed().empty()) << n;
@@ -44,6 +47,7 @@ TEST_P(TinyRun, YieldsOnlyVerifiedOrSkippedRecords) {
   harness::RunConfig config;
   config.reps = 1;
   config.warmup = 0;
+  config.eviction = harness::Eviction::Fadvise;  // tests never drop the machine's page cache
   harness::Runner runner(config, scratch);
   const Suite& suite = find_suite(GetParam());
   SuiteOptions options;
@@ -92,6 +96,7 @@ TEST(SeedSuites, AttachThePublishedFiguresWhereTheExperimentMatches) {
   harness::RunConfig config;
   config.reps = 1;
   config.warmup = 0;
+  config.eviction = harness::Eviction::Fadvise;  // tests never drop the machine's page cache
   harness::Runner runner(config, scratch);
   SuiteOptions options;
   options.scale = Scale::Tiny;

@@ -37,6 +37,9 @@ class Suite {
 
 // Every registered suite, in registration order sorted by `order`.
 std::vector<const Suite*> all_suites();
+// The `seeds` group: the suites registered with order < kSeedsGroupEnd.
+inline constexpr int kSeedsGroupEnd = 80;
+std::vector<const Suite*> seed_suites();
 // Throws UsageError naming the unknown suite and listing the known ones.
 const Suite& find_suite(std::string_view name);
 
