@@ -17,62 +17,13 @@
 #include <vector>
 
 #include "iolab/io/scratch.h"
+#include "cli/run_program.h"
 #include "iolab/version.h"
-
-extern char** environ;
 
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-  // Lines of stderr (a trailing newline does not start another line).
-  std::size_t err_lines() const {
-    std::size_t n = 0;
-    for (char c : err) n += c == '\n';
-    if (!err.empty() && err.back() != '\n') ++n;
-    return n;
-  }
-};
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Outcome run_iolab(const std::vector<std::string>& args) {
-  iolab::io::ScratchDir scratch;
-  auto out = scratch.create_file("stdout");
-  auto err = scratch.create_file("stderr");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
-  std::string binary = IOLAB_BINARY_DIR "/iolab";
-  std::vector<char*> argv{binary.data()};
-  std::vector<std::string> copies(args);
-  for (auto& a : copies) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  Outcome o;
-  if (rc != 0) {
-    ADD_FAILURE() << "cannot run " << binary << ": " << std::strerror(rc);
-    return o;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) o.exit_code = WEXITSTATUS(status);
-  else ADD_FAILURE() << "iolab died of signal " << WTERMSIG(status);
-  o.out = slurp(out);
-  o.err = slurp(err);
-  return o;
-}
+using Outcome = iolab::test::ProgramRun;
+using iolab::test::run_iolab;
 
 TEST(Cli, HelpListsTheCommands) {
   Outcome o = run_iolab({"--help"});

@@ -18,57 +18,13 @@
 #include <vector>
 
 #include "iolab/io/scratch.h"
-
-extern char** environ;
+#include "cli/run_program.h"
 
 namespace {
 
-struct Ran {
-  int code = -1;
-  std::string out, err;
-  std::size_t err_lines() const {
-    std::size_t n = 0;
-    for (char c : err) n += c == '\n';
-    return n + (!err.empty() && err.back() != '\n');
-  }
-};
-
-std::string read_all(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Ran iolab_cmd(const std::vector<std::string>& args) {
-  iolab::io::ScratchDir scratch;
-  auto out = scratch.create_file("stdout"), err = scratch.create_file("stderr");
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
-  std::string binary = IOLAB_BINARY_DIR "/iolab";
-  std::vector<std::string> copies(args);
-  std::vector<char*> argv{binary.data()};
-  for (auto& a : copies) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, binary.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  Ran r;
-  if (rc != 0) {
-    ADD_FAILURE() << "cannot run " << binary << ": " << std::strerror(rc);
-    return r;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) r.code = WEXITSTATUS(status);
-  else ADD_FAILURE() << "iolab died of signal " << WTERMSIG(status);
-  r.out = read_all(out);
-  r.err = read_all(err);
-  return r;
-}
+using Ran = iolab::test::ProgramRun;
+using iolab::test::read_all;
+Ran iolab_cmd(const std::vector<std::string>& args) { return iolab::test::run_iolab(args); }
 
 // One record as `iolab run` writes it: `mib_s` median throughput, times spread +-`spread`.
 nlohmann::json record(const std::string& method, const std::string& op, std::uint64_t block, double mib_s, double spread,
@@ -115,7 +71,7 @@ TEST_F(ReportCli, ReportWritesOneSelfContainedPage) {
   auto in = write("run.json", results(rs).dump());
   auto out = slot("report.html");
   Ran r = iolab_cmd({"report", in.string(), "-o", out.string()});
-  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(out.string()), std::string::npos) << r.out;
   std::string page = read_all(out);
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
@@ -141,16 +97,16 @@ TEST_F(ReportCli, BadInputIsOneLineAndNonZero) {
                         Case{{"compare", other.string(), other.string(), "--markdown"}, "not an iolab results file"},
                         Case{{"report", (scratch_.path() / "missing.json").string()}, "No such file"}}) {
     Ran r = iolab_cmd(c.args);
-    EXPECT_EQ(r.code, 1) << c.args[0] << " " << c.args[1] << ": " << r.err;
+    EXPECT_EQ(r.exit_code, 1) << c.args[0] << " " << c.args[1] << ": " << r.err;
     EXPECT_EQ(r.err_lines(), 1u) << r.err;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
     EXPECT_EQ(r.err.rfind("iolab: ", 0), 0u) << r.err;
   }
   Ran usage = iolab_cmd({"report"});
-  EXPECT_EQ(usage.code, 2) << usage.err;
+  EXPECT_EQ(usage.exit_code, 2) << usage.err;
   EXPECT_EQ(usage.err_lines(), 1u) << usage.err;
   Ran compare_one = iolab_cmd({"compare", notjson.string()});
-  EXPECT_EQ(compare_one.code, 2) << compare_one.err;
+  EXPECT_EQ(compare_one.exit_code, 2) << compare_one.err;
 }
 
 TEST_F(ReportCli, RecommendFromAFileNamesTheWinner) {
@@ -159,11 +115,11 @@ TEST_F(ReportCli, RecommendFromAFileNamesTheWinner) {
   rs.push_back(record("pread", "write", 1024, 700, 0.02, "write")), rs.push_back(record("mmap", "write", 1024, 690, 0.02, "write"));
   auto in = write("run.json", results(rs).dump());
   Ran text = iolab_cmd({"recommend", in.string()});
-  ASSERT_EQ(text.code, 0) << text.err;
+  ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("mmap: 3.00x over pread at 2 conditions (at worst 2.88x)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("no clear winner: pread 1.01"), std::string::npos) << text.out;
   Ran json = iolab_cmd({"recommend", in.string(), "--json"});
-  ASSERT_EQ(json.code, 0) << json.err;
+  ASSERT_EQ(json.exit_code, 0) << json.err;
   nlohmann::json j = nlohmann::json::parse(json.out);
   EXPECT_EQ(j["cells"][0]["verdict"], "mmap");
   EXPECT_EQ(j["cells"][0]["runner_up"], "pread");
@@ -173,12 +129,12 @@ TEST_F(ReportCli, CompareMatchesAndListsTheRest) {
   auto a = write("a.json", results({record("pread", "read", 4096, 1000, 0.02), record("mmap", "read", 4096, 1000, 0.02)}).dump());
   auto b = write("b.json", results({record("pread", "read", 4096, 1500, 0.02), record("stdio", "read", 4096, 800, 0.02)}).dump());
   Ran r = iolab_cmd({"compare", a.string(), b.string()});
-  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("B is 1.50 ± 0.03x faster than A"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Only in A"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Only in B"), std::string::npos) << r.out;
   Ran md = iolab_cmd({"compare", a.string(), b.string(), "--markdown"});
-  ASSERT_EQ(md.code, 0) << md.err;
+  ASSERT_EQ(md.exit_code, 0) << md.err;
   EXPECT_NE(md.out.find("| experiment | A | B | B vs A | significant |"), std::string::npos) << md.out;
 }
 
@@ -187,7 +143,7 @@ TEST_F(ReportCli, CompareMatchesAndListsTheRest) {
 TEST_F(ReportCli, RecommendMeasuresItsOwnTable) {
   auto save = slot("measured.json");
   Ran r = iolab_cmd({"recommend", "--json", "--max-file", "16k", "--reps", "2", "--evict", "fadvise", "--save", save.string()});
-  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["cells"].size(), 32u);
   for (const auto& c : j["cells"]) {

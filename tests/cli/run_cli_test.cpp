@@ -15,55 +15,13 @@
 #include <vector>
 
 #include "iolab/io/scratch.h"
-
-extern char** environ;
+#include "cli/run_program.h"
 
 namespace {
 
-struct RunOutcome {
-  int exit_code = -1;
-  std::string out, err;
-  std::size_t err_lines() const {
-    std::size_t n = 0;
-    for (char c : err) n += c == '\n';
-    if (!err.empty() && err.back() != '\n') ++n;
-    return n;
-  }
-};
-
-std::string read_all(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-RunOutcome iolab(const std::vector<std::string>& args) {
-  iolab::io::ScratchDir scratch("/tmp");
-  auto out = scratch.create_file("stdout");
-  auto err = scratch.create_file("stderr");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
-  std::string binary = IOLAB_BINARY_DIR "/iolab";
-  std::vector<std::string> copies{binary};
-  copies.insert(copies.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : copies) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  RunOutcome o;
-  if (posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ) == 0) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-  posix_spawn_file_actions_destroy(&actions);
-  o.out = read_all(out);
-  o.err = read_all(err);
-  return o;
-}
+using RunOutcome = iolab::test::ProgramRun;
+using iolab::test::read_all;
+RunOutcome iolab(const std::vector<std::string>& args) { return iolab::test::run_iolab(args); }
 
 // A directory for results the test asked iolab to write (iolab writes there
 // only because --out says so); removed with what iolab put in it.
