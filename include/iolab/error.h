@@ -34,4 +34,8 @@ class UsageError : public Error {
       : Error("invalid", std::move(what_was_given), std::move(problem)) {}
 };
 
+// `text` as one line: newlines become spaces, trailing spaces go (library
+// messages, CLI11's among them, span several lines; iolab's errors do not).
+std::string one_line(std::string text);
+
 }  // namespace iolab

@@ -14,21 +14,6 @@
 namespace iolab::cli {
 namespace {
 
-void on_signal(int sig) {
-  // Remove scratch files, then die of the same signal.
-  io::remove_all_scratch_dirs();
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
-}
-
-// CLI11 errors are several lines with a hint; ours are one line.
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\n') c = ' ';
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
-
 std::vector<std::pair<int, AddCommand>>& registry() {
   static std::vector<std::pair<int, AddCommand>> commands;
   return commands;
@@ -93,8 +78,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  io::remove_scratch_dirs_on_signals();
   try {
     return action ? action() : 0;
   } catch (const UsageError& e) {

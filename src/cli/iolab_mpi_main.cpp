@@ -56,19 +56,6 @@ struct Settings {
   bool shared = true;
 };
 
-void on_signal(int sig) {
-  io::remove_all_scratch_dirs();
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
-}
-
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\n') c = ' ';
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
-
 // Runs `f` on every rank, then agrees on the outcome. When any rank failed,
 // rank 0 prints the first failing rank's message as one line and the whole
 // job aborts with 2 (bad usage) or 1 (a failure while running). `f` must
@@ -132,13 +119,6 @@ std::string bcast_string(std::string s, int root, MPI_Comm comm) {
   return s;
 }
 
-void preallocate(const std::filesystem::path& p, std::uint64_t size) {
-  int fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) throw Error("open", p.string(), errno);
-  int err = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
-  ::close(fd);
-  if (err != 0) throw Error("fallocate", p.string(), err);
-}
 
 void flush_file(const std::filesystem::path& p) {
   int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -414,7 +394,7 @@ class Workload {
     step([&] {
       if (s_.shared && g_rank != 0) return;
       file_ = scratch_->create_unique_file("mpi-" + method);
-      preallocate(file_, s_.shared ? total_bytes() : s_.region);
+      io::preallocate(file_, s_.shared ? total_bytes() : s_.region);
     });
     if (s_.shared) file_ = bcast_string(g_rank == 0 ? file_.string() : "", 0, MPI_COMM_WORLD);
   }
@@ -597,8 +577,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &iolab::mpi::g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &iolab::mpi::g_size);
-  std::signal(SIGINT, iolab::mpi::on_signal);
-  std::signal(SIGTERM, iolab::mpi::on_signal);
+  iolab::io::remove_scratch_dirs_on_signals();
   int code = iolab::mpi::run(argc, argv);
   MPI_Finalize();
   return code;

@@ -20,4 +20,11 @@ Error::Error(std::string operation, std::string subject, std::string detail, int
       subject_(std::move(subject)),
       errno_(err) {}
 
+std::string one_line(std::string s) {
+  for (auto& c : s)
+    if (c == '\n') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
 }  // namespace iolab

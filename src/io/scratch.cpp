@@ -5,11 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <cstdlib>
 #include <mutex>
 #include <string>
 
 #include "iolab/error.h"
+#include "iolab/units.h"
 #include "posix.h"
 
 namespace iolab::io {
@@ -94,6 +97,33 @@ void remove_all_scratch_dirs() noexcept {
       for (const auto& f : d->created()) ::unlink(f.c_str());
       ::rmdir(d->path().c_str());
     }
+}
+
+namespace {
+void remove_and_reraise(int sig) {
+  remove_all_scratch_dirs();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+}  // namespace
+
+void remove_scratch_dirs_on_signals() {
+  std::signal(SIGINT, remove_and_reraise);
+  std::signal(SIGTERM, remove_and_reraise);
+}
+
+void preallocate(const std::filesystem::path& file, std::uint64_t size) {
+  posix::Fd fd = posix::open_existing(file, Access::ReadWrite);
+  if (size == 0) return;
+  int err = 0;
+  if (posix::retry_eintr([&] { return ::fallocate(fd.get(), 0, 0, static_cast<off_t>(size)); }) != 0) {
+    err = errno;
+    if (err == EOPNOTSUPP) err = ::posix_fallocate(fd.get(), 0, static_cast<off_t>(size));
+  }
+  if (err != 0)
+    throw Error("fallocate", file.string(),
+                std::string(std::strerror(err)) + " (preallocating " + format_bytes(static_cast<double>(size)) + ")", err);
+  fd.close(file);
 }
 
 }  // namespace iolab::io

@@ -15,6 +15,7 @@
 #include "iolab/harness/runner.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
+#include "iolab/io/scratch.h"
 #include "iolab/suites/parallel.h"
 #include "iolab/suites/suite.h"
 #include "iolab/units.h"
@@ -42,13 +43,6 @@ using namespace parallel;
 constexpr std::uint64_t kRegionGranule = 4096;  // regions are whole pages: O_DIRECT and mmap both want it
 constexpr const char* kSeedSource = "seed 003: Java on an IBM SP, best over 1..64 processors";
 
-void preallocate(const std::filesystem::path& p, std::uint64_t size) {
-  int fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) throw Error("open", p.string(), errno);
-  int err = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
-  ::close(fd);
-  if (err != 0) throw Error("fallocate", p.string(), err);
-}
 
 // The paper's figures (MB/s as published, their machine): beside ours, never compared as numbers.
 std::optional<harness::Reference> paper_figure(ArrayWay way, bool write) {
@@ -222,7 +216,7 @@ class ParallelSuite final : public Suite {
     auto fresh_file = [&] {
       if (!file.empty()) scratch.remove_file(file);
       file = scratch.create_unique_file("parallel-array-" + method);
-      preallocate(file, region * workers);
+      io::preallocate(file, region * workers);
     };
     std::vector<std::unique_ptr<IntArrayFile>> open(workers);
     std::vector<std::uint64_t> calls(workers);

@@ -48,4 +48,14 @@ class ScratchDir {
 // Removes every live ScratchDir's files; for SIGINT/SIGTERM handlers set up by the CLI.
 void remove_all_scratch_dirs() noexcept;
 
+// Makes SIGINT and SIGTERM remove every live ScratchDir's files, then end
+// the process by the same signal (the programs call this once at start).
+void remove_scratch_dirs_on_signals();
+
+// Allocates `size` bytes of blocks for an existing file (fallocate, or
+// posix_fallocate where the filesystem lacks it), untimed, so that writes
+// into it never run out of space midway and writers through a shared map
+// never race to grow it. Throws Error (ENOSPC names the size).
+void preallocate(const std::filesystem::path& file, std::uint64_t size);
+
 }  // namespace iolab::io

@@ -17,6 +17,7 @@
 #include "iolab/error.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
+#include "iolab/io/scratch.h"
 #include "iolab/suites/parallel.h"
 #include "iolab/units.h"
 
@@ -144,21 +145,6 @@ PassTiming run_workers(unsigned workers, const std::function<void(unsigned)>& pr
 
 namespace {
 
-// Allocates the file's blocks up front (untimed): writers through a shared
-// map then never race to grow it, and every method writes into the same
-// kind of space.
-void preallocate(const std::filesystem::path& p, std::uint64_t size) {
-  int fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) throw Error("open", p.string(), errno);
-  int err = 0;
-  if (::fallocate(fd, 0, 0, static_cast<off_t>(size)) != 0) {
-    err = errno;
-    if (err == EOPNOTSUPP) err = ::posix_fallocate(fd, 0, static_cast<off_t>(size));
-  }
-  ::close(fd);
-  if (err != 0) throw Error("fallocate", p.string(), std::string(std::strerror(err)) + " (preallocating " + format_bytes(static_cast<double>(size)) + ")", err);
-}
-
 io::FileOptions options_for(const RegionWorkload& w) {
   io::FileOptions o;
   o.uring_queue_depth = std::max(1u, w.queue_depth);
@@ -234,11 +220,11 @@ void RegionRun::create_files() {
   std::string stem = "parallel-" + w_.method;
   if (w_.layout == Layout::SharedFile) {
     files_.push_back(scratch_.create_unique_file(stem + "-shared"));
-    preallocate(files_.back(), total_bytes());
+    io::preallocate(files_.back(), total_bytes());  // untimed; writers through a shared map never race to grow it
   } else {
     for (unsigned w = 0; w < w_.workers; ++w) {
       files_.push_back(scratch_.create_unique_file(stem + "-w" + std::to_string(w)));
-      preallocate(files_.back(), w_.region_size);
+      io::preallocate(files_.back(), w_.region_size);
     }
   }
 }
