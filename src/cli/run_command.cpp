@@ -220,7 +220,7 @@ void add_run_command(CLI::App& app, Action& action) {
                  env.scratch_dir, env.fs_type, env.rotational ? (*env.rotational ? ", rotational" : ", SSD/virtual") : "",
                  env.device, reps, warmup, seed);
       fmt::print("{} · {} cores · {} RAM · {}{}\n", env.cpu_model, env.cores, format_bytes(static_cast<double>(env.ram_bytes)),
-                 env.kernel, env.root ? " · root (cold = drop_caches)" : " · not root (cold = fadvise)");
+                 env.kernel, env.can_drop_caches ? " · may drop the page cache (root)" : " · cannot drop the page cache (cold = fadvise)");
       std::fflush(stdout);
 
       auto show = [&](const std::vector<harness::Result>& rs) {

@@ -80,7 +80,11 @@ std::string group_heading(const std::vector<const Result*>& g) {
     facts.push_back(r.pattern);
   if (same([](const Result& x) { return x.block_size; }) && r.block_size) facts.push_back(format_bytes(static_cast<double>(r.block_size)) + " calls");
   if (same([](const Result& x) { return x.file_size; }) && r.file_size) facts.push_back(format_bytes(static_cast<double>(r.file_size)) + " file");
-  if (same([](const Result& x) { return x.cache; }) && !r.cache.empty()) facts.push_back(r.cache + " cache");
+  if (same([](const Result& x) { return x.cache; }) && !r.cache.empty()) {
+    // How the state was made ("fadvise", "drop_caches", "read once"): a cold figure means little without it.
+    bool same_how = same([](const Result& x) { return x.cache_method; }) && !r.cache_method.empty();
+    facts.push_back(r.cache + " cache" + (same_how ? " (" + r.cache_method + ")" : ""));
+  }
   if (same([](const Result& x) { return x.buffer; }) && !r.buffer.empty()) facts.push_back(r.buffer + " buffer");
   if (same([](const Result& x) { return x.sync; }) && !r.sync.empty() && r.sync != "none") facts.push_back("sync " + r.sync);
   unsigned reps = 0;
