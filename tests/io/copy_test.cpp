@@ -11,23 +11,13 @@
 namespace iolab::io {
 namespace {
 
-// A source file of `size` pattern bytes, written with plain pwrite.
-std::filesystem::path make_source(ScratchDir& scratch, std::uint64_t size, std::uint64_t seed) {
-  auto p = scratch.create_unique_file("src");
-  Buffer b(static_cast<std::size_t>(size), BufferKind::Aligned);
-  fill_pattern(seed, 0, b.span());
-  auto f = find_file_method("pread").open(p, Access::ReadWrite);
-  f->write_at(0, b.span());
-  f->close();
-  return p;
-}
 
 class CopyMethods : public ::testing::TestWithParam<std::string> {
  protected:
   const CopyMethod& method() const { return find_copy_method(GetParam()); }
   void copy_and_verify(std::uint64_t size, const CopyOptions& options) {
     SCOPED_TRACE("size " + std::to_string(size) + ", buffer " + std::to_string(options.buffer_size));
-    auto from = make_source(scratch_, size, size + 3);
+    auto from = testing::write_pattern_file(scratch_, "src", size, size + 3);
     auto to = scratch_.create_unique_file("dst");
     CopyStats s = method().copy(from, to, options);
     EXPECT_EQ(s.bytes, size);
@@ -62,8 +52,8 @@ TEST_P(CopyMethods, SmallFilesAndHeapBuffer) {
 
 // The destination is truncated first: a longer old destination leaves no tail.
 TEST_P(CopyMethods, TruncatesLongerDestination) {
-  auto from = make_source(scratch_, 1000, 1);
-  auto to = make_source(scratch_, 50000, 2);
+  auto from = testing::write_pattern_file(scratch_, "src", 1000, 1);
+  auto to = testing::write_pattern_file(scratch_, "src", 50000, 2);
   CopyStats s = method().copy(from, to);
   EXPECT_EQ(s.bytes, 1000u);
   EXPECT_EQ(testing::read_whole_file(to), testing::read_whole_file(from));
@@ -71,7 +61,7 @@ TEST_P(CopyMethods, TruncatesLongerDestination) {
 
 // Copying a file onto itself would truncate the source first: refused, data kept.
 TEST_P(CopyMethods, RefusesSameFile) {
-  auto p = make_source(scratch_, 5000, 9);
+  auto p = testing::write_pattern_file(scratch_, "src", 5000, 9);
   auto e = testing::expect_error([&] { method().copy(p, p); });
   ASSERT_TRUE(e);
   EXPECT_EQ(e->error_number(), EINVAL) << e->what();
@@ -85,8 +75,8 @@ TEST_P(CopyMethods, MissingSourceOrSymlinkDestination) {
   ASSERT_TRUE(e);
   EXPECT_EQ(e->error_number(), ENOENT) << e->what();
 
-  auto from = make_source(scratch_, 100, 4);
-  auto victim = make_source(scratch_, 100, 5);
+  auto from = testing::write_pattern_file(scratch_, "src", 100, 4);
+  auto victim = testing::write_pattern_file(scratch_, "src", 100, 5);
   auto link = scratch_.path() / "link";
   ASSERT_EQ(::symlink(victim.c_str(), link.c_str()), 0);
   e = testing::expect_error([&] { method().copy(from, link); });

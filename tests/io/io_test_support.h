@@ -22,6 +22,7 @@
 #include "iolab/error.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/file.h"
+#include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
 
@@ -83,6 +84,18 @@ inline std::vector<std::string> write_method_names() {
   std::vector<std::string> out;
   for (const auto* m : file_methods()) out.emplace_back(m->name());
   return out;
+}
+
+// A new scratch file "<stem>-N" holding `size` pattern bytes, written with pread's pwrite.
+inline std::filesystem::path write_pattern_file(ScratchDir& scratch, std::string_view stem, std::uint64_t size,
+                                                std::uint64_t seed) {
+  auto p = scratch.create_unique_file(stem);
+  Buffer b(static_cast<std::size_t>(size), BufferKind::Aligned);
+  fill_pattern(seed, 0, b.span());
+  auto f = find_file_method("pread").open(p, Access::ReadWrite);
+  f->write_at(0, b.span());
+  f->close();
+  return p;
 }
 
 // Reads a whole file with plain read(2): the referee, independent of any method.

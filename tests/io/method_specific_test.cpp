@@ -13,15 +13,6 @@ namespace {
 using testing::expect_error;
 using testing::read_whole_file;
 
-std::filesystem::path write_reference(ScratchDir& scratch, std::uint64_t size, std::uint64_t seed) {
-  auto p = scratch.create_unique_file("ref");
-  Buffer b(static_cast<std::size_t>(size), BufferKind::Aligned);
-  fill_pattern(seed, 0, b.span());
-  auto f = find_file_method("pread").open(p, Access::ReadWrite);
-  f->write_at(0, b.span());
-  f->close();
-  return p;
-}
 
 // ---- mmap -----------------------------------------------------------------
 
@@ -68,7 +59,7 @@ TEST(Mmap, DestructorWithoutCloseStillTrims) {
 // Opening an existing file for writing maps it; appending grows it; overwriting in the middle keeps the rest.
 TEST(Mmap, ExistingFileOverwriteAndAppend) {
   ScratchDir scratch;
-  auto p = write_reference(scratch, 10000, 4);
+  auto p = testing::write_pattern_file(scratch, "ref", 10000, 4);
   FileOptions o;
   o.mmap_grow_step = 4096;
   auto f = find_file_method("mmap").open(p, Access::ReadWrite, o);
@@ -85,7 +76,7 @@ TEST(Mmap, ExistingFileOverwriteAndAppend) {
 // The read path maps windows: a read spanning several windows comes back whole.
 TEST(Mmap, ReadsAcrossWindows) {
   ScratchDir scratch;
-  auto p = write_reference(scratch, 50000, 6);
+  auto p = testing::write_pattern_file(scratch, "ref", 50000, 6);
   FileOptions o;
   o.mmap_window = 4096;
   o.mmap_advice = Advice::Sequential;
@@ -135,7 +126,7 @@ TEST(Direct, AlignmentIsDiscoveredAndAPowerOfTwo) {
 // file is untouched.
 TEST(Direct, RejectsEachMisalignmentAndChangesNothing) {
   ScratchDir scratch;
-  auto p = write_reference(scratch, 16384, 12);
+  auto p = testing::write_pattern_file(scratch, "ref", 16384, 12);
   auto f = find_file_method("direct").open(p, Access::ReadWrite);
   const std::size_t a = f->alignment();
   Buffer buf(8192 + a, BufferKind::Aligned, a);
@@ -173,7 +164,7 @@ TEST(Direct, RejectsEachMisalignmentAndChangesNothing) {
 TEST(Direct, BounceReadModifyWriteAndExactSize) {
   ScratchDir scratch;
   constexpr std::uint64_t kOld = 3 * 4096 + 100;
-  auto p = write_reference(scratch, kOld, 30);
+  auto p = testing::write_pattern_file(scratch, "ref", kOld, 30);
   std::vector<std::byte> expected = read_whole_file(p);
   FileOptions o;
   o.unaligned = UnalignedPolicy::Bounce;
@@ -252,7 +243,7 @@ TEST(IoUring, BatchLargerThanQueueDepth) {
   for (bool direct : {false, true}) {
     SCOPED_TRACE(direct ? "O_DIRECT" : "buffered");
     ScratchDir scratch;
-    auto p = write_reference(scratch, 64 * 1024, 60);
+    auto p = testing::write_pattern_file(scratch, "ref", 64 * 1024, 60);
     FileOptions o;
     o.uring_direct = direct;
     o.uring_queue_depth = 2;
@@ -289,7 +280,7 @@ TEST(IoUring, BatchLargerThanQueueDepth) {
 
 TEST(IoUring, DirectRejectsUnalignedBatchBeforeSubmitting) {
   ScratchDir scratch;
-  auto p = write_reference(scratch, 8192, 70);
+  auto p = testing::write_pattern_file(scratch, "ref", 8192, 70);
   FileOptions o;
   o.uring_direct = true;
   auto f = find_file_method("io_uring").open(p, Access::ReadWrite, o);
@@ -309,7 +300,7 @@ TEST(IoUring, ProbeAndQueueDepthZero) {
   ScratchDir scratch;
   Availability a = find_file_method("io_uring").probe(scratch.path());
   ASSERT_TRUE(a.available) << a.reason;  // MACHINE.md: io_uring is enabled here
-  auto p = write_reference(scratch, 4096, 80);
+  auto p = testing::write_pattern_file(scratch, "ref", 4096, 80);
   FileOptions o;
   o.uring_queue_depth = 0;  // means 1, not an invalid ring
   auto f = find_file_method("io_uring").open(p, Access::Read, o);

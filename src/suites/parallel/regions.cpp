@@ -145,6 +145,17 @@ PassTiming run_workers(unsigned workers, const std::function<void(unsigned)>& pr
 
 namespace {
 
+// A region's blocks as one batch of requests (io_uring submits them together).
+std::vector<io::IoRequest> block_requests(io::IoRequest::Kind kind, const Region& r, std::span<std::byte> data,
+                                          std::uint64_t block) {
+  std::vector<io::IoRequest> out;
+  for (std::uint64_t pos = 0; pos < r.length; pos += block) {
+    std::size_t n = static_cast<std::size_t>(std::min(block, r.length - pos));
+    out.push_back({kind, r.offset + pos, data.subspan(static_cast<std::size_t>(pos), n), 0});
+  }
+  return out;
+}
+
 io::FileOptions options_for(const RegionWorkload& w) {
   io::FileOptions o;
   o.uring_queue_depth = std::max(1u, w.queue_depth);
@@ -250,12 +261,7 @@ PassTiming RegionRun::write_pass() {
     auto data = buffers_[w].span();
     if (!patterned_) io::fill_pattern(file_seed(r.file), r.offset, data);  // a read pass zeroed it
     open[w] = method.open(files_[r.file], io::Access::ReadWrite, options);
-    if (uring) {
-      for (std::uint64_t pos = 0; pos < r.length; pos += w_.block_size) {
-        std::size_t n = static_cast<std::size_t>(std::min(w_.block_size, r.length - pos));
-        batches[w].push_back({io::IoRequest::Kind::Write, r.offset + pos, data.subspan(static_cast<std::size_t>(pos), n), 0});
-      }
-    }
+    if (uring) batches[w] = block_requests(io::IoRequest::Kind::Write, r, data, w_.block_size);
     calls_before[w] = open[w]->counters().calls;
   };
   auto timed = [&](unsigned w) {
@@ -307,12 +313,7 @@ PassTiming RegionRun::read_pass() {
     // Zeroed: a read that moved nothing cannot pass for the pattern left by the write pass.
     std::memset(data.data(), 0, data.size());
     open[w] = method.open(files_[r.file], io::Access::Read, options);
-    if (uring) {
-      for (std::uint64_t pos = 0; pos < r.length; pos += w_.block_size) {
-        std::size_t n = static_cast<std::size_t>(std::min(w_.block_size, r.length - pos));
-        batches[w].push_back({io::IoRequest::Kind::Read, r.offset + pos, data.subspan(static_cast<std::size_t>(pos), n), 0});
-      }
-    }
+    if (uring) batches[w] = block_requests(io::IoRequest::Kind::Read, r, data, w_.block_size);
     calls_before[w] = open[w]->counters().calls;
   };
   auto short_read = [&](const Region& r, std::uint64_t at, std::size_t got, std::size_t want) {
