@@ -282,7 +282,13 @@ void Progress::draw() {
   std::string bar;
   for (int i = 0; i < kBar; ++i) bar += i < filled ? "█" : "░";
   std::string eta;
-  if (planned_ && frac > 0.02) eta = " eta " + clock_text(elapsed / frac - elapsed);
+  if (planned_ && frac > 0.02) {
+    eta = " eta " + clock_text(elapsed / frac - elapsed);
+  } else if (!planned_ && rep_done_ > 0 && rep_done_ < reps_) {
+    // Suites learn their experiments as they go: only this experiment's end can be foreseen.
+    double in_exp = std::chrono::duration<double>(now - exp_start_).count();
+    eta = " · this one ends in " + clock_text(in_exp / rep_done_ * (reps_ - rep_done_));
+  }
   std::string counts = planned_ ? fmt::format("[{}/{}] ", std::min(finished_ + 1, planned_), planned_) : "";
   std::string reps = reps_ ? fmt::format(" rep {}/{}", rep_done_, reps_) : std::string(" done");
   std::string text = fmt::format("{}{}{} {}{} · {}{}", context_.empty() ? "" : context_ + " ", counts, bar, label_, reps,

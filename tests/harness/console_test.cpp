@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 
 #include "iolab/harness/console.h"
@@ -47,6 +50,61 @@ TEST(Console, NoColorEnvironmentTurnsColorOff) {
   ::setenv("NO_COLOR", "1", 1);
   EXPECT_FALSE(use_color(stdout));
   ::unsetenv("NO_COLOR");
+}
+
+
+// The progress line goes to stderr; capture it in a file for the length of `f`.
+template <typename F>
+std::string captured_stderr(F&& f) {
+  std::fflush(stderr);
+  FILE* tmp = std::tmpfile();
+  int saved = ::dup(2);
+  ::dup2(::fileno(tmp), 2);
+  f();
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::string out;
+  std::rewind(tmp);
+  for (int c; (c = std::fgetc(tmp)) != EOF;) out += static_cast<char>(c);
+  std::fclose(tmp);
+  return out;
+}
+
+TEST(Progress, KnownPlanShowsAnOverallEta) {
+  std::string line = captured_stderr([] {
+    Progress p(true, 4, false);
+    p.begin("seq 4k", 2);
+    p.repetition(1);
+    p.end();
+    p.begin("seq 1m", 2);
+    p.repetition(1);
+  });
+  EXPECT_NE(line.find("[2/4]"), std::string::npos) << line;
+  EXPECT_NE(line.find(" eta "), std::string::npos) << line;
+}
+
+TEST(Progress, UnknownPlanForeseesOnlyTheCurrentExperiment) {
+  std::string line = captured_stderr([] {
+    Progress p(true, 0, false);
+    p.set_context("suite 1/7 seq-read");
+    p.begin("read 1k warm", 5);
+    p.repetition(2);
+  });
+  EXPECT_NE(line.find("suite 1/7 seq-read"), std::string::npos) << line;
+  EXPECT_NE(line.find("rep 2/5"), std::string::npos) << line;
+  EXPECT_NE(line.find("this one ends in"), std::string::npos) << line;
+  EXPECT_EQ(line.find(" eta "), std::string::npos) << "no overall ETA without a plan: " << line;
+}
+
+TEST(Progress, DisabledWritesNothing) {
+  std::string line = captured_stderr([] {
+    Progress p(false, 3, false);
+    p.begin("x", 2);
+    p.repetition(1);
+    p.end();
+  });
+  EXPECT_TRUE(line.empty()) << line;
 }
 
 }  // namespace
