@@ -109,8 +109,8 @@ std::vector<FileExperiment> expand(const Matrix& m) {
                 e.sync_interval = sync.interval;
                 e.eviction = m.eviction;
                 e.per_op_latency = m.latency;
-                e.options.uring_queue_depth = m.queue_depth;
-                if (method == "io_uring") e.batch = m.queue_depth;
+                e.options.queue_depth = m.queue_depth;
+                if (io::find_file_method(method).traits().queued) e.batch = m.queue_depth;
                 out.push_back(std::move(e));
               }
             }

@@ -375,8 +375,9 @@ Result Runner::run(const FileExperiment& e) {
   Result r = labels_of(e);
   const io::Method& method = io::find_file_method(e.method);
   io::FileOptions opts = e.options;
-  if (e.method == "io_uring" && e.cache == CacheState::Direct) opts.uring_direct = true;
-  const bool direct = e.method == "direct" || (e.method == "io_uring" && opts.uring_direct);
+  if (method.traits(opts).direct_optional && e.cache == CacheState::Direct) opts.direct = true;
+  const io::MethodTraits traits = method.traits(opts);
+  const bool direct = traits.bypasses_page_cache;
   const unsigned batch = std::max(1u, e.batch);
   const Eviction eviction = e.eviction == Eviction::Auto && config_.eviction ? *config_.eviction : e.eviction;
   auto skip = [&](std::string why) {
@@ -486,7 +487,7 @@ Result Runner::run(const FileExperiment& e) {
       }
       Usage u = meter.stop();
       std::uint64_t rep_calls = f->counters().calls - calls_before;
-      if (!f->counts_data_calls()) rep_calls += u.syscalls_read + u.syscalls_write;
+      if (traits.library_calls) rep_calls += u.syscalls_read + u.syscalls_write;
       f->close();
       if (short_calls != 0)
         throw Error("read", file.string(),
@@ -533,7 +534,7 @@ Result Runner::run(const FileExperiment& e) {
 
     io::Durability how = e.sync;
     if (e.schedule != SyncSchedule::None && how == io::Durability::None)
-      how = e.method == "mmap" ? io::Durability::MsyncSync : io::Durability::Fdatasync;
+      how = traits.data_sync;
     if (e.schedule == SyncSchedule::Periodic && (how == io::Durability::Flush || how == io::Durability::None))
       return skip("a periodic flush of user-space buffers would use the File from two threads; periodic needs "
                   "fdatasync, fsync, sync_file_range or msync");
@@ -596,7 +597,7 @@ Result Runner::run(const FileExperiment& e) {
       Usage u = meter.stop();
       if (flusher) rep_calls += flusher->flushes();
       // Stream methods: their write calls (including close's final flush) from the kernel's count.
-      if (!f->counts_data_calls()) rep_calls += u.syscalls_read + u.syscalls_write;
+      if (traits.library_calls) rep_calls += u.syscalls_read + u.syscalls_write;
 
       // Verify (untimed): the whole file read back with pread, against the ring.
       {

@@ -111,6 +111,12 @@ class DirectFile final : public File {
 class DirectMethod final : public Method {
  public:
   std::string_view name() const override { return "direct"; }
+  MethodTraits traits(const FileOptions&) const override {
+    MethodTraits t;
+    t.bypasses_page_cache = true;
+    t.needs_alignment = true;
+    return t;
+  }
   std::string_view description() const override {
     return "O_DIRECT pread/pwrite, bypassing the page cache; alignment discovered per file";
   }

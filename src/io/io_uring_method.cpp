@@ -1,6 +1,6 @@
 // io_uring (liburing): requests go on a submission ring, up to
-// uring_queue_depth in flight, submitted in batches with one io_uring_enter.
-// Buffered by default; with uring_direct the file is opened O_DIRECT and
+// queue_depth in flight, submitted in batches with one io_uring_enter.
+// Buffered by default; with direct the file is opened O_DIRECT and
 // every request must be aligned (there is no bounce path here: unaligned
 // requests fail with EINVAL; use the direct method's bounce option instead).
 #include <fcntl.h>
@@ -22,9 +22,9 @@ class IoUringFile final : public File {
  public:
   IoUringFile(const std::filesystem::path& p, Access a, const FileOptions& o)
       : File(p),
-        fd_(posix::open_existing(p, a, o.uring_direct ? O_DIRECT : 0)),
-        direct_(o.uring_direct),
-        depth_(o.uring_queue_depth == 0 ? 1 : o.uring_queue_depth) {
+        fd_(posix::open_existing(p, a, o.direct ? O_DIRECT : 0)),
+        direct_(o.direct),
+        depth_(o.queue_depth == 0 ? 1 : o.queue_depth) {
     if (direct_) align_ = direct_io::discover(fd_.get(), p);
     int r = ::io_uring_queue_init(depth_, &ring_, 0);
     if (r < 0) posix::fail("io_uring_queue_init", p, -r);
@@ -160,6 +160,14 @@ class IoUringFile final : public File {
 class IoUringMethod final : public Method {
  public:
   std::string_view name() const override { return "io_uring"; }
+  MethodTraits traits(const FileOptions& o) const override {
+    MethodTraits t;
+    t.queued = true;
+    t.direct_optional = true;
+    t.bypasses_page_cache = o.direct;
+    t.needs_alignment = o.direct;
+    return t;
+  }
   std::string_view description() const override {
     return "io_uring via liburing: batched submission, settable queue depth, buffered or O_DIRECT";
   }

@@ -55,7 +55,6 @@ class IostreamFile final : public File {
     posix::sync_fd(fd_.get(), d, path(), counters_);
   }
   bool supports(Durability d) const override { return posix::fd_supports(d); }
-  bool counts_data_calls() const override { return false; }  // the filebuf decides when to call the kernel
   std::uint64_t size() override {
     flush();
     return posix::file_size(fd_.get(), path());
@@ -107,6 +106,13 @@ class IostreamFile final : public File {
 class IostreamMethod final : public Method {
  public:
   std::string_view name() const override { return "iostream"; }
+  MethodTraits traits(const FileOptions&) const override {
+    MethodTraits t;
+    t.user_space_buffer = true;
+    t.library_calls = true;  // the filebuf decides when to call the kernel
+    t.positional = false;
+    return t;
+  }
   std::string_view description() const override {
     return "std::fstream with a settable buffer (default 4 KiB); the BufferedInput/OutputStream analogue";
   }

@@ -205,6 +205,12 @@ class MmapFile final : public File {
 class MmapMethod final : public Method {
  public:
   std::string_view name() const override { return "mmap"; }
+  MethodTraits traits(const FileOptions&) const override {
+    MethodTraits t;
+    t.maps_file = true;
+    t.data_sync = Durability::MsyncSync;
+    return t;
+  }
   std::string_view description() const override {
     return "mmap: reads copy out of windows, writes through a shared map grown by fallocate + re-map; the MappedByteBuffer analogue";
   }

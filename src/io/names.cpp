@@ -1,10 +1,16 @@
 // Names of the io enums, for options, job files and results.
+#include <chrono>
 #include <string>
 
 #include "iolab/error.h"
 #include "iolab/io/file.h"
 
 namespace iolab::io {
+
+std::uint64_t steady_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
 
 std::string_view to_string(Durability d) {
   switch (d) {
@@ -52,5 +58,23 @@ void File::submit(std::span<IoRequest> requests) {
     }
   }
 }
+
+// Methods without a queue: one request at a time, in the order given.
+void File::stream(RequestSource& source, bool time_requests) {
+  IoRequest r;
+  while (source.next(r)) {
+    if (time_requests) r.submitted_ns = steady_ns();
+    if (r.kind == IoRequest::Kind::Read) {
+      r.result = read_at(r.offset, r.data);
+    } else {
+      write_at(r.offset, r.data);
+      r.result = r.data.size();
+    }
+    if (time_requests) r.completed_ns = steady_ns();
+    source.done(r);
+  }
+}
+
+Availability Method::supports_options(const FileOptions&, const std::filesystem::path&) const { return {}; }
 
 }  // namespace iolab::io

@@ -31,6 +31,7 @@ class PreadFile final : public File {
 class PreadMethod final : public Method {
  public:
   std::string_view name() const override { return "pread"; }
+  MethodTraits traits(const FileOptions&) const override { return {}; }
   std::string_view description() const override {
     return "pread(2)/pwrite(2) at explicit offsets, no seeks; the FileChannel analogue";
   }

@@ -66,7 +66,6 @@ class StdioFile final : public File {
     posix::sync_fd(::fileno(file_), d, path(), counters_);
   }
   bool supports(Durability d) const override { return posix::fd_supports(d); }
-  bool counts_data_calls() const override { return false; }  // fread/fwrite decide when to call the kernel
   std::uint64_t size() override {
     flush();
     return posix::file_size(::fileno(file_), path());
@@ -104,6 +103,13 @@ class StdioFile final : public File {
 class StdioMethod final : public Method {
  public:
   std::string_view name() const override { return "stdio"; }
+  MethodTraits traits(const FileOptions&) const override {
+    MethodTraits t;
+    t.user_space_buffer = true;
+    t.library_calls = true;  // fread/fwrite decide when to call the kernel
+    t.positional = false;
+    return t;
+  }
   std::string_view description() const override {
     return "C FILE* with setvbuf (settable buffer; 0 = unbuffered); the buffered/unbuffered stream analogue";
   }

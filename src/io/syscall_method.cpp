@@ -49,6 +49,11 @@ class SyscallFile final : public File {
 class SyscallMethod final : public Method {
  public:
   std::string_view name() const override { return "syscall"; }
+  MethodTraits traits(const FileOptions&) const override {
+    MethodTraits t;
+    t.positional = false;  // read(2)/write(2) at the file position, lseek when it moves
+    return t;
+  }
   std::string_view description() const override {
     return "read(2)/write(2) at the file position, lseek when it moves; the RandomAccessFile analogue";
   }

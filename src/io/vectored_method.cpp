@@ -76,6 +76,7 @@ class VectoredFile final : public File {
 class VectoredMethod final : public Method {
  public:
   std::string_view name() const override { return "vectored"; }
+  MethodTraits traits(const FileOptions&) const override { return {}; }
   std::string_view description() const override {
     return "preadv(2)/pwritev(2), each request split into several buffers per call";
   }

@@ -99,8 +99,8 @@ class DirectSuite final : public Suite {
       e.pattern = harness::AccessPattern::Rand;
       e.ops = rand_ops;
       e.cache = CacheState::Direct;
-      e.options.uring_direct = true;
-      e.options.uring_queue_depth = d.depth;
+      e.options.direct = true;
+      e.options.queue_depth = d.depth;
       e.batch = d.depth;
       table.push_back(std::move(e));
     }

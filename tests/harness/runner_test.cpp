@@ -201,7 +201,7 @@ TEST(Runner, IoUringBatchesRequests) {
   for (Op op : {Op::Read, Op::Write}) {
     FileExperiment e = tiny("io_uring", op, AccessPattern::Rand, io::BufferKind::Aligned, CacheState::Warm);
     e.batch = 8;
-    e.options.uring_queue_depth = 8;
+    e.options.queue_depth = 8;
     Result r = runner.run(e);
     ASSERT_FALSE(r.skipped) << *r.skipped;
     EXPECT_TRUE(r.verified);

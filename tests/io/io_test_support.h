@@ -64,9 +64,9 @@ inline std::vector<Variant> all_variants() {
   o.unaligned = UnalignedPolicy::Bounce;
   out.push_back({"direct_bounce", "direct", o});
   o = {};
-  o.uring_direct = true;
-  o.uring_queue_depth = 4;
-  out.push_back({"io_uring_direct", "io_uring", o});
+  o.direct = true;
+  o.queue_depth = 4;
+  out.push_back({"io_direct", "io_uring", o});
   return out;
 }
 
@@ -76,7 +76,7 @@ inline void PrintTo(const Variant& v, std::ostream* os) { *os << v.label; }
 // True when the variant refuses requests that break O_DIRECT alignment.
 inline bool rejects_unaligned(const Variant& v) {
   return (v.method == "direct" && v.options.unaligned == UnalignedPolicy::Reject) ||
-         (v.method == "io_uring" && v.options.uring_direct);
+         (v.method == "io_uring" && v.options.direct);
 }
 
 // Methods that can write (all of them): the write-error tests run over these.

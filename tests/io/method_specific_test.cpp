@@ -245,8 +245,8 @@ TEST(IoUring, BatchLargerThanQueueDepth) {
     ScratchDir scratch;
     auto p = testing::write_pattern_file(scratch, "ref", 64 * 1024, 60);
     FileOptions o;
-    o.uring_direct = direct;
-    o.uring_queue_depth = 2;
+    o.direct = direct;
+    o.queue_depth = 2;
     auto f = find_file_method("io_uring").open(p, Access::ReadWrite, o);
     std::vector<Buffer> bufs;
     std::vector<IoRequest> reqs;
@@ -282,7 +282,7 @@ TEST(IoUring, DirectRejectsUnalignedBatchBeforeSubmitting) {
   ScratchDir scratch;
   auto p = testing::write_pattern_file(scratch, "ref", 8192, 70);
   FileOptions o;
-  o.uring_direct = true;
+  o.direct = true;
   auto f = find_file_method("io_uring").open(p, Access::ReadWrite, o);
   Buffer good(4096, BufferKind::Aligned), bad(4096, BufferKind::Aligned);
   fill_pattern(71, 0, good.span());
@@ -302,7 +302,7 @@ TEST(IoUring, ProbeAndQueueDepthZero) {
   ASSERT_TRUE(a.available) << a.reason;  // MACHINE.md: io_uring is enabled here
   auto p = testing::write_pattern_file(scratch, "ref", 4096, 80);
   FileOptions o;
-  o.uring_queue_depth = 0;  // means 1, not an invalid ring
+  o.queue_depth = 0;  // means 1, not an invalid ring
   auto f = find_file_method("io_uring").open(p, Access::Read, o);
   Buffer b(4096, BufferKind::Aligned);
   EXPECT_EQ(f->read_at(0, b.span()), 4096u);

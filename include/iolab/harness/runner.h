@@ -91,7 +91,7 @@ struct FileExperiment {
 //    thread-safe, and msync on any shared mapping writes back the file's pages.
 //  - batch > 1: File::submit with `batch` requests per call, each request
 //    its own buffer; latency is then per call, not per request.
-//  - Direct cache: method "direct", or "io_uring" (uring_direct is set).
+//  - Direct cache: method "direct", or "io_uring" (direct is set).
 
 
 // One timed repetition of a custom workload.

@@ -52,6 +52,20 @@ enum class UnalignedPolicy {
   Bounce,  // go through an aligned bounce buffer (read-modify-write for writes)
 };
 
+// io_uring setup flags and registrations fio users reach for (fio's
+// registerfiles, fixedbufs, sqthread_poll, ...). Each is a request: a kernel
+// that lacks one makes open() throw Error(EOPNOTSUPP) naming it, and
+// Method::supports_option says so beforehand (the experiment is skipped with
+// the reason, never silently run without it).
+struct UringOptions {
+  bool registered_files = false;   // io_uring_register_files: no per-request file refcount
+  bool fixed_buffers = false;      // io_uring_register_buffers (O_DIRECT): pages pinned once
+  bool sqpoll = false;             // IORING_SETUP_SQPOLL: a kernel thread polls the submission ring
+  bool single_issuer = false;      // IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN
+  bool coop_taskrun = false;       // IORING_SETUP_COOP_TASKRUN: no IPI to run completion work
+  bool operator==(const UringOptions&) const = default;
+};
+
 // Options understood by the methods; each method reads the ones that apply
 // to it and ignores the rest. Defaults are what a careful user would pick.
 struct FileOptions {
@@ -64,19 +78,59 @@ struct FileOptions {
   std::size_t mmap_window = std::size_t{256} << 20;
   std::size_t mmap_grow_step = std::size_t{1} << 20;
   Advice mmap_advice = Advice::Normal;
-  // direct, and io_uring with uring_direct.
+  // Methods that bypass the page cache (MethodTraits::needs_alignment).
   UnalignedPolicy unaligned = UnalignedPolicy::Reject;
-  // io_uring: ring size and most requests in flight; O_DIRECT or buffered.
-  unsigned uring_queue_depth = 32;
-  bool uring_direct = false;
+  // Queued methods (MethodTraits::queued): most requests in flight, and most
+  // requests handed to the kernel per submission call (0 = every free slot).
+  unsigned queue_depth = 32;
+  unsigned submit_batch = 0;
+  // Methods that can run either way (MethodTraits::direct_optional): open O_DIRECT.
+  bool direct = false;
+  UringOptions uring;
 };
 
-// One request of a batch given to File::submit.
+// What a method is, so code outside io/ decides by traits and never by a
+// method's name (fio's ioengine_ops flags in spirit). Some facts depend on
+// the options a file is opened with (io_uring bypasses the page cache only
+// when opened O_DIRECT): Method::traits(options) answers for those options.
+struct MethodTraits {
+  bool bypasses_page_cache = false;  // O_DIRECT: reads are never warm or cold, writes reach the device
+  bool needs_alignment = false;      // buffer address, offset and length must be multiples of File::alignment()
+  bool direct_optional = false;      // FileOptions::direct chooses O_DIRECT or buffered
+  bool queued = false;               // keeps several requests in flight: queue depth and batches apply (File::stream)
+  bool user_space_buffer = false;    // buffers data in user space (stdio, iostream): Flush moves it to the kernel
+  bool library_calls = false;        // its data calls happen inside a library: only the kernel can count them
+  bool maps_file = false;            // data moves through a shared mapping: writers need the file preallocated
+  bool positional = true;            // every call names its offset (no shared file position)
+  Durability data_sync = Durability::Fdatasync;  // its own call that makes written data durable
+};
+
+// One request of a batch given to File::submit, or pulled by File::stream.
 struct IoRequest {
   enum class Kind { Read, Write } kind = Kind::Read;
   std::uint64_t offset = 0;
   std::span<std::byte> data;  // destination for reads, source for writes
-  std::size_t result = 0;     // filled by submit: bytes transferred
+  std::size_t result = 0;     // filled by the File: bytes transferred
+  std::uint64_t tag = 0;      // the caller's (e.g. which buffer slot); the File never reads it
+  // Filled by File::stream when asked to time requests: steady-clock
+  // nanoseconds at submission and at completion (latency = the difference).
+  std::uint64_t submitted_ns = 0, completed_ns = 0;
+};
+
+// Steady-clock nanoseconds: the clock of IoRequest::submitted_ns/completed_ns.
+std::uint64_t steady_ns();
+
+// The requests of one File::stream call, pulled as the queue has room.
+class RequestSource {
+ public:
+  virtual ~RequestSource() = default;
+  // Fills the next request to issue (kind, offset, data, tag), or returns
+  // false when none is left. The request's buffer belongs to the File until
+  // done() hands it back.
+  virtual bool next(IoRequest& request) = 0;
+  // A request completed: `result` holds its bytes (a read comes back short
+  // only at end of file). Called once per request, in completion order.
+  virtual void done(IoRequest& request) = 0;
 };
 
 // Counters every File keeps, so a benchmark can say how many calls it made.
@@ -103,6 +157,14 @@ class File {
   // at end of file.
   virtual void submit(std::span<IoRequest> requests);
 
+  // Issues every request `source` gives until it has no more, keeping up to
+  // FileOptions::queue_depth in flight and refilling as completions are
+  // reaped (queued methods); the others run them one at a time. Returns when
+  // all have completed; on an error, after every request in flight has
+  // completed (no buffer is touched after it returns). With time_requests,
+  // each request's submitted_ns and completed_ns are filled.
+  virtual void stream(RequestSource& source, bool time_requests = false);
+
   // Makes written data as durable as `d` promises, or throws Error
   // (EOPNOTSUPP when this method cannot give that promise).
   virtual void sync(Durability d) = 0;
@@ -115,12 +177,6 @@ class File {
   // Errors surface here rather than being lost in a destructor; calling it
   // twice is harmless. The destructor closes quietly if close() was not called.
   virtual void close() = 0;
-
-  // False for methods whose data calls happen inside a library (stdio,
-  // iostream): their counters().calls hold only the calls the method makes
-  // itself (syncs), and a caller wanting the data calls must take the
-  // kernel's count (/proc/self/io, see harness::Usage).
-  virtual bool counts_data_calls() const { return true; }
 
   // The alignment the method needs for buffer address, offset and length (1 when none).
   virtual std::size_t alignment() const { return 1; }
@@ -148,6 +204,12 @@ class Method {
   virtual ~Method() = default;
   virtual std::string_view name() const = 0;
   virtual std::string_view description() const = 0;
+  // What the method is, for files opened with `options`.
+  virtual MethodTraits traits(const FileOptions& options = {}) const = 0;
+  // Whether this kernel can honour `options` here (io_uring setup flags,
+  // registrations); an empty reason when it can, else why not. Called after
+  // probe() said the method is available.
+  virtual Availability supports_options(const FileOptions& options, const std::filesystem::path& dir) const;
   // Checks this machine and the filesystem of `dir` (a directory iolab owns;
   // probing may create and remove a file there).
   virtual Availability probe(const std::filesystem::path& dir) const = 0;

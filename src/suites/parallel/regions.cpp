@@ -158,7 +158,7 @@ std::vector<io::IoRequest> block_requests(io::IoRequest::Kind kind, const Region
 
 io::FileOptions options_for(const RegionWorkload& w) {
   io::FileOptions o;
-  o.uring_queue_depth = std::max(1u, w.queue_depth);
+  o.queue_depth = std::max(1u, w.queue_depth);
   o.unaligned = io::UnalignedPolicy::Reject;  // never measure a hidden bounce copy
   return o;
 }
