@@ -57,7 +57,7 @@ TEST(Runner, EveryMethodReadsAndWritesVerified) {
   Runner runner(tiny_config(), scratch);
   for (const io::Method* m : io::file_methods()) {
     if (!m->probe(scratch.path()).available) continue;
-    bool direct = m->name() == "direct";
+    bool direct = m->traits().bypasses_page_cache;  // direct, libaio
     for (Op op : {Op::Read, Op::Write})
       for (AccessPattern p : {AccessPattern::Seq, AccessPattern::Rand})
         for (io::BufferKind b : {io::BufferKind::Heap, io::BufferKind::Aligned})
