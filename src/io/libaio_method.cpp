@@ -212,9 +212,9 @@ class LibaioMethod final : public Method {
  private:
   static Availability supports_depth(unsigned depth) {
     io_context_t ctx = nullptr;
-    if (int r = ::io_setup(static_cast<int>(depth), &ctx); r < 0)
+    if (int r = IdleContexts::instance().take(depth, ctx); r < 0)
       return {false, "io_setup refuses a queue of " + std::to_string(depth) + ": " + setup_refused(-r, depth)};
-    ::io_destroy(ctx);
+    IdleContexts::instance().give(depth, ctx);
     return {};
   }
 };

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "io/queue_pump.h"
+#include "io_test_support.h"
 #include "iolab/error.h"
 
 namespace iolab::io {
@@ -24,6 +25,7 @@ using queue::Piece;
 using queue::QueuePump;
 using queue::Settings;
 using queue::Submitted;
+using testing::expect_error;
 
 std::byte file_byte(std::uint64_t offset) { return static_cast<std::byte>((offset * 7 + 3) & 0xff); }
 
@@ -320,14 +322,11 @@ TEST(QueuePump, FailedRequestDrainsThenThrows) {
   IoCounters counters;
   QueuePump pump(k, settings(4), kPath, counters);
   BlockSource src(40, kBlock);
-  try {
-    pump.run(src, false);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.error_number(), EIO);
-    EXPECT_NE(std::string(e.what()).find("fake read /fake/file"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("offset 320"), std::string::npos) << e.what();
-  }
+  auto e = expect_error([&] { pump.run(src, false); });
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->error_number(), EIO);
+  EXPECT_NE(std::string(e->what()).find("fake read /fake/file"), std::string::npos) << e->what();
+  EXPECT_NE(std::string(e->what()).find("offset 320"), std::string::npos) << e->what();
   EXPECT_EQ(k.outstanding(), 0u) << "returned with requests in flight";
   EXPECT_LT(src.issued(), 40u) << "kept issuing after the failure";
   EXPECT_EQ(src.times_done(5), 0) << "a failed request is not handed to done()";
@@ -344,13 +343,10 @@ TEST(QueuePump, ZeroByteWriteIsNoSpace) {
   IoCounters counters;
   QueuePump pump(k, settings(4), kPath, counters);
   BlockSource src(6, kBlock, IoRequest::Kind::Write);
-  try {
-    pump.run(src, false);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.error_number(), ENOSPC);
-    EXPECT_NE(std::string(e.what()).find("fake write"), std::string::npos) << e.what();
-  }
+  auto e = expect_error([&] { pump.run(src, false); });
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->error_number(), ENOSPC);
+  EXPECT_NE(std::string(e->what()).find("fake write"), std::string::npos) << e->what();
   EXPECT_EQ(k.outstanding(), 0u);
 }
 
@@ -364,13 +360,10 @@ TEST(QueuePump, FailedSubmitDiscardsAndDrains) {
   IoCounters counters;
   QueuePump pump(k, settings(4), kPath, counters);
   BlockSource src(40, kBlock);
-  try {
-    pump.run(src, false);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.error_number(), EBADF);
-    EXPECT_EQ(e.operation(), "fake_submit");
-  }
+  auto e = expect_error([&] { pump.run(src, false); });
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->error_number(), EBADF);
+  EXPECT_EQ(e->operation(), "fake_submit");
   EXPECT_GT(k.discarded, 0u);
   EXPECT_EQ(k.outstanding(), 0u);
   EXPECT_EQ(k.completion_offsets.back(), 0u) << "the held request was waited for";
@@ -407,12 +400,9 @@ TEST(QueuePump, RefusedRequestStopsAndDrains) {
   IoCounters counters;
   QueuePump pump(k, settings(4), kPath, counters);
   BlockSource src(40, kBlock);
-  try {
-    pump.run(src, false);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.error_number(), EINVAL);
-  }
+  auto e = expect_error([&] { pump.run(src, false); });
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->error_number(), EINVAL);
   EXPECT_EQ(k.outstanding(), 0u);
   EXPECT_EQ(src.issued(), 7u) << "stopped at the refused request";
   for (auto tag : src.done_order) EXPECT_LT(tag, 6u);
