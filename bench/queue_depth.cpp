@@ -13,7 +13,8 @@
 // sequential reads wrap at the end. Latency is per request, from the clock
 // read as its submission batch is prepared to the one after the call that
 // reaped it (queue_pump.h), close to fio's slat + clat. Prints IOPS, MiB/s,
-// p50/p99/p99.9 latency, system calls per request and CPU seconds (the
+// p50/p99/p99.9 latency, the mean number in flight (Little's law: summed
+// latency over elapsed time), system calls per request and CPU seconds (the
 // process's, SQPOLL's poller included); --json prints one JSON object.
 #include <sys/resource.h>
 
@@ -169,18 +170,23 @@ int main(int argc, char** argv) try {
   const double iops = ios / elapsed, mib_s = iops * static_cast<double>(bs) / (1 << 20);
   const double calls_per_io = ios > 0 ? static_cast<double>(calls) / ios : 0;
   const double poller_s = poller ? static_cast<double>(*poller) / 1e9 : 0;
+  // Little's law: the mean number of requests in flight is the summed
+  // latency over the elapsed time; a queue kept full reads close to --qd.
+  double total_latency = 0;
+  for (auto l : lat) total_latency += static_cast<double>(l);
+  const double in_flight = total_latency / (elapsed * 1e9);
   if (json) {
     std::printf("{\"tool\":\"iolab\",\"method\":\"%s\",\"pattern\":\"%s\",\"bs\":%zu,\"qd\":%u,\"batch\":%u,"
                 "\"options\":\"%s\",\"seconds\":%.3f,\"ios\":%.0f,\"iops\":%.1f,\"mib_s\":%.2f,"
-                "\"lat_us\":{\"p50\":%.2f,\"p99\":%.2f,\"p99.9\":%.2f},\"calls_per_io\":%.3f,\"cpu_s\":%.3f,"
-                "\"poller_cpu_s\":%.3f}\n",
+                "\"lat_us\":{\"p50\":%.2f,\"p99\":%.2f,\"p99.9\":%.2f},\"in_flight\":%.2f,\"calls_per_io\":%.3f,"
+                "\"cpu_s\":%.3f,\"poller_cpu_s\":%.3f}\n",
                 method.c_str(), pattern.c_str(), bs, o.queue_depth, o.submit_batch, options.c_str(), elapsed, ios, iops,
-                mib_s, pct(50), pct(99), pct(99.9), calls_per_io, cpu, poller_s);
+                mib_s, pct(50), pct(99), pct(99.9), in_flight, calls_per_io, cpu, poller_s);
   } else {
     std::printf("%s %s %zu B qd %u%s%s: %.0f IOPS, %.1f MiB/s, latency p50 %.1f us, p99 %.1f us, p99.9 %.1f us; "
-                "%.0f reads in %.2f s, %.2f calls per read, CPU %.2f s%s\n",
+                "%.1f in flight on average; %.0f reads in %.2f s, %.2f calls per read, CPU %.2f s%s\n",
                 method.c_str(), pattern.c_str(), bs, o.queue_depth, options.empty() ? "" : " ", options.c_str(), iops,
-                mib_s, pct(50), pct(99), pct(99.9), ios, elapsed, calls_per_io, cpu,
+                mib_s, pct(50), pct(99), pct(99.9), in_flight, ios, elapsed, calls_per_io, cpu,
                 poller ? (" (poller " + std::to_string(poller_s) + " s)").c_str() : "");
   }
   return 0;
