@@ -146,7 +146,8 @@ class IoUringFile final : public QueuedFile {
                   lacks ? EOPNOTSUPP : err);
     }
     if (opts_.registered_files) {
-      if (int err = register_file(ring_.ring, fd_.get()); err != 0) posix::fail("io_uring_register_files", path(), err);
+      if (int refused = register_file(ring_.ring, fd_.get()); refused != 0)
+        posix::fail("io_uring_register_files", path(), refused);
       target_fd_ = 0;  // index in the registered table
     } else {
       target_fd_ = fd_.get();
@@ -206,9 +207,7 @@ class IoUringFile final : public QueuedFile {
                   EINVAL);
   }
 
-  // ---- the queue pump's backend (queue_pump.h) ----
-  void check(const IoRequest& r) const { check_request(r); }
-
+  // ---- the queue pump's backend (queue_pump.h; check() is QueuedFile's) ----
   void prepare(std::uint32_t slot, const queue::Piece& p) {
     io_uring_sqe* sqe = ::io_uring_get_sqe(&ring_.ring);
     if (sqe == nullptr)  // only no-ops left behind by an earlier failure can fill it
@@ -242,6 +241,7 @@ class IoUringFile final : public QueuedFile {
       }
       return n;
     });
+    const int err = r < 0 ? errno : 0;
     if (enters) ++counters_.calls;
     std::size_t took;
     if (opts_.sqpoll) {
@@ -255,8 +255,8 @@ class IoUringFile final : public QueuedFile {
       stale_ -= old;
       took -= old;
     }
-    if (r < 0) {
-      s.error = errno;
+    if (err != 0) {
+      s.error = err;
       s.call = "io_uring_enter";
     }
     took = std::min(took, unsubmitted_.size());

@@ -113,9 +113,7 @@ class LibaioFile final : public QueuedFile {
     fd_.close(path());
   }
 
-  // ---- the queue pump's backend (queue_pump.h) ----
-  void check(const IoRequest& r) const { check_request(r); }
-
+  // ---- the queue pump's backend (queue_pump.h; check() is QueuedFile's) ----
   void prepare(std::uint32_t slot, const queue::Piece& p) {
     iocb& cb = iocbs_[slot];
     if (p.kind == IoRequest::Kind::Read)

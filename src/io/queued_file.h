@@ -49,6 +49,8 @@ class QueuedFile : public File {
       direct_io::require_aligned(align_, r.data.data(), r.offset, r.data.size(),
                                  (r.kind == IoRequest::Kind::Read ? read_op_ : write_op_).c_str(), path());
   }
+  // The queue pump's backend check (queue_pump.h).
+  void check(const IoRequest& r) const { check_request(r); }
 
  protected:
   QueuedFile(const std::filesystem::path& p, Access a, bool direct, std::string_view method)
