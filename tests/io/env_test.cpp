@@ -11,6 +11,7 @@
 
 #include "iolab/error.h"
 #include "iolab/io/env.h"
+#include "iolab/io/fault_env.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/scratch.h"
 
@@ -37,6 +38,10 @@ class EnvContract : public ::testing::TestWithParam<std::string> {
       scratch_ = std::make_unique<ScratchDir>();
       env_ = &Env::posix();
       dir_ = scratch_->path();
+    } else {
+      fault_ = std::make_unique<FaultEnv>();
+      env_ = fault_.get();
+      dir_ = "/fault";
     }
   }
   void TearDown() override {
@@ -48,6 +53,7 @@ class EnvContract : public ::testing::TestWithParam<std::string> {
   std::filesystem::path at(std::string_view name) const { return dir_ / std::string(name); }
 
   std::unique_ptr<ScratchDir> scratch_;
+  std::unique_ptr<FaultEnv> fault_;
   Env* env_ = nullptr;
   std::filesystem::path dir_;
 };
@@ -157,7 +163,7 @@ TEST_P(EnvContract, RenameRemoveAndList) {
   EXPECT_FALSE(env().exists(at("d")));
 }
 
-INSTANTIATE_TEST_SUITE_P(Envs, EnvContract, ::testing::Values("posix"),
+INSTANTIATE_TEST_SUITE_P(Envs, EnvContract, ::testing::Values("posix", "fault"),
                          [](const auto& info) { return info.param; });
 
 TEST(PosixEnv, RefusesSymlinksAndDirectories) {
