@@ -125,8 +125,12 @@ namespace {
 
 class Region final : public MappedRegion {
  public:
-  Region(std::shared_ptr<FaultEnv::Impl> env, std::shared_ptr<Inode> inode, std::uint64_t offset, std::size_t length)
-      : MappedRegion(inode->base + offset, length, offset), env_(std::move(env)), inode_(std::move(inode)) {
+  Region(std::shared_ptr<FaultEnv::Impl> env, std::shared_ptr<Inode> inode, std::uint64_t offset, std::size_t length,
+         bool writable)
+      : MappedRegion(inode->base + offset, length, offset),
+        env_(std::move(env)),
+        inode_(std::move(inode)),
+        writable_(writable) {
     inode_->regions.push_back(this);
   }
   ~Region() override {
@@ -136,6 +140,7 @@ class Region final : public MappedRegion {
     }
   }
   std::uint64_t end() const noexcept { return offset_ + size_; }
+  bool writable() const noexcept { return writable_; }
 
   void resize(std::size_t length) override {
     std::lock_guard lock(env_->mu);
@@ -178,6 +183,7 @@ class Region final : public MappedRegion {
   }
   std::shared_ptr<FaultEnv::Impl> env_;
   std::shared_ptr<Inode> inode_;
+  bool writable_;  // a read-only mapping cannot store: never scanned
 };
 
 class FaultFile final : public EnvFile {
@@ -269,7 +275,7 @@ class FaultFile final : public EnvFile {
     if (offset + length > inode_->reserved)
       throw Error("mmap", path().string(), "past the fault env's largest file size", EFBIG);
     ++counters_.calls;
-    return std::make_unique<Region>(env_, inode_, offset, length);
+    return std::make_unique<Region>(env_, inode_, offset, length, access == Access::ReadWrite);
   }
   void close() override {
     std::lock_guard lock(env_->mu);
@@ -301,6 +307,7 @@ class FaultFile final : public EnvFile {
 
 void FaultEnv::Impl::detect(Inode& f, std::uint64_t lo, std::uint64_t hi) {
   for (const Region* r : f.regions) {
+    if (!r->writable()) continue;
     std::uint64_t from = std::max<std::uint64_t>(lo, r->file_offset()) / kPageSize * kPageSize;
     std::uint64_t to = std::min<std::uint64_t>(hi, r->end());
     for (std::uint64_t page = from; page < to; page += kPageSize) {
@@ -459,6 +466,36 @@ std::vector<std::size_t> FaultEnv::sync_points() const {
   return points;
 }
 
+std::string FaultEnv::describe(std::size_t index) const {
+  std::lock_guard lock(impl_->mu);
+  if (index >= impl_->ops.size()) return "no operation " + std::to_string(index);
+  const Op& op = impl_->ops[index];
+  std::string file = "inode " + std::to_string(op.inode);
+  for (const auto& [name, f] : impl_->names)
+    if (f->id == op.inode) file = name.string();
+  auto range = [](std::uint64_t a, std::uint64_t n) {
+    std::string r(1, '[');  // (not "[" + ...: gcc 12 warns falsely about the copy)
+    r += std::to_string(a);
+    r += ", ";
+    r += std::to_string(a + n);
+    r += ')';
+    return r;
+  };
+  switch (op.kind) {
+    case OpKind::Create: return "create " + op.path.string();
+    case OpKind::Rename: return "rename " + op.path.string() + " -> " + op.to.string();
+    case OpKind::Remove: return "remove " + op.path.string();
+    case OpKind::Mkdir: return "mkdir " + op.path.string();
+    case OpKind::Rmdir: return "rmdir " + op.path.string();
+    case OpKind::SyncDir: return "sync dir " + op.path.string();
+    case OpKind::Write: return "write " + file + " " + range(op.offset, op.data.size());
+    case OpKind::SetSize: return "set size " + file + " " + std::to_string(op.length);
+    case OpKind::Sync: return "sync " + file;
+    case OpKind::SyncRange: return "sync range " + file + " " + range(op.offset, op.length);
+  }
+  return "?";
+}
+
 CrashState FaultEnv::current() const {
   std::lock_guard lock(impl_->mu);
   CrashState s;
@@ -489,11 +526,9 @@ void CrashState::write_under(const Path& root) const {
 namespace {
 
 // A not-yet-durable change to a file's bytes: a write (or the part of one a
-// range sync left) or a size change. `forced`: made durable by a range sync
-// but kept in order among the pending writes (a size change).
+// range sync left) or a size change.
 struct Pending {
   bool set_size = false;
-  bool forced = false;
   std::uint64_t offset = 0;
   std::span<const std::byte> data;  // into the recorded operation
   std::uint64_t size = 0;
@@ -531,11 +566,18 @@ struct CrashReplay::Model {
   }
   void sync_range(FileModel& f, std::uint64_t lo, std::uint64_t hi) {
     std::vector<Pending> rest;
-    for (Pending e : f.pending) {
+    for (const Pending& e : f.pending) {
       if (e.set_size) {
+        // msync persists the size as fdatasync does: durable now, and no
+        // earlier write can show up past a size it cut.
         apply_change(f.durable, e);
-        e.forced = true;
-        rest.push_back(e);
+        for (Pending& r : rest) {
+          if (r.offset >= e.size)
+            r.data = {};
+          else if (r.offset + r.data.size() > e.size)
+            r.data = r.data.first(e.size - r.offset);
+        }
+        std::erase_if(rest, [](const Pending& r) { return r.data.empty(); });
         continue;
       }
       std::uint64_t a = e.offset, b = e.offset + e.data.size();
@@ -544,17 +586,14 @@ struct CrashReplay::Model {
         rest.push_back(e);
         continue;
       }
-      apply_change(f.durable, {false, false, in_lo, e.data.subspan(in_lo - a, in_hi - in_lo), 0});
-      if (a < in_lo) rest.push_back({false, false, a, e.data.first(in_lo - a), 0});
-      if (in_hi < b) rest.push_back({false, false, in_hi, e.data.subspan(in_hi - a), 0});
+      apply_change(f.durable, {false, in_lo, e.data.subspan(in_lo - a, in_hi - in_lo), 0});
+      if (a < in_lo) rest.push_back({false, a, e.data.first(in_lo - a), 0});
+      if (in_hi < b) rest.push_back({false, in_hi, e.data.subspan(in_hi - a), 0});
     }
     f.pending = std::move(rest);
-    // msync persists the size (as fdatasync does): what lies past the
-    // synced writes reads as zeros if its own writes are lost.
-    if (f.durable.size() < f.size) {
-      f.pending.insert(f.pending.begin(), Pending{true, true, 0, {}, f.size});
-      f.durable.resize(f.size);
-    }
+    // The size covers the writes still pending: what lies past the synced
+    // ones reads as zeros if their own writes are lost.
+    if (f.durable.size() < f.size) f.durable.resize(f.size);
   }
   static void apply_dir(const Op& op, std::map<Path, std::uint64_t>& names, std::set<Path>& dirs) {
     switch (op.kind) {
@@ -581,13 +620,13 @@ struct CrashReplay::Model {
     switch (op.kind) {
       case OpKind::Write: {
         FileModel& f = files[op.inode];
-        f.pending.push_back({false, false, op.offset, op.data, 0});
+        f.pending.push_back({false, op.offset, op.data, 0});
         f.size = std::max<std::uint64_t>(f.size, op.offset + op.data.size());
         break;
       }
       case OpKind::SetSize: {
         FileModel& f = files[op.inode];
-        f.pending.push_back({true, false, 0, {}, op.length});
+        f.pending.push_back({true, 0, {}, op.length});
         f.size = op.length;
         break;
       }
@@ -682,10 +721,6 @@ CrashState CrashReplay::state(std::uint64_t seed) const {
       const FileModel& f = it->second;
       image = f.durable;
       for (const Pending& e : f.pending) {
-        if (e.forced) {
-          apply_change(image, e);
-          continue;
-        }
         double u = uniform();
         if (u < keep) {
           apply_change(image, e);
@@ -696,7 +731,7 @@ CrashState CrashReplay::state(std::uint64_t seed) const {
           std::uint64_t at = e.offset, end = e.offset + e.data.size();
           while (at < end) {
             std::uint64_t next = std::min<std::uint64_t>(end, (at / m.options.sector + 1) * m.options.sector);
-            if (rng() & 1) apply_change(image, {false, false, at, e.data.subspan(at - e.offset, next - at), 0});
+            if (rng() & 1) apply_change(image, {false, at, e.data.subspan(at - e.offset, next - at), 0});
             at = next;
           }
         } else {

@@ -132,10 +132,18 @@ ScanResult scan_journal(std::span<const std::byte> file, const std::string& name
     r.has_checkpoint = decode_checkpoint(file.data() + kCheckpointOffset, r.checkpoint);
     r.checkpoint_corrupt = !r.has_checkpoint;
   }
-  // Damage a crash can have left (see Damage::crash_debris).
+  // Damage a crash can have left (see Damage::crash_debris): past the
+  // checkpoint's end; under a header newer than it (a write into a hole
+  // whose data did not all arrive); or right after a valid record (or free
+  // mark) newer than it (the rest of the hole that record split, whose
+  // free header did not arrive).
   auto debris = [&](std::uint64_t at) {
     if (!r.has_checkpoint) return false;
     if (r.checkpoint.unordered || at >= r.checkpoint.end) return true;
+    if (!r.records.empty()) {
+      const ScannedRecord& prev = r.records.back();
+      if (prev.sequence > r.checkpoint.sequence && prev.offset + slot_size(prev.data_length) == at) return true;
+    }
     if (size - at < kRecordHeaderSize) return false;
     RecordHeader t = decode_record_header(file.data() + at);
     return t.kind == kKindActive && t.sequence > r.checkpoint.sequence;

@@ -51,13 +51,15 @@ std::filesystem::path dir_of(const std::filesystem::path& p) {
 
 std::uint64_t key_hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
 
-// A temporary journal a crashed compact() may have left: empty, or a journal.
+// A temporary journal a crashed compact() may have left: empty, a journal,
+// or zeros where compact() writes the header last (a crash lost it).
 bool looks_like_leftover(io::Env& env, const std::filesystem::path& p) {
   try {
     auto f = env.open(p, io::OpenMode::OpenExisting, io::Access::Read);
     std::byte magic[8];
     std::size_t n = f->read_at(0, magic);
-    return n == 0 || (n == 8 && std::memcmp(magic, kJournalMagic, 8) == 0);
+    static constexpr std::byte kZeros[8] = {};
+    return n == 0 || (n == 8 && (std::memcmp(magic, kJournalMagic, 8) == 0 || std::memcmp(magic, kZeros, 8) == 0));
   } catch (const Error&) {  // a directory, a symlink...: not ours
     return false;
   }
@@ -122,10 +124,13 @@ void RecordStore::open_journal() {
     write_file_header(start);
     encode_checkpoint(start + kCheckpointOffset, Checkpoint{!ordered(), 0, kRecordsStart});
     file->write_at(0, start);
+    // Durable before any record: a crash must not keep records and lose
+    // the header that says what they are.
+    file->sync(call);
     if (options_.sync.when != SyncPolicy::When::None) {
       // The name too: a new file is durable once its directory is synced.
-      file->sync(call);
       env_.sync_dir(dir_of(path_));
+      durable_ = true;
     }
     marked_unordered_ = !ordered();
     report_.created = true;
@@ -231,6 +236,7 @@ void RecordStore::open_journal() {
     if (repaired) {
       file->sync(call);
       durable_mutations_ = mutations_;
+      durable_ = true;
     }
     // A free mark found on disk may still be only in the page cache (a
     // process crash): an ordered store reuses its hole after the next sync.
@@ -276,10 +282,18 @@ std::uint64_t RecordStore::take_hole(std::uint64_t need, std::uint64_t& slot) {
   return offset;
 }
 
+std::uint64_t RecordStore::next_sequence() {
+  if (sequence_ >= kMaxSequence)
+    throw Error("write", path_.string(), "sequence numbers exhausted; compact the journal");
+  return ++sequence_;
+}
+
 void RecordStore::free_record(const Location& loc) {
   std::uint64_t slot = slot_size(loc.data_length);
   std::byte h[kRecordHeaderSize];
-  encode_record_header(h, kKindFree, 0, static_cast<std::uint32_t>(slot - kRecordHeaderSize));
+  // A sequence number of its own: open tells a free mark newer than the
+  // checkpoint (and what a crash left after it) from durable data.
+  encode_record_header(h, kKindFree, next_sequence(), static_cast<std::uint32_t>(slot - kRecordHeaderSize));
   journal_->write_header(loc.offset, h);
   if (ordered())
     holes_unsynced_.emplace_back(loc.offset, slot);  // reusable once the free mark is durable
@@ -299,6 +313,7 @@ void RecordStore::before_mutation(const char* what) {
     journal_->sync(options_.sync.call);
     marked_unordered_ = true;
     durable_mutations_ = mutations_;
+    durable_ = true;
   }
 }
 
@@ -321,8 +336,7 @@ void RecordStore::put_unguarded(const Employee& e) {
   auto data_length = static_cast<std::uint32_t>(image_.size() - kRecordHeaderSize);
   std::uint64_t need = slot_size(data_length);
   image_.resize(need);  // zero padding
-  if (sequence_ >= kMaxSequence) throw Error("put", path_.string(), "sequence numbers exhausted; compact the journal");
-  encode_record_header(image_.data(), kKindActive, ++sequence_, data_length,
+  encode_record_header(image_.data(), kKindActive, next_sequence(), data_length,
                        {image_.data() + kRecordHeaderSize, data_length});
 
   std::uint64_t slot = 0;
@@ -331,7 +345,7 @@ void RecordStore::put_unguarded(const Employee& e) {
     std::byte leftover[kRecordHeaderSize];
     std::span<const std::byte> rest;
     if (slot > need) {
-      encode_record_header(leftover, kKindFree, 0, static_cast<std::uint32_t>(slot - need - kRecordHeaderSize));
+      encode_record_header(leftover, kKindFree, sequence_, static_cast<std::uint32_t>(slot - need - kRecordHeaderSize));
       rest = leftover;
     }
     try {
@@ -349,6 +363,7 @@ void RecordStore::put_unguarded(const Employee& e) {
   }
 
   ++mutations_;
+  durable_ = false;
   auto [slot_loc, inserted] = index_->try_emplace(e.last, IndexLocation{offset, data_length});
   if (!inserted) {
     Location old{slot_loc->offset, slot_loc->data_length};
@@ -417,6 +432,7 @@ void RecordStore::remove_found(std::string_view last, const Location& found) {
   index_->erase(last, gone);
   free_record(found);
   ++mutations_;
+  durable_ = false;
   after_mutation();
 }
 
@@ -438,6 +454,7 @@ void RecordStore::sync_now() {
   ++syncs_;
   unsynced_ = 0;
   durable_mutations_ = mutations_;
+  durable_ = true;
   // What is durable now, for open after a crash (itself durable at the next sync).
   if (version_ >= 2) write_checkpoint(false);
   // Free marks written before this sync are durable now: their holes may be reused.
@@ -556,6 +573,7 @@ void RecordStore::compact() {
     throw;
   }
   durable_mutations_ = mutations_;
+  durable_ = true;
 }
 
 StoreStats RecordStore::stats() const {
@@ -593,6 +611,7 @@ void RecordStore::close() {
     case SyncPolicy::When::AtClose:
       journal_->sync(options_.sync.call);
       durable_mutations_ = mutations_;
+      durable_ = true;
       if (version_ >= 2) write_checkpoint(false);  // true from now on; durable once written back
       break;
     case SyncPolicy::When::EveryN:

@@ -95,6 +95,9 @@ class FaultEnv final : public Env {
   std::size_t operations() const;
   // The points right after each sync (file, range or directory), in order.
   std::vector<std::size_t> sync_points() const;
+  // One line saying what operation `index` (0-based) was: "write
+  // /d/f [4096, 8192) mapped", "fdatasync /d/f", "sync dir /d"...
+  std::string describe(std::size_t index) const;
   // Every file's current content (what a process crash, not a power loss,
   // would leave): the page cache.
   CrashState current() const;

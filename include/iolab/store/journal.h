@@ -94,8 +94,9 @@ struct Damage {
   std::uint64_t length = 0;
   // A write a crash can have left half-done: it lies at or past the
   // checkpoint's end, or starts with an active record header newer than the
-  // checkpoint's sequence, or the checkpoint says the journal is unordered.
-  // Anything else is damage to what was durable.
+  // checkpoint's sequence, or right after a valid record newer than it, or
+  // the checkpoint says the journal is unordered. Anything else is damage
+  // to what was durable.
   bool crash_debris = false;
 };
 

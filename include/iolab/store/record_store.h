@@ -156,9 +156,12 @@ class RecordStore {
 
   // Flushes, syncs when the policy says so, trims preallocation, closes. Twice is harmless.
   void close();
-  // Whether every mutation so far has been made durable (by a sync, or
-  // compact): the store's acknowledgement, which the crash explorer checks.
-  bool durable() const noexcept { return durable_mutations_ == mutations_; }
+  // Whether a sync (or compact, or open's repairs) since the last mutation
+  // made every mutation so far durable, those of earlier stores on this
+  // journal included: the store's acknowledgement, which the crash-state
+  // explorer checks. StoreStats::durable_mutations says how many of this
+  // store's mutations the latest such sync covered.
+  bool durable() const noexcept { return durable_; }
 
  private:
   struct Location {
@@ -176,6 +179,7 @@ class RecordStore {
   void free_record(const Location& loc);
   std::uint64_t take_hole(std::uint64_t need, std::uint64_t& slot);
   void write_checkpoint(bool unordered);
+  std::uint64_t next_sequence();
   void before_mutation(const char* what);
   void put_unguarded(const Employee& e);
   void remove_found(std::string_view last, const Location& found);
@@ -195,6 +199,7 @@ class RecordStore {
   std::uint64_t syncs_ = 0;
   std::uint64_t mutations_ = 0;
   std::uint64_t durable_mutations_ = 0;
+  bool durable_ = false;
   std::uint32_t version_ = 0;        // of the open journal's format
   bool marked_unordered_ = false;    // its durable checkpoint says "unordered"
   std::string failed_;               // why a write or sync failed: changes are refused
