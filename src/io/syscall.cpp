@@ -68,7 +68,8 @@ void Fd::close(const std::filesystem::path& path) {
   if (fd_ < 0) return;
   int fd = release();
   int injected = injected_error("close");
-  // Linux closes the descriptor even when close() fails with EINTR: do not retry.
+  // Linux closes the descriptor even when close() fails with EINTR: do not
+  // retry, and do not report it.
   int r = ::close(fd);
   if (injected != 0) fail("close", path, injected);
   if (r != 0 && errno != EINTR) fail("close", path);

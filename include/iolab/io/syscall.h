@@ -59,11 +59,13 @@ auto retry(std::string_view call, F&& f) -> decltype(f()) {
   return retry(call, 0, [&](std::size_t) { return f(); });
 }
 
-// For calls that are not retried (mmap, close): the errno value the
-// injector wants this call to fail with, or 0.
+// For calls that are not retried (mmap, mremap, close): the errno value
+// the injector wants this call to fail with, or 0. EINTR does not apply to
+// them (mmap cannot be interrupted; close's EINTR is not an error).
 inline int injected_error(std::string_view call) {
   CallInjector* injector = detail::g_injector.load(std::memory_order_relaxed);
-  return injector == nullptr ? 0 : injector->on_call(call, 0).error;
+  int err = injector == nullptr ? 0 : injector->on_call(call, 0).error;
+  return err == EINTR ? 0 : err;
 }
 
 [[noreturn]] inline void fail(std::string_view call, const std::filesystem::path& path, int err = errno) {
