@@ -602,25 +602,42 @@ StoreStats RecordStore::stats() const {
 void RecordStore::close() {
   if (closed_ || !journal_) return;
   closed_ = true;
+  // After a failed write or sync: no sync (one proves nothing then), but
+  // what is staged still goes to the kernel and a partial tail is trimmed
+  // (a write that failed once may succeed now). Quietly: the failure was
+  // reported when it happened.
+  auto close_after_failure = [&] {
+    try {
+      journal_->close(end_);
+    } catch (const Error&) {
+    }
+    journal_.reset();
+  };
   if (!failed_.empty()) {
-    journal_.reset();  // closes quietly: after a failed write or sync a sync proves nothing
+    close_after_failure();
     return;
   }
-  switch (options_.sync.when) {
-    case SyncPolicy::When::None: break;
-    case SyncPolicy::When::AtClose:
-      journal_->sync(options_.sync.call);
-      durable_mutations_ = mutations_;
-      durable_ = true;
-      if (version_ >= 2) write_checkpoint(false);  // true from now on; durable once written back
-      break;
-    case SyncPolicy::When::EveryN:
-    case SyncPolicy::When::EveryPut:
-      if (unsynced_ > 0 || !free_after_sync_.empty()) sync_now();
-      if (!holes_unsynced_.empty()) sync_now();  // the free marks written by the sync above
-      break;
+  try {
+    switch (options_.sync.when) {
+      case SyncPolicy::When::None: break;
+      case SyncPolicy::When::AtClose:
+        journal_->sync(options_.sync.call);
+        durable_mutations_ = mutations_;
+        durable_ = true;
+        if (version_ >= 2) write_checkpoint(false);  // true from now on; durable once written back
+        break;
+      case SyncPolicy::When::EveryN:
+      case SyncPolicy::When::EveryPut:
+        if (unsynced_ > 0 || !free_after_sync_.empty()) sync_now();
+        if (!holes_unsynced_.empty()) sync_now();  // the free marks written by the sync above
+        break;
+    }
+    journal_->close(end_);
+  } catch (const Error& err) {
+    failed_ = one_line(err.what());
+    close_after_failure();
+    throw;
   }
-  journal_->close(end_);
 }
 
 }  // namespace iolab::store
