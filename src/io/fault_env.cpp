@@ -195,7 +195,7 @@ class FaultFile final : public EnvFile {
     std::lock_guard lock(env_->mu);
     check("pread");
     ++counters_.calls;
-    if (offset >= inode_->size) return 0;
+    if (offset >= inode_->size || dst.empty()) return 0;
     std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(dst.size(), inode_->size - offset));
     std::memcpy(dst.data(), inode_->base + offset, n);
     counters_.bytes_read += n;
@@ -344,7 +344,7 @@ FaultEnv::FaultEnv(const CrashState& start, std::uint64_t max_file_size) : Fault
     Path p = normal(path);
     auto f = m.make_inode(p);
     if (bytes.size() > f->reserved) throw Error("load crash state", p.string(), "larger than the largest file", EFBIG);
-    std::memcpy(f->base, bytes.data(), bytes.size());
+    if (!bytes.empty()) std::memcpy(f->base, bytes.data(), bytes.size());
     f->size = bytes.size();
     f->shadow = bytes;
     m.names[p] = f;
@@ -539,6 +539,7 @@ void apply_change(Bytes& image, const Pending& e) {
     image.resize(e.size);
     return;
   }
+  if (e.data.empty()) return;
   if (image.size() < e.offset + e.data.size()) image.resize(e.offset + e.data.size());
   std::memcpy(image.data() + e.offset, e.data.data(), e.data.size());
 }

@@ -1,0 +1,45 @@
+// libFuzzer target for TOML job files (iolab run --job): any text is either
+// refused with a UsageError (one line naming the file and the key or the
+// TOML error's line) or read into a job whose values are within their
+// limits, and whose matrix expands (when it is small enough to expand).
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "iolab/error.h"
+#include "iolab/harness/job.h"
+
+using namespace iolab::harness;
+
+namespace {
+void require(bool ok) {
+  if (!ok) std::abort();
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  Job job;
+  try {
+    job = parse_job(text, "fuzz.toml");
+  } catch (const iolab::UsageError& e) {
+    require(std::string_view(e.what()).find("job file fuzz.toml") != std::string_view::npos);
+    return 0;
+  }
+  const Matrix& m = job.matrix;
+  require(!m.methods.empty());
+  require(m.queue_depth >= 1 && m.queue_depth <= 4096);
+  for (auto b : m.block_sizes) require(b >= 1);
+  if (job.reps) require(*job.reps >= 1);
+  std::size_t combinations = m.methods.size() * m.ops.size() * m.patterns.size() * m.block_sizes.size() *
+                             m.caches.size() * m.buffers.size() * m.syncs.size();
+  if (combinations <= 4096) {
+    try {
+      auto experiments = expand(m);
+      require(experiments.size() <= combinations);
+    } catch (const iolab::Error&) {  // a combination expand refuses is refused cleanly
+    }
+  }
+  return 0;
+}
