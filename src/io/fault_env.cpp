@@ -154,8 +154,9 @@ class Region final : public MappedRegion {
     std::lock_guard lock(env_->mu);
     check_open("msync");
     if (length == 0) return;
-    std::uint64_t lo = (offset_ + offset) / kPageSize * kPageSize;
-    std::uint64_t hi = offset_ + offset + length;
+    // msync works on whole pages, but only the range's own bytes are read
+    // for stores (see detect): the model never syncs more than was asked.
+    std::uint64_t lo = offset_ + offset, hi = lo + length;
     env_->detect(*inode_, lo, hi);
     env_->record({OpKind::SyncRange, inode_->id, {}, {}, lo, hi - lo, {}});
   }
@@ -306,25 +307,28 @@ class FaultFile final : public EnvFile {
 }  // namespace
 
 void FaultEnv::Impl::detect(Inode& f, std::uint64_t lo, std::uint64_t hi) {
+  // Only the bytes of [lo, hi) are read: a range sync looks at its range
+  // and not at the rest of its pages, where another thread may be storing.
+  // Each page's changed bytes become one recorded write.
   for (const Region* r : f.regions) {
     if (!r->writable()) continue;
-    std::uint64_t from = std::max<std::uint64_t>(lo, r->file_offset()) / kPageSize * kPageSize;
+    std::uint64_t from = std::max<std::uint64_t>(lo, r->file_offset());
     std::uint64_t to = std::min<std::uint64_t>(hi, r->end());
-    for (std::uint64_t page = from; page < to; page += kPageSize) {
-      std::uint64_t page_end = page + kPageSize;
-      if (page < f.size) {
-        std::uint64_t n = std::min(page_end, f.size) - page;
-        if (std::memcmp(f.base + page, f.shadow.data() + page, n) != 0) {
-          std::memcpy(f.shadow.data() + page, f.base + page, n);
-          record({OpKind::Write, f.id, {}, {}, page, 0, Bytes(f.base + page, f.base + page + n)});
+    for (std::uint64_t at = from; at < to;) {
+      std::uint64_t page_end = std::min<std::uint64_t>((at / kPageSize + 1) * kPageSize, to);
+      if (at < f.size) {
+        std::uint64_t end = std::min(page_end, f.size);
+        if (std::memcmp(f.base + at, f.shadow.data() + at, end - at) != 0) {
+          std::memcpy(f.shadow.data() + at, f.base + at, end - at);
+          record({OpKind::Write, f.id, {}, {}, at, 0, Bytes(f.base + at, f.base + end)});
         }
       }
-      std::uint64_t past = std::max(page, f.size);
-      std::uint64_t past_end = std::min(page_end, r->end());
-      if (past < past_end &&
-          std::any_of(f.base + past, f.base + past_end, [](std::byte b) { return b != std::byte{0}; }))
+      std::uint64_t past = std::max(at, f.size);
+      if (past < page_end &&
+          std::any_of(f.base + past, f.base + page_end, [](std::byte b) { return b != std::byte{0}; }))
         throw Error("store through a mapping", f.name.string(),
                     "past the end of file at offset " + std::to_string(past) + " (SIGBUS on a real file)", EFAULT);
+      at = page_end;
     }
   }
 }

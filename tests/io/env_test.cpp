@@ -4,7 +4,9 @@
 // removes, directory listings, and errors that name the call and the path.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <memory>
 #include <string>
 #include <vector>
@@ -161,6 +163,43 @@ TEST_P(EnvContract, RenameRemoveAndList) {
   }
   env().remove_dir(at("d"));
   EXPECT_FALSE(env().exists(at("d")));
+}
+
+// What the commit log does (RocketMQ's flush service): one thread writes
+// and stores ahead, another syncs what is done, concurrently.
+TEST_P(EnvContract, ASyncRunsWhileAnotherThreadWritesElsewhere) {
+  constexpr std::size_t kBlock = 1000, kBlocks = 64;
+  auto f = env().open(at("c"), OpenMode::CreateNew);
+  auto m = env().open(at("m"), OpenMode::CreateNew);
+  m->allocate(0, kBlock * kBlocks);
+  auto region = m->map(0, kBlock * kBlocks, Access::ReadWrite);
+  std::atomic<std::size_t> done{0};
+  std::thread flusher([&] {
+    std::size_t synced = 0;
+    while (synced < kBlocks) {
+      std::size_t now = done.load();
+      if (now == synced) {
+        std::this_thread::yield();
+        continue;
+      }
+      f->sync(Durability::Fdatasync);
+      region->sync(synced * kBlock, (now - synced) * kBlock);  // only what the writer finished
+      synced = now;
+    }
+  });
+  std::vector<std::byte> block(kBlock);
+  for (std::size_t i = 0; i < kBlocks; ++i) {
+    std::fill(block.begin(), block.end(), static_cast<std::byte>(i));
+    f->write_at(i * kBlock, block);
+    std::memcpy(region->data() + i * kBlock, block.data(), kBlock);
+    done.store(i + 1);
+  }
+  flusher.join();
+  for (std::size_t i = 0; i < kBlocks; ++i) {
+    EXPECT_EQ(static_cast<std::uint8_t>(read_all(*f)[i * kBlock]), i);
+    EXPECT_EQ(static_cast<std::uint8_t>(region->data()[i * kBlock + kBlock - 1]), i);
+  }
+  region->unmap();
 }
 
 INSTANTIATE_TEST_SUITE_P(Envs, EnvContract, ::testing::Values("posix", "fault"),
