@@ -3,20 +3,16 @@
 // TOML error's line) or read into a job whose values are within their
 // limits, and whose matrix expands (when it is small enough to expand).
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "fuzz_check.h"
 #include "iolab/error.h"
 #include "iolab/harness/job.h"
 
 using namespace iolab::harness;
 
-namespace {
-void require(bool ok) {
-  if (!ok) std::abort();
-}
-}  // namespace
+using iolab::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -7,9 +7,9 @@
 // work, and the second open repairs nothing. Crashes, hangs, sanitizer
 // reports and broken invariants (abort) are findings.
 #include <cstdint>
-#include <cstdlib>
 #include <span>
 
+#include "fuzz_check.h"
 #include "iolab/error.h"
 #include "iolab/io/fault_env.h"
 #include "iolab/store/employee.h"
@@ -17,12 +17,9 @@
 #include "iolab/store/record_store.h"
 
 using namespace iolab::store;
+using iolab::fuzz::require;
 
 namespace {
-
-void require(bool ok) {
-  if (!ok) std::abort();
-}
 
 void scan_invariants(std::span<const std::byte> file) {
   ScanResult r;

@@ -5,11 +5,11 @@
 // compare, the decision table and the HTML report (chart bundles left out)
 // process without crashing.
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "fuzz_check.h"
 #include "iolab/error.h"
 #include "iolab/harness/result.h"
 #include "iolab/report/compare.h"
@@ -18,11 +18,7 @@
 
 using namespace iolab;
 
-namespace {
-void require(bool ok) {
-  if (!ok) std::abort();
-}
-}  // namespace
+using iolab::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);

@@ -3,18 +3,14 @@
 // its decimal text and its compact label ("4k") parse back to, and that
 // the formatters print.
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "fuzz_check.h"
 #include "iolab/error.h"
 #include "iolab/units.h"
 
-namespace {
-void require(bool ok) {
-  if (!ok) std::abort();
-}
-}  // namespace
+using iolab::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -32,6 +32,17 @@ std::string_view to_string(Fault f) {
   return "?";
 }
 
+int error_number(Fault f) {
+  switch (f) {
+    case Fault::Eio: return EIO;
+    case Fault::Enospc: return ENOSPC;
+    case Fault::Eagain: return EAGAIN;
+    case Fault::Eintr:
+    case Fault::ShortTransfer: return 0;
+  }
+  return 0;
+}
+
 NthCallFault::NthCallFault(std::string call, std::uint64_t nth, Fault fault)
     : call_(std::move(call)), nth_(nth), fault_(fault) {}
 
@@ -42,14 +53,8 @@ CallInjector::Decision NthCallFault::on_call(std::string_view call, std::size_t 
   std::uint64_t n = seen_.fetch_add(1, std::memory_order_relaxed) + 1;
   if (n != nth_) return pass;
   fired_.store(true, std::memory_order_relaxed);
-  switch (fault_) {
-    case Fault::Eio: return {EIO, 0};
-    case Fault::Enospc: return {ENOSPC, 0};
-    case Fault::Eintr: return {EINTR, 0};
-    case Fault::Eagain: return {EAGAIN, 0};
-    case Fault::ShortTransfer: return {0, length / 2};
-  }
-  return pass;
+  if (fault_ == Fault::ShortTransfer) return {0, length / 2};
+  return {fault_ == Fault::Eintr ? EINTR : error_number(fault_), 0};
 }
 
 Fd& Fd::operator=(Fd&& o) noexcept {
@@ -110,36 +115,61 @@ Fd open_existing(const std::filesystem::path& path, Access access, int extra_fla
   return owned;
 }
 
+namespace {
+
+// The loop every full transfer shares: call(done, len) moves at most `len`
+// bytes, `done` bytes in. A zero-byte read is end of file; a zero-byte
+// write is ENOSPC. `granularity` (O_DIRECT reads: the offset alignment): a
+// read that leaves the position off a multiple of it stopped at end of
+// file, and a retry from there would be refused.
+template <typename Call>
+std::size_t transfer(std::string_view name, bool write, std::size_t size, const std::filesystem::path& path,
+                     IoCounters& counters, Call call, std::uint64_t offset = 0, std::size_t granularity = 1) {
+  std::size_t done = 0;
+  while (done < size) {
+    ssize_t n = retry(name, size - done, [&](std::size_t len) { return call(done, len); });
+    ++counters.calls;
+    if (n < 0) fail(name, path);
+    if (n == 0) {
+      if (write) fail(name, path, ENOSPC);
+      break;  // end of file
+    }
+    done += static_cast<std::size_t>(n);
+    if (granularity > 1 && (offset + done) % granularity != 0) break;
+  }
+  (write ? counters.bytes_written : counters.bytes_read) += done;
+  return done;
+}
+
+}  // namespace
+
 std::size_t pread_full(int fd, std::span<std::byte> dst, std::uint64_t offset,
                        const std::filesystem::path& path, IoCounters& counters, std::size_t granularity) {
-  std::size_t done = 0;
-  while (done < dst.size()) {
-    ssize_t n = retry("pread", dst.size() - done, [&](std::size_t len) {
-      return ::pread(fd, dst.data() + done, len, static_cast<off_t>(offset + done));
-    });
-    ++counters.calls;
-    if (n < 0) fail("pread", path);
-    if (n == 0) break;  // end of file
-    done += static_cast<std::size_t>(n);
-    if (granularity > 1 && (offset + done) % granularity != 0) break;  // short O_DIRECT read: end of file
-  }
-  counters.bytes_read += done;
-  return done;
+  return transfer(
+      "pread", false, dst.size(), path, counters,
+      [&](std::size_t done, std::size_t len) {
+        return ::pread(fd, dst.data() + done, len, static_cast<off_t>(offset + done));
+      },
+      offset, granularity);
 }
 
 void pwrite_full(int fd, std::span<const std::byte> src, std::uint64_t offset,
                  const std::filesystem::path& path, IoCounters& counters) {
-  std::size_t done = 0;
-  while (done < src.size()) {
-    ssize_t n = retry("pwrite", src.size() - done, [&](std::size_t len) {
-      return ::pwrite(fd, src.data() + done, len, static_cast<off_t>(offset + done));
-    });
-    ++counters.calls;
-    if (n < 0) fail("pwrite", path);
-    if (n == 0) fail("pwrite", path, ENOSPC);
-    done += static_cast<std::size_t>(n);
-  }
-  counters.bytes_written += done;
+  transfer("pwrite", true, src.size(), path, counters, [&](std::size_t done, std::size_t len) {
+    return ::pwrite(fd, src.data() + done, len, static_cast<off_t>(offset + done));
+  });
+}
+
+std::size_t read_full(int fd, std::span<std::byte> dst, const std::filesystem::path& path,
+                      IoCounters& counters) {
+  return transfer("read", false, dst.size(), path, counters,
+                  [&](std::size_t done, std::size_t len) { return ::read(fd, dst.data() + done, len); });
+}
+
+void write_full(int fd, std::span<const std::byte> src, const std::filesystem::path& path,
+                IoCounters& counters) {
+  transfer("write", true, src.size(), path, counters,
+           [&](std::size_t done, std::size_t len) { return ::write(fd, src.data() + done, len); });
 }
 
 void pwritev_full(int fd, std::span<const std::span<const std::byte>> parts, std::uint64_t offset,
@@ -192,33 +222,6 @@ void pwritev_full(int fd, std::span<const std::span<const std::byte>> parts, std
       }
     }
   }
-}
-
-std::size_t read_full(int fd, std::span<std::byte> dst, const std::filesystem::path& path,
-                      IoCounters& counters) {
-  std::size_t done = 0;
-  while (done < dst.size()) {
-    ssize_t n = retry("read", dst.size() - done, [&](std::size_t len) { return ::read(fd, dst.data() + done, len); });
-    ++counters.calls;
-    if (n < 0) fail("read", path);
-    if (n == 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  counters.bytes_read += done;
-  return done;
-}
-
-void write_full(int fd, std::span<const std::byte> src, const std::filesystem::path& path,
-                IoCounters& counters) {
-  std::size_t done = 0;
-  while (done < src.size()) {
-    ssize_t n = retry("write", src.size() - done, [&](std::size_t len) { return ::write(fd, src.data() + done, len); });
-    ++counters.calls;
-    if (n < 0) fail("write", path);
-    if (n == 0) fail("write", path, ENOSPC);
-    done += static_cast<std::size_t>(n);
-  }
-  counters.bytes_written += done;
 }
 
 void seek(int fd, std::uint64_t offset, const std::filesystem::path& path, IoCounters& counters) {

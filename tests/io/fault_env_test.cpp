@@ -22,9 +22,10 @@ std::vector<std::byte> filled(std::size_t n, char c) { return std::vector<std::b
 std::string text(const std::vector<std::byte>& b) { return std::string(reinterpret_cast<const char*>(b.data()), b.size()); }
 
 // The contents of `path` in the states of seeds 0..n-1 at `point` ("<gone>" when absent).
-std::set<std::string> outcomes(const FaultEnv& env, std::size_t point, const std::filesystem::path& path, int n = 200) {
+std::set<std::string> outcomes(const FaultEnv& env, std::size_t point, const std::filesystem::path& path, int n = 200,
+                               const CrashOptions& options = {}) {
   std::set<std::string> seen;
-  CrashReplay replay(env);
+  CrashReplay replay(env, options);
   replay.advance_to(point);
   for (int seed = 0; seed < n; ++seed) {
     CrashState s = replay.state(static_cast<std::uint64_t>(seed));
@@ -48,13 +49,7 @@ TEST(FaultEnv, SyncedDataSurvivesAndUnsyncedWritesMayNot) {
   EXPECT_EQ(outcomes(env, end, "/d/f"), (std::set<std::string>{"aaaa", "aaaabbbb"}));
   EXPECT_EQ(text(env.current().files.at("/d/f")), "aaaabbbb");
   // A disk that ignores flushes loses even the synced write.
-  CrashReplay liar(env, CrashOptions{false, 512});
-  liar.advance_to(end);
-  std::set<std::string> seen;
-  for (int seed = 0; seed < 100; ++seed) {
-    CrashState s = liar.state(static_cast<std::uint64_t>(seed));
-    seen.insert(s.files.count("/d/f") ? text(s.files.at("/d/f")) : "<gone>");
-  }
+  std::set<std::string> seen = outcomes(env, end, "/d/f", 100, CrashOptions{false, 512});
   EXPECT_TRUE(seen.count("<gone>") == 1 || seen.count("") == 1);
 }
 

@@ -26,17 +26,6 @@ using testing::Variant;
 
 constexpr std::uint64_t kSeed = 0x1e;
 
-int errno_of(Fault f) {
-  switch (f) {
-    case Fault::Eio: return EIO;
-    case Fault::Enospc: return ENOSPC;
-    case Fault::Eagain: return EAGAIN;
-    case Fault::Eintr:
-    case Fault::ShortTransfer: return 0;  // transparent
-  }
-  return 0;
-}
-
 // The workload: open, two writes, a sync, a read of everything, the size,
 // close. Returns the bytes it wrote (the file's expected content).
 std::vector<std::byte> workload(const Variant& v, const std::filesystem::path& path) {
@@ -100,16 +89,16 @@ TEST_P(FaultInjection, EveryCallFailsCleanlyOrTransparently) {
         }
       }
       ASSERT_TRUE(injector.fired());
-      if (errno_of(fault) == 0) {
+      if (sys::error_number(fault) == 0) {
         ASSERT_FALSE(error) << "an injected " << sys::to_string(fault) << " was not absorbed: " << error->what();
         EXPECT_EQ(testing::read_whole_file(path), expected);
       } else {
         ASSERT_TRUE(error) << "an injected " << sys::to_string(fault) << " was swallowed";
         std::string what = error->what();
-        EXPECT_EQ(error->error_number(), errno_of(fault)) << what;
+        EXPECT_EQ(error->error_number(), sys::error_number(fault)) << what;
         EXPECT_EQ(what.find('\n'), std::string::npos) << what;
         EXPECT_NE(what.find(path.string()), std::string::npos) << "the message names no path: " << what;
-        EXPECT_NE(what.find(std::strerror(errno_of(fault))), std::string::npos) << what;
+        EXPECT_NE(what.find(std::strerror(sys::error_number(fault))), std::string::npos) << what;
         // The file is still a file iolab can open and read.
         EXPECT_NO_THROW(testing::read_whole_file(path));
       }

@@ -10,6 +10,7 @@
 
 #include "iolab/error.h"
 #include "iolab/store/journal.h"
+#include "store/test_records.h"
 
 namespace iolab::store::crash {
 namespace {
@@ -17,27 +18,13 @@ namespace {
 const std::filesystem::path kDir = "/crash";
 const std::filesystem::path kJournal = kDir / "journal";
 
-std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer: seeds for sub-streams
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+std::uint64_t mix(std::uint64_t x) { return testing::SplitMix{x}(); }  // seeds for sub-streams
 
 std::string key_of(std::size_t i) { return "Key" + std::to_string(i); }
 
 // A record whose size varies widely (some span several sectors and pages).
 Employee employee(const std::string& key, std::uint64_t version, std::mt19937_64& rng) {
-  Employee e;
-  e.last = key;
-  e.first = "First" + std::to_string(rng() % 1000);
-  e.id = static_cast<std::int32_t>(rng());
-  e.zip = static_cast<std::int32_t>(rng() % 100000);
-  e.employed = (rng() & 1) != 0;
-  std::size_t n = rng() % 6 == 0 ? 600 + rng() % 5000 : rng() % 200;
-  e.comments.assign(n, static_cast<char>('a' + rng() % 26));
-  e.comments += " v" + std::to_string(version);
-  return e;
+  return testing::random_employee(key, version, rng, 6, 600, 5000, 200);
 }
 
 enum class Kind { Open, Put, Remove, Commit, Compact, Reopen };

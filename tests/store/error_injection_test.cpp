@@ -30,17 +30,6 @@ using testing::make_employee;
 
 using Model = std::map<std::string, Employee>;
 
-int errno_of(Fault f) {
-  switch (f) {
-    case Fault::Eio: return EIO;
-    case Fault::Enospc: return ENOSPC;
-    case Fault::Eagain: return EAGAIN;
-    case Fault::Eintr:
-    case Fault::ShortTransfer: return 0;
-  }
-  return 0;
-}
-
 struct Outcome {
   Model done;                   // state after the operations that returned
   std::optional<Model> maybe;   // ... with the one that failed applied
@@ -110,16 +99,16 @@ TEST_P(StoreFaultInjection, EveryCallFailsCleanlyAndReopenShowsWhatReturned) {
         out = workload(path, o);
       }
       ASSERT_TRUE(injector.fired());
-      if (errno_of(fault) == 0) {
+      if (io::sys::error_number(fault) == 0) {
         ASSERT_FALSE(out.error) << "an injected " << io::sys::to_string(fault) << " was not absorbed: "
                                 << out.error->what();
       } else {
         ASSERT_TRUE(out.error) << "an injected " << io::sys::to_string(fault) << " was swallowed";
         std::string what = out.error->what();
-        EXPECT_EQ(out.error->error_number(), errno_of(fault)) << what;
+        EXPECT_EQ(out.error->error_number(), io::sys::error_number(fault)) << what;
         EXPECT_EQ(what.find('\n'), std::string::npos) << what;
         EXPECT_NE(what.find(path.parent_path().string()), std::string::npos) << "names no path: " << what;
-        EXPECT_NE(what.find(std::strerror(errno_of(fault))), std::string::npos) << what;
+        EXPECT_NE(what.find(std::strerror(io::sys::error_number(fault))), std::string::npos) << what;
       }
       std::filesystem::path leftover = path.string() + ".compact";
       EXPECT_FALSE(std::filesystem::exists(leftover)) << "a failed compact left its temporary journal";

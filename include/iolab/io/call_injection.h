@@ -53,6 +53,9 @@ enum class Fault {
   ShortTransfer,  // the call moves half its bytes (at least 1): the helper must complete it
 };
 std::string_view to_string(Fault f);
+// The errno value the fault makes a call fail with; 0 for the ones the
+// helper absorbs (EINTR: retried; a short transfer: completed).
+int error_number(Fault f);
 inline constexpr Fault kAllFaults[] = {Fault::Eio, Fault::Enospc, Fault::Eintr, Fault::Eagain, Fault::ShortTransfer};
 
 // Gives `fault` to the n-th call (1-based) whose name matches `call` (empty:
