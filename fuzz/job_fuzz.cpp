@@ -2,6 +2,7 @@
 // refused with a UsageError (one line naming the file and the key or the
 // TOML error's line) or read into a job whose values are within their
 // limits, and whose matrix expands (when it is small enough to expand).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,11 +26,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const Matrix& m = job.matrix;
   require(!m.methods.empty());
-  require(m.queue_depth >= 1 && m.queue_depth <= 4096);
+  for (unsigned qd : m.queue_depths) require(qd >= 1 && qd <= 4096);
   for (auto b : m.block_sizes) require(b >= 1);
   if (job.reps) require(*job.reps >= 1);
   std::size_t combinations = m.methods.size() * m.ops.size() * m.patterns.size() * m.block_sizes.size() *
-                             m.caches.size() * m.buffers.size() * m.syncs.size();
+                             m.caches.size() * m.buffers.size() * m.syncs.size() *
+                             std::max<std::size_t>(1, m.queue_depths.size());
   if (combinations <= 4096) {
     try {
       auto experiments = expand(m);
