@@ -174,8 +174,13 @@ void write_full(int fd, std::span<const std::byte> src, const std::filesystem::p
 
 void pwritev_full(int fd, std::span<const std::span<const std::byte>> parts, std::uint64_t offset,
                   const std::filesystem::path& path, IoCounters& counters) {
-  std::vector<iovec> iov;
-  iov.reserve(std::min<std::size_t>(parts.size(), IOV_MAX));
+  // A few parts (the common case: a header and its data) need no allocation.
+  constexpr std::size_t kOnStack = 8;
+  iovec on_stack[kOnStack];
+  std::vector<iovec> on_heap;
+  const std::size_t max_iov = std::min<std::size_t>(parts.size(), IOV_MAX);
+  if (max_iov > kOnStack) on_heap.resize(max_iov);
+  iovec* const iov = max_iov > kOnStack ? on_heap.data() : on_stack;
   std::size_t part = 0, skip = 0;  // the first byte not yet written: parts[part][skip]
   std::uint64_t at = offset;
   while (part < parts.size()) {
@@ -184,23 +189,20 @@ void pwritev_full(int fd, std::span<const std::span<const std::byte>> parts, std
       skip = 0;
       continue;
     }
-    iov.clear();
-    std::size_t total = 0;
-    for (std::size_t i = part; i < parts.size() && iov.size() < IOV_MAX; ++i) {
+    std::size_t count = 0, total = 0;
+    for (std::size_t i = part; i < parts.size() && count < max_iov; ++i) {
       std::size_t from = i == part ? skip : 0;
       if (parts[i].size() == from) continue;
-      iov.push_back({const_cast<std::byte*>(parts[i].data()) + from, parts[i].size() - from});
+      iov[count++] = {const_cast<std::byte*>(parts[i].data()) + from, parts[i].size() - from};
       total += parts[i].size() - from;
     }
     ssize_t n = retry("pwritev", total, [&](std::size_t len) {
-      if (len == total) return ::pwritev(fd, iov.data(), static_cast<int>(iov.size()), static_cast<off_t>(at));
+      if (len == total) return ::pwritev(fd, iov, static_cast<int>(count), static_cast<off_t>(at));
       // Shortened by the injector: the first `len` bytes, as a short pwritev would.
       std::size_t keep = 0, left = len;
       while (left > iov[keep].iov_len) left -= iov[keep++].iov_len;
-      iovec last = iov[keep];
-      last.iov_len = left;
-      std::vector<iovec> cut(iov.begin(), iov.begin() + static_cast<std::ptrdiff_t>(keep));
-      cut.push_back(last);
+      std::vector<iovec> cut(iov, iov + keep);
+      cut.push_back({iov[keep].iov_base, left});
       return ::pwritev(fd, cut.data(), static_cast<int>(cut.size()), static_cast<off_t>(at));
     });
     ++counters.calls;
