@@ -62,9 +62,12 @@ void scan_invariants(std::span<const std::byte> file) {
 void open_invariants(std::span<const std::byte> file, bool salvage) {
   iolab::io::CrashState start;
   start.files["/j"] = std::vector<std::byte>(file.begin(), file.end());
-  iolab::io::FaultEnv env(start, std::uint64_t{16} << 20);
+  // Small files, small growth: the env reserves (and ASan shadows) each file's largest size.
+  iolab::io::FaultEnv env(start, std::uint64_t{256} << 10);
   StoreOptions o;
-  o.backend = file.size() % 2 ? Backend::Mmap : Backend::Gather;
+  o.backend = kAllBackends[file.size() % 4];
+  o.mmap_grow_step = 4096;
+  o.stage_buffer = 4096;
   o.salvage = salvage;
   o.env = &env;
   std::uint64_t records = 0;

@@ -112,7 +112,13 @@ struct JobReader {
     std::vector<std::string> out;
     auto one = [&](const toml::node& v) {
       if (auto s = v.value<std::string>()) {
-        for (auto& item : split_list(*s, key)) out.push_back(item);
+        std::vector<std::string> list;
+        try {
+          list = split_list(*s, key);
+        } catch (const UsageError& e) {  // named with the file, as every other error (found by fuzz/job_fuzz)
+          fail(key, e.what());
+        }
+        for (auto& item : list) out.push_back(item);
       } else if (auto i = v.value<std::int64_t>(); i && v.is_integer()) {
         if (*i < 0) fail(key, "must not be negative");
         out.push_back(std::to_string(*i));

@@ -145,7 +145,7 @@ class Region final : public MappedRegion {
   void resize(std::size_t length) override {
     std::lock_guard lock(env_->mu);
     check_open("mremap");
-    if (offset_ + length > inode_->reserved)
+    if (writable_ && offset_ + length > inode_->reserved)
       throw Error("mremap", inode_->name.string(), "past the fault env's largest file size", EFBIG);
     env_->detect(*inode_, offset_, end());
     size_ = length;
@@ -273,8 +273,11 @@ class FaultFile final : public EnvFile {
                   EINVAL);
     if (access == Access::ReadWrite && access_ != Access::ReadWrite)
       throw Error("mmap", path().string(), std::strerror(EACCES), EACCES);
-    if (offset + length > inode_->reserved)
+    // A read-only mapping may reach past the largest file, as a real one may
+    // reach past the end of file: only what lies below the end is read.
+    if (access == Access::ReadWrite && offset + length > inode_->reserved)
       throw Error("mmap", path().string(), "past the fault env's largest file size", EFBIG);
+    if (offset > inode_->reserved) throw Error("mmap", path().string(), "past the fault env's largest file size", EFBIG);
     ++counters_.calls;
     return std::make_unique<Region>(env_, inode_, offset, length, access == Access::ReadWrite);
   }
