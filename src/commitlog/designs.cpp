@@ -317,7 +317,7 @@ class SharedLogDesign final : public DesignBase {
   Ack append(std::uint32_t topic, std::span<const std::span<const std::byte>> bodies) override {
     Staged& staged = stage(topic, bodies);
     // The ring must hold the append plus the padding a roll may leave (less than one frame).
-    if (config_.transient && 2 * staged.bytes.size() > ring_.size())
+    if (config_.transient && 2 * staged.bytes > ring_.size())
       throw Error("append", dir_.string(), "an append larger than half the transient buffer", EMSGSIZE);
     Log::Placement p;
     {
@@ -326,11 +326,11 @@ class SharedLogDesign final : public DesignBase {
         failure_.check();
         p = log_->place(staged);
         if (config_.transient) {
-          to_ring(p);
+          to_ring(p, staged);
         } else {
-          for (const auto& run : p.runs) log_->write(run);
+          for (const auto& run : p.runs) log_->write(run, staged);
         }
-        if (config_.topic_index) index(topic, p);
+        if (config_.topic_index) index(topic, p, staged);
         log_->publish(p, !config_.transient);
       });
     }
@@ -339,7 +339,7 @@ class SharedLogDesign final : public DesignBase {
       if (w.position - c.position >= ring_.size() / 2) committer_.wake();
     }
     if (config_.group_commit) wait_durable(p.last_sequence);
-    count(staged.items.size(), staged.bytes.size());
+    count(staged.items.size(), staged.bytes);
     return Ack{0, p.first_sequence, static_cast<std::uint32_t>(staged.items.size()), config_.ack};
   }
 
@@ -399,7 +399,7 @@ class SharedLogDesign final : public DesignBase {
  private:
   // Copies placed frames into the ring at their log positions (mod its size),
   // first waiting until the commit thread has made room.
-  void to_ring(const Log::Placement& p) {
+  void to_ring(const Log::Placement& p, const Staged& staged) {
     std::uint64_t capacity = ring_.size();
     if (p.end_position - log_->committed().position > capacity) {
       buffer_full_waits_.fetch_add(1, std::memory_order_relaxed);
@@ -410,11 +410,19 @@ class SharedLogDesign final : public DesignBase {
       });
       failure_.check();
     }
+    auto copy = [&](std::uint64_t position, std::span<const std::byte> bytes) {
+      std::uint64_t at = position % capacity;
+      std::size_t first = std::min<std::uint64_t>(bytes.size(), capacity - at);
+      std::memcpy(ring_.data() + at, bytes.data(), first);
+      std::memcpy(ring_.data(), bytes.data() + first, bytes.size() - first);
+    };
     for (const auto& run : p.runs) {
-      std::uint64_t at = (run.segment->base + run.offset) % capacity;
-      std::size_t first = std::min<std::uint64_t>(run.bytes.size(), capacity - at);
-      std::memcpy(ring_.data() + at, run.bytes.data(), first);
-      std::memcpy(ring_.data(), run.bytes.data() + first, run.bytes.size() - first);
+      std::uint64_t position = run.segment->base + run.offset;
+      for (const auto& item : std::span(staged.items).subspan(run.first, run.count)) {
+        copy(position, item.header);
+        copy(position + kFrameHeaderSize, item.body);
+        position += item.size();
+      }
     }
   }
 
@@ -478,14 +486,13 @@ class SharedLogDesign final : public DesignBase {
   }
 
   // The topic's index entry for every frame just placed.
-  void index(std::uint32_t topic, const Log::Placement& p) {
+  void index(std::uint32_t topic, const Log::Placement& p, const Staged& staged) {
     TopicIndex& idx = *indexes_[topic];
     for (const auto& run : p.runs) {
-      std::uint64_t off = 0;
-      while (off < run.bytes.size()) {
-        std::uint32_t size = static_cast<std::uint32_t>(frame_size(decode_header(run.bytes.data() + off).length));
-        idx.append(run.segment->base + run.offset + off, size, topic);
-        off += size;
+      std::uint64_t position = run.segment->base + run.offset;
+      for (const auto& item : std::span(staged.items).subspan(run.first, run.count)) {
+        idx.append(position, static_cast<std::uint32_t>(item.size()), topic);
+        position += item.size();
       }
     }
   }
@@ -578,11 +585,11 @@ class KafkaDesign final : public DesignBase {
       guarded([&] {
         failure_.check();
         p = log.place(staged);
-        for (const auto& run : p.runs) log.write(run);
+        for (const auto& run : p.runs) log.write(run, staged);
         log.publish(p);
       });
     }
-    count(staged.items.size(), staged.bytes.size());
+    count(staged.items.size(), staged.bytes);
     return Ack{topic, p.first_sequence, static_cast<std::uint32_t>(staged.items.size()), AckLevel::Written};
   }
 

@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
+#include <climits>
 #include <unistd.h>
 
 #include <vector>
@@ -62,9 +64,15 @@ class PosixLogFile final : public LogFile {
     posix::pwrite_full(fd_.get(), data, offset, path(), counters_);
   }
 
-  void seek_and_write(std::uint64_t offset, std::span<const std::byte> data) override {
+  void write_at(std::uint64_t offset, std::span<const std::span<const std::byte>> pieces) override {
+    write_pieces(pieces, "pwritev", [&](const iovec* iov, int n, std::uint64_t done) {
+      return ::pwritev(fd_.get(), iov, n, static_cast<off_t>(offset + done));
+    });
+  }
+
+  void seek_and_write(std::uint64_t offset, std::span<const std::span<const std::byte>> pieces) override {
     seek(offset);
-    posix::write_full(fd_.get(), data, path(), counters_);
+    write_pieces(pieces, "writev", [&](const iovec* iov, int n, std::uint64_t) { return ::writev(fd_.get(), iov, n); });
   }
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
@@ -132,6 +140,38 @@ class PosixLogFile final : public LogFile {
   void close() override { fd_.close(path()); }
 
  private:
+  // Writes every piece through `call` (pwritev or writev), IOV_MAX at a
+  // time, completing short writes. A write of nothing is a full disk.
+  template <typename Call>
+  void write_pieces(std::span<const std::span<const std::byte>> pieces, const char* op, Call&& call) {
+    thread_local std::vector<iovec> iov;
+    iov.clear();
+    for (auto p : pieces)
+      if (!p.empty()) iov.push_back({const_cast<std::byte*>(p.data()), p.size()});
+    std::size_t next = 0;
+    std::uint64_t done = 0;
+    while (next < iov.size()) {
+      int n = static_cast<int>(std::min<std::size_t>(iov.size() - next, IOV_MAX));
+      ssize_t r = posix::retry_eintr([&] { return call(iov.data() + next, n, done); });
+      ++counters_.calls;
+      if (r < 0) posix::fail(op, path());
+      if (r == 0) posix::fail(op, path(), ENOSPC);
+      auto left = static_cast<std::size_t>(r);
+      done += left;
+      counters_.bytes_written += left;
+      while (left > 0) {
+        if (left >= iov[next].iov_len) {
+          left -= iov[next].iov_len;
+          ++next;
+        } else {
+          iov[next].iov_base = static_cast<std::byte*>(iov[next].iov_base) + left;
+          iov[next].iov_len -= left;
+          left = 0;
+        }
+      }
+    }
+  }
+
   void seek(std::uint64_t offset) {
     ++counters_.calls;
     if (::lseek(fd_.get(), static_cast<off_t>(offset), SEEK_SET) < 0) posix::fail("lseek", path());

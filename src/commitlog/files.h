@@ -58,8 +58,11 @@ class LogFile {
 
   // pwrite all of `data` at `offset` (the FileChannel-style write).
   virtual void write_at(std::uint64_t offset, std::span<const std::byte> data) = 0;
-  // lseek to `offset`, then write(2) (RandomAccessFile-style). REQUIRES: the caller's lock.
-  virtual void seek_and_write(std::uint64_t offset, std::span<const std::byte> data) = 0;
+  // The pieces back to back from `offset`, in as few pwritev(2) calls as it takes.
+  virtual void write_at(std::uint64_t offset, std::span<const std::span<const std::byte>> pieces) = 0;
+  // lseek to `offset`, then writev(2) of the pieces (RandomAccessFile-style).
+  // REQUIRES: the caller's lock (it moves the file position).
+  virtual void seek_and_write(std::uint64_t offset, std::span<const std::span<const std::byte>> pieces) = 0;
   // Reads up to dst.size() bytes; fewer only at end of file.
   virtual std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) = 0;
   // read(2) at the file position after an lseek (RandomAccessFile-style reads).

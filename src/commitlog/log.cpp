@@ -24,10 +24,10 @@ void FailureState::check() const {
 }
 
 void Staged::add(std::span<const std::byte> body) {
-  std::size_t at = bytes.size();
-  bytes.resize(at + frame_size(body.size()));
-  if (!body.empty()) std::memcpy(bytes.data() + at + kFrameHeaderSize, body.data(), body.size());
-  items.push_back({at, static_cast<std::uint32_t>(body.size()), body_crc(body)});
+  Item& item = items.emplace_back();
+  item.body = body;
+  item.body_crc = body_crc(body);
+  bytes += item.size();
 }
 
 // ---- OffsetIndex ----
@@ -193,6 +193,7 @@ LogRecovery Log::open(Recovery policy) {
   }
   if (changed) dir_dirty_.store(true);
   if (dir_dirty_.exchange(false)) fs_.sync_dir(config_.dir);
+  if (std::string note = warm_up(*current_); !note.empty()) counters_.warm_up_note = note;
   {
     std::lock_guard lock(segments_mu_);
     unsynced_.push_back(current_);
@@ -222,13 +223,7 @@ void Log::allocator_loop() {
       // Allocation and the new name made durable here, off the append path.
       s->file->sync_data();
       fs_.sync_dir(config_.dir);
-      if (config_.warm_up && !s->map.empty()) {
-        // RocketMQ's warmMappedFile: a zero per page, then mlock and WILLNEED.
-        for (std::uint64_t off = 0; off < s->capacity; off += io::kPageSize) s->map.data()[off] = std::byte{0};
-        std::string why;
-        if (!s->map.lock(why)) note = why;
-        s->map.advise_will_need();
-      }
+      note = warm_up(*s);
     } catch (...) {
       error = std::current_exception();
     }
@@ -280,15 +275,27 @@ void Log::roll() {
   counters_.roll_latency.record(io::steady_ns() - t0);
 }
 
+std::string Log::warm_up(Segment& s) {
+  if (!config_.warm_up || s.map.empty()) return {};
+  // RocketMQ's warmMappedFile: a zero per page (from the segment's end on:
+  // a recovered segment keeps its frames), then mlock and MADV_WILLNEED.
+  std::uint64_t from = (s.end + io::kPageSize - 1) / io::kPageSize * io::kPageSize;
+  for (std::uint64_t off = from; off < s.capacity; off += io::kPageSize) s.map.data()[off] = std::byte{0};
+  std::string why;
+  if (!s.map.lock(why)) return why;
+  s.map.advise_will_need();
+  return {};
+}
+
 Log::Placement Log::place(Staged& staged) {
   Placement p;
-  for (const Staged::Item& item : staged.items) {
-    std::uint64_t size = frame_size(item.body_size);
+  for (std::size_t i = 0; i < staged.items.size(); ++i) {
+    Staged::Item& item = staged.items[i];
+    std::uint64_t size = item.size();
     if (current_->end + size > current_->capacity) roll();
     Segment& s = *current_;
     std::uint64_t seq = next_sequence_++;
-    std::byte* frame = staged.bytes.data() + item.offset;
-    encode_header(frame, item.body_size, item.body_crc, seq);
+    encode_header(item.header.data(), static_cast<std::uint32_t>(item.body.size()), item.body_crc, seq);
     if (s.first_sequence == 0) s.first_sequence = seq;
     if (s.index) {
       // Kafka's rule: an entry once more than index.interval.bytes were appended since the last.
@@ -298,12 +305,11 @@ Log::Placement Log::place(Staged& staged) {
       }
       s.bytes_since_index += size;
     }
-    if (!p.runs.empty() && p.runs.back().segment == &s &&
-        p.runs.back().offset + p.runs.back().bytes.size() == s.end) {
-      Run& r = p.runs.back();
-      r.bytes = {r.bytes.data(), r.bytes.size() + size};
+    if (!p.runs.empty() && p.runs.back().segment == &s && p.runs.back().offset + p.runs.back().bytes == s.end) {
+      ++p.runs.back().count;
+      p.runs.back().bytes += size;
     } else {
-      p.runs.push_back({&s, s.end, {frame, size}});
+      p.runs.push_back({&s, s.end, i, 1, size});
     }
     s.end += size;
     if (p.first_sequence == 0) p.first_sequence = seq;
@@ -313,20 +319,47 @@ Log::Placement Log::place(Staged& staged) {
   return p;
 }
 
-void Log::write(const Run& run) {
+void Log::write(const Run& run, const Staged& staged) {
   Segment& s = *run.segment;
+  auto items = std::span(staged.items).subspan(run.first, run.count);
   switch (config_.write) {
-    case WriteCall::Pwrite: s.file->write_at(run.offset, run.bytes); return;
-    case WriteCall::SeekWrite: s.file->seek_and_write(run.offset, run.bytes); return;
-    case WriteCall::Mapped: std::memcpy(s.map.data() + run.offset, run.bytes.data(), run.bytes.size()); return;
+    case WriteCall::Pwrite: {
+      thread_local std::vector<std::span<const std::byte>> pieces;
+      pieces.clear();
+      for (const auto& item : items) {
+        pieces.emplace_back(item.header);
+        if (!item.body.empty()) pieces.push_back(item.body);
+      }
+      s.file->write_at(run.offset, pieces);
+      return;
+    }
+    case WriteCall::SeekWrite: {
+      // ActiveMQ's RandomAccessFile: seek, then one write per message.
+      std::uint64_t at = run.offset;
+      for (const auto& item : items) {
+        std::span<const std::byte> pieces[2] = {item.header, item.body};
+        s.file->seek_and_write(at, pieces);
+        at += item.size();
+      }
+      return;
+    }
+    case WriteCall::Mapped: {
+      std::byte* at = s.map.data() + run.offset;
+      for (const auto& item : items) {
+        std::memcpy(at, item.header.data(), kFrameHeaderSize);
+        if (!item.body.empty()) std::memcpy(at + kFrameHeaderSize, item.body.data(), item.body.size());
+        at += item.size();
+      }
+      return;
+    }
     case WriteCall::None: return;
   }
 }
 
 void Log::publish(const Placement& p, bool committed) {
   for (const Run& r : p.runs) {
-    r.segment->placed.store(r.offset + r.bytes.size(), std::memory_order_release);
-    if (committed) r.segment->written.store(r.offset + r.bytes.size(), std::memory_order_release);
+    r.segment->placed.store(r.offset + r.bytes, std::memory_order_release);
+    if (committed) r.segment->written.store(r.offset + r.bytes, std::memory_order_release);
   }
   for (auto& [s, mark] : sealed_pending_) {
     s->sealed.store(true, std::memory_order_release);

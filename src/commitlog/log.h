@@ -5,6 +5,7 @@
 // recovers the log at open.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -42,21 +43,23 @@ class FailureState {
   std::atomic<bool> failed_{false};
 };
 
-// Messages encoded outside the append lock: frames laid out back to back,
-// sequence numbers and CRCs patched in once the lock assigns them.
+// An append's messages, checked and CRC'd outside the append lock: each
+// frame's header is filled in by place() once the lock assigns sequence
+// numbers; bodies stay where the caller has them (no copy) until written.
 struct Staged {
   struct Item {
-    std::size_t offset = 0;  // of the frame in `bytes`
-    std::uint32_t body_size = 0;
+    std::array<std::byte, kFrameHeaderSize> header{};
+    std::span<const std::byte> body;
     std::uint32_t body_crc = 0;
+    std::uint64_t size() const noexcept { return kFrameHeaderSize + body.size(); }
   };
-  std::vector<std::byte> bytes;
   std::vector<Item> items;
+  std::uint64_t bytes = 0;  // of all frames
   void clear() noexcept {
-    bytes.clear();
     items.clear();
+    bytes = 0;
   }
-  // Appends one frame (header left for place()) holding `body`.
+  // REQUIRES: `body` outlives the append.
   void add(std::span<const std::byte> body);
 };
 
@@ -132,11 +135,12 @@ class Log {
   const LogConfig& config() const noexcept { return config_; }
   std::mutex& append_mutex() noexcept { return append_mu_; }
 
-  // A stretch of consecutive frames in one segment.
+  // A stretch of consecutive frames in one segment: items [first, first + count) of the Staged.
   struct Run {
     Segment* segment = nullptr;
     std::uint64_t offset = 0;
-    std::span<const std::byte> bytes;
+    std::size_t first = 0, count = 0;
+    std::uint64_t bytes = 0;
   };
   struct Placement {
     std::uint64_t first_sequence = 0, last_sequence = 0;
@@ -146,8 +150,9 @@ class Log {
   // Assigns sequence numbers and positions to the staged frames (patching
   // their headers), rolling segments as needed. REQUIRES: the append lock.
   Placement place(Staged& staged);
-  // Writes a run through the configured call. REQUIRES: the append lock.
-  void write(const Run& run);
+  // Writes a run through the configured call: one pwritev per run, an lseek
+  // and a writev per message, or stores through the mapping. REQUIRES: the append lock.
+  void write(const Run& run, const Staged& staged);
   // The placed frames are in their segments: they count as written, and as
   // committed too unless `committed` is false (a design committing later).
   void publish(const Placement& p, bool committed = true);
@@ -211,6 +216,8 @@ class Log {
   void sync_locked(Mark m);
   std::shared_ptr<Segment> make_segment(std::uint64_t base, bool create);
   void prepare(Segment& s, bool fresh);
+  // Warms a mapped segment if configured; returns why mlock failed, if it did.
+  std::string warm_up(Segment& s);
   void roll();
   void seal(Segment& s);
   void allocator_loop();

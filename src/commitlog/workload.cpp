@@ -53,14 +53,12 @@ struct ProducerResult {
   std::uint64_t over[4] = {0, 0, 0, 0};
 };
 
-// Messages waiting to be sent to one topic.
+// Messages waiting to be sent to one topic, back to back.
 struct Batch {
   std::vector<std::byte> bytes;
-  std::vector<std::size_t> sizes;
   std::vector<std::uint64_t> send_ns;
   void clear() {
     bytes.clear();
-    sizes.clear();
     send_ns.clear();
   }
 };
@@ -87,7 +85,9 @@ class Producer {
     const double interval = open ? static_cast<double>(config_.producers) / config_.rate * 1e9 : 0;
     std::uint64_t made = 0;
     for (;;) {
-      if (stop.load(std::memory_order_relaxed)) break;
+      if (stop.load(std::memory_order_relaxed) ||
+          (config_.cancel != nullptr && config_.cancel->load(std::memory_order_relaxed)))
+        break;
       std::uint64_t now = io::steady_ns();
       bool out_of_time = quota_ == 0 && now >= end_ns;
       if ((quota_ > 0 && made >= quota_) || out_of_time) break;
@@ -117,43 +117,51 @@ class Producer {
   ProducerResult& result() noexcept { return result_; }
 
  private:
-  // Creates message `index` (sent at `send_ns`) for its topic; sends the
-  // topic's batch once it holds batch_bytes (at once when not batching).
+  // Creates message `index` (sent at `send_ns`) for its topic and sends it,
+  // or, when batching, adds it to the topic's batch and sends that once it
+  // holds batch_bytes.
   void make(std::uint64_t index, std::uint64_t send_ns) {
     std::uint32_t topic = static_cast<std::uint32_t>((id_ + index) % config_.log.topics);
+    std::uint64_t id = (std::uint64_t{id_} << 40) | index;
+    if (batch_bytes_ <= body_.size()) {
+      // One message per append: straight from the template, no copy.
+      std::memcpy(body_.data(), &send_ns, 8);
+      std::memcpy(body_.data() + 8, &id, 8);
+      std::span<const std::byte> one(body_);
+      acknowledged(log_.append(topic, {&one, 1}), {&send_ns, 1});
+      return;
+    }
     Batch& b = batches_[topic];
     std::size_t at = b.bytes.size();
     b.bytes.insert(b.bytes.end(), body_.begin(), body_.end());
-    std::uint64_t id = (std::uint64_t{id_} << 40) | index;
     std::memcpy(b.bytes.data() + at, &send_ns, 8);
     std::memcpy(b.bytes.data() + at + 8, &id, 8);
-    b.sizes.push_back(body_.size());
     b.send_ns.push_back(send_ns);
     if (b.bytes.size() >= batch_bytes_) send(topic);
   }
 
   void send_all() {
     for (std::uint32_t t = 0; t < batches_.size(); ++t)
-      if (!batches_[t].sizes.empty()) send(t);
+      if (!batches_[t].send_ns.empty()) send(t);
   }
 
   void send(std::uint32_t topic) {
     Batch& b = batches_[topic];
     spans_.clear();
-    std::size_t at = 0;
-    for (std::size_t n : b.sizes) {
-      spans_.emplace_back(b.bytes.data() + at, n);
-      at += n;
-    }
-    Ack ack = log_.append(topic, spans_);
+    for (std::size_t at = 0; at < b.bytes.size(); at += body_.size()) spans_.emplace_back(b.bytes.data() + at, body_.size());
+    acknowledged(log_.append(topic, spans_), b.send_ns);
+    b.clear();
+  }
+
+  // Records the messages an acknowledgement covers, sent at `send_ns`.
+  void acknowledged(const Ack& ack, std::span<const std::uint64_t> send_ns) {
     std::uint64_t ack_ns = io::steady_ns();
-    for (std::size_t i = 0; i < b.sizes.size(); ++i) record(b.send_ns[i], ack_ns, b.sizes[i]);
+    for (std::uint64_t sent : send_ns) record(sent, ack_ns, body_.size());
     result_.last_ack_ns = ack_ns;
     if (ack_ns - last_sample_ns_ >= kDurableSampleEvery) {
       result_.samples.push_back({ack.log, ack.first_sequence + ack.count - 1, ack_ns});
       last_sample_ns_ = ack_ns;
     }
-    b.clear();
   }
 
   void record(std::uint64_t send_ns, std::uint64_t ack_ns, std::size_t bytes) {

@@ -9,6 +9,7 @@
 // send time is when it made the message.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -37,6 +38,9 @@ struct WorkloadConfig {
   // design's own (Kafka's batch.size, one message for the others).
   std::size_t batch_bytes = 0;
   std::uint64_t seed = 1;           // message contents
+  // When set, the run ends early once it reads true (a Ctrl-C handler sets
+  // it): producers stop, the log is closed, what was measured is returned.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // One second of the run (by acknowledgement time): a flush stall shows as a dip here.
