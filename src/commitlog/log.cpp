@@ -277,14 +277,8 @@ void Log::roll() {
 
 std::string Log::warm_up(Segment& s) {
   if (!config_.warm_up || s.map.empty()) return {};
-  // RocketMQ's warmMappedFile: a zero per page (from the segment's end on:
-  // a recovered segment keeps its frames), then mlock and MADV_WILLNEED.
-  std::uint64_t from = (s.end + io::kPageSize - 1) / io::kPageSize * io::kPageSize;
-  for (std::uint64_t off = from; off < s.capacity; off += io::kPageSize) s.map.data()[off] = std::byte{0};
-  std::string why;
-  if (!s.map.lock(why)) return why;
-  s.map.advise_will_need();
-  return {};
+  // From the segment's end on: a recovered segment keeps its frames.
+  return s.map.warm((s.end + io::kPageSize - 1) / io::kPageSize * io::kPageSize);
 }
 
 Log::Placement Log::place(Staged& staged) {

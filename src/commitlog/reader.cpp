@@ -5,15 +5,16 @@
 #include <chrono>
 #include <cstring>
 #include <sys/sendfile.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "iolab/error.h"
-#include "io/posix.h"
+#include "iolab/io/syscall.h"
 
 namespace iolab::commitlog {
 
-namespace posix = io::posix;
+namespace sys = io::sys;
 
 std::string_view to_string(ReadPath p) noexcept {
   switch (p) {
@@ -92,25 +93,28 @@ class SendfileSource final : public SegmentSource {
  public:
   explicit SendfileSource(std::unique_ptr<LogFile> file) : SegmentSource(std::move(file)) {
     if (file_->native_handle() < 0)
-      throw Error("sendfile", file_->path().string(), "this file layer has no descriptor to send from", EOPNOTSUPP);
+      throw Error("sendfile", file_->path().string(), "this file system has no descriptor to send from", EOPNOTSUPP);
     int sv[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) posix::fail("socketpair", file_->path());
-    send_ = posix::Fd(sv[0]);
-    recv_ = posix::Fd(sv[1]);
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) sys::fail("socketpair", file_->path());
+    send_ = sys::Fd(sv[0]);
+    recv_ = sys::Fd(sv[1]);
     int size = 4 << 20;  // the kernel caps it at net.core.wmem_max / rmem_max
     ::setsockopt(send_.get(), SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
     ::setsockopt(recv_.get(), SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+    int flags = ::fcntl(send_.get(), F_GETFL);
+    ::fcntl(send_.get(), F_SETFL, flags | O_NONBLOCK);  // a full socket returns EAGAIN: then drain it
   }
 
   std::size_t read(std::uint64_t offset, std::span<std::byte> dst) override {
     std::size_t sent = 0, got = 0, want = dst.size();
     bool end_of_file = false;
+    int fd = file_->native_handle();
     while (got < want) {
       if (!end_of_file && sent < want) {
         auto at = static_cast<off_t>(offset + sent);
         std::size_t chunk = std::min<std::size_t>(want - sent, 256 * 1024);
-        ssize_t n = posix::retry_eintr(
-            [&] { return ::sendfile(send_.get(), file_->native_handle(), &at, chunk); });
+        ssize_t n = sys::retry("sendfile", chunk,
+                               [&](std::size_t len) { return ::sendfile(send_.get(), fd, &at, len); });
         ++calls_;
         if (n > 0) {
           sent += static_cast<std::size_t>(n);
@@ -118,23 +122,25 @@ class SendfileSource final : public SegmentSource {
           end_of_file = true;
           want = sent;
         } else if (errno != EAGAIN) {
-          posix::fail("sendfile", file_->path());
+          sys::fail("sendfile", file_->path());
         }
       }
       if (got < sent) {
         // The bytes are in the socket already: a blocking recv returns at once.
-        ssize_t r = posix::retry_eintr([&] { return ::recv(recv_.get(), dst.data() + got, sent - got, 0); });
+        ssize_t r = sys::retry("recv", sent - got, [&](std::size_t len) {
+          return ::recv(recv_.get(), dst.data() + got, len, 0);
+        });
         ++calls_;
-        if (r <= 0) posix::fail("recv", file_->path(), r == 0 ? EPIPE : errno);
+        if (r <= 0) sys::fail("recv", file_->path(), r == 0 ? EPIPE : errno);
         got += static_cast<std::size_t>(r);
       }
     }
     return got;
   }
-  std::uint64_t calls() const noexcept override { return calls_; }
+  std::uint64_t calls() const noexcept override { return calls_ + file_->calls(); }
 
  private:
-  posix::Fd send_, recv_;
+  sys::Fd send_, recv_;
   std::uint64_t calls_ = 0;
 };
 
