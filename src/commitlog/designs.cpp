@@ -667,7 +667,6 @@ class KafkaDesign final : public DesignBase {
 
 std::unique_ptr<CommitLog> open_commit_log(LogFs& fs, const std::filesystem::path& dir, const Options& options) {
   validate(options);
-  if (!fs.exists(dir)) throw Error("open commit log", dir.string(), "no such directory", ENOENT);
   bool per_topic = traits(options.design).log_per_topic;
   for (const std::string& name : fs.list(dir)) {
     bool topic_dir = name.starts_with("topic-");
