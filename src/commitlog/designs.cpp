@@ -10,6 +10,7 @@
 #include "iolab/error.h"
 #include "iolab/io/buffer.h"
 #include "log.h"
+#include "names.h"
 #include "segment_reader.h"
 #include "topic_index.h"
 
@@ -27,12 +28,7 @@ std::string_view to_string(Design d) noexcept {
   return "?";
 }
 
-Design parse_design(std::string_view name) {
-  for (Design d : kAllDesigns)
-    if (name == to_string(d)) return d;
-  throw UsageError("design '" + std::string(name) + "'",
-                   "expected kafka, rocketmq, rocketmq-transient, qmq, activemq or group-commit");
-}
+Design parse_design(std::string_view name) { return detail::parse_name(name, kAllDesigns, "design"); }
 
 std::string_view describe(Design d) noexcept {
   switch (d) {
@@ -377,21 +373,14 @@ class SharedLogDesign final : public DesignBase {
   void close() override {
     if (closed_) return;
     closed_ = true;
-    std::exception_ptr first;
-    auto attempt = [&](auto&& f) {
-      try {
-        f();
-      } catch (...) {
-        if (!first) first = std::current_exception();
-      }
-    };
+    FirstError errors;
     // The commit thread commits what is buffered before the flusher's last round.
     committer_.stop();
     flusher_.stop();
-    if (failure_.failed()) attempt([&] { failure_.check(); });
-    for (auto& i : indexes_) attempt([&] { i->close(); });
-    if (log_) attempt([&] { log_->close(); });
-    if (first) std::rethrow_exception(first);
+    errors.attempt([&] { failure_.check(); });
+    for (auto& i : indexes_) errors.attempt([&] { i->close(); });
+    if (log_) errors.attempt([&] { log_->close(); });
+    errors.rethrow();
   }
 
   static std::optional<std::uint64_t> find_in_log(LogFs& fs, Log& log, std::uint64_t sequence);
@@ -623,23 +612,11 @@ class KafkaDesign final : public DesignBase {
   void close() override {
     if (closed_) return;
     closed_ = true;
-    std::exception_ptr first;
+    FirstError errors;
     roll_flusher_.stop();
-    if (failure_.failed()) {
-      try {
-        failure_.check();
-      } catch (...) {
-        first = std::current_exception();
-      }
-    }
-    for (auto& l : logs_) {
-      try {
-        l->close();
-      } catch (...) {
-        if (!first) first = std::current_exception();
-      }
-    }
-    if (first) std::rethrow_exception(first);
+    errors.attempt([&] { failure_.check(); });
+    for (auto& l : logs_) errors.attempt([&] { l->close(); });
+    errors.rethrow();
   }
 
  private:

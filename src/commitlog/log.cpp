@@ -496,17 +496,10 @@ void Log::close() {
     ahead_thread_.join();
     unused = std::move(ahead_ready_);
   }
-  std::exception_ptr first;
-  auto attempt = [&](auto&& f) {
-    try {
-      f();
-    } catch (...) {
-      if (!first) first = std::current_exception();
-    }
-  };
+  FirstError errors;
   if (unused) {
     // The segment prepared ahead and never written: remove it, as if never made.
-    attempt([&] {
+    errors.attempt([&] {
       unused->map = MappedRegion();
       unused->file->close();
       fs_.remove(unused->path);
@@ -514,8 +507,8 @@ void Log::close() {
     });
   }
   // A clean shutdown: everything in the files becomes durable.
-  attempt([&] { sync_through(committed()); });
-  attempt([&] {
+  errors.attempt([&] { sync_through(committed()); });
+  errors.attempt([&] {
     if (current_ && current_->index) {
       current_->index->trim();
       current_->index->sync();
@@ -524,11 +517,11 @@ void Log::close() {
   std::lock_guard l(segments_mu_);
   for (auto& s : unsynced_) {
     s->map = MappedRegion();
-    if (s->file) attempt([&] { s->file->close(); });
+    if (s->file) errors.attempt([&] { s->file->close(); });
   }
   unsynced_.clear();
   current_.reset();
-  if (first) std::rethrow_exception(first);
+  errors.rethrow();
 }
 
 }  // namespace iolab::commitlog::detail

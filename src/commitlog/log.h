@@ -43,6 +43,26 @@ class FailureState {
   std::atomic<bool> failed_{false};
 };
 
+// Runs several closing steps, each even if an earlier one failed, and
+// reports the first failure at the end.
+class FirstError {
+ public:
+  template <typename F>
+  void attempt(F&& f) noexcept {
+    try {
+      f();
+    } catch (...) {
+      if (!first_) first_ = std::current_exception();
+    }
+  }
+  void rethrow() const {
+    if (first_) std::rethrow_exception(first_);
+  }
+
+ private:
+  std::exception_ptr first_;
+};
+
 // An append's messages, checked and CRC'd outside the append lock: each
 // frame's header is filled in by place() once the lock assigns sequence
 // numbers; bodies stay where the caller has them (no copy) until written.

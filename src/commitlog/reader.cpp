@@ -11,6 +11,7 @@
 
 #include "iolab/error.h"
 #include "iolab/io/syscall.h"
+#include "names.h"
 
 namespace iolab::commitlog {
 
@@ -26,11 +27,7 @@ std::string_view to_string(ReadPath p) noexcept {
   return "?";
 }
 
-ReadPath parse_read_path(std::string_view name) {
-  for (ReadPath p : kAllReadPaths)
-    if (name == to_string(p)) return p;
-  throw UsageError("read path '" + std::string(name) + "'", "expected pread, mmap, read or sendfile");
-}
+ReadPath parse_read_path(std::string_view name) { return detail::parse_name(name, kAllReadPaths, "read path"); }
 
 std::string Damage::describe() const {
   std::string s = "segment " + at.segment.string() + " offset " + std::to_string(at.offset) + ": " +

@@ -99,11 +99,9 @@ std::uint64_t TopicIndex::open(std::uint64_t log_end) {
 }
 
 void TopicIndex::append(std::uint64_t position, std::uint32_t size, std::uint64_t tag) {
-  if (in_file_ == entries_per_file_) {
-    map_.sync(0, map_.size());
-    start_file(file_first_ + entries_per_file_, true);
-    fs_.sync_dir(dir_);
-  }
+  // The index is rebuilt from nothing durable (see open): a full file is
+  // left to the kernel's writeback, and the new one's name synced at close.
+  if (in_file_ == entries_per_file_) start_file(file_first_ + entries_per_file_, true);
   std::byte* p = map_.data() + in_file_ * kEntrySize;
   std::memcpy(p, &position, 8);
   std::memcpy(p + 8, &size, 4);
@@ -133,6 +131,7 @@ void TopicIndex::close() {
   map_ = MappedRegion();
   file_->close();
   file_.reset();
+  fs_.sync_dir(dir_);
 }
 
 }  // namespace iolab::commitlog::detail

@@ -100,6 +100,14 @@ inline std::map<std::uint32_t, std::vector<std::uint64_t>> numbers_in(CommitLog&
   return out;
 }
 
+// A design's name as a test name ("rocketmq-transient" -> "rocketmq_transient").
+inline std::string test_name(const ::testing::TestParamInfo<Design>& info) {
+  std::string n(to_string(info.param));
+  for (char& c : n)
+    if (c == '-') c = '_';
+  return n;
+}
+
 // Which log message `n` goes to when messages are sent round robin over topics.
 inline std::uint32_t topic_of(std::uint64_t n, std::uint32_t topics) { return static_cast<std::uint32_t>(n % topics); }
 

@@ -143,13 +143,7 @@ TEST_P(CommitLogCrash, KilledWriterLosesNothingItHadWritten) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogCrash, ::testing::ValuesIn(kAllDesigns),
-                         [](const ::testing::TestParamInfo<Design>& i) {
-                           std::string n(to_string(i.param));
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogCrash, ::testing::ValuesIn(kAllDesigns), testing::test_name);
 
 }  // namespace
 }  // namespace iolab::commitlog

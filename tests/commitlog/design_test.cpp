@@ -229,13 +229,7 @@ TEST_P(CommitLogDesign, AppendsFromManyThreads) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogDesign, ::testing::ValuesIn(kAllDesigns),
-                         [](const ::testing::TestParamInfo<Design>& i) {
-                           std::string n(to_string(i.param));
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogDesign, ::testing::ValuesIn(kAllDesigns), testing::test_name);
 
 TEST(CommitLogOptions, BadOptionsAndLayoutsAreRefused) {
   testing::LogScratch scratch;

@@ -95,13 +95,7 @@ TEST_P(CommitLogFullDisk, AppendFailsCleanlyAndLosesNothingAcknowledged) {
   std::filesystem::remove(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogFullDisk, ::testing::ValuesIn(kAllDesigns),
-                         [](const ::testing::TestParamInfo<Design>& i) {
-                           std::string n(to_string(i.param));
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogFullDisk, ::testing::ValuesIn(kAllDesigns), testing::test_name);
 
 }  // namespace
 }  // namespace iolab::commitlog

@@ -162,13 +162,7 @@ TEST_P(CommitLogPowerLoss, DurableMessagesSurviveEveryCrashState) {
               static_cast<unsigned long long>(t.failed_reopens));
 }
 
-INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogPowerLoss, ::testing::ValuesIn(kAllDesigns),
-                         [](const ::testing::TestParamInfo<Design>& i) {
-                           std::string n(to_string(i.param));
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogPowerLoss, ::testing::ValuesIn(kAllDesigns), testing::test_name);
 
 // The checker can fail: on a disk that ignores syncs, messages the log
 // called durable go missing, and the check says so.

@@ -89,13 +89,7 @@ TEST_P(CommitLogWorkload, OpenLoopMeasuresFromIntendedSendTimes) {
   EXPECT_GE(r.seconds, (static_cast<double>(c.messages) / c.rate) * 0.9);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogWorkload, ::testing::ValuesIn(kAllDesigns),
-                         [](const ::testing::TestParamInfo<Design>& i) {
-                           std::string n(to_string(i.param));
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogWorkload, ::testing::ValuesIn(kAllDesigns), testing::test_name);
 
 TEST(CommitLogWorkloadConfig, BadConfigurationsAreRefused) {
   testing::LogScratch scratch;
