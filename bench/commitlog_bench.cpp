@@ -8,7 +8,8 @@
 //
 //   commitlog_bench [--design kafka,rocketmq,...] [--size 1k] [--producers 1] [--topics 1]
 //                   [--messages N | --seconds S] [--rate MSGS_PER_S] [--segment 1g] [--batch 16k]
-//                   [--flush-interval-ms 10] [--warm-up] [--no-consumer] [--catch-up] [--series]
+//                   [--flush-interval-ms 10] [--flush-min 16k] [--no-flush] [--warm-up]
+//                   [--no-consumer] [--catch-up] [--series]
 //                   [--dir PARENT] [--reps N]
 //
 // Every design runs in a fresh scratch directory under --dir (default $TMPDIR
@@ -98,6 +99,13 @@ Args parse(int argc, char** argv) {
       a.config.log.batch_bytes = parse_size(value());
     } else if (flag == "--flush-interval-ms") {
       a.config.log.flush_interval = std::chrono::microseconds(static_cast<long>(std::stod(value()) * 1000));
+    } else if (flag == "--flush-min") {
+      a.config.log.flush_min_bytes = parse_size(value());
+    } else if (flag == "--no-flush") {
+      // The flush threads never find enough to sync (close still syncs): a
+      // design's write path without its flushing, for hypothesis (b).
+      a.config.log.flush_min_bytes = SIZE_MAX;
+      a.config.log.flush_thorough_interval = std::chrono::hours(24 * 365);
     } else if (flag == "--warm-up") {
       a.config.log.warm_up = true;
     } else if (flag == "--no-consumer") {
