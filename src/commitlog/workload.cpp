@@ -34,9 +34,10 @@ namespace {
 constexpr std::size_t kBodyHeader = 16;  // send time, producer and index
 constexpr std::uint64_t kDurableSampleEvery = 100'000;  // ns
 
+// A message whose time to durable is measured: the last of an append.
 struct DurableSample {
   std::uint32_t log = 0;
-  std::uint64_t sequence = 0, ack_ns = 0;
+  std::uint64_t sequence = 0, send_ns = 0;
 };
 
 struct Second {
@@ -159,7 +160,7 @@ class Producer {
     for (std::uint64_t sent : send_ns) record(sent, ack_ns, body_.size());
     result_.last_ack_ns = ack_ns;
     if (ack_ns - last_sample_ns_ >= kDurableSampleEvery) {
-      result_.samples.push_back({ack.log, ack.first_sequence + ack.count - 1, ack_ns});
+      result_.samples.push_back({ack.log, ack.first_sequence + ack.count - 1, send_ns.back()});
       last_sample_ns_ = ack_ns;
     }
   }
@@ -347,7 +348,7 @@ WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConf
         continue;
       }
       ++r.durable_samples;
-      r.time_to_durable.record(hit->done_ns > s.ack_ns ? hit->done_ns - s.ack_ns : 0);
+      r.time_to_durable.record(hit->done_ns > s.send_ns ? hit->done_ns - s.send_ns : 0);
     }
   return r;
 }

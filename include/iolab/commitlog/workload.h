@@ -59,8 +59,9 @@ struct WorkloadResult {
   harness::LatencyHistogram append_latency;  // per message: send (intended, in the open loop) to acknowledgement
   std::uint64_t slower_than_1ms = 0, slower_than_10ms = 0, slower_than_100ms = 0, slower_than_1s = 0;
   std::vector<SecondSample> per_second;
-  // Sampled messages (one per producer every 100 µs at most): from the
-  // acknowledgement to the end of the sync that made them durable.
+  // Sampled messages (one per producer every 100 µs at most): from the send
+  // time to the end of the sync that made them durable (for group-commit,
+  // whose acknowledgement waits for that sync, the append latency).
   harness::LatencyHistogram time_to_durable;
   std::uint64_t durable_samples = 0, not_durable_during_run = 0;
   harness::LatencyHistogram consumer_delay;  // send to the tailing consumer reading it
