@@ -143,16 +143,10 @@ class DesignBase : public CommitLog {
     return staged;
   }
 
-  void count(std::size_t messages, std::size_t bytes) {
-    appends_.fetch_add(1, std::memory_order_relaxed);
-    messages_.fetch_add(messages, std::memory_order_relaxed);
-    bytes_.fetch_add(bytes, std::memory_order_relaxed);
-  }
-
-  void base_stats(Stats& s) const {
-    s.appends = appends_.load();
-    s.messages = messages_.load();
-    s.bytes = bytes_.load();
+  // This thread's placement, reused append after append.
+  static Log::Placement& placement() {
+    thread_local Log::Placement p;
+    return p;
   }
 
   // Runs `f`, and on failure makes the log refuse every later append.
@@ -169,7 +163,6 @@ class DesignBase : public CommitLog {
   LogFs& fs_;
   std::filesystem::path dir_;
   FailureState failure_;
-  std::atomic<std::uint64_t> appends_{0}, messages_{0}, bytes_{0};
 };
 
 // A thread that runs `work` every `interval`, or sooner when woken, until
@@ -315,12 +308,12 @@ class SharedLogDesign final : public DesignBase {
     // The ring must hold the append plus the padding a roll may leave (less than one frame).
     if (config_.transient && 2 * staged.bytes > ring_.size())
       throw Error("append", dir_.string(), "an append larger than half the transient buffer", EMSGSIZE);
-    Log::Placement p;
+    Log::Placement& p = placement();
     {
       std::lock_guard lock(log_->append_mutex());
       guarded([&] {
         failure_.check();
-        p = log_->place(staged);
+        log_->place(staged, p);
         if (config_.transient) {
           to_ring(p, staged);
         } else {
@@ -335,7 +328,6 @@ class SharedLogDesign final : public DesignBase {
       if (w.position - c.position >= ring_.size() / 2) committer_.wake();
     }
     if (config_.group_commit) wait_durable(p.last_sequence);
-    count(staged.items.size(), staged.bytes);
     return Ack{0, p.first_sequence, static_cast<std::uint32_t>(staged.items.size()), config_.ack};
   }
 
@@ -362,7 +354,6 @@ class SharedLogDesign final : public DesignBase {
 
   Stats stats() const override {
     Stats s;
-    base_stats(s);
     log_->add_counters(s);
     s.commits = commits_.load();
     s.committed_bytes = committed_bytes_.load();
@@ -568,17 +559,16 @@ class KafkaDesign final : public DesignBase {
   Ack append(std::uint32_t topic, std::span<const std::span<const std::byte>> bodies) override {
     Staged& staged = stage(topic, bodies);
     Log& log = *logs_[topic];
-    Log::Placement p;
+    Log::Placement& p = placement();
     {
       std::lock_guard lock(log.append_mutex());
       guarded([&] {
         failure_.check();
-        p = log.place(staged);
+        log.place(staged, p);
         for (const auto& run : p.runs) log.write(run, staged);
         log.publish(p);
       });
     }
-    count(staged.items.size(), staged.bytes);
     return Ack{topic, p.first_sequence, static_cast<std::uint32_t>(staged.items.size()), AckLevel::Written};
   }
 
@@ -602,7 +592,6 @@ class KafkaDesign final : public DesignBase {
 
   Stats stats() const override {
     Stats s;
-    base_stats(s);
     for (const auto& l : logs_) l->add_counters(s);
     std::sort(s.flush_events.begin(), s.flush_events.end(),
               [](const FlushEvent& a, const FlushEvent& b) { return a.done_ns < b.done_ns; });

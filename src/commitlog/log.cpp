@@ -281,8 +281,9 @@ std::string Log::warm_up(Segment& s) {
   return s.map.warm((s.end + io::kPageSize - 1) / io::kPageSize * io::kPageSize);
 }
 
-Log::Placement Log::place(Staged& staged) {
-  Placement p;
+void Log::place(Staged& staged, Placement& p) {
+  p.first_sequence = p.last_sequence = p.end_position = 0;
+  p.runs.clear();
   for (std::size_t i = 0; i < staged.items.size(); ++i) {
     Staged::Item& item = staged.items[i];
     std::uint64_t size = item.size();
@@ -310,7 +311,6 @@ Log::Placement Log::place(Staged& staged) {
     p.last_sequence = seq;
     p.end_position = s.base + s.end;
   }
-  return p;
 }
 
 void Log::write(const Run& run, const Staged& staged) {
@@ -365,6 +365,13 @@ void Log::publish(const Placement& p, bool committed) {
   }
   sealed_pending_.clear();
   if (p.runs.empty()) return;
+  // Plain increments: the append lock orders the writers.
+  auto add = [](std::atomic<std::uint64_t>& c, std::uint64_t n) {
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  };
+  add(appends_, 1);
+  add(messages_, p.last_sequence - p.first_sequence + 1);
+  for (const Run& r : p.runs) add(bytes_, r.bytes);
   Mark m{p.end_position, p.last_sequence};
   store(written_pos_, written_seq_, m);
   if (committed) {
@@ -465,6 +472,9 @@ void Log::sync_locked(Mark m) {
 }
 
 void Log::add_counters(Stats& out) const {
+  out.appends += appends_.load(std::memory_order_relaxed);
+  out.messages += messages_.load(std::memory_order_relaxed);
+  out.bytes += bytes_.load(std::memory_order_relaxed);
   std::lock_guard c(counters_mu_);
   out.flushes += counters_.flushes;
   out.flushed_bytes += counters_.flushed_bytes;

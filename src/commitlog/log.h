@@ -168,8 +168,9 @@ class Log {
     std::vector<Run> runs;
   };
   // Assigns sequence numbers and positions to the staged frames (patching
-  // their headers), rolling segments as needed. REQUIRES: the append lock.
-  Placement place(Staged& staged);
+  // their headers), rolling segments as needed; `p` is overwritten (reuse
+  // one: no allocation per append). REQUIRES: the append lock.
+  void place(Staged& staged, Placement& p);
   // Writes a run through the configured call: one pwritev per run, an lseek
   // and a writev per message, or stores through the mapping. REQUIRES: the append lock.
   void write(const Run& run, const Staged& staged);
@@ -205,6 +206,7 @@ class Log {
   }
 
   struct Counters {
+    std::uint64_t appends = 0, messages = 0, bytes = 0;
     std::uint64_t flushes = 0, flushed_bytes = 0, flush_ns = 0, rolls = 0, roll_waits = 0;
     std::uint64_t allocated_ahead = 0, allocate_ahead_ns = 0;
     harness::LatencyHistogram flush_latency, roll_latency;
@@ -274,6 +276,9 @@ class Log {
 
   mutable std::mutex counters_mu_;
   Counters counters_;
+  // Published appends, messages and frame bytes: written under the append
+  // lock, read by stats() from any thread.
+  std::atomic<std::uint64_t> appends_{0}, messages_{0}, bytes_{0};
   std::function<void(Mark)> on_roll_;
 
   // The segment allocated ahead (create_ahead).
