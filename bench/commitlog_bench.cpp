@@ -9,6 +9,7 @@
 //   commitlog_bench [--design kafka,rocketmq,...] [--size 1k] [--producers 1] [--topics 1]
 //                   [--messages N | --seconds S] [--rate MSGS_PER_S] [--segment 1g] [--batch 16k]
 //                   [--flush-interval-ms 10] [--flush-min 16k] [--no-flush] [--warm-up]
+//                   [--transient-buffer 64m] [--commit-interval-ms 200]
 //                   [--no-consumer] [--catch-up] [--series]
 //                   [--dir PARENT] [--reps N]
 //
@@ -106,6 +107,10 @@ Args parse(int argc, char** argv) {
       // design's write path without its flushing, for hypothesis (b).
       a.config.log.flush_min_bytes = SIZE_MAX;
       a.config.log.flush_thorough_interval = std::chrono::hours(24 * 365);
+    } else if (flag == "--transient-buffer") {
+      a.config.log.transient_buffer = parse_size(value());
+    } else if (flag == "--commit-interval-ms") {
+      a.config.log.commit_interval = std::chrono::microseconds(static_cast<long>(std::stod(value()) * 1000));
     } else if (flag == "--warm-up") {
       a.config.log.warm_up = true;
     } else if (flag == "--no-consumer") {
@@ -135,9 +140,10 @@ void print_result(const WorkloadResult& r, const Args& a) {
               ns(static_cast<double>(l.max())).c_str(), static_cast<unsigned long long>(r.slower_than_1ms),
               static_cast<unsigned long long>(r.slower_than_10ms), static_cast<unsigned long long>(r.slower_than_100ms),
               static_cast<unsigned long long>(r.slower_than_1s));
-  std::printf("    %llu messages in %.3f s, acknowledged %s; close (final sync) %s\n",
+  std::printf("    %llu messages in %.3f s, acknowledged %s; close (final sync) %s; producers' CPU %.3f s = %s msg per CPU-second\n",
               static_cast<unsigned long long>(r.messages), r.seconds, std::string(to_string(r.ack)).c_str(),
-              format_duration(r.close_seconds).c_str());
+              format_duration(r.close_seconds).c_str(), r.producer_cpu_seconds,
+              format_count(r.producer_cpu_seconds > 0 ? static_cast<double>(r.messages) / r.producer_cpu_seconds : 0).c_str());
   std::printf("    flushes %llu (%.1f messages, %s each; flush call p50 %s p99 %s mean %s); commits %llu; buffer-full waits %llu\n",
               static_cast<unsigned long long>(r.log.flushes), r.messages_per_flush(),
               format_bytes(r.bytes_per_flush()).c_str(), ns(r.log.flush_latency.percentile(0.5)).c_str(),

@@ -47,6 +47,7 @@ struct Second {
 
 // What one producer measured.
 struct ProducerResult {
+  double cpu_seconds = 0;
   harness::LatencyHistogram latency;
   std::vector<Second> seconds;
   std::vector<DurableSample> samples;
@@ -117,6 +118,9 @@ class Producer {
       }
     }
     send_all();
+    timespec cpu{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    result_.cpu_seconds = static_cast<double>(cpu.tv_sec) + static_cast<double>(cpu.tv_nsec) / 1e9;
   }
 
   ProducerResult& result() noexcept { return result_; }
@@ -285,6 +289,7 @@ WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConf
   for (auto& p : producers) {
     ProducerResult& pr = p->result();
     r.append_latency.merge(pr.latency);
+    r.producer_cpu_seconds += pr.cpu_seconds;
     r.messages += pr.messages;
     r.bytes += pr.bytes;
     r.slower_than_1ms += pr.over[0];

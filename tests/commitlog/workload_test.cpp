@@ -39,6 +39,7 @@ void check_counts(const WorkloadResult& r, const WorkloadConfig& c) {
   EXPECT_GE(r.slower_than_100ms, r.slower_than_1s);
   EXPECT_GT(r.seconds, 0);
   EXPECT_GT(r.messages_per_second, 0);
+  EXPECT_GT(r.producer_cpu_seconds, 0);
   if (c.consumer) {
     EXPECT_EQ(r.consumed, c.messages);
     EXPECT_EQ(r.consumer_delay.count(), c.messages);

@@ -67,6 +67,10 @@ struct WorkloadResult {
   harness::LatencyHistogram consumer_delay;  // send to the tailing consumer reading it
   std::uint64_t consumed = 0;
   double close_seconds = 0;  // close(): the final sync of a clean shutdown, not in `seconds`
+  // CPU time of the producer threads (user + system): on a busy machine,
+  // messages per producer-CPU-second is what an idle one would reach when
+  // the producers are what limits.
+  double producer_cpu_seconds = 0;
   Stats log;                 // flushes, bytes per flush, commits, rolls, ... (Stats in commit_log.h)
 
   double messages_per_flush() const noexcept;
