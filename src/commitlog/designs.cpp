@@ -135,8 +135,10 @@ class DesignBase : public CommitLog {
     for (auto body : bodies) {
       if (body.size() > kMaxBodySize || frame_size(body.size()) > options_.segment_size)
         throw Error("append", dir_.string(),
-                    "a message of " + std::to_string(body.size()) + " bytes does not fit a segment of " +
-                        std::to_string(options_.segment_size) + " bytes",
+                    "a message of " + std::to_string(body.size()) + " bytes is larger than " +
+                        (body.size() > kMaxBodySize ? "the largest a frame holds (16 MiB)"
+                                                    : "a segment of " + std::to_string(options_.segment_size) +
+                                                          " bytes with its header"),
                     EMSGSIZE);
       staged.add(body);
     }
