@@ -20,14 +20,15 @@ namespace iolab::cli {
 
 namespace {
 
-harness::Results measure(const std::string& dir, unsigned reps, std::uint64_t max_file, harness::Eviction eviction,
-                         const std::string& command) {
+harness::Results measure(const std::string& dir, unsigned reps, double min_time, std::uint64_t max_file,
+                         harness::Eviction eviction, const std::string& command) {
   io::ScratchDir scratch(dir);
   harness::Results out;
   out.environment = harness::collect_environment(scratch.path());
   out.environment.command = command;
   harness::RunConfig config;
   config.reps = reps;
+  config.min_time = min_time;
   harness::Runner runner(config, scratch);
   auto experiments = report::table_experiments(max_file, eviction);
   const bool tty = ::isatty(2) == 1;
@@ -51,7 +52,8 @@ void add_recommend_command(CLI::App& app, Action& action) {
     unsigned reps = 3;
     std::string max_file = "64m";
     std::string save;
-    std::string evict = "auto";
+    std::string evict = "per-file";
+    double min_time = 0.1;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("recommend", "Print this machine's decision table: the best method per op, packet size, flush policy and cache");
@@ -61,8 +63,12 @@ void add_recommend_command(CLI::App& app, Action& action) {
   cmd->add_option("--reps", opts->reps, "When measuring: timed repetitions per experiment (default 3, at least 2 to judge noise)")
       ->check(CLI::Range(1u, 1000u));
   cmd->add_option("--max-file", opts->max_file, "When measuring: largest file per experiment (default 64m)");
+  cmd->add_option("--min-time", opts->min_time,
+                  "When measuring: seconds each repetition lasts at least, by repeating short passes (default 0.1)")
+      ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--evict", opts->evict,
-                  "When measuring: how cold reads are made: auto (drop_caches as root, else fadvise), drop_caches, fadvise");
+                  "When measuring: how cold reads are made: per-file (default: fdatasync + fadvise of the file alone) or "
+                  "drop_caches (root; empties the whole machine's page cache)");
   cmd->add_option("--save", opts->save, "When measuring: also write the measured results to this JSON file");
   cmd->footer("Examples:\n  iolab recommend results/run.json\n  iolab recommend --json --save table-run.json");
   cmd->callback([opts, &action] {
@@ -75,9 +81,9 @@ void add_recommend_command(CLI::App& app, Action& action) {
       if (!opts->input.empty()) {
         results = harness::read_results(opts->input);
       } else {
-        results = measure(opts->dir, opts->reps, max_file, eviction,
-                          fmt::format("iolab recommend --reps {} --max-file {} --evict {}", opts->reps, opts->max_file,
-                                      opts->evict));
+        results = measure(opts->dir, opts->reps, opts->min_time, max_file, eviction,
+                          fmt::format("iolab recommend --reps {} --min-time {} --max-file {} --evict {}", opts->reps,
+                                      opts->min_time, opts->max_file, opts->evict));
         if (!opts->save.empty()) {
           harness::write_json(results, opts->save);
           std::fprintf(stderr, "measured results: %s\n", opts->save.c_str());

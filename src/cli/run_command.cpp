@@ -16,6 +16,7 @@
 #include "iolab/harness/job.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
+#include "iolab/harness/thresholds.h"
 #include "iolab/report/html.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/scratch.h"
@@ -40,9 +41,10 @@ struct RunOptions {
   std::uint64_t records = 0;
   std::string threads;
   // The custom matrix; any of these given means "run exactly this matrix".
-  std::string method, op, pattern, bs, size, ops, cache, buffer, sync, evict;
-  unsigned qd = 32;
+  std::string method, op, pattern, bs, size, ops, cache, buffer, sync, evict, qd;
   bool no_latency = false;
+  double min_time = harness::thresholds::kDefaultMinTimeSeconds;
+  double max_time = harness::thresholds::kDefaultMaxTimeSeconds;
 };
 
 std::string utc_stamp() {
@@ -73,17 +75,24 @@ std::vector<T> list_of(const std::string& text, const char* what, Parse parse) {
 
 harness::Matrix matrix_from(const RunOptions& o) {
   harness::Matrix m;
-  if (!o.method.empty()) m.methods = harness::split_list(o.method, "--method");
+  if (!o.method.empty()) m.methods = harness::variants_of(harness::split_list(o.method, "--method"));
   if (!o.op.empty()) m.ops = list_of<harness::Op>(o.op, "--op", harness::parse_op);
   if (!o.pattern.empty()) m.patterns = list_of<harness::AccessPattern>(o.pattern, "--pattern", harness::parse_pattern);
   if (!o.bs.empty()) m.block_sizes = list_of<std::uint64_t>(o.bs, "--bs", [](const std::string& s) { return parse_size(s); });
   if (!o.size.empty()) m.file_size = parse_size(o.size);
   if (!o.ops.empty()) m.ops_per_rep = parse_size(o.ops);
   if (!o.cache.empty()) m.caches = list_of<harness::CacheState>(o.cache, "--cache", harness::parse_cache);
-  if (!o.buffer.empty()) m.buffers = list_of<io::BufferKind>(o.buffer, "--buffer", io::parse_buffer_kind);
+  if (!o.buffer.empty())
+    m.buffers = list_of<std::optional<io::BufferKind>>(o.buffer, "--buffer",
+                                                       [](const std::string& s) { return std::optional(io::parse_buffer_kind(s)); });
   if (!o.sync.empty()) m.syncs = list_of<harness::SyncPolicy>(o.sync, "--sync", harness::parse_sync_policy);
   if (!o.evict.empty()) m.eviction = harness::parse_eviction(o.evict);
-  m.queue_depth = o.qd;
+  if (!o.qd.empty())
+    m.queue_depths = list_of<unsigned>(o.qd, "--qd", [](const std::string& s) {
+      std::uint64_t v = parse_size(s);
+      if (v == 0 || v > 4096) throw UsageError("--qd " + s, "a queue depth is 1 to 4096");
+      return static_cast<unsigned>(v);
+    });
   m.latency = !o.no_latency;
   return m;
 }
@@ -128,11 +137,21 @@ void add_run_command(CLI::App& app, Action& action) {
   matrix->add_option("--size", o->size, "File size (default 256m)");
   matrix->add_option("--ops", o->ops, "Calls per repetition instead of --size (file size = ops x block size)");
   matrix->add_option("--cache", o->cache, "warm, cold, direct (default warm)");
-  matrix->add_option("--buffer", o->buffer, "heap, aligned (default heap)");
-  matrix->add_option("--sync", o->sync, "none, end, every, periodic-16k, optionally :fdatasync/:fsync/:msync (default none)");
-  cmd->add_option("--evict", o->evict, "How 'cold' evicts: auto (root: drop_caches, else fadvise), drop_caches, fadvise");
-  matrix->add_option("--qd", o->qd, "io_uring queue depth and requests per submit (default 32)")->check(CLI::Range(1u, 4096u));
-  matrix->add_flag("--no-latency", o->no_latency, "Do not time each call (for calls far below a microsecond)");
+  matrix->add_option("--buffer", o->buffer, "heap, aligned (default: aligned for O_DIRECT methods, else heap)");
+  matrix->add_option("--sync", o->sync,
+                     "none, end, every, every-16k (inline each 16 KiB), async-16k (background thread when 16 KiB are "
+                     "dirty), optionally :fdatasync/:fsync/:msync (default none; the method's own sync otherwise)");
+  cmd->add_option("--evict", o->evict,
+                  "How 'cold' evicts: per-file (default: fdatasync + fadvise of the file alone, a fresh copy if that "
+                  "fails) or drop_caches (root; empties the whole machine's page cache)");
+  matrix->add_option("--qd", o->qd, "Queue depths of queued methods (io_uring), e.g. 1,32 (default 32)");
+  cmd->add_flag("--no-latency", o->no_latency, "Skip the latency pass (every call timed, separately from throughput)");
+  cmd->add_option("--min-time", o->min_time,
+                  "Seconds each timed repetition lasts at least; short passes are repeated within it (default 0.1)")
+      ->check(CLI::Range(0.0, 3600.0));
+  cmd->add_option("--max-time", o->max_time,
+                  "Seconds the timed repetitions of one experiment may take when lengthened (default 3)")
+      ->check(CLI::Range(0.0, 86400.0));
   cmd->footer(
       "Examples:\n"
       "  iolab run --quick\n"
@@ -142,8 +161,7 @@ void add_run_command(CLI::App& app, Action& action) {
 
   cmd->callback([o, cmd, &action] {
     bool custom = !o->method.empty() || !o->op.empty() || !o->pattern.empty() || !o->bs.empty() || !o->size.empty() ||
-                  !o->ops.empty() || !o->cache.empty() || !o->buffer.empty() || !o->sync.empty() ||
-                  o->no_latency || cmd->count("--qd") > 0;
+                  !o->ops.empty() || !o->cache.empty() || !o->buffer.empty() || !o->sync.empty() || !o->qd.empty();
     if (!o->job.empty() && custom)
       throw UsageError("--job", "a job file describes the whole matrix; give it or the matrix options, not both");
     if ((custom || !o->job.empty()) && !o->suites.empty())
@@ -209,9 +227,12 @@ void add_run_command(CLI::App& app, Action& action) {
       config.warmup = warmup;
       config.seed = seed;
       config.eviction = eviction;
+      config.min_time = o->min_time;
+      config.max_time = o->max_time;
+      config.latency = !o->no_latency;
       config.show_progress = progress.enabled();
-      config.on_experiment = [&](const std::string& label, unsigned n) { progress.begin(label, n); };
-      config.on_repetition = [&](unsigned done) { progress.repetition(done); };
+      config.on_experiment = [&](const std::string& label) { progress.begin(label); };
+      config.on_pass = [&](unsigned done, unsigned total) { progress.pass(done, total); };
       config.on_result = [&](const harness::Result&) { progress.end(); };
       harness::Runner runner(config, scratch);
 
@@ -219,8 +240,14 @@ void add_run_command(CLI::App& app, Action& action) {
       fmt::print("iolab {} · scratch {} ({}{}, {}) · {} timed reps + {} warm-up · seed {}\n", env.iolab_version,
                  env.scratch_dir, env.fs_type, env.rotational ? (*env.rotational ? ", rotational" : ", SSD/virtual") : "",
                  env.device, reps, warmup, seed);
-      fmt::print("{} · {} cores · {} RAM · {}{}\n", env.cpu_model, env.cores, format_bytes(static_cast<double>(env.ram_bytes)),
-                 env.kernel, env.can_drop_caches ? " · may drop the page cache (root)" : " · cannot drop the page cache (cold = fadvise)");
+      fmt::print("{} · {} cores · {} RAM · {} · cold = {}\n", env.cpu_model, env.cores,
+                 format_bytes(static_cast<double>(env.ram_bytes)), env.kernel,
+                 eviction == harness::Eviction::DropCaches
+                     ? "drop_caches (empties the whole machine's page cache, as asked)"
+                     : "per file (fdatasync + fadvise of the file alone; the rest of the machine's cache is untouched)");
+      fmt::print("each repetition lasts at least {} (passes repeated within {} per experiment){}\n",
+                 format_duration(o->min_time), format_duration(o->max_time),
+                 o->no_latency ? "; no latency pass" : "; latency from a separate pass timing every call");
       std::fflush(stdout);
 
       auto show = [&](const std::vector<harness::Result>& rs) {

@@ -71,8 +71,7 @@ void make_warm(const std::filesystem::path& file) {
 bool can_drop_caches() { return ::geteuid() == 0 && ::access("/proc/sys/vm/drop_caches", W_OK) == 0; }
 
 std::string make_cold(const std::filesystem::path& file, Eviction how) {
-  bool drop = how == Eviction::DropCaches || (how == Eviction::Auto && can_drop_caches());
-  if (drop) {
+  if (how == Eviction::DropCaches) {
     if (!can_drop_caches())
       throw Error("drop caches for", file.string(), "writing /proc/sys/vm/drop_caches needs root", EPERM);
     ::sync();  // drop_caches frees only clean pages
@@ -92,7 +91,5 @@ std::string make_cold(const std::filesystem::path& file, Eviction how) {
   if (r != 0) throw Error("posix_fadvise(DONTNEED)", file.string(), r);
   return "fadvise";
 }
-
-std::string make_cold(const std::filesystem::path& file) { return make_cold(file, Eviction::Auto); }
 
 }  // namespace iolab::harness

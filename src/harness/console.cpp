@@ -40,6 +40,21 @@ double figure_of(const Result& r) {
   return r.bytes > 0 ? r.median_mib_per_s() : r.median_ops_per_s();
 }
 
+std::string text_of(const std::optional<AccessPattern>& p) { return p ? std::string(to_string(*p)) : ""; }
+std::string text_of(const std::optional<io::BufferKind>& b) { return b ? std::string(io::to_string(*b)) : ""; }
+std::string text_of(const std::optional<CacheState>& c) { return c ? std::string(to_string(*c)) : ""; }
+
+// Queued methods say their depth and options on every row: a QD 1 figure is
+// a verdict on the queue depth, not on the method.
+std::string queue_label(const Result& r) {
+  if (!r.queue_depth) return "";
+  std::string s = "qd" + std::to_string(*r.queue_depth);
+  if (auto it = r.extra.find("io_options"); it != r.extra.end() && it->is_array())
+    for (const auto& o : *it)
+      if (o.is_string()) s += "+" + o.get<std::string>();
+  return s;
+}
+
 // What tells rows of one group apart besides the method: only the fields that vary.
 std::string row_label(const Result& r, const std::vector<const Result*>& group) {
   auto varies = [&](auto field) {
@@ -48,21 +63,31 @@ std::string row_label(const Result& r, const std::vector<const Result*>& group) 
     return seen.size() > 1;
   };
   std::string s = r.method;
+  std::string q = queue_label(r);
+  if (!q.empty()) s += " " + q;
   auto add = [&](auto field) {
     std::string v = field(r);
     if (v.empty() || !varies(field)) return;
     s.push_back(' ');
     s.append(v);
   };
-  add([](const Result& x) { return x.op; });
-  add([](const Result& x) { return x.pattern; });
+  add([](const Result& x) { return std::string(to_string(x.op)); });
+  add([](const Result& x) { return text_of(x.pattern); });
   add([](const Result& x) { return size_label(x.block_size); });
   add([](const Result& x) { return x.file_size ? size_label(x.file_size) : std::string(); });
-  add([](const Result& x) { return x.buffer; });
-  add([](const Result& x) { return x.cache; });
-  add([](const Result& x) { return x.sync; });
+  add([](const Result& x) { return text_of(x.buffer); });
+  add([](const Result& x) { return text_of(x.cache); });
+  add([](const Result& x) { return to_string(x.sync); });
   add([](const Result& x) { return x.threads > 1 ? std::to_string(x.threads) + "t" : std::string("1t"); });
   return s;
+}
+
+// Where a write's bytes were when its timed region ended.
+std::string destination(const Result& r) {
+  if (!writes_data(r.op)) return "";
+  if (r.cache == CacheState::Direct && !r.sync.flushes()) return "on the device (O_DIRECT; its write cache not flushed)";
+  if (!r.sync.flushes()) return "page cache only (not flushed)";
+  return "flushed (" + to_string(r.sync) + ")";
 }
 
 std::string group_heading(const std::vector<const Result*>& g) {
@@ -75,21 +100,27 @@ std::string group_heading(const std::vector<const Result*>& g) {
     return true;
   };
   std::vector<std::string> facts;
-  if (same([](const Result& x) { return x.op; }) && !r.op.empty()) facts.push_back(r.op);
-  if (same([](const Result& x) { return x.pattern; }) && !r.pattern.empty() && r.op != "copy" && r.op != "alloc")
-    facts.push_back(r.pattern);
+  facts.push_back(std::string(to_string(r.op)));
+  if (!same([](const Result& x) { return x.op; })) facts.pop_back();
+  if (same([](const Result& x) { return x.pattern; }) && r.pattern && r.op != Op::Copy && r.op != Op::Alloc)
+    facts.push_back(text_of(r.pattern));
   if (same([](const Result& x) { return x.block_size; }) && r.block_size) facts.push_back(format_bytes(static_cast<double>(r.block_size)) + " calls");
   if (same([](const Result& x) { return x.file_size; }) && r.file_size) facts.push_back(format_bytes(static_cast<double>(r.file_size)) + " file");
-  if (same([](const Result& x) { return x.cache; }) && !r.cache.empty()) {
+  if (same([](const Result& x) { return x.cache; }) && r.cache) {
     // How the state was made ("fadvise", "drop_caches", "read once"): a cold figure means little without it.
     bool same_how = same([](const Result& x) { return x.cache_method; }) && !r.cache_method.empty();
-    facts.push_back(r.cache + " cache" + (same_how ? " (" + r.cache_method + ")" : ""));
+    facts.push_back(text_of(r.cache) + " cache" + (same_how ? " (" + r.cache_method + ")" : ""));
   }
-  if (same([](const Result& x) { return x.buffer; }) && !r.buffer.empty()) facts.push_back(r.buffer + " buffer");
-  if (same([](const Result& x) { return x.sync; }) && !r.sync.empty() && r.sync != "none") facts.push_back("sync " + r.sync);
-  unsigned reps = 0;
-  for (const Result* x : g) reps = std::max(reps, x->reps);
-  facts.push_back(std::to_string(reps) + " reps");
+  if (same([](const Result& x) { return x.buffer; }) && r.buffer) facts.push_back(text_of(r.buffer) + " buffer");
+  if (same([](const Result& x) { return destination(x); }) && !destination(r).empty()) facts.push_back(destination(r));
+  unsigned reps = 0, passes = 1;
+  bool same_passes = same([](const Result& x) { return x.passes; });
+  for (const Result* x : g) {
+    reps = std::max(reps, x->reps);
+    passes = std::max(passes, x->passes);
+  }
+  facts.push_back(std::to_string(reps) + " reps" +
+                  (passes > 1 ? " of " + std::string(same_passes ? "" : "up to ") + std::to_string(passes) + " passes" : ""));
   std::string out = h;
   for (std::size_t i = 0; i < facts.size(); ++i) out += (i == 0 ? " — " : ", ") + facts[i];
   return out;
@@ -123,6 +154,54 @@ std::string reference_line(const Result& r) {
   return line;
 }
 
+
+// The range of a row's repetitions as throughput: slowest, fastest.
+std::pair<double, double> range_of(const Result& r) {
+  if (r.skipped || r.samples_s.empty()) return {0, 0};
+  Summary s = r.seconds();
+  double work = r.bytes > 0 ? static_cast<double>(r.bytes) : static_cast<double>(r.ops);
+  return {s.max > 0 ? work / s.max : 0, s.min > 0 ? work / s.min : 0};
+}
+
+// The warnings of one table, one line per kind, naming the rows. Outlier
+// notes appear only where they could change the table's verdict: on the
+// best row, or on a row whose spread reaches into the best row's.
+std::vector<std::string> table_notes(const std::vector<const Result*>& g, double best) {
+  const Result* leader = nullptr;
+  for (const Result* r : g)
+    if (!r->skipped && best > 0 && figure_of(*r) >= best) leader = r;
+  auto [lead_slow, lead_fast] = leader ? range_of(*leader) : std::pair<double, double>{0, 0};
+  struct Note {
+    WarningKind kind;
+    std::vector<std::string> rows;
+    std::string text;
+  };
+  std::vector<Note> notes;
+  for (const Result* r : g) {
+    if (r->skipped) continue;
+    for (const Warning& w : r->warnings) {
+      if (w.kind == WarningKind::Outliers && r != leader) {
+        auto [slow, fast] = range_of(*r);
+        if (fast < lead_slow) continue;  // clearly behind the leader either way
+      }
+      std::string who = row_label(*r, g);
+      auto it = std::find_if(notes.begin(), notes.end(), [&](const Note& n) { return n.kind == w.kind; });
+      std::string text = w.text;
+      if (w.kind == WarningKind::Outliers) text = "outliers among the repetitions could change which is fastest; run more --reps";
+      if (it == notes.end()) notes.push_back({w.kind, {who}, text});
+      else if (std::find(it->rows.begin(), it->rows.end(), who) == it->rows.end()) it->rows.push_back(who);
+    }
+  }
+  std::vector<std::string> out;
+  for (const Note& n : notes) {
+    std::string who = n.rows.front();
+    for (std::size_t i = 1; i < n.rows.size() && i < 4; ++i) who += ", " + n.rows[i];
+    if (n.rows.size() > 4) who += " and " + std::to_string(n.rows.size() - 4) + " more";
+    out.push_back(who + ": " + n.text);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_tables(const std::vector<Result>& results, bool color) {
@@ -144,6 +223,8 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
   for (const auto& g : groups) {
     double best = 0;
     for (const Result* r : g) best = std::max(best, figure_of(*r));
+    bool show_flushes = false;
+    for (const Result* r : g) show_flushes = show_flushes || r->extra.contains("flushes");
     struct Row {
       std::vector<std::string> cells;
       const Result* r;
@@ -159,21 +240,34 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
       bool bytes = r->bytes > 0;
       auto rate = [&](double sec) { return sec > 0 ? static_cast<double>(r->bytes) / sec : 0.0; };
       auto ops = [&](double sec) { return sec > 0 ? static_cast<double>(r->ops) / sec : 0.0; };
+      const double passes = std::max(1u, r->passes);
       row.cells.push_back(bytes ? format_rate(rate(s.median)) : format_count(ops(s.median)) + " ops/s");
       // Spread: the slowest and fastest repetition, as throughput.
       row.cells.push_back(bytes ? format_rate(rate(s.max)) + " … " + format_rate(rate(s.min))
                                 : format_count(ops(s.max)) + " … " + format_count(ops(s.min)));
-      row.cells.push_back(format_duration(s.median) + " ± " + format_duration(s.stddev));
+      // One pass is the workload done once: what a reader compares with their own loop.
+      row.cells.push_back(format_duration(s.median / passes) + " ± " + format_duration(s.stddev / passes));
       row.cells.push_back(r->ops ? format_count(ops(s.median)) : "");
       row.cells.push_back(r->latency_ns ? format_duration(r->latency_ns->p99 * 1e-9) : "—");
-      row.cells.push_back(format_duration(r->user_s + r->sys_s));
+      row.cells.push_back(format_duration((r->user_s + r->sys_s) / passes));
+      if (show_flushes) {
+        std::string f;
+        if (auto it = r->extra.find("flushes"); it != r->extra.end() && it->is_number()) {
+          f = format_count(it->get<double>());
+          if (auto b = r->extra.find("bytes_per_flush"); b != r->extra.end() && b->is_number() && b->get<double>() > 0)
+            f += " × " + format_bytes(b->get<double>());
+        }
+        row.cells.push_back(f);
+      }
       double f = figure_of(*r);
       row.cells.push_back(f <= 0 ? "" : f >= best ? "best" : fmt::format("{:.2f}x slower", best / f));
       rows.push_back(row);
     }
-    const std::vector<std::string> header = {"METHOD", "MEDIAN", "SLOWEST … FASTEST", "TIME/REP ± σ", "OPS/S", "P99", "CPU/REP", "VS BEST"};
+    std::vector<std::string> header = {"METHOD", "MEDIAN", "SLOWEST … FASTEST", "TIME/PASS ± σ", "OPS/S", "P99", "CPU/PASS"};
+    if (show_flushes) header.push_back("FLUSHES/PASS");
+    header.push_back("VS BEST");
     std::vector<std::size_t> width(header.size(), 0);
-    for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+    for (std::size_t i = 0; i < header.size(); ++i) width[i] = display_width(header[i]);
     for (const Row& row : rows)
       if (!row.r->skipped)
         for (std::size_t i = 0; i < row.cells.size(); ++i) width[i] = std::max(width[i], display_width(row.cells[i]));
@@ -181,7 +275,6 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
     std::string line;
     for (std::size_t i = 0; i < header.size(); ++i) line += (i ? "  " : "") + pad(header[i], width[i], i > 0);
     out += c(kDim) + line + c(kReset) + "\n";
-    std::vector<std::pair<std::string, std::string>> notes;  // row, warning
     for (const Row& row : rows) {
       const Result& r = *row.r;
       if (r.skipped) {
@@ -193,25 +286,8 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
       bool is_best = figure_of(r) >= best && best > 0 && rows.size() > 1;
       out += (is_best ? c(kGreen) : "") + line + (is_best ? c(kReset) : "") + "\n";
       if (r.reference) out += "    " + c(kDim) + reference_line(r) + c(kReset) + "\n";
-      for (const auto& w : r.warnings) notes.emplace_back(row.cells[0], w);
     }
-    // Same kind of warning on many rows: say it once, naming the rows.
-    struct Note {
-      std::vector<std::string> rows;
-      std::string text;
-    };
-    std::vector<Note> merged;
-    for (const auto& [row, text] : notes) {
-      std::string kind = text.substr(0, text.find(" ("));
-      auto it = std::find_if(merged.begin(), merged.end(), [&](const Note& m) { return m.text.substr(0, m.text.find(" (")) == kind; });
-      if (it == merged.end()) merged.push_back({{row}, text});
-      else it->rows.push_back(row);
-    }
-    for (const auto& m : merged) {
-      std::string who = m.rows.front();
-      for (std::size_t i = 1; i < m.rows.size(); ++i) who += ", " + m.rows[i];
-      out += c(kYellow) + "  ! " + who + ": " + m.text + c(kReset) + "\n";
-    }
+    for (const std::string& note : table_notes(g, best)) out += c(kYellow) + "  ! " + note + c(kReset) + "\n";
   }
   return out;
 }
@@ -228,16 +304,20 @@ void Progress::set_context(std::string context) {
   draw();
 }
 
-void Progress::begin(const std::string& label, unsigned reps) {
+void Progress::begin(const std::string& label) {
   label_ = label;
-  reps_ = reps;
+  reps_ = 0;
   rep_done_ = 0;
   exp_start_ = std::chrono::steady_clock::now();
   draw();
 }
 
-void Progress::repetition(unsigned done) {
+void Progress::pass(unsigned done, unsigned total) {
   rep_done_ = done;
+  reps_ = total;
+  // Fast experiments run thousands of passes: redraw at most ten times a second.
+  if (total > 100 && done < total && std::chrono::steady_clock::now() - last_draw_ < std::chrono::milliseconds(100))
+    return;
   draw();
 }
 
@@ -290,7 +370,7 @@ void Progress::draw() {
     eta = " · this one ends in " + clock_text(in_exp / rep_done_ * (reps_ - rep_done_));
   }
   std::string counts = planned_ ? fmt::format("[{}/{}] ", std::min(finished_ + 1, planned_), planned_) : "";
-  std::string reps = reps_ ? fmt::format(" rep {}/{}", rep_done_, reps_) : std::string(" done");
+  std::string reps = reps_ ? fmt::format(" pass {}/{}", rep_done_, reps_) : std::string(" done");
   std::string text = fmt::format("{}{}{} {}{} · {}{}", context_.empty() ? "" : context_ + " ", counts, bar, label_, reps,
                                  clock_text(elapsed), eta);
   std::string line = erase() + text;

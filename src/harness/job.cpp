@@ -29,90 +29,69 @@ std::vector<std::string> split_list(std::string_view text, std::string_view what
   return out;
 }
 
-SyncPolicy parse_sync_policy(std::string_view text) {
-  SyncPolicy p;
-  std::string_view schedule = text, durability;
-  if (auto colon = text.find(':'); colon != std::string_view::npos) {
-    schedule = text.substr(0, colon);
-    durability = text.substr(colon + 1);
-  }
-  if (schedule.rfind("periodic-", 0) == 0) {
-    p.interval = parse_size(schedule.substr(9));
-    if (p.interval == 0) throw UsageError("sync '" + std::string(text) + "'", "the flush interval must be above 0");
-    schedule = "periodic";
-  }
-  try {
-    p.schedule = parse_schedule(schedule);
-    if (!durability.empty()) p.durability = io::parse_durability(durability);
-  } catch (const UsageError&) {
-    throw UsageError("sync '" + std::string(text) + "'",
-                     "expected none, end, every or periodic[-SIZE], optionally :fdatasync, :fsync, :msync, "
-                     ":sync_file_range or :flush (e.g. periodic-16k:msync)");
-  }
-  if (p.schedule == SyncSchedule::None && p.durability != io::Durability::None)
-    throw UsageError("sync '" + std::string(text) + "'", "'none' takes no durability call");
-  return p;
+std::vector<MethodVariant> variants_of(const std::vector<std::string>& methods) {
+  std::vector<MethodVariant> out;
+  for (const auto& name : methods) out.push_back(MethodVariant{name, "", {}, std::nullopt});
+  return out;
 }
-
-namespace {
-
-std::string sync_label(const SyncPolicy& s) {
-  std::string d = s.durability == io::Durability::None ? "" : ":" + std::string(io::to_string(s.durability));
-  switch (s.schedule) {
-    case SyncSchedule::None: return "none";
-    case SyncSchedule::End: return "end" + d;
-    case SyncSchedule::EveryWrite: return "every" + d;
-    case SyncSchedule::Periodic: return "periodic-" + size_label(s.interval) + d;
-  }
-  return "?";
-}
-
-}  // namespace
 
 std::vector<FileExperiment> expand(const Matrix& m) {
   if (m.methods.empty()) throw UsageError("--method", "name at least one method (see iolab methods)");
-  for (const auto& name : m.methods) io::find_file_method(name);  // unknown names fail before anything runs
+  for (const auto& v : m.methods) io::find_file_method(v.method);  // unknown names fail before anything runs
   for (auto b : m.block_sizes)
     if (b == 0) throw UsageError("--bs 0", "a block size must be at least 1 byte");
   if (m.ops_per_rep == 0 && m.file_size == 0) throw UsageError("--size 0", "the file must hold at least one byte");
-  if (m.queue_depth == 0) throw UsageError("--qd 0", "the queue depth must be at least 1");
+  for (unsigned qd : m.queue_depths)
+    if (qd == 0) throw UsageError("--qd 0", "the queue depth must be at least 1");
+  // The size of the matrix, from its axes, before anything is allocated.
+  long double combos = 1;
+  const std::vector<unsigned> depths = m.queue_depths.empty() ? std::vector<unsigned>{0} : m.queue_depths;
+  for (std::size_t n : {m.ops.size(), m.patterns.size(), m.block_sizes.size(), m.caches.size(), m.buffers.size(),
+                        m.syncs.size(), depths.size(), m.methods.size()})
+    combos *= static_cast<long double>(n);
+  if (combos > static_cast<long double>(kMaxMatrixExperiments))
+    throw UsageError("the matrix", "expands to " + std::to_string(static_cast<unsigned long long>(combos)) +
+                                       " experiments, more than the " + std::to_string(kMaxMatrixExperiments) +
+                                       " one run may hold; split it");
   std::vector<FileExperiment> out;
   for (Op op : m.ops)
     for (AccessPattern pattern : m.patterns)
       for (std::uint64_t block : m.block_sizes)
         for (CacheState cache : m.caches)
-          for (io::BufferKind buffer : m.buffers)
+          for (const auto& buffer : m.buffers)
             for (const SyncPolicy& listed : m.syncs) {
               // Caches apply to reads, sync to writes: skip combinations that would repeat a row.
               if (op == Op::Write && cache != m.caches.front() && cache != CacheState::Direct) continue;
               if (op == Op::Read && &listed != &m.syncs.front()) continue;
               const SyncPolicy sync = op == Op::Read ? SyncPolicy{} : listed;
-              for (const std::string& method : m.methods) {
-                FileExperiment e;
-                e.suite = "custom";
-                std::string label = std::string(to_string(op)) + " " + std::string(to_string(pattern)) + " " +
-                                    size_label(block);
-                if (op == Op::Read || cache == CacheState::Direct) label += " " + std::string(to_string(cache));
-                label += " " + std::string(io::to_string(buffer));
-                if (op == Op::Write) label += " sync " + sync_label(sync);
-                e.experiment = label;
-                e.method = method;
-                e.op = op;
-                e.pattern = pattern;
-                e.block_size = block;
-                e.file_size = m.file_size;
-                e.ops = m.ops_per_rep;
-                e.buffer = buffer;
-                e.cache = cache;
-                e.schedule = sync.schedule;
-                e.sync = sync.durability;
-                e.sync_interval = sync.interval;
-                e.eviction = m.eviction;
-                e.per_op_latency = m.latency;
-                e.options.queue_depth = m.queue_depth;
-                if (io::find_file_method(method).traits().queued) e.batch = m.queue_depth;
-                out.push_back(std::move(e));
-              }
+              std::string label = std::string(to_string(op)) + " " + std::string(to_string(pattern)) + " " +
+                                  size_label(block);
+              if (op == Op::Read || cache == CacheState::Direct) label += " " + std::string(to_string(cache));
+              if (buffer) label += " " + std::string(io::to_string(*buffer));
+              if (op == Op::Write) label += " sync " + to_string(sync);
+              for (unsigned qd : depths)
+                for (const MethodVariant& v : m.methods) {
+                  // A method without a queue runs at the first depth only.
+                  if (qd != depths.front() && !io::find_file_method(v.method).traits(v.options).queued) continue;
+                  FileExperiment e;
+                  e.suite = "custom";
+                  e.experiment = label;
+                  e.method = v.method;
+                  e.method_label = v.label;
+                  e.options = v.options;
+                  if (qd != 0) e.options.queue_depth = qd;
+                  e.op = op;
+                  e.pattern = pattern;
+                  e.block_size = block;
+                  e.file_size = m.file_size;
+                  e.ops = m.ops_per_rep;
+                  e.buffer = v.buffer ? v.buffer : buffer;
+                  e.cache = cache;
+                  e.sync = sync;
+                  e.eviction = m.eviction;
+                  e.latency = m.latency;
+                  out.push_back(std::move(e));
+                }
             }
   return out;
 }
@@ -194,8 +173,9 @@ Job read_job(const std::filesystem::path& file) {
       rd.fail(key, "unknown key (known: method, op, pattern, bs, size, ops, cache, buffer, sync, qd, evict, latency, "
                    "reps, warmup, seed)");
     if (key == "method") {
-      m.methods = rd.items(v, key);
-      for (const auto& name : m.methods) {
+      std::vector<std::string> names = rd.items(v, key);
+      m.methods = variants_of(names);
+      for (const auto& name : names) {
         try {
           io::find_file_method(name);
         } catch (const UsageError& e) {
@@ -217,13 +197,17 @@ Job read_job(const std::filesystem::path& file) {
     } else if (key == "cache") {
       m.caches = rd.parsed<CacheState>(v, key, [](const std::string& s) { return parse_cache(s); });
     } else if (key == "buffer") {
-      m.buffers = rd.parsed<io::BufferKind>(v, key, [](const std::string& s) { return io::parse_buffer_kind(s); });
+      m.buffers = rd.parsed<std::optional<io::BufferKind>>(
+          v, key, [](const std::string& s) { return std::optional(io::parse_buffer_kind(s)); });
     } else if (key == "sync") {
       m.syncs = rd.parsed<SyncPolicy>(v, key, [](const std::string& s) { return parse_sync_policy(s); });
     } else if (key == "qd") {
-      std::uint64_t qd = rd.single_size(v, key);
-      if (qd == 0 || qd > 4096) rd.fail(key, "expected 1 to 4096");
-      m.queue_depth = static_cast<unsigned>(qd);
+      auto depths = rd.parsed<std::uint64_t>(v, key, [](const std::string& s) { return parse_size(s); });
+      m.queue_depths.clear();
+      for (auto qd : depths) {
+        if (qd == 0 || qd > 4096) rd.fail(key, "expected 1 to 4096");
+        m.queue_depths.push_back(static_cast<unsigned>(qd));
+      }
     } else if (key == "evict") {
       auto e = rd.parsed<Eviction>(v, key, [](const std::string& s) { return parse_eviction(s); });
       if (e.size() != 1) rd.fail(key, "expected one value");

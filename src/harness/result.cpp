@@ -1,6 +1,8 @@
 #include "iolab/harness/result.h"
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "iolab/error.h"
@@ -15,11 +17,6 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-template <typename T>
-T get_or(const json& j, const char* key, T fallback) {
-  auto it = j.find(key);
-  return it == j.end() || it->is_null() ? fallback : it->get<T>();
-}
 }  // namespace
 
 Summary Result::seconds() const {
@@ -55,36 +52,100 @@ json to_json(const Environment& e) {
               {"root", e.root},
               {"can_drop_caches", e.can_drop_caches},
               {"created", e.created},
-              {"command", e.command}};
+              {"command", e.command},
+              {"vm_dirty", e.vm_dirty}};
 }
+
+std::string_view to_string(LatencySource s) {
+  switch (s) {
+    case LatencySource::EveryCall: return "every call of a separate pass";
+    case LatencySource::EveryRequest: return "every request of a separate pass, submission to completion";
+    case LatencySource::EveryOp: return "every operation, as it ran";
+  }
+  return "?";
+}
+
+namespace {
+constexpr std::pair<WarningKind, std::string_view> kWarningKinds[] = {
+    {WarningKind::TooShort, "too_short"},
+    {WarningKind::Outliers, "outliers"},
+    {WarningKind::NotWarm, "not_warm"},
+    {WarningKind::NotCold, "not_cold"},
+    {WarningKind::CacheIgnored, "cache_ignored"},
+    {WarningKind::SourceNotResident, "source_not_resident"},
+    {WarningKind::ShortLastCall, "short_last_call"},
+    {WarningKind::Note, "note"},
+};
+std::string_view latency_source_code(LatencySource s) {
+  switch (s) {
+    case LatencySource::EveryCall: return "every_call";
+    case LatencySource::EveryRequest: return "every_request";
+    case LatencySource::EveryOp: return "every_op";
+  }
+  return "every_call";
+}
+}  // namespace
+
+std::string_view to_string(WarningKind k) {
+  for (const auto& [kind, code] : kWarningKinds)
+    if (kind == k) return code;
+  return "note";
+}
+WarningKind parse_warning_kind(std::string_view code) {
+  for (const auto& [kind, c] : kWarningKinds)
+    if (c == code) return kind;
+  return WarningKind::Note;
+}
+
+void Result::warn(WarningKind kind, std::string text, std::vector<std::string> subjects) {
+  if (has_warning(kind)) return;
+  warnings.push_back(Warning{kind, std::move(subjects), std::move(text)});
+}
+bool Result::has_warning(WarningKind kind) const {
+  for (const auto& w : warnings)
+    if (w.kind == kind) return true;
+  return false;
+}
+
+std::string pattern_name(const Result& r) { return r.pattern ? std::string(to_string(*r.pattern)) : ""; }
+std::string buffer_name(const Result& r) { return r.buffer ? std::string(io::to_string(*r.buffer)) : ""; }
+std::string cache_name(const Result& r) { return r.cache ? std::string(to_string(*r.cache)) : ""; }
 
 json to_json(const Result& r) {
   Summary s = r.seconds();
   auto rate = [&](double sec) { return sec > 0 ? static_cast<double>(r.bytes) / kMiB / sec : 0.0; };
   auto ops = [&](double sec) { return sec > 0 ? static_cast<double>(r.ops) / sec : 0.0; };
+  json warnings = json::array();
+  for (const auto& w : r.warnings) warnings.push_back({{"kind", to_string(w.kind)}, {"subjects", w.subjects}, {"text", w.text}});
+  json latency = nullptr;
+  if (r.latency_ns) {
+    const Latency& l = *r.latency_ns;
+    latency = {{"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}, {"p999", l.p999}, {"max", l.max},
+               {"samples", l.samples}, {"source", latency_source_code(l.source)}};
+  }
   json j{{"suite", r.suite},
          {"experiment", r.experiment},
          {"method", r.method},
-         {"op", r.op},
-         {"pattern", r.pattern},
+         {"op", to_string(r.op)},
+         {"pattern", r.pattern ? json(to_string(*r.pattern)) : json("")},
          {"block_size", r.block_size},
          {"file_size", r.file_size},
-         {"buffer", r.buffer},
-         {"cache", r.cache},
+         {"buffer", r.buffer ? json(io::to_string(*r.buffer)) : json("")},
+         {"cache", r.cache ? json(to_string(*r.cache)) : json("")},
          {"cache_method", r.cache_method},
          {"resident_fraction", opt(r.resident_fraction)},
-         {"sync", r.sync},
+         {"sync", to_string(r.sync)},
          {"threads", r.threads},
+         {"queue_depth", r.queue_depth ? json(*r.queue_depth) : json(nullptr)},
          {"reps", r.reps},
+         {"passes", r.passes},
          {"bytes", r.bytes},
          {"ops", r.ops},
          {"samples_s", r.samples_s},
          {"seconds", {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv}}},
          {"mib_per_s", {{"median", rate(s.median)}, {"min", rate(s.max)}, {"max", rate(s.min)}}},
          {"ops_per_s", {{"median", ops(s.median)}, {"min", ops(s.max)}, {"max", ops(s.min)}}},
-         {"latency_ns", r.latency_ns ? json{{"p50", r.latency_ns->p50}, {"p90", r.latency_ns->p90}, {"p99", r.latency_ns->p99},
-                                            {"p999", r.latency_ns->p999}, {"max", r.latency_ns->max}}
-                                     : json(nullptr)},
+         {"latency_ns", latency},
          {"cpu", {{"user_s", r.user_s}, {"sys_s", r.sys_s}}},
          {"faults", {{"minor", r.minor_faults}, {"major", r.major_faults}}},
          {"ctx", {{"voluntary", r.voluntary_ctx}, {"involuntary", r.involuntary_ctx}}},
@@ -92,7 +153,7 @@ json to_json(const Result& r) {
          {"storage", {{"read_bytes", r.storage_read_bytes}, {"write_bytes", r.storage_write_bytes}}},
          {"verified", r.verified},
          {"skipped", r.skipped ? json(*r.skipped) : json(nullptr)},
-         {"warnings", r.warnings},
+         {"warnings", warnings},
          {"reference", r.reference ? json{{"source", r.reference->source}, {"value", r.reference->value}, {"unit", r.reference->unit}}
                                    : json(nullptr)},
          {"extra", r.extra}};
@@ -103,96 +164,238 @@ json to_json(const Results& r) {
   json results = json::array();
   for (const auto& x : r.results) results.push_back(to_json(x));
   return json{{"format", kResultsFormat},
-              {"format_version", kResultsFormatVersion},
+              {"schema_version", kResultsSchemaVersion},
+              {"incomplete", r.incomplete ? json(*r.incomplete) : json(nullptr)},
               {"environment", to_json(r.environment)},
               {"results", results}};
 }
 
-Results results_from_json(const json& j, const std::string& source) {
-  auto bad = [&](const std::string& why) { return Error("read results", source, why, EINVAL); };
-  if (!j.is_object() || get_or<std::string>(j, "format", "") != kResultsFormat)
-    throw bad("not an iolab results file (no \"format\": \"iolab-results\")");
-  int version = get_or<int>(j, "format_version", 0);
-  if (version > kResultsFormatVersion)
-    throw bad("results format version " + std::to_string(version) + " is newer than this iolab understands (" +
-              std::to_string(kResultsFormatVersion) + "); upgrade iolab");
-  if (version < 1) throw bad("missing or invalid format_version");
-  if (!j.contains("results") || !j["results"].is_array()) throw bad("no \"results\" array");
-  Results out;
-  try {
-    const json& e = j.value("environment", json::object());
-    auto& env = out.environment;
-    env.hostname = get_or<std::string>(e, "hostname", "");
-    env.cpu_model = get_or<std::string>(e, "cpu_model", "");
-    env.cores = get_or<unsigned>(e, "cores", 0);
-    env.ram_bytes = get_or<std::uint64_t>(e, "ram_bytes", 0);
-    env.kernel = get_or<std::string>(e, "kernel", "");
-    env.scratch_dir = get_or<std::string>(e, "scratch_dir", "");
-    env.fs_type = get_or<std::string>(e, "fs_type", "");
-    env.mount_options = get_or<std::string>(e, "mount_options", "");
-    env.device = get_or<std::string>(e, "device", "");
-    if (e.contains("rotational") && !e["rotational"].is_null()) env.rotational = e["rotational"].get<bool>();
-    env.scheduler = get_or<std::string>(e, "scheduler", "");
-    env.iolab_version = get_or<std::string>(e, "iolab_version", "");
-    env.compiler = get_or<std::string>(e, "compiler", "");
-    env.build_type = get_or<std::string>(e, "build_type", "");
-    env.root = get_or<bool>(e, "root", false);
-    env.can_drop_caches = get_or<bool>(e, "can_drop_caches", false);
-    env.created = get_or<std::string>(e, "created", "");
-    env.command = get_or<std::string>(e, "command", "");
-    for (const auto& x : j["results"]) {
-      Result r;
-      for (const char* key : {"suite", "experiment", "method"})
-        if (!x.contains(key)) throw bad(std::string("a result lacks \"") + key + "\"");
-      r.suite = x["suite"].get<std::string>();
-      r.experiment = x["experiment"].get<std::string>();
-      r.method = x["method"].get<std::string>();
-      r.op = get_or<std::string>(x, "op", "");
-      r.pattern = get_or<std::string>(x, "pattern", "");
-      r.block_size = get_or<std::uint64_t>(x, "block_size", 0);
-      r.file_size = get_or<std::uint64_t>(x, "file_size", 0);
-      r.buffer = get_or<std::string>(x, "buffer", "");
-      r.cache = get_or<std::string>(x, "cache", "");
-      r.cache_method = get_or<std::string>(x, "cache_method", "");
-      if (x.contains("resident_fraction") && !x["resident_fraction"].is_null())
-        r.resident_fraction = x["resident_fraction"].get<double>();
-      r.sync = get_or<std::string>(x, "sync", "");
-      r.threads = get_or<unsigned>(x, "threads", 1);
-      r.reps = get_or<unsigned>(x, "reps", 0);
-      r.bytes = get_or<std::uint64_t>(x, "bytes", 0);
-      r.ops = get_or<std::uint64_t>(x, "ops", 0);
-      r.samples_s = get_or<std::vector<double>>(x, "samples_s", {});
-      if (x.contains("latency_ns") && x["latency_ns"].is_object()) {
-        const json& l = x["latency_ns"];
-        r.latency_ns = Latency{l.value("p50", 0.0), l.value("p90", 0.0), l.value("p99", 0.0), l.value("p999", 0.0),
-                               l.value("max", 0.0)};
-      }
-      const json& cpu = x.value("cpu", json::object());
-      r.user_s = cpu.value("user_s", 0.0);
-      r.sys_s = cpu.value("sys_s", 0.0);
-      const json& faults = x.value("faults", json::object());
-      r.minor_faults = faults.value("minor", std::int64_t{0});
-      r.major_faults = faults.value("major", std::int64_t{0});
-      const json& ctx = x.value("ctx", json::object());
-      r.voluntary_ctx = ctx.value("voluntary", std::int64_t{0});
-      r.involuntary_ctx = ctx.value("involuntary", std::int64_t{0});
-      r.io_calls = get_or<std::uint64_t>(x, "io_calls", 0);
-      const json& st = x.value("storage", json::object());
-      r.storage_read_bytes = st.value("read_bytes", std::uint64_t{0});
-      r.storage_write_bytes = st.value("write_bytes", std::uint64_t{0});
-      r.verified = get_or<bool>(x, "verified", false);
-      if (x.contains("skipped") && !x["skipped"].is_null()) r.skipped = x["skipped"].get<std::string>();
-      r.warnings = get_or<std::vector<std::string>>(x, "warnings", {});
-      if (x.contains("reference") && x["reference"].is_object()) {
-        const json& ref = x["reference"];
-        r.reference = Reference{ref.value("source", ""), ref.value("value", 0.0), ref.value("unit", "")};
-      }
-      r.extra = x.value("extra", json::object());
-      out.results.push_back(std::move(r));
-    }
-  } catch (const json::exception& ex) {
-    throw bad(std::string("malformed results: ") + ex.what());
+namespace {
+
+// Reads typed values out of a results document, naming the file and the
+// JSON path of anything missing or mistyped ("results[3].cpu.user_s").
+class Reader {
+ public:
+  explicit Reader(const std::string& source) : source_(source) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& why) const {
+    throw Error("read results", source_, (where.empty() ? "" : where + ": ") + why, EINVAL);
   }
+  const json* find(const json& obj, const std::string& where, const char* key) const {
+    if (!obj.is_object()) fail(where, "expected an object");
+    auto it = obj.find(key);
+    return it == obj.end() || it->is_null() ? nullptr : &*it;
+  }
+  std::string text(const json& obj, const std::string& where, const char* key, std::string fallback = "") const {
+    const json* v = find(obj, where, key);
+    if (!v) return fallback;
+    if (!v->is_string()) fail(join(where, key), "expected a string");
+    return v->get<std::string>();
+  }
+  double number(const json& obj, const std::string& where, const char* key, double fallback = 0) const {
+    const json* v = find(obj, where, key);
+    if (!v) return fallback;
+    if (!v->is_number()) fail(join(where, key), "expected a number");
+    double d = v->get<double>();
+    if (!std::isfinite(d)) fail(join(where, key), "not a finite number");
+    return d;
+  }
+  template <typename T>
+  T integer(const json& obj, const std::string& where, const char* key, T fallback = 0) const {
+    const json* v = find(obj, where, key);
+    if (!v) return fallback;
+    if (!v->is_number_integer()) fail(join(where, key), "expected an integer");
+    if (v->is_number_unsigned()) {
+      auto u = v->get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) fail(join(where, key), "out of range");
+      return static_cast<T>(u);
+    }
+    auto i = v->get<std::int64_t>();
+    if (i < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
+        (i > 0 && static_cast<std::uint64_t>(i) > static_cast<std::uint64_t>(std::numeric_limits<T>::max())))
+      fail(join(where, key), "out of range");
+    return static_cast<T>(i);
+  }
+  bool boolean(const json& obj, const std::string& where, const char* key, bool fallback = false) const {
+    const json* v = find(obj, where, key);
+    if (!v) return fallback;
+    if (!v->is_boolean()) fail(join(where, key), "expected true or false");
+    return v->get<bool>();
+  }
+  const json& object(const json& obj, const std::string& where, const char* key) const {
+    static const json empty = json::object();
+    const json* v = find(obj, where, key);
+    if (!v) return empty;
+    if (!v->is_object()) fail(join(where, key), "expected an object");
+    return *v;
+  }
+  // A string parsed into an enum; the parser's complaint becomes this file's.
+  template <typename Parse>
+  auto parsed(const json& obj, const std::string& where, const char* key, Parse parse) const {
+    std::string t = text(obj, where, key);
+    try {
+      return parse(t);
+    } catch (const UsageError& e) {
+      fail(join(where, key), "'" + t + "' is not understood (" + e.subject() + ")");
+    }
+  }
+  static std::string join(const std::string& where, const std::string& key) {
+    return where.empty() ? key : where + "." + key;
+  }
+
+ private:
+  std::string source_;
+};
+
+Result result_from_json(const Reader& rd, const json& x, const std::string& at, int version) {
+  Result r;
+  if (!x.is_object()) rd.fail(at, "expected an object");
+  for (const char* key : {"suite", "experiment", "method"})
+    if (!rd.find(x, at, key)) rd.fail(at, std::string("lacks \"") + key + "\"");
+  r.suite = rd.text(x, at, "suite");
+  r.experiment = rd.text(x, at, "experiment");
+  r.method = rd.text(x, at, "method");
+  r.op = rd.parsed(x, at, "op", [](const std::string& s) { return parse_op_name(s.empty() ? "read" : s); });
+  std::string pattern = rd.text(x, at, "pattern");
+  r.pattern = pattern.empty() ? std::nullopt : std::optional(rd.parsed(x, at, "pattern", parse_pattern));
+  r.block_size = rd.integer<std::uint64_t>(x, at, "block_size");
+  r.file_size = rd.integer<std::uint64_t>(x, at, "file_size");
+  std::string buffer = rd.text(x, at, "buffer");
+  r.buffer = buffer.empty() ? std::nullopt : std::optional(rd.parsed(x, at, "buffer", io::parse_buffer_kind));
+  std::string cache = rd.text(x, at, "cache");
+  r.cache = cache.empty() ? std::nullopt : std::optional(rd.parsed(x, at, "cache", parse_cache));
+  r.cache_method = rd.text(x, at, "cache_method");
+  if (rd.find(x, at, "resident_fraction")) r.resident_fraction = rd.number(x, at, "resident_fraction");
+  std::string sync = rd.text(x, at, "sync");
+  r.sync = sync.empty() ? SyncPolicy{} : rd.parsed(x, at, "sync", parse_sync_policy);
+  r.threads = rd.integer<unsigned>(x, at, "threads", 1);
+  if (rd.find(x, at, "queue_depth")) r.queue_depth = rd.integer<unsigned>(x, at, "queue_depth");
+  r.reps = rd.integer<unsigned>(x, at, "reps");
+  r.passes = rd.integer<unsigned>(x, at, "passes", 1);
+  r.bytes = rd.integer<std::uint64_t>(x, at, "bytes");
+  r.ops = rd.integer<std::uint64_t>(x, at, "ops");
+  if (const json* samples = rd.find(x, at, "samples_s")) {
+    if (!samples->is_array()) rd.fail(Reader::join(at, "samples_s"), "expected an array of numbers");
+    for (std::size_t i = 0; i < samples->size(); ++i) {
+      const json& v = (*samples)[i];
+      std::string where = Reader::join(at, "samples_s") + "[" + std::to_string(i) + "]";
+      if (!v.is_number()) rd.fail(where, "expected a number");
+      double d = v.get<double>();
+      if (!std::isfinite(d) || d < 0) rd.fail(where, "expected a finite number of seconds, not negative");
+      r.samples_s.push_back(d);
+    }
+  }
+  if (const json* l = rd.find(x, at, "latency_ns")) {
+    if (!l->is_object()) rd.fail(Reader::join(at, "latency_ns"), "expected an object");
+    std::string where = Reader::join(at, "latency_ns");
+    Latency lat;
+    lat.p50 = rd.number(*l, where, "p50");
+    lat.p90 = rd.number(*l, where, "p90");
+    lat.p99 = rd.number(*l, where, "p99");
+    lat.p999 = rd.number(*l, where, "p999");
+    lat.max = rd.number(*l, where, "max");
+    lat.samples = rd.integer<std::uint64_t>(*l, where, "samples");
+    std::string source = rd.text(*l, where, "source", "every_call");
+    lat.source = source == "every_request" ? LatencySource::EveryRequest
+                 : source == "every_op"    ? LatencySource::EveryOp
+                                           : LatencySource::EveryCall;
+    r.latency_ns = lat;
+  }
+  const json& cpu = rd.object(x, at, "cpu");
+  r.user_s = rd.number(cpu, Reader::join(at, "cpu"), "user_s");
+  r.sys_s = rd.number(cpu, Reader::join(at, "cpu"), "sys_s");
+  const json& faults = rd.object(x, at, "faults");
+  r.minor_faults = rd.integer<std::int64_t>(faults, Reader::join(at, "faults"), "minor");
+  r.major_faults = rd.integer<std::int64_t>(faults, Reader::join(at, "faults"), "major");
+  const json& ctx = rd.object(x, at, "ctx");
+  r.voluntary_ctx = rd.integer<std::int64_t>(ctx, Reader::join(at, "ctx"), "voluntary");
+  r.involuntary_ctx = rd.integer<std::int64_t>(ctx, Reader::join(at, "ctx"), "involuntary");
+  r.io_calls = rd.integer<std::uint64_t>(x, at, "io_calls");
+  const json& st = rd.object(x, at, "storage");
+  r.storage_read_bytes = rd.integer<std::uint64_t>(st, Reader::join(at, "storage"), "read_bytes");
+  r.storage_write_bytes = rd.integer<std::uint64_t>(st, Reader::join(at, "storage"), "write_bytes");
+  r.verified = rd.boolean(x, at, "verified");
+  if (rd.find(x, at, "skipped")) r.skipped = rd.text(x, at, "skipped");
+  if (const json* ws = rd.find(x, at, "warnings")) {
+    if (!ws->is_array()) rd.fail(Reader::join(at, "warnings"), "expected an array");
+    for (std::size_t i = 0; i < ws->size(); ++i) {
+      const json& w = (*ws)[i];
+      std::string where = Reader::join(at, "warnings") + "[" + std::to_string(i) + "]";
+      if (version < 2 || w.is_string()) {  // schema 1: warnings were plain text
+        if (!w.is_string()) rd.fail(where, "expected a string");
+        r.warnings.push_back(Warning{WarningKind::Note, {}, w.get<std::string>()});
+        continue;
+      }
+      Warning warning;
+      warning.kind = parse_warning_kind(rd.text(w, where, "kind", "note"));
+      warning.text = rd.text(w, where, "text");
+      if (const json* subjects = rd.find(w, where, "subjects")) {
+        if (!subjects->is_array()) rd.fail(Reader::join(where, "subjects"), "expected an array of strings");
+        for (const json& s : *subjects) {
+          if (!s.is_string()) rd.fail(Reader::join(where, "subjects"), "expected an array of strings");
+          warning.subjects.push_back(s.get<std::string>());
+        }
+      }
+      r.warnings.push_back(std::move(warning));
+    }
+  }
+  if (const json* ref = rd.find(x, at, "reference")) {
+    std::string where = Reader::join(at, "reference");
+    if (!ref->is_object()) rd.fail(where, "expected an object");
+    r.reference = Reference{rd.text(*ref, where, "source"), rd.number(*ref, where, "value"), rd.text(*ref, where, "unit")};
+  }
+  r.extra = rd.object(x, at, "extra");
+  return r;
+}
+
+}  // namespace
+
+Results results_from_json(const json& j, const std::string& source) {
+  Reader rd(source);
+  if (!j.is_object() || !j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != kResultsFormat)
+    rd.fail("", "not an iolab results file (no \"format\": \"iolab-results\")");
+  // Schema 1 called its version "format_version".
+  const char* version_key = j.contains("schema_version") ? "schema_version" : "format_version";
+  if (!j.contains(version_key)) rd.fail("", "missing schema_version");
+  const json& v = j[version_key];
+  if (!v.is_number_integer()) rd.fail(version_key, "expected an integer");
+  std::int64_t version = v.get<std::int64_t>();
+  if (version > kResultsSchemaVersion)
+    rd.fail(version_key, "schema " + std::to_string(version) + " is newer than this iolab understands (" +
+                             std::to_string(kResultsSchemaVersion) + "); upgrade iolab");
+  if (version < 1) rd.fail(version_key, "must be 1 or more");
+  if (!j.contains("results") || !j["results"].is_array()) rd.fail("results", "expected an array of records");
+  Results out;
+  if (const json* inc = rd.find(j, "", "incomplete")) {
+    if (!inc->is_string()) rd.fail("incomplete", "expected a string");
+    out.incomplete = inc->get<std::string>();
+  }
+  const json& e = rd.object(j, "", "environment");
+  auto& env = out.environment;
+  env.hostname = rd.text(e, "environment", "hostname");
+  env.cpu_model = rd.text(e, "environment", "cpu_model");
+  env.cores = rd.integer<unsigned>(e, "environment", "cores");
+  env.ram_bytes = rd.integer<std::uint64_t>(e, "environment", "ram_bytes");
+  env.kernel = rd.text(e, "environment", "kernel");
+  env.scratch_dir = rd.text(e, "environment", "scratch_dir");
+  env.fs_type = rd.text(e, "environment", "fs_type");
+  env.mount_options = rd.text(e, "environment", "mount_options");
+  env.device = rd.text(e, "environment", "device");
+  if (rd.find(e, "environment", "rotational")) env.rotational = rd.boolean(e, "environment", "rotational");
+  env.scheduler = rd.text(e, "environment", "scheduler");
+  env.iolab_version = rd.text(e, "environment", "iolab_version");
+  env.compiler = rd.text(e, "environment", "compiler");
+  env.build_type = rd.text(e, "environment", "build_type");
+  env.root = rd.boolean(e, "environment", "root");
+  env.can_drop_caches = rd.boolean(e, "environment", "can_drop_caches");
+  env.created = rd.text(e, "environment", "created");
+  env.command = rd.text(e, "environment", "command");
+  const json& vm = rd.object(e, "environment", "vm_dirty");
+  for (const auto& [key, value] : vm.items())
+    env.vm_dirty[key] = rd.integer<std::int64_t>(vm, "environment.vm_dirty", key.c_str());
+  const json& list = j["results"];
+  for (std::size_t i = 0; i < list.size(); ++i)
+    out.results.push_back(result_from_json(rd, list[i], "results[" + std::to_string(i) + "]", static_cast<int>(version)));
   return out;
 }
 
@@ -223,7 +426,7 @@ void write_csv(const Results& rs, const std::filesystem::path& path) {
          "threads,reps,bytes,ops,seconds_median,seconds_min,seconds_max,seconds_mean,seconds_stddev,mib_per_s_median,"
          "ops_per_s_median,latency_p50_ns,latency_p99_ns,user_s,sys_s,minor_faults,major_faults,voluntary_ctx,"
          "involuntary_ctx,io_calls,verified,skipped,seconds_cv,mib_per_s_min,mib_per_s_max,latency_p90_ns,"
-         "latency_p999_ns,latency_max_ns,storage_read_bytes,storage_write_bytes,warnings\n";
+         "latency_p999_ns,latency_max_ns,storage_read_bytes,storage_write_bytes,warnings,passes,queue_depth\n";
   auto num = [](double v) {
     std::ostringstream o;
     o.precision(10);
@@ -235,11 +438,14 @@ void write_csv(const Results& rs, const std::filesystem::path& path) {
     Summary s = r.seconds();
     auto rate = [&](double sec) { return sec > 0 ? static_cast<double>(r.bytes) / kMiB / sec : 0.0; };
     std::string warnings;
-    for (const auto& w : r.warnings) warnings += (warnings.empty() ? "" : "; ") + w;
-    out << csv_field(r.suite) << ',' << csv_field(r.experiment) << ',' << csv_field(r.method) << ',' << csv_field(r.op)
-        << ',' << csv_field(r.pattern) << ',' << r.block_size << ',' << r.file_size << ',' << csv_field(r.buffer) << ','
-        << csv_field(r.cache) << ',' << csv_field(r.cache_method) << ','
-        << (r.resident_fraction ? num(*r.resident_fraction) : "") << ',' << csv_field(r.sync) << ',' << r.threads << ','
+    for (const auto& w : r.warnings) warnings += (warnings.empty() ? "" : "; ") + w.text;
+    std::string pattern = r.pattern ? std::string(to_string(*r.pattern)) : "";
+    std::string buffer = r.buffer ? std::string(io::to_string(*r.buffer)) : "";
+    std::string cache = r.cache ? std::string(to_string(*r.cache)) : "";
+    out << csv_field(r.suite) << ',' << csv_field(r.experiment) << ',' << csv_field(r.method) << ',' << csv_field(std::string(to_string(r.op)))
+        << ',' << csv_field(pattern) << ',' << r.block_size << ',' << r.file_size << ',' << csv_field(buffer) << ','
+        << csv_field(cache) << ',' << csv_field(r.cache_method) << ','
+        << (r.resident_fraction ? num(*r.resident_fraction) : "") << ',' << csv_field(to_string(r.sync)) << ',' << r.threads << ','
         << r.reps << ',' << r.bytes << ',' << r.ops << ',' << num(s.median) << ',' << num(s.min) << ',' << num(s.max)
         << ',' << num(s.mean) << ',' << num(s.stddev) << ',' << num(r.median_mib_per_s()) << ','
         << num(r.median_ops_per_s()) << ',' << lat(r, &Latency::p50) << ',' << lat(r, &Latency::p99) << ','
@@ -248,7 +454,8 @@ void write_csv(const Results& rs, const std::filesystem::path& path) {
         << ',' << csv_field(r.skipped.value_or("")) << ',' << num(s.cv) << ',' << num(rate(s.max)) << ','
         << num(rate(s.min)) << ',' << lat(r, &Latency::p90) << ',' << lat(r, &Latency::p999) << ','
         << lat(r, &Latency::max) << ',' << r.storage_read_bytes << ',' << r.storage_write_bytes << ','
-        << csv_field(warnings) << '\n';
+        << csv_field(warnings) << ',' << r.passes << ',' << (r.queue_depth ? std::to_string(*r.queue_depth) : "")
+        << '\n';
   }
   out.close();
   if (!out) throw Error("write results", path.string(), errno ? errno : EIO);

@@ -1,32 +1,50 @@
-#include "copy_common.h"
-
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace iolab::io::copy_detail {
+#include "copy_common.h"
 
-Endpoints open_endpoints(const std::filesystem::path& from, const std::filesystem::path& to) {
-  Endpoints e;
-  e.from = posix::open_existing(from, Access::Read);
-  e.to = posix::open_existing(to, Access::ReadWrite);
+namespace iolab::io {
+
+CopyEnds::CopyEnds(const std::filesystem::path& from, const std::filesystem::path& to, const CopyOptions& options)
+    : from_(from), to_(to) {
+  posix::Fd in = posix::open_existing(from, Access::Read);
+  posix::Fd out = posix::open_existing(to, Access::ReadWrite);
   // Truncating `to` first would destroy the source when both name one file
   // (a hard link or another spelling of the path).
   struct stat a {}, b {};
-  if (::fstat(e.from.get(), &a) != 0) posix::fail("fstat", from);
-  if (::fstat(e.to.get(), &b) != 0) posix::fail("fstat", to);
+  if (::fstat(in.get(), &a) != 0) posix::fail("fstat", from);
+  if (::fstat(out.get(), &b) != 0) posix::fail("fstat", to);
   if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
     throw Error("copy", from.string() + " to " + to.string(), "source and destination are the same file", EINVAL);
-  e.size = static_cast<std::uint64_t>(a.st_size);
-  if (posix::retry_eintr([&] { return ::ftruncate(e.to.get(), 0); }) != 0) posix::fail("ftruncate", to);
-  return e;
+  size_ = static_cast<std::uint64_t>(a.st_size);
+  if (posix::retry_eintr([&] { return ::ftruncate(out.get(), 0); }) != 0) posix::fail("ftruncate", to);
+  buffer_ = Buffer(options.buffer_size == 0 ? 4096 : options.buffer_size, options.buffer);
+  from_fd_ = in.release();
+  to_fd_ = out.release();
 }
 
-void finish(Endpoints& e, const std::filesystem::path& to) {
-  std::uint64_t got = posix::file_size(e.to.get(), to);
-  e.to.close(to);
-  if (got != e.size)
-    throw Error("copy", to.string(),
-                "ended with " + std::to_string(got) + " bytes, expected " + std::to_string(e.size), EIO);
+CopyEnds::~CopyEnds() {
+  if (from_fd_ >= 0) ::close(from_fd_);
+  if (to_fd_ >= 0) ::close(to_fd_);
 }
 
-}  // namespace iolab::io::copy_detail
+void CopyEnds::finish(bool flush, CopyStats& stats) {
+  posix::Fd out(to_fd_);
+  to_fd_ = -1;
+  if (flush) {
+    ++stats.calls;
+    if (posix::retry_eintr([&] { return ::fdatasync(out.get()); }) != 0) posix::fail("fdatasync", to_);
+  }
+  std::uint64_t got = posix::file_size(out.get(), to_);
+  out.close(to_);
+  if (got != size_)
+    throw Error("copy", to_.string(), "ended with " + std::to_string(got) + " bytes, expected " + std::to_string(size_), EIO);
+}
+
+CopyStats CopyMethod::copy(const std::filesystem::path& from, const std::filesystem::path& to,
+                           const CopyOptions& options) const {
+  CopyEnds ends(from, to, options);
+  return copy(ends, options);
+}
+
+}  // namespace iolab::io

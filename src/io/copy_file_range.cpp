@@ -16,21 +16,21 @@ class CopyFileRangeCopy final : public CopyMethod {
   std::string_view description() const override {
     return "copy_file_range(2): in-kernel copy, extent sharing where the filesystem can";
   }
+  CopyTraits traits() const override { return {false, std::uint64_t{1} << 30}; }
   Availability probe(const std::filesystem::path&) const override { return always_available(); }
-  CopyStats copy(const std::filesystem::path& from, const std::filesystem::path& to,
-                 const CopyOptions&) const override {
-    auto e = copy_detail::open_endpoints(from, to);
+  CopyStats copy(CopyEnds& e, const CopyOptions& o) const override {
+    const auto& to = e.to();
     CopyStats s;
-    while (s.bytes < e.size) {
-      std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(e.size - s.bytes, 1ULL << 30));
+    while (s.bytes < e.size()) {
+      std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(e.size() - s.bytes, 1ULL << 30));
       ssize_t n = posix::retry_eintr(
-          [&] { return ::copy_file_range(e.from.get(), nullptr, e.to.get(), nullptr, want, 0); });
+          [&] { return ::copy_file_range(e.from_fd(), nullptr, e.to_fd(), nullptr, want, 0); });
       ++s.calls;
       if (n < 0) posix::fail("copy_file_range", to);
       if (n == 0) break;
       s.bytes += static_cast<std::uint64_t>(n);
     }
-    copy_detail::finish(e, to);
+    e.finish(o.flush, s);
     return s;
   }
 };

@@ -16,31 +16,33 @@ class MmapWriteCopy final : public CopyMethod {
   std::string_view description() const override {
     return "mmap the source, write(2) straight from the mapping in chunks";
   }
+  CopyTraits traits() const override { return {false, 0}; }
   Availability probe(const std::filesystem::path&) const override { return always_available(); }
-  CopyStats copy(const std::filesystem::path& from, const std::filesystem::path& to,
-                 const CopyOptions& o) const override {
-    auto e = copy_detail::open_endpoints(from, to);
+  CopyStats copy(CopyEnds& e, const CopyOptions& o) const override {
+    const auto& from = e.from();
+    const auto& to = e.to();
     IoCounters c;
-    if (e.size > 0) {  // mmap of length 0 is EINVAL
-      void* p = ::mmap(nullptr, e.size, PROT_READ, MAP_SHARED, e.from.get(), 0);
+    if (e.size() > 0) {  // mmap of length 0 is EINVAL
+      void* p = ::mmap(nullptr, e.size(), PROT_READ, MAP_SHARED, e.from_fd(), 0);
       ++c.calls;
       if (p == MAP_FAILED) posix::fail("mmap", from);
       auto* base = static_cast<const std::byte*>(p);
       std::size_t chunk = o.buffer_size == 0 ? (1 << 20) : o.buffer_size;
       try {
-        if (::madvise(p, e.size, MADV_SEQUENTIAL) != 0) posix::fail("madvise", from);
-        for (std::uint64_t off = 0; off < e.size; off += chunk) {
-          std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, e.size - off));
-          posix::write_full(e.to.get(), std::span(base + off, n), to, c);
+        if (::madvise(p, e.size(), MADV_SEQUENTIAL) != 0) posix::fail("madvise", from);
+        for (std::uint64_t off = 0; off < e.size(); off += chunk) {
+          std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, e.size() - off));
+          posix::write_full(e.to_fd(), std::span(base + off, n), to, c);
         }
       } catch (...) {
-        ::munmap(p, e.size);
+        ::munmap(p, e.size());
         throw;
       }
-      if (::munmap(p, e.size) != 0) posix::fail("munmap", from);
+      if (::munmap(p, e.size()) != 0) posix::fail("munmap", from);
     }
-    copy_detail::finish(e, to);
-    return {c.bytes_written, c.calls};
+    CopyStats s{c.bytes_written, c.calls};
+    e.finish(o.flush, s);
+    return s;
   }
 };
 

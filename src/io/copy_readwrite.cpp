@@ -13,20 +13,22 @@ class ReadWriteCopy final : public CopyMethod {
   std::string_view description() const override {
     return "read(2)/write(2) loop through a user buffer (settable size); the stream-copy baseline";
   }
+  CopyTraits traits() const override { return {true, 0}; }
   Availability probe(const std::filesystem::path&) const override { return always_available(); }
-  CopyStats copy(const std::filesystem::path& from, const std::filesystem::path& to,
-                 const CopyOptions& o) const override {
-    auto e = copy_detail::open_endpoints(from, to);
-    Buffer buf(o.buffer_size == 0 ? 4096 : o.buffer_size, o.buffer);
+  CopyStats copy(CopyEnds& e, const CopyOptions& o) const override {
+    const auto& from = e.from();
+    const auto& to = e.to();
+    Buffer& buf = e.buffer();  // allocated with the ends, before the copy is timed
     IoCounters c;
     for (;;) {
-      std::size_t n = posix::read_full(e.from.get(), buf.span(), from, c);
+      std::size_t n = posix::read_full(e.from_fd(), buf.span(), from, c);
       if (n == 0) break;
-      posix::write_full(e.to.get(), buf.span().first(n), to, c);
+      posix::write_full(e.to_fd(), buf.span().first(n), to, c);
       if (n < buf.size()) break;
     }
-    copy_detail::finish(e, to);
-    return {c.bytes_written, c.calls};
+    CopyStats s{c.bytes_written, c.calls};
+    e.finish(o.flush, s);
+    return s;
   }
 };
 

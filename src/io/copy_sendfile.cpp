@@ -16,22 +16,22 @@ class SendfileCopy final : public CopyMethod {
   std::string_view description() const override {
     return "sendfile(2) between two files: no user-space copy; what FileChannel.transferTo uses";
   }
+  CopyTraits traits() const override { return {false, 0x7ffff000}; }
   Availability probe(const std::filesystem::path&) const override { return always_available(); }
-  CopyStats copy(const std::filesystem::path& from, const std::filesystem::path& to,
-                 const CopyOptions&) const override {
-    auto e = copy_detail::open_endpoints(from, to);
+  CopyStats copy(CopyEnds& e, const CopyOptions& o) const override {
+    const auto& to = e.to();
     CopyStats s;
     off_t off = 0;
-    while (static_cast<std::uint64_t>(off) < e.size) {
+    while (static_cast<std::uint64_t>(off) < e.size()) {
       // Linux moves at most 0x7ffff000 bytes per call.
-      std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(e.size - off, 0x7ffff000));
-      ssize_t n = posix::retry_eintr([&] { return ::sendfile(e.to.get(), e.from.get(), &off, want); });
+      std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(e.size() - off, 0x7ffff000));
+      ssize_t n = posix::retry_eintr([&] { return ::sendfile(e.to_fd(), e.from_fd(), &off, want); });
       ++s.calls;
       if (n < 0) posix::fail("sendfile", to);
       if (n == 0) break;  // source shrank: finish() reports the mismatch
     }
     s.bytes = static_cast<std::uint64_t>(off);
-    copy_detail::finish(e, to);
+    e.finish(o.flush, s);
     return s;
   }
 };

@@ -18,10 +18,11 @@ class SpliceCopy final : public CopyMethod {
   std::string_view description() const override {
     return "splice(2) file -> pipe -> file, no user-space copy";
   }
+  CopyTraits traits() const override { return {false, 0}; }
   Availability probe(const std::filesystem::path&) const override { return always_available(); }
-  CopyStats copy(const std::filesystem::path& from, const std::filesystem::path& to,
-                 const CopyOptions& o) const override {
-    auto e = copy_detail::open_endpoints(from, to);
+  CopyStats copy(CopyEnds& e, const CopyOptions& o) const override {
+    const auto& from = e.from();
+    const auto& to = e.to();
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) posix::fail("pipe2", to);
     posix::Fd rd(fds[0]), wr(fds[1]);
@@ -29,16 +30,16 @@ class SpliceCopy final : public CopyMethod {
     std::size_t chunk = cap > 0 ? static_cast<std::size_t>(cap) : 65536;
     CopyStats s;
     loff_t in_off = 0, out_off = 0;
-    while (static_cast<std::uint64_t>(in_off) < e.size) {
-      std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(e.size - in_off, chunk));
+    while (static_cast<std::uint64_t>(in_off) < e.size()) {
+      std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(e.size() - in_off, chunk));
       ssize_t in = posix::retry_eintr(
-          [&] { return ::splice(e.from.get(), &in_off, wr.get(), nullptr, want, SPLICE_F_MOVE); });
+          [&] { return ::splice(e.from_fd(), &in_off, wr.get(), nullptr, want, SPLICE_F_MOVE); });
       ++s.calls;
       if (in < 0) posix::fail("splice (file to pipe)", from);
       if (in == 0) break;
       for (ssize_t left = in; left > 0;) {
         ssize_t out = posix::retry_eintr([&] {
-          return ::splice(rd.get(), nullptr, e.to.get(), &out_off, static_cast<std::size_t>(left), SPLICE_F_MOVE);
+          return ::splice(rd.get(), nullptr, e.to_fd(), &out_off, static_cast<std::size_t>(left), SPLICE_F_MOVE);
         });
         ++s.calls;
         if (out < 0) posix::fail("splice (pipe to file)", to);
@@ -47,7 +48,7 @@ class SpliceCopy final : public CopyMethod {
       }
     }
     s.bytes = static_cast<std::uint64_t>(out_off);
-    copy_detail::finish(e, to);
+    e.finish(o.flush, s);
     return s;
   }
 };

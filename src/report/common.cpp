@@ -148,23 +148,26 @@ Speedup speedup(const harness::Result& a, const harness::Result& b) {
 }
 
 std::string method_label(const harness::Result& r) {
-  if (r.buffer.empty() || r.buffer == "heap") return r.method;
-  return r.method + " (" + r.buffer + ")";
+  if (!r.buffer || *r.buffer == io::BufferKind::Heap) return r.method;
+  return r.method + " (" + harness::buffer_name(r) + ")";
 }
 
 std::string cache_class(const harness::Result& r) {
-  if (r.cache == "cold" || r.cache == "direct") return "cold";
-  if (r.cache == "warm") return "warm";
-  return r.cache;
+  if (r.cache == harness::CacheState::Cold || r.cache == harness::CacheState::Direct) return "cold";
+  if (r.cache == harness::CacheState::Warm) return "warm";
+  return "";
 }
 
 std::string sync_class(const harness::Result& r) {
-  std::string head = r.sync.substr(0, r.sync.find(':'));
-  if (head.empty() || head == "none") return "none";
-  if (head.rfind("periodic", 0) == 0) return "periodic";
-  if (head.rfind("every", 0) == 0) return "every";
-  if (head.rfind("end", 0) == 0) return "end";
-  return head;
+  switch (r.sync.schedule) {
+    case harness::FlushSchedule::None: return "none";
+    case harness::FlushSchedule::End: return "end";
+    case harness::FlushSchedule::EveryWrite: return "every";
+    case harness::FlushSchedule::EveryBytes: return "every-" + size_label(r.sync.interval);
+    case harness::FlushSchedule::AsyncBytes: return "async-" + size_label(r.sync.interval);
+    case harness::FlushSchedule::EveryOps: return "every-" + std::to_string(r.sync.interval) + "-ops";
+  }
+  return "none";
 }
 
 }  // namespace iolab::report

@@ -67,7 +67,7 @@ std::string method_label(const harness::Result& r);
 // Cache state class used to group and to fill the decision table: "warm",
 // "cold" (cold, or O_DIRECT which never uses the cache), or the label as is.
 std::string cache_class(const harness::Result& r);
-// Flush policy class from the sync label: "none", "end", "periodic", "every".
+// Flush policy class of a record: "none", "end", "every", "every-16k", "async-16k", "every-1000-ops".
 std::string sync_class(const harness::Result& r);
 
 }  // namespace iolab::report

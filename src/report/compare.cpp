@@ -13,13 +13,13 @@ namespace iolab::report {
 namespace {
 
 std::string describe(const harness::Result& r) {
-  std::string s = r.suite + " / " + r.experiment + " / " + r.method + ": " + r.op;
-  if (!r.pattern.empty()) s += " " + r.pattern;
+  std::string s = r.suite + " / " + r.experiment + " / " + r.method + ": " + std::string(harness::to_string(r.op));
+  if (r.pattern) s += " " + harness::pattern_name(r);
   if (r.block_size) s += " bs=" + size_label(r.block_size);
   if (r.file_size) s += " file=" + size_label(r.file_size);
-  if (!r.buffer.empty()) s += " " + r.buffer;
-  if (!r.cache.empty()) s += " " + r.cache;
-  if (!r.sync.empty() && r.sync != "none") s += " sync=" + r.sync;
+  if (r.buffer) s += " " + harness::buffer_name(r);
+  if (r.cache) s += " " + harness::cache_name(r);
+  if (r.sync.flushes()) s += " sync=" + harness::to_string(r.sync);
   if (r.threads != 1) s += " threads=" + std::to_string(r.threads);
   return s;
 }
@@ -52,8 +52,9 @@ std::string counts_line(const Comparison& c, std::string_view a, std::string_vie
 }  // namespace
 
 std::string match_key(const harness::Result& r) {
-  nlohmann::json k = {r.suite, r.experiment, r.method, r.op, r.pattern, r.block_size, r.file_size,
-                      r.buffer, r.cache, r.sync, r.threads};
+  nlohmann::json k = {r.suite, r.experiment, r.method, harness::to_string(r.op), harness::pattern_name(r),
+                      r.block_size, r.file_size, harness::buffer_name(r), harness::cache_name(r),
+                      harness::to_string(r.sync), r.threads, r.queue_depth.value_or(0)};
   return k.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -35,15 +35,15 @@ std::size_t distinct(const std::vector<Member>& members, F key) {
 std::vector<std::string> series_labels(const std::vector<Member>& members, const std::vector<Source>& sources) {
   // Buffers only for methods measured with more than one.
   std::map<std::string, std::set<std::string>> buffers_of;
-  for (const auto& m : members) buffers_of[m.first->method].insert(m.first->buffer);
-  bool syncs = distinct(members, [](const harness::Result& r) { return r.sync; }) > 1;
+  for (const auto& m : members) buffers_of[m.first->method].insert(harness::buffer_name(*m.first));
+  bool syncs = distinct(members, [](const harness::Result& r) { return harness::to_string(r.sync); }) > 1;
   std::set<std::size_t> files;
   for (const auto& m : members) files.insert(m.second);
   std::vector<std::string> out;
   for (const auto& [r, src] : members) {
     std::string s = r->method;
-    if (buffers_of[r->method].size() > 1 && !r->buffer.empty()) s += " (" + r->buffer + ")";
-    if (syncs) s += " [" + (r->sync.find(':') == std::string::npos ? r->sync : r->sync.substr(r->sync.find(':') + 1)) + "]";
+    if (buffers_of[r->method].size() > 1 && r->buffer) s += " (" + harness::buffer_name(*r) + ")";
+    if (syncs) s += " [" + harness::to_string(r->sync) + "]";
     if (files.size() > 1) s += " — " + sources[src].label;
     out.push_back(s);
   }
@@ -52,7 +52,7 @@ std::vector<std::string> series_labels(const std::vector<Member>& members, const
 
 std::string sync_text(const std::vector<Member>& members) {
   std::set<std::string> syncs;
-  for (const auto& m : members) syncs.insert(m.first->sync.empty() ? "none" : m.first->sync);
+  for (const auto& m : members) syncs.insert(harness::to_string(m.first->sync));
   std::string out;
   for (const auto& s : syncs) out += (out.empty() ? "" : ", ") + s;
   return out;
@@ -60,16 +60,17 @@ std::string sync_text(const std::vector<Member>& members) {
 
 // Writes go to a fresh file, buffered (no cache label) or O_DIRECT: one chart.
 std::string family_cache(const harness::Result& r) {
-  if (r.op == "write" && (r.cache.empty() || r.cache == "direct")) return "fresh";
+  if (r.op == harness::Op::Write && (!r.cache || r.cache == harness::CacheState::Direct)) return "fresh";
   return cache_class(r);
 }
 
 std::string title_of(const std::vector<Member>& members, const std::string& experiment) {
   const harness::Result& r = *members.front().first;
-  std::string t = experiment.empty() ? r.op : experiment + " — " + r.op;
-  if (!r.pattern.empty()) t += ", " + std::string(r.pattern == "seq" ? "sequential" : r.pattern == "rand" ? "random" : r.pattern);
+  std::string op(harness::to_string(r.op));
+  std::string t = experiment.empty() ? op : experiment + " — " + op;
+  if (r.pattern) t += ", " + std::string(*r.pattern == harness::AccessPattern::Seq ? "sequential" : "random");
   std::set<std::string> labels;
-  for (const auto& m : members) labels.insert(m.first->cache);
+  for (const auto& m : members) labels.insert(harness::cache_name(*m.first));
   if (family_cache(r) == "fresh") {
     t += labels.count("direct") ? (labels.size() > 1 ? ", to a fresh file, buffered and O_DIRECT" : ", O_DIRECT to a fresh file")
                                 : ", to a fresh file";
@@ -90,7 +91,7 @@ std::string title_of(const std::vector<Member>& members, const std::string& expe
 using PointKey = std::tuple<std::string, std::string, std::string, std::size_t, std::uint64_t, unsigned>;
 PointKey point_key(const Member& m) {
   const harness::Result& r = *m.first;
-  return {r.method, r.buffer, r.sync, m.second, r.block_size, r.threads};
+  return {r.method, harness::buffer_name(r), harness::to_string(r.sync), m.second, r.block_size, r.threads};
 }
 
 // A family from `members` if some axis gives one point per line and x; else false.
@@ -160,7 +161,7 @@ std::vector<SuiteView> group_results(const std::vector<Source>& sources) {
     for (const auto& m : suite.records) {
       const harness::Result& r = *m.first;
       if (!measured(r)) continue;
-      Key key{r.op, r.pattern, family_cache(r), sync_class(r), counts_bytes(r)};
+      Key key{std::string(harness::to_string(r.op)), harness::pattern_name(r), family_cache(r), sync_class(r), counts_bytes(r)};
       auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == key; });
       if (it == parts.end()) {
         parts.push_back({key, {}});

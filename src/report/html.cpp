@@ -1,4 +1,5 @@
 #include "iolab/report/html.h"
+#include "iolab/harness/thresholds.h"
 
 #include <algorithm>
 #include <cctype>
@@ -56,7 +57,7 @@ std::string reference_text(const harness::Reference& ref) {
 }
 
 std::string cache_text(const harness::Result& r) {
-  std::string t = r.cache.empty() ? "n/a" : r.cache;
+  std::string t = r.cache ? harness::cache_name(r) : "n/a";
   if (!r.cache_method.empty()) t += " (" + r.cache_method + ")";
   if (r.resident_fraction) t += ", " + percent(*r.resident_fraction) + " resident";
   return t;
@@ -298,7 +299,7 @@ std::string figures_table(const Family& f) {
 
 std::string record_name(const harness::Result& r) {
   std::string s = method_label(r) + ", " + r.experiment;
-  if (!r.op.empty()) s += " (" + r.op + (r.block_size ? " " + bytes_text(r.block_size) : "") + ")";
+  s += " (" + std::string(harness::to_string(r.op)) + (r.block_size ? " " + bytes_text(r.block_size) : "") + ")";
   return s;
 }
 
@@ -313,22 +314,31 @@ std::string warnings_list(const SuiteView& suite, const std::vector<Source>& sou
       ++skipped_count;
       continue;
     }
-    std::vector<std::string> notes(r->warnings.begin(), r->warnings.end());
-    auto mentions = [&](std::string_view word) {
-      return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return lower(n).find(word) != std::string::npos; });
-    };
-    if (r->cache == "cold" && r->resident_fraction && *r->resident_fraction > 0.05 && !mentions("resident") && !mentions("cold"))
+    // Warnings are grouped by their kind, never by their wording.
+    std::vector<std::string> notes;
+    for (const auto& w : r->warnings) {
+      notes.push_back(w.text);
+      ++kinds[std::string(harness::to_string(w.kind))];
+    }
+    // Files from elsewhere (or schema 1) may hold a "cold" figure whose file was not cold.
+    if (r->cache == harness::CacheState::Cold && r->resident_fraction &&
+        *r->resident_fraction > harness::thresholds::kColdResidentMax && !r->has_warning(harness::WarningKind::NotCold)) {
       notes.push_back("\"cold\" but " + percent(*r->resident_fraction) + " of the file was resident before a timed run");
+      ++kinds["not_cold"];
+    }
     if (measured(*r)) {
       harness::Summary s = r->seconds();
-      if (s.n >= 2 && s.cv > 0.10 && !mentions("nois") && !mentions("spread") && !mentions("cv"))
+      if (s.n >= 2 && s.cv > 0.10 && !r->has_warning(harness::WarningKind::Outliers)) {
         notes.push_back("noisy: cv " + percent(s.cv) + " over " + std::to_string(s.n) + " repetitions");
-      if (!r->verified && r->op == "read") notes.push_back("data read was not verified");
+        ++kinds["noisy"];
+      }
+      if (!r->verified && r->op == harness::Op::Read) {
+        notes.push_back("data read was not verified");
+        ++kinds["not verified"];
+      }
     }
     if (notes.empty()) continue;
     ++flagged;
-    for (const char* kind : {"too short", "outlier", "noisy", "resident", "not verified"})
-      if (mentions(kind)) ++kinds[kind];
     std::string joined;
     for (const auto& n : notes) joined += (joined.empty() ? "" : "; ") + n;
     items += "<li><b>" + e(record_name(*r) + from(src)) + "</b>: " + e(joined) + "</li>";

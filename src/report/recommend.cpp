@@ -1,4 +1,5 @@
 #include "iolab/report/recommend.h"
+#include "iolab/io/registry.h"
 
 #include <algorithm>
 #include <array>
@@ -17,7 +18,7 @@ namespace iolab::report {
 namespace {
 
 constexpr Band kBands[] = {Band::Under64, Band::To4K, Band::To1M, Band::Over1M};
-constexpr const char* kFlushes[] = {"none", "periodic", "every"};
+constexpr const char* kFlushes[] = {"none", "every-16k", "async-16k", "every"};
 constexpr const char* kCaches[] = {"warm", "cold"};
 
 // The flush policy of a write as the table names it. A single flush at the
@@ -31,7 +32,7 @@ std::string table_flush(const harness::Result& r) {
 // cache state for buffered ones): buffered and O_DIRECT writes compete in the
 // first column, which for writes means "a fresh file".
 std::string table_cache(const harness::Result& r) {
-  if (r.op == "write" && (r.cache.empty() || r.cache == "direct")) return "warm";
+  if (r.op == harness::Op::Write && (!r.cache || r.cache == harness::CacheState::Direct)) return "warm";
   return cache_class(r);
 }
 
@@ -39,7 +40,7 @@ std::string table_cache(const harness::Result& r) {
 using Condition = std::tuple<std::string, std::string, std::uint64_t, std::uint64_t, std::string>;
 Condition condition_of(const harness::Result& r) {
   // A flush at the end and no flush at all are different work: keep them apart.
-  return {r.suite, r.pattern, r.block_size, r.file_size, sync_class(r)};
+  return {r.suite, harness::pattern_name(r), r.block_size, r.file_size, sync_class(r)};
 }
 
 double speed(const harness::Result& r) { return rate(r).median; }
@@ -47,7 +48,7 @@ double speed(const harness::Result& r) { return rate(r).median; }
 void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
   // A method's buffer is named only when the cell has it with several.
   std::map<std::string, std::set<std::string>> buffers_of;
-  for (const auto* r : records) buffers_of[r->method].insert(r->buffer);
+  for (const auto* r : records) buffers_of[r->method].insert(harness::buffer_name(*r));
   auto label = [&](const harness::Result& r) { return buffers_of[r.method].size() > 1 ? method_label(r) : r.method; };
   // condition -> method -> record (the first one seen).
   std::map<Condition, std::map<std::string, const harness::Result*>> by_condition;
@@ -207,7 +208,7 @@ DecisionTable decide(std::span<const harness::Result> results) {
   for (auto& cell : t.cells) {
     std::vector<const harness::Result*> in;
     for (const auto& r : results) {
-      if (!measured(r) || r.threads != 1 || r.op != cell.op || r.bytes == 0) continue;
+      if (!measured(r) || r.threads != 1 || harness::to_string(r.op) != cell.op || r.bytes == 0) continue;
       if (band_of(r.block_size) != cell.band || table_cache(r) != cell.cache) continue;
       if (cell.op == "write" && table_flush(r) != cell.flush) continue;
       in.push_back(&r);
@@ -305,7 +306,6 @@ std::vector<harness::FileExperiment> table_experiments(std::uint64_t max_file, h
     e.op = op;
     e.block_size = s.block;
     e.file_size = std::max<std::uint64_t>(std::min(s.file, max_file) / s.block * s.block, s.block);
-    e.per_op_latency = true;
     e.eviction = eviction;
     return e;
   };
@@ -316,8 +316,8 @@ std::vector<harness::FileExperiment> table_experiments(std::uint64_t max_file, h
       for (const auto& m : methods) {
         FileExperiment e = base(s, m, harness::Op::Read);
         e.experiment = "read " + size_label(s.block) + " " + std::string(harness::to_string(cache));
-        e.cache = m == "direct" ? harness::CacheState::Direct : cache;
-        if (m == "direct") e.buffer = io::BufferKind::Aligned;
+        // A method that bypasses the page cache is O_DIRECT's column (its buffer chosen aligned by the runner).
+        e.cache = io::find_file_method(m).traits().bypasses_page_cache ? harness::CacheState::Direct : cache;
         out.push_back(std::move(e));
       }
     }
@@ -326,19 +326,11 @@ std::vector<harness::FileExperiment> table_experiments(std::uint64_t max_file, h
       if (s.block >= 4096) methods.push_back("direct");
       for (const auto& m : methods) {
         FileExperiment e = base(s, m, harness::Op::Write);
-        if (m == "direct") {
-          e.cache = harness::CacheState::Direct;
-          e.buffer = io::BufferKind::Aligned;
-        }
+        if (io::find_file_method(m).traits().bypasses_page_cache) e.cache = harness::CacheState::Direct;
         e.experiment = "write " + size_label(s.block) + " flush " + flush;
-        io::Durability d = m == "mmap" ? io::Durability::MsyncSync : io::Durability::Fdatasync;
-        if (std::string_view(flush) == "periodic") {
-          e.schedule = harness::SyncSchedule::Periodic;
-          e.sync = d;
-          e.sync_interval = 16 * 1024;
-        } else if (std::string_view(flush) == "every") {
-          e.schedule = harness::SyncSchedule::EveryWrite;
-          e.sync = d;
+        // The flush is each method's own data sync (MethodTraits::data_sync).
+        if (std::string_view(flush) != "none") e.sync = harness::parse_sync_policy(flush);
+        if (std::string_view(flush) == "every") {
           // A flush per call costs 0.1..5 ms: bound the calls, not the file.
           e.ops = std::clamp<std::uint64_t>(e.file_size / s.block, 1, std::clamp<std::uint64_t>(max_file >> 18, 4, 256));
           e.file_size = e.ops * s.block;

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "seed_common.h"
 
@@ -71,13 +72,13 @@ std::uint64_t expected_sum(std::uint64_t n) {
 struct Allocator {
   Kind kind;
   const char* method;
-  const char* buffer;
+  std::optional<io::BufferKind> buffer;  // none for a mapping: neither kind of io buffer
   const char* how;
 };
-constexpr Allocator kAllocators[] = {
-    {Kind::Heap, "new[]", "heap", "operator new[] / delete[] (malloc's thread cache)"},
-    {Kind::Aligned, "posix_memalign", "aligned", "posix_memalign(4096) / free: page-aligned, like a direct buffer"},
-    {Kind::Mmap, "mmap-anon", "mmap", "anonymous mmap of one page / munmap: a zeroed page from the kernel, one fault"},
+const Allocator kAllocators[] = {
+    {Kind::Heap, "new[]", io::BufferKind::Heap, "operator new[] / delete[] (malloc's thread cache)"},
+    {Kind::Aligned, "posix_memalign", io::BufferKind::Aligned, "posix_memalign(4096) / free: page-aligned, like a direct buffer"},
+    {Kind::Mmap, "mmap-anon", std::nullopt, "anonymous mmap of one page / munmap: a zeroed page from the kernel, one fault"},
 };
 
 harness::CustomExperiment allocation(std::string suite, const Allocator& a, std::uint64_t n) {
@@ -86,13 +87,12 @@ harness::CustomExperiment allocation(std::string suite, const Allocator& a, std:
   c.labels.suite = std::move(suite);
   c.labels.experiment = count_label(n) + " allocations of 128 B";
   c.labels.method = a.method;
-  c.labels.op = "alloc";
-  c.labels.pattern = "";
+  c.labels.op = harness::Op::Alloc;
+  c.labels.pattern.reset();
   c.labels.block_size = kSize;
   c.labels.file_size = 0;
   c.labels.buffer = a.buffer;
-  c.labels.cache = "";
-  c.labels.sync = "";
+  c.labels.cache.reset();
   c.labels.extra = {{"allocator", a.how}, {"touched_bytes", kSize}};
   const std::uint64_t want = expected_sum(n);
   const Kind kind = a.kind;

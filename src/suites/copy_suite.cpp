@@ -11,6 +11,7 @@
 // inside the timed region.
 #include <memory>
 
+#include "iolab/harness/thresholds.h"
 #include "seed_common.h"
 
 namespace iolab::suites {
@@ -35,11 +36,9 @@ constexpr CopyWay kWays[] = {
 };
 
 // Bytes one call moves at most: what tells the two read/write loops apart.
-std::uint64_t chunk_of(const CopyWay& way, std::uint64_t size) {
-  std::string_view m = way.method;
-  if (m == "sendfile") return std::min<std::uint64_t>(size, 0x7ffff000);  // Linux's per-call limit
-  if (m == "copy_file_range") return std::min<std::uint64_t>(size, GiB);  // io's per-call request
-  return way.buffer_size;
+std::uint64_t chunk_of(const io::CopyMethod& method, const CopyWay& way, std::uint64_t size) {
+  std::uint64_t limit = method.traits().max_call_bytes;
+  return limit != 0 ? std::min(size, limit) : way.buffer_size;
 }
 
 struct Source {
@@ -53,6 +52,7 @@ Custom copy_experiment(harness::Runner& runner, std::string suite, const Source&
   struct State {
     io::ScratchDir* scratch;
     std::filesystem::path to;
+    std::unique_ptr<io::CopyEnds> ends;  // opened untimed; the copy closes the destination
     double resident = 1.0;  // the source's, the lowest seen before a repetition
     bool all_verified = true;
     unsigned verified = 0;
@@ -63,20 +63,21 @@ Custom copy_experiment(harness::Runner& runner, std::string suite, const Source&
   io::CopyOptions options;
   if (way.buffer_size != 0) options.buffer_size = way.buffer_size;
   options.buffer = way.buffer;
+  options.flush = flush;
 
   Custom custom;
   harness::CustomExperiment& c = custom.experiment;
   c.labels.suite = std::move(suite);
   c.labels.experiment = "copy " + label(src.size) + (flush ? " + fdatasync" : ", no flush");
   c.labels.method = way.method;
-  c.labels.op = "copy";
-  c.labels.block_size = chunk_of(way, src.size);
+  c.labels.op = harness::Op::Copy;
+  c.labels.block_size = chunk_of(method, way, src.size);
   c.labels.file_size = src.size;
-  // Only the read/write loop has a user-space buffer.
-  c.labels.buffer = std::string_view(way.method) == "readwrite" ? std::string(io::to_string(way.buffer)) : "";
-  c.labels.cache = "warm";
+  // Only a method with a user-space buffer has a buffer kind.
+  c.labels.buffer = method.traits().user_space_buffer ? std::optional(way.buffer) : std::nullopt;
+  c.labels.cache = harness::CacheState::Warm;
   c.labels.cache_method = "read once";
-  c.labels.sync = flush ? "end:fdatasync" : "none";
+  if (flush) c.labels.sync = harness::SyncPolicy{harness::FlushSchedule::End, io::Durability::Fdatasync, 0};
   c.labels.extra = {{"destination", flush ? "written back to the device (fdatasync inside the timed region)"
                                           : "left as dirty page-cache pages, not flushed"}};
   if (way.java != nullptr && !flush)
@@ -85,24 +86,20 @@ Custom copy_experiment(harness::Runner& runner, std::string suite, const Source&
                                    static_cast<double>(2 * GiB), way.java_ms);
 
   const Source source = src;
-  c.prepare = [st, source] {
+  c.prepare = [st, source, options] {
     if (!st->to.empty()) st->scratch->remove_file(st->to);  // drops its dirty pages: nothing left to write back
     st->to = st->scratch->create_unique_file("copy-dst");
     if (harness::resident_fraction(source.path) < 1.0) harness::make_warm(source.path);
     st->resident = std::min(st->resident, harness::resident_fraction(source.path));
+    st->ends = std::make_unique<io::CopyEnds>(source.path, st->to, options);
   };
-  c.timed = [st, source, &method, options, flush] {
-    io::CopyStats stats = method.copy(source.path, st->to, options);
-    std::uint64_t calls = stats.calls;
-    if (flush) {
-      Fd fd(st->to, O_WRONLY);
-      ++calls;
-      if (::fdatasync(fd.get()) != 0) throw Error("fdatasync", st->to.string(), errno);
-      fd.close(st->to);
-    }
-    return harness::Repetition{stats.bytes, 1, calls};
+  // Timed: the copy's calls, the flush when asked, and closing the destination.
+  c.timed = [st, &method, options] {
+    io::CopyStats stats = method.copy(*st->ends, options);
+    return harness::Repetition{stats.bytes, 1, stats.calls};
   };
   c.cleanup = [st, source] {
+    st->ends.reset();
     bool same = std::filesystem::file_size(st->to) == source.size && file_digest(st->to) == source.digest;
     st->all_verified = st->all_verified && same;
     ++st->verified;
@@ -113,7 +110,10 @@ Custom copy_experiment(harness::Runner& runner, std::string suite, const Source&
     st->to.clear();
     if (!r.skipped) {
       r.resident_fraction = st->resident;  // of the source; the lowest seen before a repetition
-      if (st->resident < 0.95) r.warnings.push_back("the source was not fully resident before a repetition");
+      if (st->resident < harness::thresholds::kWarmResidentMin)
+        r.warn(harness::WarningKind::SourceNotResident,
+               "the source was not fully resident before a pass (" + std::to_string(static_cast<int>(st->resident * 100)) +
+                   "%): the copy read some of it from the device");
     }
   };
   return custom;

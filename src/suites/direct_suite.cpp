@@ -76,9 +76,8 @@ class DirectSuite final : public Suite {
         e.experiment = "seq write " + label(bs) + " x " + count_label(e.ops);
         e.method = w.method;
         e.method_label = w.label;
-        e.cache = std::string_view(w.method) == "direct" ? CacheState::Direct : CacheState::Warm;
-        e.sync = w.sync;
-        e.schedule = w.sync == io::Durability::None ? harness::SyncSchedule::None : harness::SyncSchedule::End;
+        e.cache = io::find_file_method(w.method).traits().bypasses_page_cache ? CacheState::Direct : CacheState::Warm;
+        if (w.sync != io::Durability::None) e.sync = harness::SyncPolicy{harness::FlushSchedule::End, w.sync, 0};
         table.push_back(std::move(e));
       }
     }
@@ -101,7 +100,6 @@ class DirectSuite final : public Suite {
       e.cache = CacheState::Direct;
       e.options.direct = true;
       e.options.queue_depth = d.depth;
-      e.batch = d.depth;
       table.push_back(std::move(e));
     }
 

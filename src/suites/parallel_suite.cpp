@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "iolab/error.h"
+#include "iolab/harness/requests.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
@@ -63,11 +64,92 @@ harness::Result labels(const std::string& experiment, const std::string& method,
   r.suite = "parallel";
   r.experiment = experiment;
   r.method = method;
-  r.op = write ? "write" : "read";
-  r.pattern = "seq";
+  r.op = write ? harness::Op::Write : harness::Op::Read;
+  r.pattern = harness::AccessPattern::Seq;
   r.threads = workers;
   return r;
 }
+
+// The methods whose regions the suite compares (seed 003 used raw reads and writes).
+constexpr const char* kRegionMethods[] = {"pread", "mmap", "direct", "io_uring"};
+
+// Typed arrays: every worker moves its int array to or from its slice of one
+// file with one way. Timed: the worker's conversion and calls, and for writes
+// closing its file (the stdio buffer's last bytes reach the kernel there).
+class ArrayWorkload final : public harness::Workload {
+ public:
+  ArrayWorkload(io::ScratchDir& scratch, ArrayWay way, bool write, std::size_t ints,
+                const std::vector<std::vector<std::int32_t>>& values, std::filesystem::path& file)
+      : scratch_(scratch), way_(way), write_(write), n_(ints), values_(values), file_(file),
+        open_(values.size()), got_(values.size()), calls_(values.size()) {}
+
+  std::optional<std::string> setup() override {
+    if (!write_) {
+      for (auto& g : got_) g.assign(n_, 0);
+      // Every call a worker's read moved is compared below; the write passes left this file.
+      if (file_.empty()) throw Error("typed-array read", std::string(to_string(way_)), "no file was written first", EINVAL);
+    }
+    return std::nullopt;
+  }
+  void before_pass(harness::PassKind) override {
+    if (!write_) return;
+    if (!file_.empty()) scratch_.remove_file(file_);
+    file_ = scratch_.create_unique_file("parallel-array-" + std::string(to_string(way_)));
+    io::preallocate(file_, region() * values_.size());
+  }
+  harness::PassBody pass(harness::PassKind) override {
+    harness::PassBody body;
+    body.prepare = [this](unsigned k) {
+      if (!write_) std::fill(got_[k].begin(), got_[k].end(), 0);
+      open_[k] = std::make_unique<IntArrayFile>(way_, file_, write_ ? io::Access::ReadWrite : io::Access::Read, n_);
+    };
+    body.timed = [this](unsigned k) {
+      if (write_) {
+        open_[k]->write(k * region(), values_[k]);
+        calls_[k] = open_[k]->counters().calls;
+        open_[k]->close();
+      } else {
+        open_[k]->read(k * region(), got_[k]);
+        calls_[k] = open_[k]->counters().calls;
+      }
+      return harness::WorkerTally{region(), ops_per_worker(), 0};
+    };
+    body.finish = [this](unsigned k) {
+      open_[k]->close();
+      open_[k].reset();
+      if (!write_ && got_[k] != values_[k])
+        throw Error("verify", file_.string(), "ints read by " + std::string(to_string(way_)) + " differ from those written", EIO);
+    };
+    return body;
+  }
+  void after_pass(harness::PassKind) override {
+    if (!write_) return;
+    // Every write pass's file is read back and compared with the way's own encoding.
+    auto f = io::find_file_method("pread").open(file_, io::Access::Read);
+    std::vector<std::byte> bytes(region());
+    for (std::size_t k = 0; k < values_.size(); ++k)
+      if (f->read_at(k * region(), bytes) != bytes.size() || bytes != encode_reference(way_, values_[k]))
+        throw Error("verify", file_.string(), "ints written by " + std::string(to_string(way_)) + " are not the expected bytes", EIO);
+  }
+  bool records_latency() const override { return false; }  // one call per worker: the pass is the latency
+  // stdio's own read/write calls happen inside fwrite/fread: the kernel counts them.
+  bool kernel_counts_calls() const override { return true; }
+
+ private:
+  std::uint64_t region() const { return n_ * 4; }
+  std::uint64_t ops_per_worker() const {
+    return per_element(way_) ? n_ : way_ == ArrayWay::Bulk ? (n_ + kBulkChunkInts - 1) / kBulkChunkInts : 1;
+  }
+  io::ScratchDir& scratch_;
+  ArrayWay way_;
+  bool write_;
+  std::size_t n_;
+  const std::vector<std::vector<std::int32_t>>& values_;
+  std::filesystem::path& file_;
+  std::vector<std::unique_ptr<IntArrayFile>> open_;
+  std::vector<std::vector<std::int32_t>> got_;
+  std::vector<std::uint64_t> calls_;
+};
 
 class ParallelSuite final : public Suite {
  public:
@@ -84,100 +166,68 @@ class ParallelSuite final : public Suite {
     for (unsigned t : threads)
       if (t == 0) throw UsageError("--threads 0", "a parallel run needs at least one worker");
     std::vector<harness::Result> out;
-    auto emit = [&](harness::Result r) {
-      if (runner.config().on_result) runner.config().on_result(r);
-      out.push_back(std::move(r));
-    };
-    for (std::string_view method : region_methods())
+    for (const char* method : kRegionMethods)
       for (Layout layout : {Layout::SharedFile, Layout::FilePerWorker})
-        for (unsigned w : threads) run_regions(runner, plan, std::string(method), layout, w, emit);
+        for (unsigned w : threads) run_regions(runner, plan, method, layout, w, out);
     for (unsigned w : threads)
-      for (ArrayWay way : all_array_ways()) run_arrays(runner, plan, way, w, emit);
+      for (ArrayWay way : all_array_ways()) run_arrays(runner, plan, way, w, out);
     add_ratios(out);
     return out;
   }
 
  private:
-  template <typename Emit>
-  static void run_regions(harness::Runner& runner, const ParallelPlan& plan, const std::string& method, Layout layout,
-                          unsigned workers, Emit& emit) {
-    const auto& cfg = runner.config();
+  static void run_regions(harness::Runner& runner, const ParallelPlan& plan, const std::string& method_name,
+                          Layout layout, unsigned workers, std::vector<harness::Result>& out) {
     const std::uint64_t region = plan.region_total / workers / kRegionGranule * kRegionGranule;
     if (region == 0)
       throw UsageError("--threads " + std::to_string(workers),
                        "more workers than 4 KiB pages in the " + format_bytes(static_cast<double>(plan.region_total)) +
                            " file of this scale");
+    const io::Method& method = io::find_file_method(method_name);
     const std::string experiment = std::string(to_string(layout));
-    harness::Result w = labels(experiment, method, true, workers), r = labels(experiment, method, false, workers);
+    harness::Result w = labels(experiment, method_name, true, workers), r = labels(experiment, method_name, false, workers);
+    const bool direct = method.traits().bypasses_page_cache;
     for (harness::Result* x : {&w, &r}) {
       x->block_size = std::min(plan.block_size, region);
       x->file_size = region * workers;
-      x->buffer = "aligned";
+      x->buffer = io::BufferKind::Aligned;
       x->extra["layout"] = std::string(to_string(layout));
       x->extra["workers"] = workers;
       x->extra["region_size"] = region;
     }
-    w.cache = "";
+    w.cache.reset();
     w.cache_method = "fresh file, preallocated";
-    r.cache = "warm";
+    r.cache = harness::CacheState::Warm;
     r.cache_method = "written, flushed, read once";
-    if (method == "direct") {
-      w.cache = r.cache = "direct";
+    if (direct) {
+      w.cache = r.cache = harness::CacheState::Direct;
       w.cache_method = r.cache_method = "O_DIRECT";
     }
-    io::Availability a = io::find_file_method(method).probe(runner.scratch().path());
-    if (!a.available) {
-      w.skipped = a.reason;
-      r.skipped = a.reason;
-      emit(std::move(w));
-      emit(std::move(r));
+    RegionSpec spec;
+    spec.workers = workers;
+    spec.region_size = region;
+    spec.block_size = plan.block_size;
+    spec.layout = layout;
+    spec.options.queue_depth = 8;               // queued methods: requests in flight per worker
+    spec.options.unaligned = io::UnalignedPolicy::Reject;  // never measure a hidden bounce copy
+    harness::LocalTeam team(workers);
+    RegionFiles files(team, &runner.scratch(), spec, "parallel-" + method_name);
+    harness::WriteSource source(runner.config().seed, region, spec.block_size, io::BufferKind::Aligned);
+    RegionWorkload writes(team, method, spec, harness::Op::Write, files, source);
+    harness::Result wr = runner.run(writes, w, team);
+    out.push_back(wr);
+    if (wr.skipped) {
+      out.push_back(runner.skip(r, *wr.skipped));
       return;
     }
-    RegionWorkload wl;
-    wl.method = method;
-    wl.workers = workers;
-    wl.region_size = region;
-    wl.block_size = plan.block_size;
-    wl.layout = layout;
-    RegionRun run(runner.scratch(), wl, cfg.seed);
-
-    std::vector<PassTiming> passes;
-    for (unsigned i = 0; i < cfg.warmup; ++i) run.write_pass();
-    for (unsigned i = 0; i < cfg.reps; ++i) passes.push_back(run.write_pass());
-    // Each pass writes the same bytes to a fresh file; the last one's files are checked region by region.
-    if (!run.verify_files())
-      throw Error("verify", run.files().front().string(), "a region written by " + method + " does not match the pattern");
-    fill_result(w, passes);
-    w.verified = true;
-    emit(std::move(w));
-
-    run.flush_files();  // reads then neither race writeback nor miss data under O_DIRECT
-    passes.clear();
-    for (unsigned i = 0; i < cfg.warmup; ++i) run.read_pass();
-    double least_resident = 1;
-    for (unsigned i = 0; i < cfg.reps; ++i) {
-      if (method != "direct") {
-        for (const auto& f : run.files()) least_resident = std::min(least_resident, harness::resident_fraction(f));
-      }
-      passes.push_back(run.read_pass());
-    }
-    if (!run.reads_verified())
-      throw Error("verify", run.files().front().string(), "data read by " + method + " does not match the pattern");
-    fill_result(r, passes);
-    if (method != "direct") {
-      r.resident_fraction = least_resident;
-      if (least_resident < 0.95)
-        r.warnings.push_back("not warm: only " + std::to_string(static_cast<int>(least_resident * 100)) +
-                             "% of the file was resident before a timed repetition");
-    }
-    r.verified = true;
-    emit(std::move(r));
+    files.flush();  // reads then neither race writeback nor miss data under O_DIRECT
+    RegionWorkload reads(team, method, spec, harness::Op::Read, files, source);
+    out.push_back(runner.run(reads, r, team));
   }
 
-  template <typename Emit>
-  static void run_arrays(harness::Runner& runner, const ParallelPlan& plan, ArrayWay way, unsigned workers, Emit& emit) {
+  static void run_arrays(harness::Runner& runner, const ParallelPlan& plan, ArrayWay way, unsigned workers,
+                         std::vector<harness::Result>& out) {
     const auto& cfg = runner.config();
-    io::ScratchDir& scratch = runner.scratch();
     const std::uint64_t all_ints = plan.array_total / 4;
     const std::uint64_t cap = way == ArrayWay::ElementStream           ? plan.element_cap_ints
                               : way == ArrayWay::BufferedElementStream ? plan.buffered_cap_ints
@@ -192,7 +242,7 @@ class ParallelSuite final : public Suite {
     for (harness::Result* x : {&w, &r}) {
       x->block_size = per_element(way) ? 4 : way == ArrayWay::Bulk ? std::min<std::uint64_t>(region, kBulkChunkInts * 4) : region;
       x->file_size = region * workers;
-      x->buffer = "heap";
+      x->buffer = io::BufferKind::Heap;
       x->extra["ints_per_worker"] = n;
       x->extra["workers"] = workers;
       x->extra["file_order"] = way == ArrayWay::Raw ? "native" : "big-endian";
@@ -200,104 +250,32 @@ class ParallelSuite final : public Suite {
         x->extra["capped"] = method + " moves " + std::to_string(n * workers) + " of the " + std::to_string(all_ints) +
                              " ints (one call each)";
       if (way == ArrayWay::BufferedElementStream) x->extra["stream_buffer"] = 8192;
-      x->extra["io_calls_source"] = "read/write system calls of the process between the barriers (/proc/self/io)";
+      x->extra["io_calls_source"] = "read/write system calls of the process during the pass (/proc/self/io)";
       x->reference = paper_figure(way, x == &w);
     }
-    w.cache = "";
+    w.cache.reset();
     w.cache_method = "fresh file, preallocated";
-    r.cache = "warm";
+    r.cache = harness::CacheState::Warm;
     r.cache_method = "written just before";
 
     // Each worker's array: pattern bytes read as ints, so about half are negative.
-    std::vector<std::vector<std::int32_t>> values(workers, std::vector<std::int32_t>(n)), got(workers, std::vector<std::int32_t>(n));
+    std::vector<std::vector<std::int32_t>> values(workers, std::vector<std::int32_t>(n));
     for (unsigned k = 0; k < workers; ++k)
       io::fill_pattern(cfg.seed, k * region, std::as_writable_bytes(std::span(values[k])));
     std::filesystem::path file;
-    auto fresh_file = [&] {
-      if (!file.empty()) scratch.remove_file(file);
-      file = scratch.create_unique_file("parallel-array-" + method);
-      io::preallocate(file, region * workers);
-    };
-    std::vector<std::unique_ptr<IntArrayFile>> open(workers);
-    std::vector<std::uint64_t> calls(workers);
-    auto count_calls = [&](PassTiming& t) {
-      // The kernel's count: stdio's own read/write calls happen inside fwrite/fread, out of the File's sight.
-      if (t.usage.have_proc_io) t.io_calls = t.usage.syscalls_read + t.usage.syscalls_write;
-      else
-        for (auto c : calls) t.io_calls += c;
-      t.bytes = region * workers;
-      t.ops = per_element(way)        ? n * workers
-              : way == ArrayWay::Bulk ? (n + kBulkChunkInts - 1) / kBulkChunkInts * workers
-                                      : workers;
-    };
-
-    auto write_pass = [&] {
-      fresh_file();
-      PassTiming t = run_workers(
-          workers, [&](unsigned k) { open[k] = std::make_unique<IntArrayFile>(way, file, io::Access::ReadWrite, n); },
-          [&](unsigned k) {
-            open[k]->write(k * region, values[k]);
-            calls[k] = open[k]->counters().calls;
-            open[k]->close();  // inside the timing: the stdio buffer's last bytes reach the kernel here
-          },
-          [&](unsigned k) { open[k].reset(); });
-      count_calls(t);
-      return t;
-    };
-    auto file_matches = [&] {
-      auto f = io::find_file_method("pread").open(file, io::Access::Read);
-      std::vector<std::byte> bytes(region);
-      for (unsigned k = 0; k < workers; ++k) {
-        if (f->read_at(k * region, bytes) != bytes.size() || bytes != encode_reference(way, values[k])) return false;
-      }
-      return true;
-    };
-    std::vector<PassTiming> passes;
-    for (unsigned i = 0; i < cfg.warmup; ++i) write_pass();
-    for (unsigned i = 0; i < cfg.reps; ++i) {
-      passes.push_back(write_pass());
-      if (!file_matches()) throw Error("verify", file.string(), "ints written by " + method + " are not the expected bytes");
-    }
-    fill_result(w, passes);
-    w.verified = true;
-    emit(std::move(w));
-
-    passes.clear();
-    bool reads_ok = true;
-    auto read_pass = [&] {
-      PassTiming t = run_workers(
-          workers,
-          [&](unsigned k) {
-            std::fill(got[k].begin(), got[k].end(), 0);
-            open[k] = std::make_unique<IntArrayFile>(way, file, io::Access::Read, n);
-          },
-          [&](unsigned k) {
-            open[k]->read(k * region, got[k]);
-            calls[k] = open[k]->counters().calls;
-          },
-          [&](unsigned k) {
-            open[k]->close();
-            open[k].reset();
-          });
-      for (unsigned k = 0; k < workers; ++k)
-        if (got[k] != values[k]) reads_ok = false;
-      count_calls(t);
-      return t;
-    };
-    for (unsigned i = 0; i < cfg.warmup; ++i) read_pass();
-    for (unsigned i = 0; i < cfg.reps; ++i) passes.push_back(read_pass());
-    if (!reads_ok) throw Error("verify", file.string(), "ints read by " + method + " differ from those written");
-    fill_result(r, passes);
-    r.verified = true;
-    scratch.remove_file(file);
-    emit(std::move(r));
+    harness::LocalTeam team(workers);
+    ArrayWorkload writes(runner.scratch(), way, true, n, values, file);
+    out.push_back(runner.run(writes, w, team));
+    ArrayWorkload reads(runner.scratch(), way, false, n, values, file);
+    out.push_back(runner.run(reads, r, team));
+    if (!file.empty()) runner.scratch().remove_file(file);
   }
 
   // How far each result is from its baseline: typed arrays against raw
   // (same op, workers), everything against one worker (same experiment,
   // method, op).
   static void add_ratios(std::vector<harness::Result>& out) {
-    std::map<std::tuple<std::string, std::string, std::string, unsigned>, double> rate;
+    std::map<std::tuple<std::string, std::string, harness::Op, unsigned>, double> rate;
     for (const auto& r : out)
       if (!r.skipped && !r.samples_s.empty()) rate[{r.experiment, r.method, r.op, r.threads}] = r.median_mib_per_s();
     for (auto& r : out) {
@@ -306,7 +284,7 @@ class ParallelSuite final : public Suite {
       if (auto it = rate.find({r.experiment, r.method, r.op, 1}); it != rate.end() && it->second > 0)
         r.extra["vs_1_worker"] = mine / it->second;
       if (r.experiment == "typed-arrays")
-        if (auto it = rate.find({r.experiment, "raw", r.op, r.threads}); it != rate.end() && mine > 0) {
+        if (auto it = rate.find({r.experiment, std::string(to_string(ArrayWay::Raw)), r.op, r.threads}); it != rate.end() && mine > 0) {
           r.extra["vs_raw"] = mine / it->second;
           r.extra["raw_is_x_faster"] = it->second / mine;
         }

@@ -37,7 +37,7 @@ inline constexpr std::uint64_t GiB = 1024 * MiB;
 // (fdatasync + posix_fadvise(DONTNEED)), measured with mincore before every
 // repetition. Cheaper than sync + drop_caches (which flushes and empties the
 // whole machine's cache, hundreds of times per run) and as cold for our file.
-inline constexpr harness::Eviction kEviction = harness::Eviction::Fadvise;
+inline constexpr harness::Eviction kEviction = harness::Eviction::PerFile;
 // Pattern seed of the files custom workloads write and verify themselves.
 inline constexpr std::uint64_t kCustomSeed = 0x5EED5;
 

@@ -9,8 +9,10 @@
 // ours. The seed's three runs read 1.73 GB in 318 ms at best (5.4 GB/s, more
 // than its SSD): its figures are page-cache (warm) figures, so they stand
 // beside our warm runs only.
+#include <algorithm>
 #include <array>
 
+#include "iolab/harness/job.h"
 #include "seed_common.h"
 
 namespace iolab::suites {
@@ -34,20 +36,31 @@ constexpr std::array<Published, 3> kPublished{{
 }};
 
 struct ReadPath {
-  const char* method;
-  const char* label;  // name in results ("" = the method's name)
-  io::BufferKind buffer;
-  std::size_t stream_buffer;
-  const char* java;                     // the seed's counterpart, "" when none
-  double Published::*ms;                // its published time
+  harness::MethodVariant variant;
+  const char* java;       // the seed's counterpart, "" when none
+  double Published::*ms;  // its published time
 };
-const std::array<ReadPath, 6> kPaths{{
-    {"iostream", "", io::BufferKind::Heap, 4096, "", nullptr},
-    {"stdio", "stdio-unbuffered", io::BufferKind::Heap, 0, "FileInputStream.read(byte[])", &Published::stream_ms},
-    {"syscall", "", io::BufferKind::Heap, 4096, "FileChannel.read, heap ByteBuffer", &Published::nio_heap_ms},
-    {"syscall", "", io::BufferKind::Aligned, 4096, "FileChannel.read, direct ByteBuffer", &Published::nio_direct_ms},
-    {"mmap", "", io::BufferKind::Heap, 4096, "MappedByteBuffer.get(byte[])", &Published::mmap_ms},
-    {"io_uring", "", io::BufferKind::Aligned, 4096, "", nullptr},
+
+io::FileOptions stream_buffer(std::size_t bytes) {
+  io::FileOptions o;
+  o.stream_buffer = bytes;
+  return o;
+}
+io::FileOptions queue_depth(unsigned qd) {
+  io::FileOptions o;
+  o.queue_depth = qd;
+  return o;
+}
+
+const std::array<ReadPath, 7> kPaths{{
+    {{"iostream", "", stream_buffer(4096), io::BufferKind::Heap}, "", nullptr},
+    {{"stdio", "stdio-unbuffered", stream_buffer(0), io::BufferKind::Heap}, "FileInputStream.read(byte[])", &Published::stream_ms},
+    {{"syscall", "", {}, io::BufferKind::Heap}, "FileChannel.read, heap ByteBuffer", &Published::nio_heap_ms},
+    {{"syscall", "", {}, io::BufferKind::Aligned}, "FileChannel.read, direct ByteBuffer", &Published::nio_direct_ms},
+    {{"mmap", "", {}, io::BufferKind::Heap}, "MappedByteBuffer.get(byte[])", &Published::mmap_ms},
+    // io_uring at one request in flight (a verdict on the depth, not the method) and at 32.
+    {{"io_uring", "", queue_depth(1), io::BufferKind::Aligned}, "", nullptr},
+    {{"io_uring", "", queue_depth(32), io::BufferKind::Aligned}, "", nullptr},
 }};
 
 class SeqReadSuite final : public Suite {
@@ -62,31 +75,31 @@ class SeqReadSuite final : public Suite {
 
   std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const std::uint64_t size = file_size(options.scale);
-    std::vector<FileExperiment> table;
-    for (CacheState cache : {CacheState::Warm, CacheState::Cold}) {
-      for (const Published& p : kPublished) {
-        for (const ReadPath& path : kPaths) {
-          FileExperiment e;
-          e.suite = std::string(name());
-          e.experiment = "read " + label(size) + " file, " + label(p.buffer) + " buffer, " +
-                         std::string(harness::to_string(cache));
-          e.method = path.method;
-          e.method_label = path.label;
-          e.options.stream_buffer = path.stream_buffer;
-          e.op = harness::Op::Read;
-          e.block_size = p.buffer;
-          e.file_size = size;
-          e.buffer = path.buffer;
-          e.cache = cache;
-          e.eviction = kEviction;
-          // The seed's figures are page-cache figures (see the top of this file).
-          if (cache == CacheState::Warm && path.ms != nullptr)
-            e.reference = published(std::string("seed 001: Java ") + path.java + ", i7-8750H, SSD; " +
-                                        std::to_string(static_cast<int>(p.*path.ms + 0.5)) + " ms for 1.73 GB",
-                                    static_cast<double>(kSeedFileBytes), p.*path.ms);
-          table.push_back(std::move(e));
-        }
-      }
+    // The matrix: cache x buffer size x read path, every path reading the whole file.
+    harness::Matrix m;
+    m.ops = {harness::Op::Read};
+    m.caches = {CacheState::Warm, CacheState::Cold};
+    for (const Published& p : kPublished) m.block_sizes.push_back(p.buffer);
+    m.block_sizes.erase(m.block_sizes.begin());  // the default axis value
+    m.file_size = size;
+    m.eviction = kEviction;
+    for (const ReadPath& path : kPaths) m.methods.push_back(path.variant);
+    std::vector<FileExperiment> table = harness::expand(m);
+    for (FileExperiment& e : table) {
+      e.suite = std::string(name());
+      e.experiment = "read " + label(size) + " file, " + label(e.block_size) + " buffer, " +
+                     std::string(harness::to_string(e.cache));
+      // The seed's figures are page-cache figures (see the top of this file).
+      const ReadPath& path = *std::find_if(kPaths.begin(), kPaths.end(), [&](const ReadPath& p) {
+        return p.variant.method == e.method && p.variant.label == e.method_label && p.variant.buffer == e.buffer &&
+               p.variant.options.queue_depth == e.options.queue_depth;
+      });
+      const Published& p = *std::find_if(kPublished.begin(), kPublished.end(),
+                                         [&](const Published& x) { return x.buffer == e.block_size; });
+      if (e.cache == CacheState::Warm && path.ms != nullptr)
+        e.reference = published(std::string("seed 001: Java ") + path.java + ", i7-8750H, SSD; " +
+                                    std::to_string(static_cast<int>(p.*path.ms + 0.5)) + " ms for 1.73 GB",
+                                static_cast<double>(kSeedFileBytes), p.*path.ms);
     }
     std::vector<harness::Result> out;
     run_all(runner, table, out);

@@ -178,20 +178,25 @@ class EngineRun {
   }
 
  private:
-  std::string sync_label() const { return sync_ ? "every-1000:fdatasync" : "none"; }
+  harness::SyncPolicy sync_policy() const {
+    return sync_ ? harness::SyncPolicy{harness::FlushSchedule::EveryOps, io::Durability::Fdatasync, 1000}
+                 : harness::SyncPolicy{};
+  }
+  std::string sync_label() const { return harness::to_string(sync_policy()); }
 
   harness::Result labels(const std::string& phase) const {
     harness::Result r;
     r.suite = "store";
     r.experiment = count_label(w_.n) + " records: " + phase + ", sync " + sync_label();
     r.method = method_;
-    r.op = phase;
-    r.pattern = phase == "get" || phase == "remove" ? "rand" : "seq";
+    r.op = harness::parse_op_name(phase);
+    r.pattern = phase == "get" || phase == "remove" ? harness::AccessPattern::Rand : harness::AccessPattern::Seq;
     r.block_size = 0;
-    r.buffer = "";
-    r.cache = phase == "insert" ? "" : "warm";
+    r.buffer.reset();
+    if (phase == "insert") r.cache.reset();
+    else r.cache = harness::CacheState::Warm;
     r.cache_method = phase == "insert" ? "fresh file" : "just written";
-    r.sync = sync_label();
+    r.sync = sync_policy();
     r.reference = sync_ ? std::nullopt : seed_reference(method_, phase, w_.n);
     r.extra = {{"records", w_.n}, {"record_data_bytes", w_.data_bytes}};
     if (method_ == "lmdb")

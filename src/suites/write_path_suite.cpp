@@ -61,7 +61,7 @@ class WritePathSuite final : public Suite {
       std::string experiment = count_label(n5) + " writes of " + label(size);
       for (const char* method : {"mmap", "pread", "stdio"}) {
         FileExperiment e = writer(name(), experiment, method, size, n5);
-        if (e.method == "mmap") {
+        if (io::find_file_method(e.method).traits().maps_file) {
           // The seed mapped the whole file once (the size known in advance).
           e.options.mmap_grow_step = static_cast<std::size_t>(size * n5);
           e.reference = published(size == 1 * KiB ? "seed 002: Java MappedByteBuffer, i7-8565U, NVMe; ~300 ms for 1,000,000 x 1 KiB"

@@ -23,14 +23,14 @@ std::filesystem::path make_file(io::ScratchDir& scratch, std::size_t size) {
   return path;
 }
 
-TEST(Cache, WarmThenColdByFadvise) {
+TEST(Cache, WarmThenColdPerFile) {
   io::ScratchDir scratch("/tmp");
   auto path = make_file(scratch, 4 << 20);
-  EXPECT_EQ(make_cold(path, Eviction::Fadvise), "fadvise");
+  EXPECT_EQ(make_cold(path, Eviction::PerFile), "fadvise");
   EXPECT_LT(resident_fraction(path), 0.05);
   make_warm(path);
   EXPECT_GT(resident_fraction(path), 0.95);
-  EXPECT_EQ(make_cold(path, Eviction::Fadvise), "fadvise");
+  EXPECT_EQ(make_cold(path, Eviction::PerFile), "fadvise");
   EXPECT_LT(resident_fraction(path), 0.05);
 }
 
@@ -48,12 +48,15 @@ TEST(Cache, DropCachesWithoutRootIsRefused) {
 }
 
 TEST(Cache, NamesRoundTrip) {
-  for (auto e : {Eviction::Auto, Eviction::DropCaches, Eviction::Fadvise}) EXPECT_EQ(parse_eviction(to_string(e)), e);
+  for (auto e : {Eviction::PerFile, Eviction::DropCaches}) EXPECT_EQ(parse_eviction(to_string(e)), e);
+  EXPECT_EQ(parse_eviction("fadvise"), Eviction::PerFile);
   for (auto c : {CacheState::Warm, CacheState::Cold, CacheState::Direct}) EXPECT_EQ(parse_cache(to_string(c)), c);
-  for (auto s : {SyncSchedule::None, SyncSchedule::End, SyncSchedule::Periodic, SyncSchedule::EveryWrite})
-    EXPECT_EQ(parse_schedule(to_string(s)), s);
+  for (auto o : {Op::Read, Op::Write, Op::Copy, Op::Alloc, Op::Insert, Op::Get, Op::Remove, Op::Reinsert, Op::Reopen,
+                 Op::Append, Op::CatchUp})
+    EXPECT_EQ(parse_op_name(to_string(o)), o);
   EXPECT_THROW(parse_cache("tepid"), UsageError);
-  EXPECT_THROW(parse_op("append"), UsageError);
+  EXPECT_THROW(parse_op("append"), UsageError);  // a file experiment reads or writes
+  EXPECT_THROW(parse_op_name("frobnicate"), UsageError);
   EXPECT_THROW(parse_pattern("zigzag"), UsageError);
 }
 

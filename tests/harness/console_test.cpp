@@ -41,9 +41,44 @@ TEST(Console, TableRanksMethodsAndShowsSkipsAndReferences) {
 
 TEST(Console, NoEscapeCodesWithoutColor) {
   std::vector<Result> rs{row("a", 0.5), row("b", 1.0)};
-  rs[0].warnings.push_back("timed repetitions too short to trust (shortest 1 ms < 50 ms); use a larger --size");
+  rs[0].warn(WarningKind::TooShort, "timed repetitions too short to trust (shortest 1 ms < 50 ms)");
   EXPECT_EQ(format_tables(rs, false).find('\033'), std::string::npos);
   EXPECT_NE(format_tables(rs, true).find('\033'), std::string::npos);
+}
+
+// Warnings of one kind are one line naming the rows; outlier notes appear
+// only where they could change which method is fastest.
+TEST(Console, OneNoteLinePerKindAndOutliersOnlyWhereTheyMatter) {
+  std::vector<Result> rs{row("fast", 0.5), row("close", 0.52), row("far", 2.0)};
+  for (auto& r : rs) r.warn(WarningKind::TooShort, "timed repetitions too short to trust");
+  rs[0].samples_s = {0.5, 0.5, 0.55};
+  rs[1].samples_s = {0.52, 0.52, 0.45};  // its fastest repetition beats the leader's slowest
+  rs[1].warn(WarningKind::Outliers, "1 of 3 repetitions are outliers");
+  rs[2].warn(WarningKind::Outliers, "1 of 3 repetitions are outliers");  // far behind: no note
+  std::string t = format_tables(rs, false);
+  EXPECT_NE(t.find("! fast, close, far: timed repetitions too short"), std::string::npos) << t;
+  std::size_t outlier_line = t.find("outliers");
+  ASSERT_NE(outlier_line, std::string::npos) << t;
+  std::string line = t.substr(t.rfind('\n', outlier_line) + 1, t.find('\n', outlier_line) - t.rfind('\n', outlier_line) - 1);
+  EXPECT_NE(line.find("close"), std::string::npos) << line;
+  EXPECT_EQ(line.find("far"), std::string::npos) << line;
+  EXPECT_EQ(t.find("outliers", outlier_line + 1), std::string::npos) << "one outlier line per table: " << t;
+}
+
+// Queued methods say their depth on every row; writes say where the bytes ended.
+TEST(Console, RowsSayQueueDepthAndWritesSayWhereBytesWent) {
+  std::vector<Result> rs{row("pread", 0.5), row("io_uring", 0.4)};
+  rs[1].queue_depth = 32;
+  for (auto& r : rs) {
+    r.op = Op::Write;
+    r.cache.reset();
+  }
+  std::string t = format_tables(rs, false);
+  EXPECT_NE(t.find("io_uring qd32"), std::string::npos) << t;
+  EXPECT_NE(t.find("page cache only"), std::string::npos) << t;
+  for (auto& r : rs) r.sync = parse_sync_policy("end:fdatasync");
+  t = format_tables(rs, false);
+  EXPECT_NE(t.find("flushed (end:fdatasync)"), std::string::npos) << t;
 }
 
 TEST(Console, NoColorEnvironmentTurnsColorOff) {
@@ -74,11 +109,11 @@ std::string captured_stderr(F&& f) {
 TEST(Progress, KnownPlanShowsAnOverallEta) {
   std::string line = captured_stderr([] {
     Progress p(true, 4, false);
-    p.begin("seq 4k", 2);
-    p.repetition(1);
+    p.begin("seq 4k");
+    p.pass(1, 2);
     p.end();
-    p.begin("seq 1m", 2);
-    p.repetition(1);
+    p.begin("seq 1m");
+    p.pass(1, 2);
   });
   EXPECT_NE(line.find("[2/4]"), std::string::npos) << line;
   EXPECT_NE(line.find(" eta "), std::string::npos) << line;
@@ -88,11 +123,11 @@ TEST(Progress, UnknownPlanForeseesOnlyTheCurrentExperiment) {
   std::string line = captured_stderr([] {
     Progress p(true, 0, false);
     p.set_context("suite 1/7 seq-read");
-    p.begin("read 1k warm", 5);
-    p.repetition(2);
+    p.begin("read 1k warm");
+    p.pass(2, 5);
   });
   EXPECT_NE(line.find("suite 1/7 seq-read"), std::string::npos) << line;
-  EXPECT_NE(line.find("rep 2/5"), std::string::npos) << line;
+  EXPECT_NE(line.find("pass 2/5"), std::string::npos) << line;
   EXPECT_NE(line.find("this one ends in"), std::string::npos) << line;
   EXPECT_EQ(line.find(" eta "), std::string::npos) << "no overall ETA without a plan: " << line;
 }
@@ -100,8 +135,8 @@ TEST(Progress, UnknownPlanForeseesOnlyTheCurrentExperiment) {
 TEST(Progress, DisabledWritesNothing) {
   std::string line = captured_stderr([] {
     Progress p(false, 3, false);
-    p.begin("x", 2);
-    p.repetition(1);
+    p.begin("x");
+    p.pass(1, 2);
     p.end();
   });
   EXPECT_TRUE(line.empty()) << line;

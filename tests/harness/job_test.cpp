@@ -17,7 +17,7 @@ std::filesystem::path write(io::ScratchDir& s, const std::string& text) {
 
 TEST(Job, MatrixExpandsEveryCombinationMethodsFastest) {
   Matrix m;
-  m.methods = {"pread", "mmap"};
+  m.methods = variants_of({"pread", "mmap"});
   m.block_sizes = {4096, 1 << 20};
   m.file_size = 1 << 20;
   auto e = expand(m);
@@ -31,15 +31,53 @@ TEST(Job, MatrixExpandsEveryCombinationMethodsFastest) {
 }
 
 TEST(Job, SyncPolicies) {
-  SyncPolicy p = parse_sync_policy("periodic-16k:msync");
-  EXPECT_EQ(p.schedule, SyncSchedule::Periodic);
+  SyncPolicy p = parse_sync_policy("async-16k:msync");
+  EXPECT_EQ(p.schedule, FlushSchedule::AsyncBytes);
   EXPECT_EQ(p.interval, 16u * 1024);
-  EXPECT_EQ(p.durability, io::Durability::MsyncSync);
-  EXPECT_EQ(parse_sync_policy("end").schedule, SyncSchedule::End);
-  EXPECT_EQ(parse_sync_policy("every:fsync").durability, io::Durability::Fsync);
-  EXPECT_THROW(parse_sync_policy("sometimes"), UsageError);
-  EXPECT_THROW(parse_sync_policy("none:fsync"), UsageError);
-  EXPECT_THROW(parse_sync_policy("periodic-0"), UsageError);
+  EXPECT_EQ(p.call, io::Durability::MsyncSync);
+  EXPECT_EQ(parse_sync_policy("periodic-16k:msync"), p);  // schema-1 name of the background flusher
+  SyncPolicy inline_flush = parse_sync_policy("every-16k");
+  EXPECT_EQ(inline_flush.schedule, FlushSchedule::EveryBytes);
+  EXPECT_EQ(inline_flush.call, io::Durability::None);  // the method's own sync, resolved when it runs
+  SyncPolicy ops = parse_sync_policy("every-1000-ops:fdatasync");
+  EXPECT_EQ(ops.schedule, FlushSchedule::EveryOps);
+  EXPECT_EQ(ops.interval, 1000u);
+  EXPECT_EQ(parse_sync_policy("end").schedule, FlushSchedule::End);
+  EXPECT_EQ(parse_sync_policy("every:fsync").call, io::Durability::Fsync);
+  for (const char* text : {"none", "end:fdatasync", "every:fsync", "every-16k:msync", "async-4k:fdatasync",
+                           "every-1000-ops:fdatasync", "async-1m"})
+    EXPECT_EQ(to_string(parse_sync_policy(text)), text);
+  for (const char* bad : {"sometimes", "none:fsync", "periodic-0", "every-0", "async-", "end:", "every-x-ops"})
+    EXPECT_THROW(parse_sync_policy(bad), UsageError) << bad;
+}
+
+TEST(Job, QueueDepthsApplyToQueuedMethodsOnly) {
+  Matrix m;
+  m.methods = variants_of({"pread", "io_uring"});
+  m.queue_depths = {1, 32};
+  m.file_size = 1 << 20;
+  auto e = expand(m);
+  ASSERT_EQ(e.size(), 3u);  // pread once; io_uring at each depth
+  EXPECT_EQ(e[0].method, "pread");
+  EXPECT_EQ(e[1].method, "io_uring");
+  EXPECT_EQ(e[1].options.queue_depth, 1u);
+  EXPECT_EQ(e[2].options.queue_depth, 32u);
+}
+
+TEST(Job, AMatrixTooLargeIsRefusedBeforeAnythingIsBuilt) {
+  Matrix m;
+  m.methods = variants_of({"pread", "mmap", "syscall", "stdio"});
+  m.block_sizes.assign(1000, 4096);
+  m.caches = {CacheState::Warm, CacheState::Cold};
+  m.buffers = {io::BufferKind::Heap, io::BufferKind::Aligned};
+  m.patterns = {AccessPattern::Seq, AccessPattern::Rand};
+  m.syncs.assign(4, SyncPolicy{});
+  try {
+    expand(m);
+    ADD_FAILURE() << "a matrix of 128,000 experiments was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("128000"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Job, ReadsAJobFile) {

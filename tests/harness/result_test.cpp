@@ -19,20 +19,21 @@ Results sample() {
   r.suite = "custom";
   r.experiment = "read seq 4k warm heap";
   r.method = "pread";
-  r.op = "read";
-  r.pattern = "seq";
+  r.op = Op::Read;
+  r.pattern = AccessPattern::Seq;
   r.block_size = 4096;
   r.file_size = 1 << 20;
-  r.buffer = "heap";
-  r.cache = "warm";
+  r.buffer = io::BufferKind::Heap;
+  r.cache = CacheState::Warm;
   r.cache_method = "read once";
   r.resident_fraction = 1.0;
-  r.sync = "none";
   r.reps = 3;
+  r.passes = 4;
+  r.queue_depth = 32;
   r.bytes = 1 << 20;
   r.ops = 256;
   r.samples_s = {0.5, 1.0, 2.0};
-  r.latency_ns = Latency{500, 900, 1500, 4000, 9000};
+  r.latency_ns = Latency{500, 900, 1500, 4000, 9000, 768, LatencySource::EveryRequest};
   r.user_s = 0.1;
   r.sys_s = 0.2;
   r.minor_faults = 3;
@@ -43,7 +44,7 @@ Results sample() {
   r.storage_read_bytes = 7;
   r.storage_write_bytes = 8;
   r.verified = true;
-  r.warnings = {"a, \"quoted\" warning"};
+  r.warnings = {Warning{WarningKind::TooShort, {"shortest 2 ms"}, "a, \"quoted\" warning"}};
   r.reference = Reference{"seed 001: Java", 4700, "ms"};
   r.extra["batch"] = 1;
   rs.results.push_back(r);
@@ -52,6 +53,10 @@ Results sample() {
   skipped.experiment = "x";
   skipped.method = "direct";
   skipped.skipped = "the filesystem refuses O_DIRECT";
+  skipped.sync = parse_sync_policy("async-16k:fdatasync");
+  skipped.cache.reset();
+  skipped.buffer.reset();
+  skipped.pattern.reset();
   rs.results.push_back(skipped);
   return rs;
 }
@@ -59,18 +64,27 @@ Results sample() {
 TEST(ResultsFormat, HoldsEveryFieldOfTheIssue) {
   nlohmann::json j = to_json(sample());
   EXPECT_EQ(j["format"], "iolab-results");
-  EXPECT_EQ(j["format_version"], 1);
+  EXPECT_EQ(j["schema_version"], kResultsSchemaVersion);
+  EXPECT_TRUE(j["incomplete"].is_null());
   for (const char* key : {"cpu_model", "cores", "ram_bytes", "kernel", "fs_type", "mount_options", "device", "rotational",
                           "scheduler", "iolab_version", "compiler", "build_type", "root", "command", "created"})
     EXPECT_TRUE(j["environment"].contains(key)) << key;
   const auto& r = j["results"][0];
   for (const char* key : {"suite", "experiment", "method", "op", "pattern", "block_size", "file_size", "buffer", "cache",
                           "resident_fraction", "sync", "reps", "bytes", "ops", "seconds", "mib_per_s", "ops_per_s",
-                          "latency_ns", "cpu", "faults", "ctx", "io_calls", "verified", "skipped"})
+                          "latency_ns", "cpu", "faults", "ctx", "io_calls", "verified", "skipped", "passes",
+                          "queue_depth", "warnings"})
     EXPECT_TRUE(r.contains(key)) << key;
   for (const char* key : {"median", "min", "max", "mean", "stddev"}) EXPECT_TRUE(r["seconds"].contains(key)) << key;
   for (const char* key : {"median", "min", "max"}) EXPECT_TRUE(r["mib_per_s"].contains(key)) << key;
-  for (const char* key : {"p50", "p90", "p99", "p999", "max"}) EXPECT_TRUE(r["latency_ns"].contains(key)) << key;
+  for (const char* key : {"p50", "p90", "p99", "p999", "max", "samples", "source"})
+    EXPECT_TRUE(r["latency_ns"].contains(key)) << key;
+  EXPECT_EQ(r["latency_ns"]["source"], "every_request");
+  EXPECT_EQ(r["warnings"][0]["kind"], "too_short");
+  EXPECT_EQ(r["warnings"][0]["subjects"][0], "shortest 2 ms");
+  EXPECT_EQ(r["passes"], 4);
+  EXPECT_EQ(j["results"][1]["sync"], "async-16k:fdatasync");
+  EXPECT_EQ(j["results"][1]["cache"], "");
   EXPECT_DOUBLE_EQ(r["seconds"]["median"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(r["mib_per_s"]["median"].get<double>(), 1.0);  // 1 MiB in 1 s; MiB = 2^20
   EXPECT_DOUBLE_EQ(r["mib_per_s"]["max"].get<double>(), 2.0);      // from the fastest repetition
@@ -96,6 +110,53 @@ TEST(ResultsFormat, JsonRoundTrips) {
   EXPECT_EQ(b.results[0].samples_s, a.results[0].samples_s);
   EXPECT_EQ(b.results[0].reference->value, 4700);
   EXPECT_EQ(*b.results[1].skipped, "the filesystem refuses O_DIRECT");
+  EXPECT_EQ(b.results[0].warnings, a.results[0].warnings);
+  EXPECT_EQ(b.results[0].latency_ns->source, LatencySource::EveryRequest);
+  EXPECT_FALSE(b.results[1].cache.has_value());
+  EXPECT_EQ(b.results[1].sync, a.results[1].sync);
+}
+
+// Files of schema 1 (string warnings, "format_version", "periodic-16k") still read.
+TEST(ResultsFormat, ReadsSchemaOne) {
+  nlohmann::json j = to_json(sample());
+  j.erase("schema_version");
+  j["format_version"] = 1;
+  j["results"][0]["warnings"] = nlohmann::json::array({"timed repetitions too short to trust"});
+  j["results"][0]["sync"] = "periodic-16k:msync";
+  Results r = results_from_json(j, "old.json");
+  ASSERT_EQ(r.results[0].warnings.size(), 1u);
+  EXPECT_EQ(r.results[0].warnings[0].kind, WarningKind::Note);
+  EXPECT_EQ(r.results[0].sync.schedule, FlushSchedule::AsyncBytes);
+}
+
+// A bad value names the file and where in it, in one line.
+TEST(ResultsFormat, BadValuesNameTheFileAndTheJsonPath) {
+  struct Case {
+    const char* path;
+    nlohmann::json value;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {"/results/0/cpu/user_s", "fast", "results[0].cpu.user_s"},
+      {"/results/0/op", "teleport", "results[0].op"},
+      {"/results/0/samples_s/1", -1.0, "results[0].samples_s[1]"},
+      {"/results/1/reps", -3, "results[1].reps"},
+      {"/results/0/warnings", "not a list", "results[0].warnings"},
+      {"/schema_version", "2", "schema_version"},
+  };
+  for (const auto& c : cases) {
+    nlohmann::json j = to_json(sample());
+    j[nlohmann::json::json_pointer(c.path)] = c.value;
+    try {
+      results_from_json(j, "some.json");
+      ADD_FAILURE() << "accepted " << c.path;
+    } catch (const Error& e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find("some.json"), std::string::npos) << what;
+      EXPECT_NE(what.find(c.expect), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  }
 }
 
 TEST(ResultsFormat, CsvHasAHeaderAndOneRowPerResult) {
@@ -125,7 +186,7 @@ TEST(ResultsFormat, CsvHasAHeaderAndOneRowPerResult) {
 
 TEST(ResultsFormat, RejectsWhatIsNotResults) {
   EXPECT_THROW(results_from_json(nlohmann::json{{"format", "other"}}, "x"), Error);
-  EXPECT_THROW(results_from_json(nlohmann::json{{"format", "iolab-results"}, {"format_version", 99}, {"results", nlohmann::json::array()}}, "x"), Error);
+  EXPECT_THROW(results_from_json(nlohmann::json{{"format", "iolab-results"}, {"schema_version", 99}, {"results", nlohmann::json::array()}}, "x"), Error);
   nlohmann::json no_method = to_json(sample());
   no_method["results"][0].erase("method");
   EXPECT_THROW(results_from_json(no_method, "x"), Error);

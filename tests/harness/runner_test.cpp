@@ -1,7 +1,10 @@
 // The runner on tiny experiments: every method, read and write, seq and rand,
 // heap and aligned buffers, warm and cold, yields verified figures; what
-// cannot run here is a skipped record with a reason.
+// cannot run here is a skipped record with a reason; the timed region holds
+// exactly what docs/results-format.md says; flush policies flush as named.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <cmath>
 
@@ -12,14 +15,16 @@
 namespace iolab::harness {
 namespace {
 
+// One pass per repetition: tests check behaviour, not lengthened timings.
 RunConfig tiny_config() {
   RunConfig c;
   c.reps = 2;
   c.warmup = 1;
+  c.min_time = 0;
   return c;
 }
 
-FileExperiment tiny(std::string method, Op op, AccessPattern pattern, io::BufferKind buffer, CacheState cache) {
+FileExperiment tiny(std::string method, Op op, AccessPattern pattern, std::optional<io::BufferKind> buffer, CacheState cache) {
   FileExperiment e;
   e.suite = "test";
   e.experiment = "tiny";
@@ -30,7 +35,7 @@ FileExperiment tiny(std::string method, Op op, AccessPattern pattern, io::Buffer
   e.file_size = 64 * 1024 + 100;  // a partial last block on purpose
   e.buffer = buffer;
   e.cache = cache;
-  e.eviction = Eviction::Fadvise;  // tests never drop the system's page cache
+  e.eviction = Eviction::PerFile;  // tests never drop the system's page cache
   return e;
 }
 
@@ -38,18 +43,18 @@ void expect_verified_figures(const Result& r) {
   ASSERT_FALSE(r.skipped) << r.method << ": " << *r.skipped;
   EXPECT_TRUE(r.verified);
   EXPECT_EQ(r.reps, 2u);
+  EXPECT_EQ(r.passes, 1u);
   ASSERT_EQ(r.samples_s.size(), 2u);
   for (double s : r.samples_s) EXPECT_GT(s, 0);
   EXPECT_EQ(r.bytes, r.file_size);
   EXPECT_EQ(r.ops, (r.file_size + r.block_size - 1) / r.block_size);
   ASSERT_TRUE(r.latency_ns.has_value());
+  EXPECT_EQ(r.latency_ns->samples, r.ops);  // the latency pass timed every call (or request)
   EXPECT_GT(r.latency_ns->max, 0);
   EXPECT_LE(r.latency_ns->p50, r.latency_ns->p99);
   EXPECT_LE(r.latency_ns->p99, r.latency_ns->max);
   // Tiny runs are far below 50 ms: the runner must say they are too short to trust.
-  bool short_warning = false;
-  for (const auto& w : r.warnings) short_warning |= w.find("too short") != std::string::npos;
-  EXPECT_TRUE(short_warning);
+  EXPECT_TRUE(r.has_warning(WarningKind::TooShort));
 }
 
 TEST(Runner, EveryMethodReadsAndWritesVerified) {
@@ -57,7 +62,7 @@ TEST(Runner, EveryMethodReadsAndWritesVerified) {
   Runner runner(tiny_config(), scratch);
   for (const io::Method* m : io::file_methods()) {
     if (!m->probe(scratch.path()).available) continue;
-    bool direct = m->name() == "direct";
+    const bool direct = m->traits().bypasses_page_cache;
     for (Op op : {Op::Read, Op::Write})
       for (AccessPattern p : {AccessPattern::Seq, AccessPattern::Rand})
         for (io::BufferKind b : {io::BufferKind::Heap, io::BufferKind::Aligned})
@@ -70,20 +75,25 @@ TEST(Runner, EveryMethodReadsAndWritesVerified) {
             if (direct) e.file_size = 64 * 1024;  // O_DIRECT: no short last call
             Result r = runner.run(e);
             expect_verified_figures(r);
-            if (op == Op::Read) {
+            EXPECT_EQ(r.latency_ns->source,
+                      m->traits().queued ? LatencySource::EveryRequest : LatencySource::EveryCall);
+            if (op == Op::Read && !direct) {
               ASSERT_TRUE(r.resident_fraction.has_value());
-              if (!direct && c == CacheState::Warm) {
-                EXPECT_EQ(r.cache, "warm");
+              if (c == CacheState::Warm) {
+                EXPECT_EQ(r.cache, CacheState::Warm);
                 EXPECT_EQ(r.cache_method, "read once");
-                EXPECT_GT(*r.resident_fraction, 0.9);
-              }
-              if (!direct && c == CacheState::Cold) {
-                EXPECT_EQ(r.cache, "cold");
-                EXPECT_EQ(r.cache_method, "fadvise");
+                EXPECT_GE(*r.resident_fraction, 0.99);  // proven before every timed pass
+              } else {
+                EXPECT_EQ(r.cache, CacheState::Cold);
+                EXPECT_EQ(r.cache_method.rfind("fadvise", 0), 0u) << r.cache_method;
+                EXPECT_LE(*r.resident_fraction, 0.05);  // proven before every timed pass
               }
             }
             if (direct) {
-              EXPECT_EQ(r.cache, "direct");
+              EXPECT_EQ(r.cache, CacheState::Direct);
+            }
+            if (op == Op::Write && !direct) {
+              EXPECT_FALSE(r.cache.has_value());
             }
           }
   }
@@ -94,7 +104,7 @@ TEST(Runner, DirectWithHeapBufferIsSkippedWithReason) {
   io::ScratchDir scratch("/tmp");
   if (!io::find_file_method("direct").probe(scratch.path()).available) GTEST_SKIP() << "no O_DIRECT here";
   Runner runner(tiny_config(), scratch);
-  // A heap buffer at an odd block size: O_DIRECT cannot take it, and the runner must say so.
+  // A heap buffer asked for explicitly at an odd block size: O_DIRECT cannot take it, and the runner must say so.
   FileExperiment e = tiny("direct", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Direct);
   e.block_size = 1000;
   Result r = runner.run(e);
@@ -102,6 +112,20 @@ TEST(Runner, DirectWithHeapBufferIsSkippedWithReason) {
   EXPECT_NE(r.skipped->find("aligned"), std::string::npos) << *r.skipped;
   EXPECT_FALSE(r.verified);
   EXPECT_TRUE(r.samples_s.empty());
+}
+
+TEST(Runner, DirectCachePicksAlignedBuffersUnlessHeapWasAsked) {
+  io::ScratchDir scratch("/tmp");
+  Runner runner(tiny_config(), scratch);
+  for (const char* method : {"direct", "io_uring"}) {
+    if (!io::find_file_method(method).probe(scratch.path()).available) continue;
+    FileExperiment e = tiny(method, Op::Read, AccessPattern::Rand, std::nullopt, CacheState::Direct);
+    e.file_size = 64 * 1024;
+    Result r = runner.run(e);
+    ASSERT_FALSE(r.skipped) << method << ": " << *r.skipped;
+    EXPECT_EQ(r.buffer, io::BufferKind::Aligned) << method;
+    EXPECT_EQ(r.cache, CacheState::Direct) << method;
+  }
 }
 
 TEST(Runner, BufferedMethodWithDirectCacheIsSkipped) {
@@ -121,6 +145,17 @@ TEST(Runner, DropCachesWithoutRootIsSkippedNotReplaced) {
   Result r = runner.run(e);
   ASSERT_TRUE(r.skipped.has_value());
   EXPECT_NE(r.skipped->find("root"), std::string::npos);
+}
+
+TEST(Runner, AFileLargerThanTheFreeSpaceIsSkippedBeforeAnythingIsWritten) {
+  io::ScratchDir scratch("/tmp");
+  Runner runner(tiny_config(), scratch);
+  FileExperiment e = tiny("pread", Op::Write, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+  e.file_size = std::uint64_t{1} << 60;  // an exbibyte
+  Result r = runner.run(e);
+  ASSERT_TRUE(r.skipped.has_value());
+  EXPECT_NE(r.skipped->find("free"), std::string::npos) << *r.skipped;
+  EXPECT_TRUE(scratch.created().empty());
 }
 
 TEST(Runner, OpsFixesTheCallCountAndFileSize) {
@@ -164,61 +199,163 @@ TEST(Runner, StreamMethodsCountTheKernelsCalls) {
   }
 }
 
-TEST(Runner, SyncSchedulesAreHonouredAndLabelled) {
+// Each flush policy flushes as named: every-16k over 1 MiB is exactly 64
+// flushes of 16 KiB; async-16k coalesces (at most 64, at least 16 KiB each);
+// end is one flush of everything; every is one per write.
+TEST(Runner, FlushPoliciesMeanWhatTheySay) {
   io::ScratchDir scratch("/tmp");
   Runner runner(tiny_config(), scratch);
   for (std::string method : {"pread", "mmap"}) {
+    SCOPED_TRACE(method);
     FileExperiment e = tiny(method, Op::Write, AccessPattern::Seq, io::BufferKind::Aligned, CacheState::Warm);
     e.block_size = 1024;
-    e.ops = 64;  // 64 KiB: a 16 KiB interval gives four flushes
-    e.schedule = SyncSchedule::Periodic;
-    e.sync_interval = 16 * 1024;
+    e.ops = 1024;  // 1 MiB
+    const std::string call = method == "mmap" ? "msync" : "fdatasync";
+
+    e.sync = parse_sync_policy("every-16k");
     Result r = runner.run(e);
     ASSERT_FALSE(r.skipped) << *r.skipped;
     EXPECT_TRUE(r.verified);
-    EXPECT_EQ(r.sync, method == "mmap" ? "periodic-16k:msync" : "periodic-16k:fdatasync");
-    ASSERT_TRUE(r.extra.contains("periodic_flushes"));
-    EXPECT_GE(r.extra["periodic_flushes"].get<double>(), 1.0);
-    EXPECT_LE(r.extra["periodic_flushes"].get<double>(), 4.0);
+    EXPECT_EQ(to_string(r.sync), "every-16k:" + call);
+    EXPECT_EQ(r.extra.at("flushes").get<double>(), 64.0);
+    EXPECT_EQ(r.extra.at("bytes_per_flush").get<double>(), 16384.0);
 
-    e.schedule = SyncSchedule::EveryWrite;
-    e.sync = io::Durability::Fdatasync;
+    e.sync = parse_sync_policy("async-16k");
     r = runner.run(e);
-    EXPECT_EQ(r.sync, "every:fdatasync");
-    EXPECT_GE(r.io_calls, 64u);  // at least one durability call per write
-
-    e.schedule = SyncSchedule::End;
-    r = runner.run(e);
-    EXPECT_EQ(r.sync, "end:fdatasync");
+    EXPECT_EQ(to_string(r.sync), "async-16k:" + call);
+    double flushes = r.extra.at("flushes").get<double>();
+    EXPECT_GE(flushes, 1.0);
+    EXPECT_LE(flushes, 64.0);
+    EXPECT_GE(r.extra.at("bytes_per_flush").get<double>(), 16384.0);
     EXPECT_TRUE(r.verified);
+
+    e.sync = parse_sync_policy("end");
+    r = runner.run(e);
+    EXPECT_EQ(to_string(r.sync), "end:" + call);
+    EXPECT_EQ(r.extra.at("flushes").get<double>(), 1.0);
+    EXPECT_EQ(r.extra.at("bytes_per_flush").get<double>(), 1048576.0);
+
+    e.ops = 64;
+    e.sync = parse_sync_policy("every:fdatasync");
+    r = runner.run(e);
+    EXPECT_EQ(to_string(r.sync), "every:fdatasync");
+    EXPECT_EQ(r.extra.at("flushes").get<double>(), 64.0);
+    EXPECT_GE(r.io_calls, 64u);  // a durability call each (and pwrite's write calls)
+
+    e.sync = SyncPolicy{};
+    r = runner.run(e);
+    EXPECT_FALSE(r.extra.contains("flushes"));
   }
 }
 
-TEST(Runner, IoUringBatchesRequests) {
+TEST(Runner, QueuedMethodsStreamAtTheirDepthAndSayIt) {
   io::ScratchDir scratch("/tmp");
   if (!io::find_file_method("io_uring").probe(scratch.path()).available) GTEST_SKIP() << "no io_uring here";
   Runner runner(tiny_config(), scratch);
   for (Op op : {Op::Read, Op::Write}) {
     FileExperiment e = tiny("io_uring", op, AccessPattern::Rand, io::BufferKind::Aligned, CacheState::Warm);
-    e.batch = 8;
     e.options.queue_depth = 8;
     Result r = runner.run(e);
     ASSERT_FALSE(r.skipped) << *r.skipped;
     EXPECT_TRUE(r.verified);
-    EXPECT_LT(r.io_calls, r.ops) << "a batch of 8 should need fewer io_uring_enter calls than requests";
+    EXPECT_EQ(r.queue_depth, 8u);
+    EXPECT_EQ(r.latency_ns->source, LatencySource::EveryRequest);
   }
+  // A flush after every N bytes has no single point to run at with writes in flight.
+  FileExperiment e = tiny("io_uring", Op::Write, AccessPattern::Seq, io::BufferKind::Aligned, CacheState::Warm);
+  e.sync = parse_sync_policy("every-16k");
+  Result r = runner.run(e);
+  ASSERT_TRUE(r.skipped.has_value());
+  EXPECT_NE(r.skipped->find("queued"), std::string::npos) << *r.skipped;
 }
 
-TEST(Runner, FreshFilePerRepetition) {
+// Repetitions shorter than min_time are made of several passes; the record
+// says how many, and bytes and ops are per repetition.
+TEST(Runner, ShortPassesAreRepeatedUpToMinTime) {
+  io::ScratchDir scratch("/tmp");
+  RunConfig c = tiny_config();
+  c.min_time = 1.0;
+  c.max_time = 0.2;  // the budget caps it: the test stays short
+  Runner runner(c, scratch);
+  FileExperiment e = tiny("pread", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+  e.file_size = 64 * 1024;
+  Result r = runner.run(e);
+  ASSERT_FALSE(r.skipped);
+  EXPECT_GT(r.passes, 1u);
+  EXPECT_EQ(r.bytes, r.passes * e.file_size);
+  EXPECT_EQ(r.ops, r.passes * 16u);
+  EXPECT_TRUE(r.verified);
+}
+
+// ---- the timed region ----------------------------------------------------------------
+
+// A method around pread whose open() makes 500 read(2) calls and whose
+// close() makes 700 write(2) calls of its own: the kernel's count of the
+// timed region then shows which of them it contains. Counting calls instead
+// of sleeping keeps the test deterministic.
+class MarkedOpenClose final : public io::Method {
+ public:
+  static constexpr unsigned kOpenReads = 500, kCloseWrites = 700;
+  std::string_view name() const override { return "marked"; }
+  std::string_view description() const override { return "pread, with marked open and close"; }
+  io::MethodTraits traits(const io::FileOptions&) const override { return {}; }
+  io::Availability probe(const std::filesystem::path&) const override { return {}; }
+  std::unique_ptr<io::File> open(const std::filesystem::path& p, io::Access a, const io::FileOptions& o) const override {
+    mark(kOpenReads, false);
+    return std::make_unique<Marked>(io::find_file_method("pread").open(p, a, o));
+  }
+
+ private:
+  static void mark(unsigned calls, bool write) {
+    int fd = ::open(write ? "/dev/null" : "/dev/zero", (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+    char c = 0;
+    for (unsigned i = 0; i < calls; ++i)
+      if ((write ? ::write(fd, &c, 1) : ::read(fd, &c, 1)) != 1) break;
+    ::close(fd);
+  }
+  class Marked final : public io::File {
+   public:
+    explicit Marked(std::unique_ptr<io::File> f) : File(f->path()), f_(std::move(f)) {}
+    std::size_t read_at(std::uint64_t o, std::span<std::byte> d) override { return f_->read_at(o, d); }
+    void write_at(std::uint64_t o, std::span<const std::byte> s) override { f_->write_at(o, s); }
+    void sync(io::Durability d) override { f_->sync(d); }
+    bool supports(io::Durability d) const override { return f_->supports(d); }
+    std::uint64_t size() override { return f_->size(); }
+    void close() override {
+      if (closed_) return;
+      closed_ = true;
+      mark(kCloseWrites, true);
+      f_->close();
+    }
+
+   private:
+    std::unique_ptr<io::File> f_;
+    bool closed_ = false;
+  };
+};
+
+TEST(Runner, TimedRegionHoldsWhatTheTableSays) {
   io::ScratchDir scratch("/tmp");
   Runner runner(tiny_config(), scratch);
-  FileExperiment e = tiny("stdio", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Cold);
-  e.fresh_file_per_rep = true;
+  MarkedOpenClose marked;
+  FileExperiment e = tiny("marked", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+  e.method_object = &marked;
+  e.file_size = 64 * 1024;
+  // Reads: neither open nor close is timed; the region holds the 16 reads.
   Result r = runner.run(e);
-  EXPECT_TRUE(r.verified);
-  EXPECT_EQ(r.cache_method, "fadvise, fresh file");
-  EXPECT_TRUE(scratch.created().empty());
+  ASSERT_TRUE(r.extra.contains("proc_io_syscalls"));
+  std::uint64_t calls = r.extra["proc_io_syscalls"].get<std::uint64_t>();
+  EXPECT_GE(calls, 16u);
+  EXPECT_LT(calls, MarkedOpenClose::kOpenReads) << "open() ran inside a read's timed region";
+  // Writes: open is not timed, close is (user-space buffers reach the kernel there).
+  e.op = Op::Write;
+  r = runner.run(e);
+  calls = r.extra["proc_io_syscalls"].get<std::uint64_t>();
+  EXPECT_GE(calls, MarkedOpenClose::kCloseWrites) << "close() ran outside a write's timed region";
+  EXPECT_LT(calls, MarkedOpenClose::kCloseWrites + MarkedOpenClose::kOpenReads) << "open() ran inside a write's timed region";
 }
+
+// ---- custom experiments --------------------------------------------------------------
 
 TEST(Runner, CustomExperimentTimesAndVerifies) {
   io::ScratchDir scratch("/tmp");
@@ -244,6 +381,7 @@ TEST(Runner, CustomExperimentTimesAndVerifies) {
   EXPECT_EQ(r.ops, 10u);
   EXPECT_EQ(r.io_calls, 10u);
   EXPECT_EQ(r.samples_s.size(), 2u);
+  EXPECT_FALSE(r.latency_ns.has_value());  // a callback workload cannot time its calls: no latency rather than a wrong one
 
   c.verify = [] { return false; };
   EXPECT_THROW(runner.run(c), Error);
@@ -260,21 +398,16 @@ TEST(Runner, UnverifiedDataIsAnErrorNotAFigure) {
   EXPECT_THROW(runner.run(c), Error);
 }
 
-}  // namespace
-}  // namespace iolab::harness
-
-namespace iolab::harness {
-namespace {
-
-TEST(Runner, ConfigEvictionReplacesAuto) {
+TEST(Runner, ConfigEvictionReplacesTheExperiments) {
+  if (!can_drop_caches()) GTEST_SKIP() << "only root could be asked for drop_caches";
   io::ScratchDir scratch("/tmp");
   RunConfig c = tiny_config();
-  c.eviction = Eviction::Fadvise;
+  c.eviction = Eviction::PerFile;
   Runner runner(c, scratch);
   FileExperiment e = tiny("pread", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Cold);
-  e.eviction = Eviction::Auto;
+  e.eviction = Eviction::DropCaches;  // replaced: tests never empty the machine's page cache
   Result r = runner.run(e);
-  EXPECT_EQ(r.cache_method, "fadvise");
+  EXPECT_EQ(r.cache_method.rfind("fadvise", 0), 0u) << r.cache_method;
   EXPECT_TRUE(r.verified);
 }
 

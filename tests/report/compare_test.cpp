@@ -74,7 +74,7 @@ TEST(Compare, UnmatchedAndSkippedAreListed) {
 TEST(Compare, KeyIncludesEveryParameter) {
   auto x = make({"s", "e", "pread", "read", 4096, 8u << 20, 1000});
   auto y = x;
-  y.cache = "cold";
+  y.cache = harness::CacheState::Cold;
   EXPECT_NE(match_key(x), match_key(y));
   y = x;
   y.threads = 2;

@@ -88,7 +88,7 @@ TEST(Families, OneChartPerOpCacheAndFlushWithBlockSizeOnX) {
   ASSERT_EQ(ps.families.size(), 3u);
   const Family& periodic = ps.families[2];
   EXPECT_EQ(periodic.axis, Axis::None);
-  EXPECT_NE(std::find(periodic.series.begin(), periodic.series.end(), "mmap [msync]"), periodic.series.end());
+  EXPECT_NE(std::find(periodic.series.begin(), periodic.series.end(), "mmap [async-16k:msync]"), periodic.series.end());
 }
 
 TEST(Families, SplitsByExperimentWhenTwoPointsWouldShareALine) {

@@ -33,7 +33,7 @@ std::vector<harness::Result> known_winners() {
   add("mmap", "read", 4u << 20, 2500), add("pread", "read", 4u << 20, 7000), add("direct", "read", 4u << 20, 1900, "direct");
   add("pread", "read", 4u << 20, 1400, "cold"), add("direct", "read", 4u << 20, 1900, "direct");
   add("pread", "write", 1024, 800, ""), add("mmap", "write", 1024, 300, "");
-  add("pread", "write", 1024, 400, "", "periodic-16k:fdatasync"), add("mmap", "write", 1024, 90, "", "periodic-16k:msync");
+  add("pread", "write", 1024, 400, "", "async-16k:fdatasync"), add("mmap", "write", 1024, 90, "", "async-16k:msync");
   add("pread", "write", 4096, 30, "", "every:fdatasync"), add("stdio", "write", 4096, 29.5, "", "every:fdatasync");
   return rs;
 }
@@ -60,7 +60,7 @@ TEST(Decide, NamesTheKnownWinnerPerBand) {
   EXPECT_EQ(c->runner_up, "pread");
   // Writes go to fresh files (no cache label): the warm (buffered) column.
   EXPECT_EQ(t.find("write", Band::To4K, "none", "warm")->verdict(), "pread");
-  c = t.find("write", Band::To4K, "periodic", "warm");
+  c = t.find("write", Band::To4K, "async-16k", "warm");
   EXPECT_EQ(c->verdict(), "pread");
   EXPECT_NEAR(c->margin, 400.0 / 90.0, 1e-9);
 }
@@ -126,7 +126,7 @@ TEST(Decide, OneRepetitionCannotJudgeNoise) {
 TEST(Decide, CellsWithoutDataSaySo) {
   auto rs = known_winners();
   DecisionTable t = decide(rs);
-  EXPECT_EQ(t.cells.size(), 8u + 24u);
+  EXPECT_EQ(t.cells.size(), 8u + 32u);
   EXPECT_EQ(t.find("write", Band::Over1M, "every", "cold")->verdict(), "no data");
   EXPECT_EQ(t.find("read", Band::Under64, "none", "cold")->summary(), "no data");
   // One method alone wins nothing.
@@ -157,26 +157,24 @@ TEST(Format, TextMarkdownAndJsonCarryTheVerdicts) {
   std::string md = format_markdown(t);
   EXPECT_EQ(md.rfind("| op | packet | flush |", 0), 0u);
   nlohmann::json j = to_json(t);
-  EXPECT_EQ(j["cells"].size(), 32u);
+  EXPECT_EQ(j["cells"].size(), 40u);
   EXPECT_EQ(j["cells"][0]["verdict"], "mmap");
   EXPECT_TRUE(j["cells"][0]["flush"].is_null());
 }
 
 TEST(TableExperiments, FillEveryCellWithSmallFiles) {
-  auto es = table_experiments(1u << 20, harness::Eviction::Fadvise);
+  auto es = table_experiments(1u << 20, harness::Eviction::PerFile);
   std::set<std::tuple<std::string, Band, std::string, std::string>> cells;
   for (const auto& e : es) {
     EXPECT_LE(e.ops ? e.ops * e.block_size : e.file_size, std::max<std::uint64_t>(1u << 20, e.block_size));
-    EXPECT_EQ(e.eviction, harness::Eviction::Fadvise);
-    std::string flush = e.schedule == harness::SyncSchedule::Periodic     ? "periodic"
-                        : e.schedule == harness::SyncSchedule::EveryWrite ? "every"
-                                                                          : "none";
+    EXPECT_EQ(e.eviction, harness::Eviction::PerFile);
+    std::string flush = e.sync.flushes() ? harness::to_string(e.sync) : "none";
     std::string cache = e.op == harness::Op::Write || e.cache == harness::CacheState::Warm ? "warm" : "cold";
     cells.insert({std::string(harness::to_string(e.op)), band_of(e.block_size), flush, cache});
   }
-  // Reads: 4 bands x warm/cold; writes: 4 bands x 3 flush policies (O_DIRECT writes among them from 4 KiB up).
-  EXPECT_EQ(cells.size(), 8u + 12u);
-  EXPECT_EQ(std::count_if(es.begin(), es.end(), [](const auto& e) { return e.method == "direct" && e.op == harness::Op::Write; }), 6);
+  // Reads: 4 bands x warm/cold; writes: 4 bands x 4 flush policies (O_DIRECT writes among them from 4 KiB up).
+  EXPECT_EQ(cells.size(), 8u + 16u);
+  EXPECT_EQ(std::count_if(es.begin(), es.end(), [](const auto& e) { return e.method == "direct" && e.op == harness::Op::Write; }), 8);
 }
 
 }  // namespace

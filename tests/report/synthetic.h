@@ -34,17 +34,17 @@ inline harness::Result make(const Spec& s) {
   r.suite = s.suite;
   r.experiment = s.experiment;
   r.method = s.method;
-  r.op = s.op;
+  r.op = harness::parse_op_name(s.op);
   r.block_size = s.block;
   r.file_size = s.file;
   r.bytes = s.file;
   r.ops = s.file / s.block;
-  r.buffer = s.buffer;
-  r.cache = s.cache;
+  r.buffer = s.buffer.empty() ? std::nullopt : std::optional(io::parse_buffer_kind(s.buffer));
+  r.cache = s.cache.empty() ? std::nullopt : std::optional(harness::parse_cache(s.cache));
   r.cache_method = s.cache == "cold" ? "drop_caches" : s.cache == "warm" ? "read once" : "";
   if (s.cache == "cold") r.resident_fraction = 0.0;
   if (s.cache == "warm") r.resident_fraction = 1.0;
-  r.sync = s.sync;
+  r.sync = harness::parse_sync_policy(s.sync);
   r.reps = s.reps;
   double median = static_cast<double>(s.file) / kMiB / s.mib_s;
   for (unsigned i = 0; i < s.reps; ++i) {
@@ -112,9 +112,9 @@ inline harness::Results realistic() {
   skipped.suite = "seq-read";
   skipped.experiment = "read 1.73g-style file";
   skipped.method = "io_uring";
-  skipped.op = "read";
+  skipped.op = harness::Op::Read;
   skipped.block_size = 1024;
-  skipped.cache = "warm";
+  skipped.cache = harness::CacheState::Warm;
   skipped.skipped = "io_uring is disabled (/proc/sys/kernel/io_uring_disabled = 2)";
   rs.results.push_back(skipped);
   // A cold run that was not cold, and a noisy one.
@@ -122,7 +122,7 @@ inline harness::Results realistic() {
   notcold->resident_fraction = 0.31;
   add({"seq-read", "read 1.73g-style file", "stdio", "read", 1024, 40u << 20, 150, 0.03, 5, "cold"});
   auto* noisy = add({"seq-read", "read 1.73g-style file", "stdio", "read", 10u << 20, 40u << 20, 600, 0.4, 5, "cold"});
-  noisy->warnings.push_back("noisy: cv 32% over 5 repetitions");
+  noisy->warn(harness::WarningKind::Outliers, "noisy: cv 32% over 5 repetitions");
 
   // packet-sweep: reads and writes, 32 B .. 1 MiB.
   for (std::uint64_t bs = 32; bs <= (1u << 20); bs *= 8) {
@@ -133,7 +133,7 @@ inline harness::Results realistic() {
     add({"packet-sweep", "write packets to a fresh file", "mmap", "write", bs, 8u << 20, std::min(1500.0, 30 * std::sqrt(b) * 2), 0.03, 5, ""});
     add({"packet-sweep", "write packets to a fresh file", "pread", "write", bs, 8u << 20, std::min(2200.0, b * 1.1), 0.03, 5, ""});
   }
-  for (std::string sync : {"periodic-16k:msync", "periodic-16k:fdatasync"}) {
+  for (std::string sync : {"async-16k:msync", "async-16k:fdatasync"}) {
     bool mmap = sync.find("msync") != std::string::npos;
     add({"packet-sweep", "write 8m in 1k packets, flush every 16k", mmap ? "mmap" : "pread", "write", 1024, 8u << 20,
          mmap ? 90.0 : 420.0, 0.05, 5, "", sync});

@@ -45,7 +45,8 @@ harness::RunConfig tiny_config() {
   harness::RunConfig config;
   config.reps = 1;
   config.warmup = 0;
-  config.eviction = harness::Eviction::Fadvise;
+  config.min_time = 0;
+  config.eviction = harness::Eviction::PerFile;
   return config;
 }
 
@@ -67,8 +68,9 @@ TEST_P(TinyRun, YieldsOnlyVerifiedOrSkippedRecords) {
     EXPECT_EQ(r.suite, GetParam());
     EXPECT_FALSE(r.experiment.empty());
     EXPECT_FALSE(r.method.empty());
-    rows.insert(r.experiment + " / " + r.method + " / " + r.buffer + " / " + std::to_string(r.block_size) + " / " +
-                r.cache + " / " + r.sync);
+    rows.insert(r.experiment + " / " + r.method + " / " + harness::buffer_name(r) + " / " + std::to_string(r.block_size) +
+                " / " + harness::cache_name(r) + " / " + harness::to_string(r.sync) + " / qd" +
+                std::to_string(r.queue_depth.value_or(0)));
     if (r.skipped) {
       EXPECT_FALSE(r.skipped->empty()) << "a skip needs its reason";
       EXPECT_FALSE(r.verified);
@@ -107,7 +109,7 @@ TEST(SeedSuites, AttachThePublishedFiguresWhereTheExperimentMatches) {
     if (!r.reference) continue;
     ++with_reference;
     // The seed's figures are page-cache figures: they stand beside warm runs only.
-    EXPECT_EQ(r.cache, "warm") << r.experiment << " / " << r.method;
+    EXPECT_EQ(r.cache, harness::CacheState::Warm) << r.experiment << " / " << r.method;
     EXPECT_NE(r.reference->source.find("seed 001"), std::string::npos);
     EXPECT_EQ(r.reference->unit, "MiB/s");
     EXPECT_GT(r.reference->value, 0.0);

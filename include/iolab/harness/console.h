@@ -32,8 +32,10 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
 
   void set_context(std::string context);  // e.g. "suite 2/7 seq-read"
-  void begin(const std::string& label, unsigned reps);
-  void repetition(unsigned done);
+  void begin(const std::string& label);
+  // Passes of the current experiment done, and expected in all (the engine
+  // learns the total once it has timed a pass).
+  void pass(unsigned done, unsigned total);
   void end();
   // Erases the line so ordinary output can be printed; the next update redraws.
   void clear();

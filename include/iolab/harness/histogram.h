@@ -29,6 +29,15 @@ class LatencyHistogram {
   void clear() noexcept { *this = LatencyHistogram{}; }
 
   std::uint64_t count() const noexcept { return count_; }
+  const std::array<std::uint64_t, kBuckets>& buckets() const noexcept { return counts_; }
+  // Replaces the contents (a histogram reduced across processes).
+  void assign(const std::array<std::uint64_t, kBuckets>& buckets, std::uint64_t count, std::uint64_t min,
+              std::uint64_t max) noexcept {
+    counts_ = buckets;
+    count_ = count;
+    min_ = count ? min : UINT64_MAX;
+    max_ = max;
+  }
   std::uint64_t max() const noexcept { return max_; }
   std::uint64_t min() const noexcept { return count_ ? min_ : 0; }
   // The value at quantile q in [0, 1]: the midpoint of the bucket holding the

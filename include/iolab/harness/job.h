@@ -10,37 +10,48 @@
 #include <string>
 #include <vector>
 
+#include "iolab/harness/kinds.h"
 #include "iolab/harness/runner.h"
 
 namespace iolab::harness {
 
-// A sync policy as written by users: "none", "end", "end:fsync", "every",
-// "every:fdatasync", "periodic", "periodic-16k", "periodic-16k:msync".
-struct SyncPolicy {
-  SyncSchedule schedule = SyncSchedule::None;
-  io::Durability durability = io::Durability::None;  // None: the runner's default for the method
-  std::uint64_t interval = 16 * 1024;
+// A method as a matrix axis value: the io method, the name its records
+// carry, its options, and a buffer kind that overrides the matrix's.
+struct MethodVariant {
+  std::string method;
+  std::string label;  // empty = the method's name
+  io::FileOptions options;
+  std::optional<io::BufferKind> buffer;
 };
-SyncPolicy parse_sync_policy(std::string_view text);  // throws UsageError
+// The plain variant of each named method (the command line's --method).
+std::vector<MethodVariant> variants_of(const std::vector<std::string>& methods);
+
+// Most experiments one matrix may expand to: checked before any is built.
+inline constexpr std::uint64_t kMaxMatrixExperiments = 100000;
 
 struct Matrix {
-  std::vector<std::string> methods;
+  std::vector<MethodVariant> methods;
   std::vector<Op> ops{Op::Read};
   std::vector<AccessPattern> patterns{AccessPattern::Seq};
   std::vector<std::uint64_t> block_sizes{std::uint64_t{1} << 20};
   std::uint64_t file_size = std::uint64_t{256} << 20;
   std::uint64_t ops_per_rep = 0;  // when set, file size = ops x block size
   std::vector<CacheState> caches{CacheState::Warm};
-  std::vector<io::BufferKind> buffers{io::BufferKind::Heap};
+  // nullopt: the method's natural buffer (aligned for O_DIRECT, else heap).
+  std::vector<std::optional<io::BufferKind>> buffers{std::nullopt};
   std::vector<SyncPolicy> syncs{SyncPolicy{}};
-  unsigned queue_depth = 32;  // io_uring: ring depth and requests per submit
-  Eviction eviction = Eviction::Auto;
+  // Queued methods (MethodTraits::queued) run at each depth; the others
+  // once. Empty: each variant's own options.queue_depth.
+  std::vector<unsigned> queue_depths;
+  Eviction eviction = Eviction::PerFile;
   bool latency = true;
 };
 
-// Every combination, in the order: op, pattern, block, cache, buffer, sync, method
-// (methods vary fastest, so one table compares them). Suite "custom"; the
-// experiment label names everything but the method.
+// Every combination, in the order: op, pattern, block, cache, buffer, sync,
+// queue depth, method (methods vary fastest, so one table compares them).
+// Suite "custom"; the experiment label names everything but the method and
+// its queue depth. Throws UsageError for an unknown method, a zero size, or
+// more than kMaxMatrixExperiments combinations (before building any).
 std::vector<FileExperiment> expand(const Matrix& m);
 
 // A job file: the matrix keys (method, op, pattern, bs, size, ops, cache,

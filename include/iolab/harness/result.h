@@ -5,18 +5,24 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "iolab/harness/kinds.h"
 #include "iolab/harness/statistics.h"
+#include "iolab/io/buffer.h"
 
 namespace iolab::harness {
 
 inline constexpr const char* kResultsFormat = "iolab-results";
-inline constexpr int kResultsFormatVersion = 1;
+// Version 2: warnings are objects with a kind; latency says how it was
+// obtained; passes per repetition; sync policies every-N/async-N.
+// Version 1 files are still read (docs/results-format.md).
+inline constexpr int kResultsSchemaVersion = 2;
 
 // The machine and filesystem a run measured (llfio's storage_profile in spirit).
 struct Environment {
@@ -31,14 +37,27 @@ struct Environment {
   bool can_drop_caches = false;
   std::string created;  // UTC, ISO 8601
   std::string command;  // the command line that produced the results
+  // /proc/sys/vm/dirty_*: how much written data the kernel lets sit in the
+  // page cache, and for how long, before it writes it back.
+  std::map<std::string, std::int64_t> vm_dirty;
 };
 
 // Facts of this machine and of the filesystem holding `scratch_dir`.
 Environment collect_environment(const std::filesystem::path& scratch_dir);
 
-// Percentiles of per-operation latency, nanoseconds.
+// How a record's latency percentiles were obtained.
+enum class LatencySource {
+  EveryCall,     // a separate untimed-for-throughput pass timing every call
+  EveryRequest,  // a separate pass timing every request from submission to completion (queued methods)
+  EveryOp,       // every operation of the workload timed as it ran (custom workloads that need it)
+};
+std::string_view to_string(LatencySource);
+
+// Percentiles of per-call (or per-request) latency, nanoseconds.
 struct Latency {
   double p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0;
+  std::uint64_t samples = 0;  // calls or requests timed
+  LatencySource source = LatencySource::EveryCall;
 };
 
 // A published figure from a seed write-up, printed beside ours, labelled as theirs.
@@ -48,19 +67,43 @@ struct Reference {
   std::string unit;  // "ms", "MiB/s", ...
 };
 
+// Why a figure deserves less trust than it looks; `kind` is stable (the
+// report and the console group and filter by it), `text` is for people.
+enum class WarningKind {
+  TooShort,           // repetitions shorter than thresholds::kTooShortSeconds
+  Outliers,           // repetitions far from the median (MAD rule)
+  NotWarm,            // a warm file was not fully resident before a pass
+  NotCold,            // a cold file was resident before a pass
+  CacheIgnored,       // the asked cache state does not apply (O_DIRECT)
+  SourceNotResident,  // a copy's source was not fully resident
+  ShortLastCall,      // the file is not a multiple of the block size: the last call is shorter
+  Note,               // anything else (results files of schema 1 read back)
+};
+std::string_view to_string(WarningKind);      // "too_short", "outliers", ...
+WarningKind parse_warning_kind(std::string_view);  // unknown -> Note
+
+struct Warning {
+  WarningKind kind = WarningKind::Note;
+  std::vector<std::string> subjects;  // the figures it is about, e.g. {"shortest 2.9 ms"}
+  std::string text;                   // one line
+  bool operator==(const Warning&) const = default;
+};
+
 struct Result {
   std::string suite, experiment, method;
-  std::string op = "read";       // read, write, copy, alloc, or a store phase (insert, get, ...)
-  std::string pattern = "seq";   // seq, rand
+  Op op = Op::Read;
+  std::optional<AccessPattern> pattern = AccessPattern::Seq;  // nullopt when not applicable
   std::uint64_t block_size = 0;  // bytes per call
   std::uint64_t file_size = 0;
-  std::string buffer = "heap";   // heap, aligned, or "" when not applicable
-  std::string cache = "warm";    // warm, cold, direct, or "" when not applicable
-  std::string cache_method;      // how the cache state was made: "read once", "drop_caches", "fadvise", "O_DIRECT", "fresh file"
-  std::optional<double> resident_fraction;  // of the file, measured just before each timed run (max over reps)
-  std::string sync = "none";     // none, end:fdatasync, periodic-16k:msync, every:fsync, ...
+  std::optional<io::BufferKind> buffer = io::BufferKind::Heap;  // nullopt when not applicable
+  std::optional<CacheState> cache = CacheState::Warm;          // nullopt: not applicable (a fresh file, an allocation)
+  std::string cache_method;      // how the cache state was made: "read once", "fadvise", "drop_caches", "O_DIRECT", "fresh file"
+  std::optional<double> resident_fraction;  // of the file, measured just before each timed pass (the extreme over passes)
+  SyncPolicy sync;
   unsigned threads = 1;
+  std::optional<unsigned> queue_depth;  // queued methods: requests kept in flight
   unsigned reps = 0;
+  unsigned passes = 1;           // passes of the workload per timed repetition
   std::uint64_t bytes = 0;       // per repetition
   std::uint64_t ops = 0;         // calls of the measured operation per repetition
   std::vector<double> samples_s; // seconds of each timed repetition
@@ -72,7 +115,7 @@ struct Result {
   std::uint64_t storage_read_bytes = 0, storage_write_bytes = 0;  // per repetition (median)
   bool verified = false;
   std::optional<std::string> skipped;  // the reason, when the experiment could not run here
-  std::vector<std::string> warnings;   // noisy, too short, not cold, ...
+  std::vector<Warning> warnings;
   std::optional<Reference> reference;
   nlohmann::json extra = nlohmann::json::object();  // suite-specific fields (first_done_s, ...)
 
@@ -80,18 +123,29 @@ struct Result {
   Summary seconds() const;
   double median_mib_per_s() const;
   double median_ops_per_s() const;
+  // Adds a warning of `kind` unless one of that kind is already there.
+  void warn(WarningKind kind, std::string text, std::vector<std::string> subjects = {});
+  bool has_warning(WarningKind kind) const;
 };
+
+// The record's labels as text ("" when not applicable), for tables and reports.
+std::string pattern_name(const Result& r);
+std::string buffer_name(const Result& r);
+std::string cache_name(const Result& r);
 
 struct Results {
   Environment environment;
   std::vector<Result> results;
+  // Set when the run stopped early (an error, an interrupt): why. The
+  // records before it are complete and valid.
+  std::optional<std::string> incomplete;
 };
 
 nlohmann::json to_json(const Result& r);
 nlohmann::json to_json(const Environment& e);
 nlohmann::json to_json(const Results& r);
-// Throws Error naming `source` when the JSON is not iolab results, is a newer
-// format version, or lacks a required field.
+// Throws Error naming `source` and the JSON path of the bad value when the
+// JSON is not iolab results, is a newer schema, or lacks or mistypes a field.
 Results results_from_json(const nlohmann::json& j, const std::string& source);
 
 // Writes JSON (pretty) to `path`; returns the path. Parent directories are created.

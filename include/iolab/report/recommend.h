@@ -24,7 +24,7 @@ Band band_of(std::uint64_t block_size);
 struct Cell {
   std::string op;     // "read", "write"
   Band band = Band::Under64;
-  std::string flush;  // "none", "periodic", "every" (reads: "none")
+  std::string flush;  // "none", "every-16k", "async-16k", "every" (reads: "none")
   std::string cache;  // "warm", "cold" (cold includes O_DIRECT)
 
   std::vector<std::string> methods;          // every method measured in this cell
@@ -64,6 +64,6 @@ nlohmann::json to_json(const DecisionTable& table);
 // methods that compete for each cell. Files are at most `max_file` bytes (at
 // least one block). Cold reads are evicted the way `eviction` says.
 std::vector<harness::FileExperiment> table_experiments(std::uint64_t max_file,
-                                                       harness::Eviction eviction = harness::Eviction::Auto);
+                                                       harness::Eviction eviction = harness::Eviction::PerFile);
 
 }  // namespace iolab::report

@@ -3,9 +3,10 @@
 // of their own, like IOR's -F), write it, then read it back; and the paper's
 // ways of turning an array of int32 into file bytes and back.
 //
-// Used by the `parallel` suite (threads) and by `iolab-mpi` (ranks): both
-// time each worker from a common start after a barrier and report "first
-// done" (the fastest worker) and "last done" (the slowest), elbencho-style.
+// Used by the `parallel` suite (threads) and by `iolab-mpi` (ranks): both run
+// the same workloads on the engine (harness/engine.h), which times a pass
+// from the start barrier's release to the last worker's end and reports
+// "first done" and "last done", elbencho-style.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "iolab/harness/engine.h"
+#include "iolab/harness/requests.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/usage.h"
 #include "iolab/io/buffer.h"
@@ -51,89 +54,88 @@ struct Region {
 std::vector<Region> plan_regions(unsigned workers, std::uint64_t region_size, Layout layout,
                                  std::size_t alignment = 1);
 
-// The methods a region workload can use (file methods of io::registry):
-// pread, mmap, direct, io_uring.
-std::span<const std::string_view> region_methods();
+// Throws Error(ENOSPC) naming `dir` when its filesystem has less than `bytes` free.
+void require_free_space(const std::filesystem::path& dir, std::uint64_t bytes);
 
-struct RegionWorkload {
-  std::string method = "pread";        // one of region_methods()
+// What every worker of a region run does.
+struct RegionSpec {
   unsigned workers = 1;
   std::uint64_t region_size = 0;       // bytes per worker
   std::uint64_t block_size = 1 << 20;  // bytes per call; the last call of a region may be shorter
   Layout layout = Layout::SharedFile;
-  unsigned queue_depth = 8;            // io_uring: requests in flight per worker
-  bool sync_at_end = false;            // writes: each worker fdatasyncs (mmap: msync) inside its timing
+  io::FileOptions options;             // queue depth for queued methods, ...
+  bool sync_at_end = false;            // writes: each worker's data sync inside its timed region
 };
 
-// What one timed pass of all workers cost. Worker times run from the common
-// start (all workers released by one barrier) to that worker's end.
-struct PassTiming {
-  std::vector<double> worker_s;  // per worker
-  double first_done_s = 0;       // fastest worker
-  double last_done_s = 0;        // slowest worker: the pass's wall time
-  harness::Usage usage;          // whole process, between the two barriers
-  std::uint64_t io_calls = 0;    // calls that moved data, summed over workers (io::IoCounters)
-  std::uint64_t bytes = 0;
-  std::uint64_t ops = 0;         // requests issued, summed over workers
-};
-
-// Runs `workers` threads: prepare(w) untimed; a barrier releases every worker
-// at once; timed(w); a second barrier ends the usage measurement; finish(w)
-// untimed. Returns the per-worker times. An exception in any worker is
-// rethrown (the first one) after all threads have joined.
-PassTiming run_workers(unsigned workers, const std::function<void(unsigned)>& prepare,
-                       const std::function<void(unsigned)>& timed, const std::function<void(unsigned)>& finish);
-
-// Fills a result's figures from its timed passes: samples_s = last done per
-// pass, extra {first_done_s, last_done_s (medians), first_done_samples_s},
-// bytes and ops of a pass, medians of CPU, faults, context switches and I/O
-// calls, and the harness's warnings (passes under 50 ms, outliers).
-void fill_result(harness::Result& r, std::span<const PassTiming> passes);
-
-// One region workload on files in `scratch`: creates the files (preallocated
-// to their full size, untimed: writers through a shared map must not race to
-// grow the file), then runs write and read passes. Every pass is verified
-// untimed: after a write pass the files are read back and compared with the
-// pattern; after a read pass every byte each worker read is compared.
-class RegionRun {
+// The files of a region run. Before every write pass they are made anew
+// (preallocated to their full size, untimed: writers through a shared map
+// must not race to grow the file) by the process that owns them: for a
+// shared file the process running worker 0, which tells the others its path
+// (Team::broadcast); for a file per worker, each worker's process. Removed
+// when this object goes.
+class RegionFiles {
  public:
-  RegionRun(io::ScratchDir& scratch, RegionWorkload workload, std::uint64_t seed);
-  ~RegionRun();
-  RegionRun(const RegionRun&) = delete;
-  RegionRun& operator=(const RegionRun&) = delete;
+  // `scratch` may be null in a process that creates no file (an MPI rank other than 0, shared layout).
+  RegionFiles(harness::Team& team, io::ScratchDir* scratch, const RegionSpec& spec, std::string stem);
+  ~RegionFiles();
+  RegionFiles(const RegionFiles&) = delete;
+  RegionFiles& operator=(const RegionFiles&) = delete;
 
-  // Fresh preallocated files, then every worker writes its region.
-  PassTiming write_pass();
-  // Every worker reads its region into its own buffer (zeroed untimed first).
-  PassTiming read_pass();
-  // Reads the files back (untimed) and checks every region; false on any mismatch.
-  bool verify_files() const;
-  // True when every read pass so far returned exactly the pattern.
-  bool reads_verified() const noexcept { return reads_ok_; }
-  // Flushes the files to storage (untimed), so reads after writes do not
-  // compete with writeback and O_DIRECT readers see the data.
-  void flush_files() const;
-
+  void recreate();
+  const std::filesystem::path& file_of(unsigned worker) const;
+  const Region& region_of(unsigned worker) const { return regions_.at(worker); }
   const std::vector<Region>& regions() const noexcept { return regions_; }
-  const std::vector<std::filesystem::path>& files() const noexcept { return files_; }
+  // The files this process created.
+  const std::vector<std::filesystem::path>& owned() const noexcept { return owned_; }
+  // fdatasync of the files this process created (untimed): reads after
+  // writes neither race writeback nor, under O_DIRECT, miss data.
+  void flush() const;
   std::uint64_t total_bytes() const noexcept;
-  std::size_t alignment() const noexcept { return alignment_; }
-  const RegionWorkload& workload() const noexcept { return w_; }
-  // Pattern seed of a file: distinct per file, so a worker writing the wrong file fails verification.
-  std::uint64_t file_seed(unsigned file) const noexcept { return seed_ + file; }
 
  private:
-  void create_files();
-  void remove_files();
-  io::ScratchDir& scratch_;
-  RegionWorkload w_;
-  std::uint64_t seed_;
-  std::size_t alignment_ = 1;
+  void remove_owned() noexcept;
+  harness::Team& team_;
+  io::ScratchDir* scratch_;
+  RegionSpec spec_;
+  std::string stem_;
   std::vector<Region> regions_;
-  std::vector<std::filesystem::path> files_;
-  std::vector<io::Buffer> buffers_;  // one region-sized, page-aligned buffer per worker
-  bool reads_ok_ = true;
-  bool patterned_ = false;  // the buffers hold the pattern (filled by a write pass, zeroed by a read pass)
+  std::vector<std::filesystem::path> by_worker_;  // empty path: a worker of another process
+  std::vector<std::filesystem::path> owned_;
+};
+
+// Every worker writes (Op::Write) or reads (Op::Read) its region of the
+// files with one method, as an engine workload on any team (threads or MPI
+// ranks). Writes take their bytes from `source`; each worker checks its
+// region after every write pass (untimed, after the end barrier) and every
+// call's bytes in the verification pass of reads, which read what the write
+// passes left. The timed region: a worker's calls, its data sync when the
+// spec asks, and, for writes, closing the file (docs/results-format.md).
+class RegionWorkload final : public harness::Workload {
+ public:
+  RegionWorkload(harness::Team& team, const io::Method& method, const RegionSpec& spec, harness::Op op,
+                 RegionFiles& files, const harness::WriteSource& source);
+  ~RegionWorkload() override;
+
+  std::optional<std::string> setup() override;
+  void before_pass(harness::PassKind kind) override;
+  harness::PassBody pass(harness::PassKind kind) override;
+  harness::LatencySource latency_source() const override;
+  void describe(harness::Result& r) const override;
+  // The O_DIRECT alignment the files need (1 when the method needs none); known after setup().
+  std::size_t alignment() const noexcept { return alignment_; }
+
+ private:
+  struct Worker;
+  harness::Team& team_;
+  const io::Method& method_;
+  RegionSpec spec_;
+  harness::Op op_;
+  RegionFiles& files_;
+  const harness::WriteSource& source_;
+  io::MethodTraits traits_;
+  std::size_t alignment_ = 1;
+  std::vector<std::unique_ptr<Worker>> workers_;  // indexed by worker; null for other processes' workers
+  double least_resident_ = 1.0;
 };
 
 // -------------------------------------------------------- typed int arrays

@@ -19,6 +19,8 @@
 #include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
 #include "iolab/suites/parallel.h"
+#include "iolab/harness/runner.h"
+#include "iolab/harness/thresholds.h"
 #include "iolab/units.h"
 
 namespace iolab::suites::parallel {
@@ -29,11 +31,6 @@ Layout parse_layout(std::string_view name) {
   if (name == "shared-file" || name == "shared") return Layout::SharedFile;
   if (name == "file-per-worker" || name == "per-worker") return Layout::FilePerWorker;
   throw UsageError("layout '" + std::string(name) + "'", "expected shared-file or file-per-worker");
-}
-
-std::span<const std::string_view> region_methods() {
-  static constexpr std::string_view names[] = {"pread", "mmap", "direct", "io_uring"};
-  return names;
 }
 
 std::vector<Region> plan_regions(unsigned workers, std::uint64_t region_size, Layout layout, std::size_t alignment) {
@@ -64,331 +61,218 @@ std::vector<Region> plan_regions(unsigned workers, std::uint64_t region_size, La
   return regions;
 }
 
-PassTiming run_workers(unsigned workers, const std::function<void(unsigned)>& prepare,
-                       const std::function<void(unsigned)>& timed, const std::function<void(unsigned)>& finish) {
-  if (workers == 0) throw UsageError("0 workers", "a parallel run needs at least one worker");
-  using clock = std::chrono::steady_clock;
-  harness::UsageMeter meter(harness::UsageMeter::Scope::Process);
-  harness::Usage usage;
-  clock::time_point start;
-  // The completion steps run once, on one thread, while every worker waits:
-  // the clock starts when the last worker arrives, and usage stops after the
-  // last worker is done, so opening and closing files stay outside both.
-  auto on_start = [&]() noexcept {
-    meter.start();
-    start = clock::now();
-  };
-  auto on_end = [&]() noexcept { usage = meter.stop(); };
-  std::barrier begin(static_cast<std::ptrdiff_t>(workers), on_start);
-  std::barrier end(static_cast<std::ptrdiff_t>(workers), on_end);
-  std::vector<clock::time_point> done(workers);
-  std::vector<std::exception_ptr> errors(workers);
-  std::atomic<bool> failed{false};
+// ---- files ---------------------------------------------------------------------
 
-  auto body = [&](unsigned w) {
-    try {
-      prepare(w);
-    } catch (...) {
-      errors[w] = std::current_exception();
-      failed = true;
-    }
-    begin.arrive_and_wait();
-    if (!failed.load()) {
-      try {
-        timed(w);
-      } catch (...) {
-        errors[w] = std::current_exception();
-        failed = true;
-      }
-    }
-    done[w] = clock::now();
-    end.arrive_and_wait();
-    try {
-      finish(w);  // closes files even after a failure
-    } catch (...) {
-      if (!errors[w]) errors[w] = std::current_exception();
-      failed = true;
-    }
-  };
-
-  std::vector<std::thread> threads;
-  threads.reserve(workers);
-  std::exception_ptr spawn_error;
-  for (unsigned w = 1; w < workers; ++w) {
-    try {
-      threads.emplace_back(body, w);
-    } catch (...) {
-      // Workers that could not start leave both barriers, so the ones running are not stranded.
-      spawn_error = std::current_exception();
-      failed = true;
-      for (unsigned missing = w; missing < workers; ++missing) {
-        begin.arrive_and_drop();
-        end.arrive_and_drop();
-      }
-      break;
-    }
-  }
-  body(0);  // the calling thread is worker 0
-  for (auto& t : threads) t.join();
-  if (spawn_error) std::rethrow_exception(spawn_error);
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-
-  PassTiming t;
-  t.usage = usage;
-  t.worker_s.resize(workers);
-  for (unsigned w = 0; w < workers; ++w) t.worker_s[w] = std::chrono::duration<double>(done[w] - start).count();
-  t.first_done_s = *std::min_element(t.worker_s.begin(), t.worker_s.end());
-  t.last_done_s = *std::max_element(t.worker_s.begin(), t.worker_s.end());
-  return t;
-}
-
-namespace {
-
-// A region's blocks as one batch of requests (io_uring submits them together).
-std::vector<io::IoRequest> block_requests(io::IoRequest::Kind kind, const Region& r, std::span<std::byte> data,
-                                          std::uint64_t block) {
-  std::vector<io::IoRequest> out;
-  for (std::uint64_t pos = 0; pos < r.length; pos += block) {
-    std::size_t n = static_cast<std::size_t>(std::min(block, r.length - pos));
-    out.push_back({kind, r.offset + pos, data.subspan(static_cast<std::size_t>(pos), n), 0});
-  }
-  return out;
-}
-
-io::FileOptions options_for(const RegionWorkload& w) {
-  io::FileOptions o;
-  o.queue_depth = std::max(1u, w.queue_depth);
-  o.unaligned = io::UnalignedPolicy::Reject;  // never measure a hidden bounce copy
-  return o;
-}
-
-void check_method(std::string_view method) {
-  auto names = region_methods();
-  if (std::find(names.begin(), names.end(), method) == names.end()) {
-    std::string known;
-    for (auto n : names) known += (known.empty() ? "" : ", ") + std::string(n);
-    throw UsageError("method '" + std::string(method) + "'", "not a region method; known: " + known);
-  }
-}
-
-std::uint64_t physical_memory() {
-  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
-}
-
-}  // namespace
-
-RegionRun::RegionRun(io::ScratchDir& scratch, RegionWorkload workload, std::uint64_t seed)
-    : scratch_(scratch), w_(std::move(workload)), seed_(seed) {
-  check_method(w_.method);
-  if (w_.block_size == 0) throw UsageError("block size 0", "must be at least one byte");
-  regions_ = plan_regions(w_.workers, w_.region_size, w_.layout, 1);
-  const std::uint64_t total = total_bytes();
-  // Every worker reads into a buffer of its own region: they must fit in memory, with room to spare.
-  if (std::uint64_t ram = physical_memory(); ram > 0 && total > ram / 2)
-    throw UsageError(format_bytes(static_cast<double>(total)) + " over all workers",
-                     "the workers' buffers would take more than half of RAM (" + format_bytes(static_cast<double>(ram)) + ")");
+void require_free_space(const std::filesystem::path& dir, std::uint64_t bytes) {
   struct statvfs fs {};
-  if (::statvfs(scratch_.path().c_str(), &fs) == 0) {
-    std::uint64_t avail = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
-    if (total > avail)
-      throw UsageError(format_bytes(static_cast<double>(total)) + " of files",
-                       "more than the " + format_bytes(static_cast<double>(avail)) + " free in " + scratch_.path().string());
-  }
-  create_files();
-  try {
-    if (w_.method == "direct") {
-      // The alignment is the file's own (statx DIOALIGN, then the device); every region and block must honour it.
-      auto probe = io::find_file_method("direct").open(files_[0], io::Access::Read, options_for(w_));
-      alignment_ = probe->alignment();
-      probe->close();
-      if (w_.block_size % alignment_ != 0)
-        throw UsageError("block size " + std::to_string(w_.block_size),
-                         "not a multiple of the O_DIRECT alignment (" + std::to_string(alignment_) + " bytes)");
-      regions_ = plan_regions(w_.workers, w_.region_size, w_.layout, alignment_);
+  if (::statvfs(dir.c_str(), &fs) != 0) return;  // unknown: the write itself will say
+  std::uint64_t free = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+  if (bytes > free)
+    throw Error("files in", dir.string(),
+                format_bytes(static_cast<double>(bytes)) + " needed, " + format_bytes(static_cast<double>(free)) +
+                    " free on its filesystem",
+                ENOSPC);
+}
+
+RegionFiles::RegionFiles(harness::Team& team, io::ScratchDir* scratch, const RegionSpec& spec, std::string stem)
+    : team_(team), scratch_(scratch), spec_(spec), stem_(std::move(stem)) {
+  regions_ = plan_regions(spec.workers, spec.region_size, spec.layout, 1);
+  by_worker_.resize(spec.workers);
+}
+
+RegionFiles::~RegionFiles() { remove_owned(); }
+
+std::uint64_t RegionFiles::total_bytes() const noexcept {
+  return static_cast<std::uint64_t>(spec_.workers) * spec_.region_size;
+}
+
+void RegionFiles::remove_owned() noexcept {
+  for (const auto& f : owned_) {
+    try {
+      if (scratch_) scratch_->remove_file(f);
+    } catch (...) {  // the ScratchDir removes what is left when it goes
     }
-    buffers_.reserve(w_.workers);
-    for (unsigned w = 0; w < w_.workers; ++w)
-      buffers_.emplace_back(static_cast<std::size_t>(w_.region_size), io::BufferKind::Aligned);
-  } catch (...) {
-    remove_files();  // no destructor runs for a constructor that throws
-    throw;
   }
+  owned_.clear();
 }
 
-RegionRun::~RegionRun() {
-  try {
-    remove_files();
-  } catch (...) {
-    // The ScratchDir removes what is left when it goes.
-  }
-}
-
-std::uint64_t RegionRun::total_bytes() const noexcept { return static_cast<std::uint64_t>(w_.workers) * w_.region_size; }
-
-void RegionRun::create_files() {
-  std::string stem = "parallel-" + w_.method;
-  if (w_.layout == Layout::SharedFile) {
-    files_.push_back(scratch_.create_unique_file(stem + "-shared"));
-    io::preallocate(files_.back(), total_bytes());  // untimed; writers through a shared map never race to grow it
+void RegionFiles::recreate() {
+  remove_owned();
+  const std::vector<unsigned> local = team_.local_workers();
+  const bool coordinator = std::find(local.begin(), local.end(), 0u) != local.end();
+  auto fresh = [&](const std::string& name, std::uint64_t size) {
+    if (!scratch_) throw Error("create", stem_, "this process has no scratch directory to create files in", EINVAL);
+    require_free_space(scratch_->path(), size);
+    owned_.push_back(scratch_->create_unique_file(name));
+    io::preallocate(owned_.back(), size);  // untimed; writers through a shared map never race to grow it
+    return owned_.back();
+  };
+  if (spec_.layout == Layout::SharedFile) {
+    std::filesystem::path shared = coordinator ? fresh(stem_ + "-shared", total_bytes()) : std::filesystem::path();
+    shared = team_.broadcast(shared.string());
+    for (auto& p : by_worker_) p = shared;
   } else {
-    for (unsigned w = 0; w < w_.workers; ++w) {
-      files_.push_back(scratch_.create_unique_file(stem + "-w" + std::to_string(w)));
-      io::preallocate(files_.back(), w_.region_size);
-    }
+    for (auto& p : by_worker_) p.clear();
+    for (unsigned w : local) by_worker_[w] = fresh(stem_ + "-w" + std::to_string(w), spec_.region_size);
   }
 }
 
-void RegionRun::remove_files() {
-  for (const auto& f : files_) scratch_.remove_file(f);
-  files_.clear();
+const std::filesystem::path& RegionFiles::file_of(unsigned worker) const {
+  const auto& p = by_worker_.at(worker);
+  if (p.empty()) throw Error("region file", "worker " + std::to_string(worker), "not created in this process", EINVAL);
+  return p;
 }
 
-PassTiming RegionRun::write_pass() {
-  // A fresh file for every pass: rewriting pages already cached would measure something else.
-  remove_files();
-  create_files();
-  const auto& method = io::find_file_method(w_.method);
-  const io::FileOptions options = options_for(w_);
-  const bool uring = w_.method == "io_uring";
-  std::vector<std::unique_ptr<io::File>> open(w_.workers);
-  std::vector<std::vector<io::IoRequest>> batches(w_.workers);
-  std::vector<std::uint64_t> calls_before(w_.workers), calls(w_.workers), ops(w_.workers);
-
-  auto prepare = [&](unsigned w) {
-    const Region& r = regions_[w];
-    auto data = buffers_[w].span();
-    if (!patterned_) io::fill_pattern(file_seed(r.file), r.offset, data);  // a read pass zeroed it
-    open[w] = method.open(files_[r.file], io::Access::ReadWrite, options);
-    if (uring) batches[w] = block_requests(io::IoRequest::Kind::Write, r, data, w_.block_size);
-    calls_before[w] = open[w]->counters().calls;
-  };
-  auto timed = [&](unsigned w) {
-    const Region& r = regions_[w];
-    io::File& f = *open[w];
-    auto data = buffers_[w].span();
-    std::uint64_t n_ops = 0;
-    if (uring) {
-      f.submit(batches[w]);
-      n_ops = batches[w].size();
-    } else {
-      for (std::uint64_t pos = 0; pos < r.length; pos += w_.block_size, ++n_ops) {
-        std::size_t n = static_cast<std::size_t>(std::min(w_.block_size, r.length - pos));
-        f.write_at(r.offset + pos, data.subspan(static_cast<std::size_t>(pos), n));
-      }
-    }
-    if (w_.sync_at_end) f.sync(w_.method == "mmap" ? io::Durability::MsyncSync : io::Durability::Fdatasync);
-    ops[w] = n_ops;
-  };
-  auto finish = [&](unsigned w) {
-    if (!open[w]) return;
-    calls[w] = open[w]->counters().calls - calls_before[w];
-    open[w]->close();
-    open[w].reset();
-  };
-  PassTiming t = run_workers(w_.workers, prepare, timed, finish);
-  patterned_ = true;
-  for (unsigned w = 0; w < w_.workers; ++w) {
-    t.io_calls += calls[w];
-    t.ops += ops[w];
-  }
-  t.bytes = total_bytes();
-  return t;
-}
-
-PassTiming RegionRun::read_pass() {
-  patterned_ = false;
-  const auto& method = io::find_file_method(w_.method);
-  const io::FileOptions options = options_for(w_);
-  const bool uring = w_.method == "io_uring";
-  std::vector<std::unique_ptr<io::File>> open(w_.workers);
-  std::vector<std::vector<io::IoRequest>> batches(w_.workers);
-  std::vector<std::uint64_t> calls_before(w_.workers), calls(w_.workers), ops(w_.workers);
-  std::vector<char> ok(w_.workers, 1);
-
-  auto prepare = [&](unsigned w) {
-    const Region& r = regions_[w];
-    auto data = buffers_[w].span();
-    // Zeroed: a read that moved nothing cannot pass for the pattern left by the write pass.
-    std::memset(data.data(), 0, data.size());
-    open[w] = method.open(files_[r.file], io::Access::Read, options);
-    if (uring) batches[w] = block_requests(io::IoRequest::Kind::Read, r, data, w_.block_size);
-    calls_before[w] = open[w]->counters().calls;
-  };
-  auto short_read = [&](const Region& r, std::uint64_t at, std::size_t got, std::size_t want) {
-    return Error("read", files_[r.file].string(),
-                 "short read: " + std::to_string(got) + " of " + std::to_string(want) + " bytes at offset " +
-                     std::to_string(at) + " (the file is shorter than the regions)",
-                 EIO);
-  };
-  auto timed = [&](unsigned w) {
-    const Region& r = regions_[w];
-    io::File& f = *open[w];
-    auto data = buffers_[w].span();
-    std::uint64_t n_ops = 0;
-    if (uring) {
-      f.submit(batches[w]);
-      for (const auto& q : batches[w])
-        if (q.result != q.data.size()) throw short_read(r, q.offset, q.result, q.data.size());
-      n_ops = batches[w].size();
-    } else {
-      for (std::uint64_t pos = 0; pos < r.length; pos += w_.block_size, ++n_ops) {
-        std::size_t n = static_cast<std::size_t>(std::min(w_.block_size, r.length - pos));
-        std::size_t got = f.read_at(r.offset + pos, data.subspan(static_cast<std::size_t>(pos), n));
-        if (got != n) throw short_read(r, r.offset + pos, got, n);
-      }
-    }
-    ops[w] = n_ops;
-  };
-  auto finish = [&](unsigned w) {
-    if (!open[w]) return;
-    calls[w] = open[w]->counters().calls - calls_before[w];
-    open[w]->close();
-    open[w].reset();
-    // Verified after the second barrier: outside every worker's timing.
-    const Region& r = regions_[w];
-    ok[w] = io::matches_pattern(file_seed(r.file), r.offset, buffers_[w].span()) ? 1 : 0;
-  };
-  PassTiming t = run_workers(w_.workers, prepare, timed, finish);
-  for (unsigned w = 0; w < w_.workers; ++w) {
-    t.io_calls += calls[w];
-    t.ops += ops[w];
-    if (!ok[w]) reads_ok_ = false;
-  }
-  t.bytes = total_bytes();
-  return t;
-}
-
-bool RegionRun::verify_files() const {
-  // Each region checked by its own thread: verification is untimed but should not dominate the run.
-  std::vector<char> ok(w_.workers, 0);
-  const auto& pread = io::find_file_method("pread");
-  auto check = [&](unsigned w) {
-    const Region& r = regions_[w];
-    auto f = pread.open(files_[r.file], io::Access::Read);
-    io::Buffer chunk(static_cast<std::size_t>(std::min<std::uint64_t>(r.length, 1 << 20)), io::BufferKind::Aligned);
-    for (std::uint64_t pos = 0; pos < r.length;) {
-      auto part = chunk.span().first(static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), r.length - pos)));
-      if (f->read_at(r.offset + pos, part) != part.size()) return;
-      if (!io::matches_pattern(file_seed(r.file), r.offset + pos, part)) return;
-      pos += part.size();
-    }
+void RegionFiles::flush() const {
+  for (const auto& p : owned_) {
+    auto f = io::find_file_method("pread").open(p, io::Access::Read);
+    f->sync(io::Durability::Fdatasync);
     f->close();
-    ok[w] = 1;
-  };
-  run_workers(w_.workers, [](unsigned) {}, check, [](unsigned) {});
-  return std::all_of(ok.begin(), ok.end(), [](char c) { return c != 0; });
+  }
 }
 
-void RegionRun::flush_files() const {
-  for (const auto& p : files_) {
-    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) throw Error("open", p.string(), errno);
-    int r = ::fdatasync(fd);
-    int err = errno;
-    ::close(fd);
-    if (r != 0) throw Error("fdatasync", p.string(), err);
+// ---- the workload ------------------------------------------------------------------
+
+struct RegionWorkload::Worker {
+  harness::RequestPlan plan;
+  std::unique_ptr<harness::ReadSlots> slots;
+  std::unique_ptr<io::File> file;
+  harness::LoopOutcome outcome;
+};
+
+RegionWorkload::RegionWorkload(harness::Team& team, const io::Method& method, const RegionSpec& spec, harness::Op op,
+                               RegionFiles& files, const harness::WriteSource& source)
+    : team_(team), method_(method), spec_(spec), op_(op), files_(files), source_(source) {
+  if (spec.block_size == 0) throw UsageError("block size 0", "must be at least one byte");
+  traits_ = method_.traits(spec_.options);
+}
+
+RegionWorkload::~RegionWorkload() = default;
+
+std::optional<std::string> RegionWorkload::setup() {
+  // Every process asks; all must agree that the method can run.
+  std::optional<std::string> why;
+  if (op_ == harness::Op::Write) files_.recreate();
+  io::Availability a = method_.probe(files_.file_of(team_.local_workers().front()).parent_path());
+  if (!a.available) why = a.reason;
+  if (!why) {
+    io::Availability o = method_.supports_options(spec_.options, files_.file_of(team_.local_workers().front()).parent_path());
+    if (!o.available) why = o.reason;
+  }
+  if (!why && traits_.needs_alignment) {
+    // The alignment is the file's own (statx DIOALIGN, then the device); every region and block must honour it.
+    unsigned w = team_.local_workers().front();
+    auto probe = method_.open(files_.file_of(w), io::Access::Read, spec_.options);
+    alignment_ = probe->alignment();
+    probe->close();
+    if (spec_.block_size % alignment_ != 0 || spec_.region_size % alignment_ != 0)
+      why = "O_DIRECT needs every region and block to be a multiple of " + std::to_string(alignment_) +
+            " bytes here; " + size_label(spec_.block_size) + " blocks of " + size_label(spec_.region_size) +
+            " regions are not";
+  }
+  if (!team_.all(!why)) return why ? why : std::optional<std::string>("another process cannot run " + std::string(method_.name()));
+  workers_.resize(spec_.workers);
+  const unsigned slots = traits_.queued ? std::max(1u, spec_.options.queue_depth) : 1;
+  for (unsigned w : team_.local_workers()) {
+    auto wk = std::make_unique<Worker>();
+    const Region& r = files_.region_of(w);
+    wk->plan = harness::make_plan(op_, r.offset, r.length, spec_.block_size, harness::AccessPattern::Seq, 0);
+    if (op_ == harness::Op::Read)
+      wk->slots = std::make_unique<harness::ReadSlots>(slots, std::min(spec_.block_size, r.length), io::BufferKind::Aligned);
+    workers_[w] = std::move(wk);
+  }
+  return std::nullopt;
+}
+
+void RegionWorkload::before_pass(harness::PassKind kind) {
+  if (op_ == harness::Op::Write) {
+    files_.recreate();  // a fresh file for every pass: rewriting cached pages would measure something else
+    return;
+  }
+  if (traits_.bypasses_page_cache) return;
+  for (const auto& f : files_.owned()) {
+    double r = harness::resident_fraction(f);
+    if (r < harness::thresholds::kWarmResidentMin) {
+      harness::make_warm(f);
+      r = harness::resident_fraction(f);
+    }
+    if (kind == harness::PassKind::Timed) least_resident_ = std::min(least_resident_, r);
+  }
+}
+
+harness::PassBody RegionWorkload::pass(harness::PassKind kind) {
+  harness::PassBody body;
+  const bool write = op_ == harness::Op::Write;
+  body.prepare = [this, write](unsigned w) {
+    Worker& wk = *workers_[w];
+    wk.outcome = {};
+    wk.file = method_.open(files_.file_of(w), write ? io::Access::ReadWrite : io::Access::Read, spec_.options);
+  };
+  body.timed = [this, kind, write](unsigned w) {
+    Worker& wk = *workers_[w];
+    harness::LatencyHistogram* hist = kind == harness::PassKind::Latency ? &latency(w) : nullptr;
+    if (!write) {
+      wk.outcome = harness::read_pass(*wk.file, traits_.queued, wk.plan, *wk.slots, kind, hist, source_);
+      return wk.outcome.tally;
+    }
+    harness::InlineFlush none;
+    wk.outcome = harness::write_pass(*wk.file, traits_.queued, wk.plan, source_, kind, hist, none, nullptr);
+    const std::uint64_t before = wk.file->counters().calls;
+    if (spec_.sync_at_end) wk.file->sync(traits_.data_sync);
+    wk.outcome.tally.io_calls += wk.file->counters().calls - before;
+    wk.file->close();
+    return wk.outcome.tally;
+  };
+  body.finish = [this, kind, write](unsigned w) {
+    Worker& wk = *workers_[w];
+    if (wk.file) wk.file->close();
+    wk.file.reset();
+    const Region& r = files_.region_of(w);
+    const auto& path = files_.file_of(w);
+    if (write) {
+      // Each worker checks its own region after every write pass: untimed, in parallel.
+      if (auto bad = source_.mismatch(path, r.offset, r.length))
+        throw Error("verify", path.string(),
+                    "byte at offset " + std::to_string(*bad) + " written by worker " + std::to_string(w) + " with " +
+                        std::string(method_.name()) + " does not match what was written",
+                    EIO);
+      return;
+    }
+    if (wk.outcome.short_calls != 0)
+      throw Error("read", path.string(),
+                  std::to_string(wk.outcome.short_calls) + " calls of worker " + std::to_string(w) +
+                      " returned fewer bytes than its region holds (the file is shorter than the regions)",
+                  EIO);
+    if (wk.outcome.bad_offset)
+      throw Error("verify", path.string(),
+                  "data read by " + std::string(method_.name()) + " at offset " + std::to_string(*wk.outcome.bad_offset) +
+                      " does not match what was written",
+                  EIO);
+    // The last block a plain loop read is still in its buffer: check it too.
+    if (!traits_.queued && kind != harness::PassKind::Verify) {
+      std::uint64_t last = wk.plan.count() - 1;
+      if (!source_.matches(wk.plan.offset(last), wk.slots->slot(0).first(wk.plan.size(last))))
+        throw Error("verify", path.string(),
+                    "the last block read by worker " + std::to_string(w) + " does not match what was written", EIO);
+    }
+  };
+  return body;
+}
+
+harness::LatencySource RegionWorkload::latency_source() const {
+  return traits_.queued ? harness::LatencySource::EveryRequest : harness::LatencySource::EveryCall;
+}
+
+void RegionWorkload::describe(harness::Result& r) const {
+  r.threads = spec_.workers;
+  if (traits_.queued) r.queue_depth = std::max(1u, spec_.options.queue_depth);
+  if (op_ == harness::Op::Read && !traits_.bypasses_page_cache && !files_.owned().empty()) {
+    r.resident_fraction = least_resident_;
+    if (least_resident_ < harness::thresholds::kWarmResidentMin)
+      r.warn(harness::WarningKind::NotWarm,
+             "not warm: only " + std::to_string(static_cast<int>(least_resident_ * 100)) +
+                 "% of the file was resident before a timed pass",
+             {std::to_string(static_cast<int>(least_resident_ * 100)) + "% resident"});
   }
 }
 

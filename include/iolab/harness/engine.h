@@ -1,0 +1,174 @@
+// The one timed-pass engine. Every figure iolab reports comes from here,
+// timed the same way: single runs, threads and MPI ranks alike.
+//
+// A *pass* is the workload done once (read the file once, write a fresh file
+// once, run a store phase once) by every worker of a Team. Each worker
+// prepares untimed, waits at a start barrier, runs its timed region, and
+// records its end; the pass lasts from the start barrier's release to the
+// last worker's end ("last done"; the first worker's end is "first done").
+// There is exactly one clock read at each end of a pass, none per call.
+//
+// A *repetition* is `passes` passes back to back (untimed work between them,
+// such as evicting the cache or creating a fresh file, is not counted): the
+// engine picks `passes` so that a repetition lasts at least min_time
+// (Google Benchmark's min_time), within max_time for all repetitions.
+//
+// Latency is never measured inside the repetitions: a separate pass times
+// every call (or every request of a queued method), and the record says so.
+//
+// What each kind of experiment puts inside its timed region is written down
+// once, in docs/results-format.md ("The timed region"), and every workload
+// follows it (tests hold them to it).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "iolab/harness/histogram.h"
+#include "iolab/harness/result.h"
+#include "iolab/harness/usage.h"
+
+namespace iolab::harness {
+
+// Why a pass runs. Verify: untimed, every byte read or written is checked on
+// the path that is timed. Warmup: timed but not recorded (it also tells the
+// engine how long one pass takes). Timed: a repetition's pass. Latency:
+// every call timed into the worker's histogram, not counted in throughput.
+enum class PassKind { Verify, Warmup, Timed, Latency };
+
+// What one worker did in its timed region (summed over workers by the engine).
+struct WorkerTally {
+  std::uint64_t bytes = 0;     // bytes moved
+  std::uint64_t ops = 0;       // calls or requests of the measured operation
+  std::uint64_t io_calls = 0;  // system calls that moved data or synced; 0 with kernel_counts_calls
+};
+
+// The three parts of a pass, per worker. `worker` is 0..workers-1 (an MPI
+// rank is its worker number). prepare runs before the start barrier and
+// finish after every worker has ended: neither is timed.
+struct PassBody {
+  std::function<void(unsigned worker)> prepare;
+  std::function<WorkerTally(unsigned worker)> timed;
+  std::function<void(unsigned worker)> finish;
+};
+
+// One pass, as the Team measured it.
+struct PassTiming {
+  double seconds = 0;            // start barrier released -> last worker's end
+  std::vector<double> worker_s;  // each worker's end, from the same start
+  double first_done_s = 0, last_done_s = 0;
+  Usage usage;                   // the whole pass: every thread of the process, or summed over ranks
+  WorkerTally tally;             // summed over workers
+};
+
+// Who runs a pass: one worker inline, N threads, or MPI ranks (src/mpi/).
+class Team {
+ public:
+  virtual ~Team() = default;
+  // Workers in a pass (threads, or ranks over the whole job).
+  virtual unsigned workers() const = 0;
+  // The worker numbers this process runs (all of them for threads; its own
+  // rank for MPI).
+  virtual std::vector<unsigned> local_workers() const = 0;
+  // Runs one pass. An exception in any worker is rethrown after every worker
+  // of this process has finished (MPI: on every rank, after they agree).
+  virtual PassTiming run(const PassBody& body) = 0;
+  // MPI: true on the rank that holds the gathered figures; always true otherwise.
+  virtual bool reports() const { return true; }
+  // How the pass clock is defined, for results ("steady clock, one process", ...).
+  virtual std::string clock_description() const = 0;
+  // Agreement across the team (MPI: a reduction; threads: the value itself).
+  virtual bool all(bool mine) { return mine; }
+  virtual double max(double mine) { return mine; }
+  // Folds every process's latency histogram into `h` (MPI: onto the reporting rank).
+  virtual void combine(LatencyHistogram&) {}
+  // Worker 0's `value` on every process (MPI: a broadcast from rank 0).
+  virtual std::string broadcast(const std::string& value) { return value; }
+};
+
+// Thrown by a workload (from setup or before_pass) when this machine cannot
+// give it the conditions it is labelled with (a cold file that stays
+// resident): the record is skipped with the reason, never published.
+struct SkipExperiment : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One worker inline when workers == 1, else that many threads released
+// together by a barrier (the calling thread is worker 0).
+class LocalTeam final : public Team {
+ public:
+  explicit LocalTeam(unsigned workers = 1);
+  unsigned workers() const override { return workers_; }
+  std::vector<unsigned> local_workers() const override;
+  PassTiming run(const PassBody& body) override;
+  std::string clock_description() const override;
+
+ private:
+  unsigned workers_;
+};
+
+// A workload the engine measures: one record's worth of passes.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // Untimed, once, before any pass. Returns a reason when the workload cannot
+  // run here (it is then recorded as skipped, never replaced by another).
+  virtual std::optional<std::string> setup() { return std::nullopt; }
+  // Untimed, on every process, before each pass (cache state, fresh files).
+  virtual void before_pass(PassKind) {}
+  // The pass. In PassKind::Latency passes, each local worker records its
+  // calls into latency(worker); in Verify passes it checks every byte.
+  virtual PassBody pass(PassKind kind) = 0;
+  // Untimed, after each pass (verify what was written, remove files).
+  virtual void after_pass(PassKind) {}
+  // Untimed, once, after the last pass (also after a failure).
+  virtual void teardown() {}
+  // Whether its Verify pass checks anything; when not, the engine does not
+  // run it (the workload checks its data some other way, e.g. after every pass).
+  virtual bool has_verification_pass() const { return true; }
+  // Whether its pass can time every call into latency(worker); when not,
+  // the record has no latency rather than one measured some other way.
+  virtual bool records_latency() const { return true; }
+  // How the latency pass times: every call, or every request (queued).
+  virtual LatencySource latency_source() const { return LatencySource::EveryCall; }
+  // The workload's data calls happen inside a library (stdio, SQLite...):
+  // take the kernel's count of read/write calls for io_calls.
+  virtual bool kernel_counts_calls() const { return false; }
+  // Fills what only the workload knows into its record (after all passes).
+  virtual void describe(Result&) const {}
+
+  // Per-worker latency histograms, sized by the engine before a Latency pass.
+  LatencyHistogram& latency(unsigned worker) { return latency_[worker]; }
+  std::vector<LatencyHistogram>& latency_histograms() { return latency_; }
+
+ private:
+  std::vector<LatencyHistogram> latency_;
+};
+
+struct EngineSettings {
+  unsigned reps = 5;
+  unsigned warmup = 1;             // untimed-for-the-record passes before the repetitions (>= 1 to calibrate)
+  double min_time = 0.100;         // seconds a repetition aims at (0: one pass per repetition)
+  double max_time = 3.0;           // seconds all repetitions of one experiment may take when lengthened
+  bool latency = true;             // run the latency pass
+  bool verify = true;              // run the verification pass
+  std::function<void(unsigned done, unsigned total)> on_pass;  // progress (passes, incl. untimed)
+};
+
+// Runs `workload` on `team` and fills `record` (labels set by the caller):
+// samples, passes, bytes, ops, usage medians, latency, first/last done for
+// several workers, statistics warnings. Returns false when the workload was
+// skipped (record.skipped says why). Throws Error for real failures.
+bool measure(Workload& workload, Team& team, const EngineSettings& settings, Result& record);
+
+// The statistics-and-warnings function: summarises the samples and adds
+// the warnings they call for (too short, outliers). Used by measure() and
+// by anything that re-summarises records.
+void add_statistics_warnings(Result& record);
+
+}  // namespace iolab::harness

@@ -1,0 +1,30 @@
+// Every limit the harness and the report judge figures by, in one place.
+#pragma once
+
+#include <cstdint>
+
+namespace iolab::harness::thresholds {
+
+// A timed repetition shorter than this is too short to trust: the clock's
+// resolution, a timer interrupt or one page fault is then a visible share.
+inline constexpr double kTooShortSeconds = 0.050;
+// What the engine aims each repetition at (--min-time), by running several
+// passes of the workload per repetition (Google Benchmark's min_time).
+inline constexpr double kDefaultMinTimeSeconds = 0.100;
+// Most wall time the timed repetitions of one experiment may take when the
+// engine lengthens them (--max-time): beyond it, fewer passes per repetition.
+inline constexpr double kDefaultMaxTimeSeconds = 3.0;
+// A warm file must have at least this fraction resident before every pass.
+inline constexpr double kWarmResidentMin = 0.99;
+// A cold file may have at most this fraction resident before a pass; above
+// it the file is evicted again (once), and if still warm the experiment is
+// skipped rather than published as cold.
+inline constexpr double kColdResidentMax = 0.05;
+// Modified z-score above which a repetition is an outlier (Iglewicz and
+// Hoaglin; hyperfine's rule): 0.6745 * |x - median| / MAD > 3.5.
+inline constexpr double kOutlierZ = 3.5;
+// A winner must beat the runner-up by more than this to be named (when the
+// repetitions' ranges do not overlap); below it the report calls a tie.
+inline constexpr double kTieRatio = 1.05;
+
+}  // namespace iolab::harness::thresholds

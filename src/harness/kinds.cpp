@@ -1,0 +1,158 @@
+#include "iolab/harness/kinds.h"
+
+#include <array>
+#include <utility>
+
+#include "iolab/error.h"
+#include "iolab/units.h"
+
+// GCC 12 reports a false -Wrestrict inside std::string's operator+ once it is
+// inlined into string-building code (GCC bugs 105329, 105651).
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+
+namespace iolab::harness {
+namespace {
+
+template <typename E, std::size_t N>
+std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& names, E value) {
+  for (const auto& [v, n] : names)
+    if (v == value) return n;
+  return "?";
+}
+
+template <typename E, std::size_t N>
+std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& names, std::string_view text) {
+  for (const auto& [v, n] : names)
+    if (n == text) return v;
+  return std::nullopt;
+}
+
+constexpr std::array<std::pair<Op, std::string_view>, 11> kOps{{{Op::Read, "read"},
+                                                                {Op::Write, "write"},
+                                                                {Op::Copy, "copy"},
+                                                                {Op::Alloc, "alloc"},
+                                                                {Op::Insert, "insert"},
+                                                                {Op::Get, "get"},
+                                                                {Op::Remove, "remove"},
+                                                                {Op::Reinsert, "reinsert"},
+                                                                {Op::Reopen, "reopen"},
+                                                                {Op::Append, "append"},
+                                                                {Op::CatchUp, "catch-up"}}};
+constexpr std::array<std::pair<AccessPattern, std::string_view>, 2> kPatterns{
+    {{AccessPattern::Seq, "seq"}, {AccessPattern::Rand, "rand"}}};
+constexpr std::array<std::pair<CacheState, std::string_view>, 3> kCaches{
+    {{CacheState::Warm, "warm"}, {CacheState::Cold, "cold"}, {CacheState::Direct, "direct"}}};
+constexpr std::array<std::pair<Eviction, std::string_view>, 2> kEvictions{
+    {{Eviction::PerFile, "per-file"}, {Eviction::DropCaches, "drop_caches"}}};
+
+}  // namespace
+
+std::string_view to_string(Op o) { return name_of(kOps, o); }
+Op parse_op_name(std::string_view s) {
+  if (auto o = value_of(kOps, s)) return *o;
+  throw UsageError("op '" + std::string(s) + "'", "unknown operation");
+}
+Op parse_op(std::string_view s) {
+  if (s == "read") return Op::Read;
+  if (s == "write") return Op::Write;
+  throw UsageError("op '" + std::string(s) + "'", "expected read or write");
+}
+bool writes_data(Op o) {
+  return o == Op::Write || o == Op::Copy || o == Op::Insert || o == Op::Remove || o == Op::Reinsert ||
+         o == Op::Append;
+}
+
+std::string_view to_string(AccessPattern p) { return name_of(kPatterns, p); }
+AccessPattern parse_pattern(std::string_view s) {
+  if (auto p = value_of(kPatterns, s)) return *p;
+  throw UsageError("pattern '" + std::string(s) + "'", "expected seq or rand");
+}
+
+std::string_view to_string(CacheState c) { return name_of(kCaches, c); }
+CacheState parse_cache(std::string_view s) {
+  if (auto c = value_of(kCaches, s)) return *c;
+  throw UsageError("cache '" + std::string(s) + "'", "expected warm, cold or direct");
+}
+
+std::string_view to_string(Eviction e) { return name_of(kEvictions, e); }
+Eviction parse_eviction(std::string_view s) {
+  if (s == "fadvise") return Eviction::PerFile;
+  if (auto e = value_of(kEvictions, s)) return *e;
+  throw UsageError("eviction '" + std::string(s) + "'", "expected per-file (the default) or drop_caches");
+}
+
+std::string to_string(const SyncPolicy& p) {
+  std::string call = p.call == io::Durability::None ? "" : ":" + std::string(io::to_string(p.call));
+  switch (p.schedule) {
+    case FlushSchedule::None: return "none";
+    case FlushSchedule::End: return "end" + call;
+    case FlushSchedule::EveryWrite: return "every" + call;
+    case FlushSchedule::EveryBytes: return "every-" + size_label(p.interval) + call;
+    case FlushSchedule::AsyncBytes: return "async-" + size_label(p.interval) + call;
+    case FlushSchedule::EveryOps: return "every-" + std::to_string(p.interval) + "-ops" + call;
+  }
+  return "?";
+}
+
+SyncPolicy parse_sync_policy(std::string_view text) {
+  auto bad = [&] {
+    return UsageError("sync '" + std::string(text) + "'",
+                      "expected none, end, every, every-SIZE, async-SIZE or every-N-ops, optionally :fdatasync, "
+                      ":fsync, :msync, :sync_file_range or :flush (e.g. async-16k:msync)");
+  };
+  SyncPolicy p;
+  std::string_view schedule = text, call;
+  if (auto colon = text.find(':'); colon != std::string_view::npos) {
+    schedule = text.substr(0, colon);
+    call = text.substr(colon + 1);
+    if (call.empty()) throw bad();
+  }
+  auto interval = [&](std::string_view digits) {
+    std::uint64_t v = 0;
+    try {
+      v = parse_size(digits);
+    } catch (const UsageError&) {
+      throw bad();
+    }
+    if (v == 0) throw UsageError("sync '" + std::string(text) + "'", "the flush interval must be above 0");
+    return v;
+  };
+  if (schedule == "none") {
+    p.schedule = FlushSchedule::None;
+  } else if (schedule == "end") {
+    p.schedule = FlushSchedule::End;
+  } else if (schedule == "every") {
+    p.schedule = FlushSchedule::EveryWrite;
+  } else if (schedule.starts_with("every-") && schedule.ends_with("-ops")) {
+    p.schedule = FlushSchedule::EveryOps;
+    p.interval = interval(schedule.substr(6, schedule.size() - 10));
+  } else if (schedule.starts_with("every-")) {
+    p.schedule = FlushSchedule::EveryBytes;
+    p.interval = interval(schedule.substr(6));
+  } else if (schedule.starts_with("async-") || schedule.starts_with("periodic-")) {
+    // "periodic-N": schema-1 results files and older job files named the background flusher so.
+    p.schedule = FlushSchedule::AsyncBytes;
+    p.interval = interval(schedule.substr(schedule.find('-') + 1));
+  } else {
+    throw bad();
+  }
+  if (!call.empty()) {
+    try {
+      p.call = io::parse_durability(call);
+    } catch (const UsageError&) {
+      throw bad();
+    }
+  }
+  if (p.schedule == FlushSchedule::None && p.call != io::Durability::None)
+    throw UsageError("sync '" + std::string(text) + "'", "'none' takes no flush call");
+  return p;
+}
+
+SyncPolicy resolved(SyncPolicy policy, const io::MethodTraits& traits) {
+  if (policy.flushes() && policy.call == io::Durability::None) policy.call = traits.data_sync;
+  return policy;
+}
+
+}  // namespace iolab::harness

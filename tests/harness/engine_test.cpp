@@ -1,0 +1,149 @@
+// The engine itself: a pass on a team of threads lasts until its last worker
+// is done, counting a late worker in full; the tally and usage are summed;
+// errors in any worker come back after all have finished; repetitions are
+// made of passes; the latency pass is separate and says so.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "iolab/error.h"
+#include "iolab/harness/engine.h"
+
+namespace iolab::harness {
+namespace {
+
+// Each worker moves `bytes` in its timed region; worker `late` first sleeps.
+class SleepyWorkload final : public Workload {
+ public:
+  SleepyWorkload(unsigned late, std::chrono::milliseconds delay) : late_(late), delay_(delay) {}
+  PassBody pass(PassKind kind) override {
+    PassBody b;
+    b.prepare = [this](unsigned) { ++prepared; };
+    b.timed = [this, kind](unsigned w) {
+      if (w == late_ && kind == PassKind::Timed) std::this_thread::sleep_for(delay_);
+      if (kind == PassKind::Latency) latency(w).record(1000 + w);
+      return WorkerTally{1 << 20, 4, 4};
+    };
+    b.finish = [this](unsigned) { ++finished; };
+    return b;
+  }
+  std::atomic<int> prepared{0}, finished{0};
+
+ private:
+  unsigned late_;
+  std::chrono::milliseconds delay_;
+};
+
+EngineSettings quick() {
+  EngineSettings s;
+  s.reps = 2;
+  s.warmup = 1;
+  s.min_time = 0;
+  return s;
+}
+
+// Aggregate bandwidth counts the slowest worker in full: a worker that
+// starts its calls 150 ms late makes every pass last at least 150 ms
+// (a lower bound: true however loaded the machine is).
+TEST(Engine, ALateWorkerLengthensThePass) {
+  for (unsigned workers : {1u, 2u, 4u}) {
+    SleepyWorkload w(workers - 1, std::chrono::milliseconds(150));
+    LocalTeam team(workers);
+    Result r;
+    ASSERT_TRUE(measure(w, team, quick(), r));
+    ASSERT_EQ(r.samples_s.size(), 2u);
+    for (double s : r.samples_s) EXPECT_GE(s, 0.150) << workers << " workers";
+    EXPECT_EQ(r.bytes, workers * (std::uint64_t{1} << 20));  // summed over workers
+    EXPECT_EQ(r.ops, workers * 4u);
+    EXPECT_EQ(r.io_calls, workers * 4u);
+    EXPECT_EQ(r.threads, workers);
+    EXPECT_LE(r.median_mib_per_s(), workers / 0.150 + 1e-9);
+    if (workers > 1) {
+      EXPECT_GE(r.extra.at("last_done_s").get<double>(), 0.150);
+      EXPECT_LE(r.extra.at("first_done_s").get<double>(), r.extra.at("last_done_s").get<double>());
+    }
+    // prepare and finish once per worker and pass: verify + warm-up + 2 timed + latency.
+    EXPECT_EQ(w.prepared.load(), static_cast<int>(workers * 5));
+    EXPECT_EQ(w.finished.load(), static_cast<int>(workers * 5));
+    ASSERT_TRUE(r.latency_ns.has_value());
+    EXPECT_EQ(r.latency_ns->samples, workers);  // one recorded call per worker, from the latency pass only
+  }
+}
+
+class FailingWorkload final : public Workload {
+ public:
+  PassBody pass(PassKind) override {
+    PassBody b;
+    b.timed = [](unsigned w) -> WorkerTally {
+      if (w == 1) throw Error("read", "worker 1", "injected failure", EIO);
+      return {};
+    };
+    b.finish = [this](unsigned) { ++finished; };
+    return b;
+  }
+  void teardown() override { torn_down = true; }
+  std::atomic<int> finished{0};
+  bool torn_down = false;
+};
+
+TEST(Engine, AWorkersErrorComesBackAfterEveryWorkerFinished) {
+  FailingWorkload w;
+  LocalTeam team(3);
+  Result r;
+  try {
+    measure(w, team, quick(), r);
+    ADD_FAILURE() << "the failure was not reported";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("injected failure"), std::string::npos);
+  }
+  EXPECT_EQ(w.finished.load(), 3);  // every worker closed its files
+  EXPECT_TRUE(w.torn_down);
+}
+
+class SkippingWorkload final : public Workload {
+ public:
+  void before_pass(PassKind kind) override {
+    if (kind == PassKind::Timed) throw SkipExperiment("the file stayed resident");
+  }
+  PassBody pass(PassKind) override {
+    PassBody b;
+    b.timed = [](unsigned) { return WorkerTally{}; };
+    return b;
+  }
+};
+
+TEST(Engine, AWorkloadThatCannotGetItsConditionsIsSkipped) {
+  SkippingWorkload w;
+  LocalTeam team(1);
+  Result r;
+  EXPECT_FALSE(measure(w, team, quick(), r));
+  ASSERT_TRUE(r.skipped.has_value());
+  EXPECT_EQ(*r.skipped, "the file stayed resident");
+  EXPECT_TRUE(r.samples_s.empty());
+}
+
+TEST(Engine, ZeroWorkersOrRepetitionsAreRefused) {
+  EXPECT_THROW(LocalTeam(0), UsageError);
+  SleepyWorkload w(0, std::chrono::milliseconds(0));
+  LocalTeam team(1);
+  Result r;
+  EngineSettings s = quick();
+  s.reps = 0;
+  EXPECT_THROW(measure(w, team, s, r), UsageError);
+}
+
+TEST(Engine, StatisticsWarningsHaveKinds) {
+  Result r;
+  r.samples_s = {0.010, 0.011, 0.012, 0.011, 0.5};
+  add_statistics_warnings(r);
+  EXPECT_TRUE(r.has_warning(WarningKind::TooShort));
+  EXPECT_TRUE(r.has_warning(WarningKind::Outliers));
+  std::size_t n = r.warnings.size();
+  add_statistics_warnings(r);  // one warning per kind, however often asked
+  EXPECT_EQ(r.warnings.size(), n);
+}
+
+}  // namespace
+}  // namespace iolab::harness
