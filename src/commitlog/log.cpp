@@ -386,6 +386,10 @@ void Log::publish_committed(std::uint64_t position, std::uint64_t sequence) {
 }
 
 void Log::wake_waiters() {
+  // Until a reader has waited once, nobody can be asleep here: skip the
+  // fence, which would otherwise wait for the store buffer to drain (the
+  // frame just copied into the page cache) on every append.
+  if (!readers_waited_.load(std::memory_order_relaxed)) return;
   // Pairs with wait_committed: it counts itself before checking the position.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (visible_waiters_.load(std::memory_order_seq_cst) == 0) return;
@@ -394,6 +398,9 @@ void Log::wake_waiters() {
 }
 
 void Log::wait_committed(std::uint64_t sequence, std::chrono::nanoseconds timeout) {
+  // A publisher that has not seen this yet does not notify: the first wait
+  // may last until its timeout, no later one.
+  readers_waited_.store(true, std::memory_order_relaxed);
   std::unique_lock lock(visible_mu_);
   visible_waiters_.fetch_add(1, std::memory_order_seq_cst);
   visible_cv_.wait_for(lock, timeout, [&] { return committed().sequence > sequence || closed_.load(); });
@@ -491,7 +498,6 @@ void Log::add_counters(Stats& out) const {
 
 void Log::close() {
   if (closed_.exchange(true)) return;
-  wake_waiters();
   {
     std::lock_guard lock(visible_mu_);
     visible_cv_.notify_all();

@@ -272,6 +272,7 @@ class Log {
   std::mutex visible_mu_;
   std::condition_variable visible_cv_;
   std::atomic<int> visible_waiters_{0};
+  std::atomic<bool> readers_waited_{false};
   void wake_waiters();
 
   mutable std::mutex counters_mu_;
