@@ -57,7 +57,7 @@ TEST(CommitLogFormat, TheCrcIsTheBodysExtendedOverTheHeaderFields) {
 TEST(CommitLogFormat, BodyCrcMatchesThePortableCrcAtEverySize) {
   std::vector<std::byte> buf(3 * 8192 * 2 + 100);
   for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<std::byte>(testing::mix(i));
-  for (std::size_t len : {0u, 7u, 255u, 767u, 768u, 769u, 1024u, 1040u, 4096u, 24575u, 24576u, 24577u, 49253u}) {
+  for (std::size_t len : {0u, 7u, 255u, 767u, 768u, 769u, 1024u, 1040u, 4096u, 24575u, 24576u, 24577u, 49249u}) {
     auto s = std::span<const std::byte>(buf).subspan(3, len);
     EXPECT_EQ(body_crc(s), store::crc32c_portable(0, s)) << len;
     EXPECT_EQ(store::crc32c(store::crc32c(s.first(len / 2)), s.subspan(len / 2)), body_crc(s)) << len;
