@@ -351,7 +351,7 @@ FaultEnv::FaultEnv(const CrashState& start, std::uint64_t max_file_size) : Fault
     Path p = normal(path);
     auto f = m.make_inode(p);
     if (bytes.size() > f->reserved) throw Error("load crash state", p.string(), "larger than the largest file", EFBIG);
-    if (!bytes.empty()) std::memcpy(f->base, bytes.data(), bytes.size());
+    if (!bytes.empty()) std::memcpy(f->base, bytes.data(), bytes.size());  // an empty vector may hold no pointer
     f->size = bytes.size();
     f->shadow = bytes;
     m.names[p] = f;
