@@ -7,6 +7,7 @@
 #include "common.h"
 #include "html_text.h"
 #include "iolab/error.h"
+#include "iolab/harness/thresholds.h"
 #include "iolab/report/files.h"
 #include "model.h"
 
@@ -211,9 +212,11 @@ Html body_html(const ReportModel& m, nlohmann::json& charts) {
           "its margin over its closest competitor, and the margin at worst: the winner's slowest repetition against the "
           "fastest repetition of any other method at the same condition, at the least favourable one. The winner is "
           "clear only when it ran at every condition where methods met and, at each, its slowest repetition beat every "
-          "other method's fastest, with medians more than 5% apart. Records whose figures carry warnings (too short, "
-          "outliers, not warm, not cold) are left out and counted. Reads have no flush policy; writes go to a fresh "
-          "file, buffered or O_DIRECT; flush \"end\" is one flush after the last write.</p>";
+          "other method's fastest, with medians more than " +
+          text(percent(harness::thresholds::kTieRatio - 1)) +
+          " apart. Records whose figures carry warnings (too short, outliers, not warm, not cold) are left out and "
+          "counted. Reads have no flush policy; writes go to a fresh file, buffered or O_DIRECT; flush \"end\" is one "
+          "flush after the last write.</p>";
   for (const auto& run : m.runs) {
     if (m.runs.size() > 1) body += "<h3>" + text(run.label) + "</h3>";
     body += decision_html(run);

@@ -349,7 +349,7 @@ nlohmann::json to_json(const DecisionTable& t) {
                      {"block_sizes", c.block_sizes},
                      {"summary", c.summary()}});
   }
-  return {{"format", "iolab-decision-table"}, {"format_version", 1}, {"cells", cells}};
+  return {{"format", "iolab-decision-table"}, {"format_version", 2}, {"cells", cells}};
 }
 
 std::vector<harness::FileExperiment> table_experiments(std::uint64_t max_file, harness::Eviction eviction) {

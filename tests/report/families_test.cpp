@@ -277,8 +277,9 @@ TEST(Model, ShowsPassesLatencySourceFlushesAndWhereBytesEnded) {
   EXPECT_NE(page.find("every request timed in a separate pass, submission to completion"), std::string::npos);
 }
 
-// The report says where a write's bytes ended exactly as the console does.
-TEST(Model, DestinationIsWordedAsTheConsoleWordsIt) {
+// The report says where a write's bytes ended, and labels a queued method,
+// exactly as the console does (src/harness/console.cpp keeps its own copy).
+TEST(Model, DestinationAndQueueLabelAreWordedAsTheConsoleWordsThem) {
   std::vector<harness::Result> rs;
   rs.push_back(make({"s", "none", "pread", "write", 4096, 1u << 20, 500, 0.02, 5, ""}));
   rs.push_back(make({"s", "end", "pread", "write", 4096, 1u << 20, 500, 0.02, 5, "", "end:fdatasync"}));
@@ -289,6 +290,13 @@ TEST(Model, DestinationIsWordedAsTheConsoleWordsIt) {
     EXPECT_NE(tables.find(destination(r)), std::string::npos) << destination(r) << "\n" << tables;
   }
   EXPECT_EQ(destination(make({"s", "e", "pread", "read", 4096, 1u << 20, 500})), "");
+
+  harness::Result queued = make({"s", "e", "io_uring", "read", 4096, 1u << 20, 500});
+  queued.queue_depth = 32;
+  queued.extra["io_options"] = {"registered files", "SQPOLL"};
+  EXPECT_EQ(queue_label(queued), "qd32+registered files+SQPOLL");
+  EXPECT_NE(harness::format_tables({queued}, false).find("io_uring " + queue_label(queued)), std::string::npos)
+      << harness::format_tables({queued}, false);
 }
 
 }  // namespace
