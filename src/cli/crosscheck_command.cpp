@@ -3,8 +3,10 @@
 // and what differs wherever they part (harness/crosscheck.h does the work).
 #include <fmt/core.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 
 #include "app.h"
@@ -26,7 +28,7 @@ struct CrosscheckOptions : MatrixOptions {
   double min_time = harness::thresholds::kDefaultMinTimeSeconds;
   double max_time = harness::thresholds::kDefaultMaxTimeSeconds;
   std::uint64_t seed = 0x10AB;
-  std::string dir, fio = "fio";
+  std::string dir, fio = "fio", out;
   bool fio_clock = false, json = false;
 };
 
@@ -61,6 +63,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                 "Let fio time every I/O for its latency statistics, as it does by default (shows what its clock "
                 "reads cost); otherwise --gtod_reduce=1");
   cmd->add_flag("--json", o->json, "Print the rows as JSON (every round, the fio command lines, the differences)");
+  cmd->add_option("--out", o->out, "Also write that JSON to this file (the table still goes to the terminal)");
   cmd->footer(
       "fio does the same work as iolab: as many loops over its file as iolab's timed passes, with --invalidate=0\n"
       "(warm stays warm), --gtod_reduce=1 and buffers aligned as iolab's. Rates are per CPU second (user + system\n"
@@ -122,19 +125,22 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       auto run_fio = [&](const std::vector<std::string>& args) { return harness::run_fio(*fio, args, scratch); };
       std::vector<harness::CrosscheckRow> rows = harness::crosscheck(experiments, settings, runner, run_fio, on_round);
 
-      if (o->json) {
-        nlohmann::json j{{"format", "iolab-crosscheck"},
-                         {"fio_version", version},
-                         {"fio", fio->string()},
-                         {"rounds", o->rounds},
-                         {"tolerance", settings.tolerance},
-                         {"environment", harness::to_json(env)}};
-        j["rows"] = nlohmann::json::array();
-        for (const auto& row : rows) j["rows"].push_back(harness::to_json(row, settings.tolerance));
-        fmt::print("{}\n", j.dump(2));
-      } else {
-        fmt::print("\n{}", harness::format_crosscheck(rows, settings));
+      nlohmann::json j{{"format", "iolab-crosscheck"},
+                       {"fio_version", version},
+                       {"fio", fio->string()},
+                       {"rounds", o->rounds},
+                       {"tolerance", settings.tolerance},
+                       {"environment", harness::to_json(env)}};
+      j["rows"] = nlohmann::json::array();
+      for (const auto& row : rows) j["rows"].push_back(harness::to_json(row, settings.tolerance));
+      if (!o->out.empty()) {
+        std::ofstream file(o->out, std::ios::trunc);
+        file << j.dump(2) << '\n';
+        file.close();
+        if (!file) throw Error("write", o->out, errno ? errno : EIO);
       }
+      if (o->json) fmt::print("{}\n", j.dump(2));
+      else fmt::print("\n{}", harness::format_crosscheck(rows, settings));
       return 0;
     };
   });
