@@ -99,6 +99,7 @@ nlohmann::json side_json(const SideFigures& s) {
                    {"bytes", s.bytes},
                    {"wall_s", s.wall_s},
                    {"cpu_s", s.cpu_s},
+                   {"user_s", s.user_s},
                    {"per_cpu_s", number_or_null(s.per_cpu_s())},
                    {"per_wall_s", number_or_null(s.per_wall_s())},
                    {"context_switches", s.context_switches},
@@ -136,6 +137,7 @@ SideFigures side_of(const Result& r) {
   s.bytes = static_cast<double>(r.bytes);
   s.wall_s = r.samples_s.empty() ? 0 : r.seconds().median;
   s.cpu_s = r.user_s + r.sys_s;
+  s.user_s = r.user_s;
   s.context_switches = static_cast<double>(r.voluntary_ctx + r.involuntary_ctx);
   s.page_faults = static_cast<double>(r.minor_faults + r.major_faults);
   s.io_calls = static_cast<double>(r.io_calls);
@@ -148,6 +150,7 @@ SideFigures side_of(const FioFigures& f) {
   s.bytes = static_cast<double>(f.bytes);
   s.wall_s = f.runtime_s;
   s.cpu_s = f.cpu_s();
+  s.user_s = f.usr_cpu / 100.0 * f.job_runtime_s;
   s.context_switches = static_cast<double>(f.context_switches);
   s.page_faults = static_cast<double>(f.minor_faults + f.major_faults);
   return s;
@@ -301,6 +304,7 @@ std::vector<std::string> differences(const CrosscheckRow& row) {
     });
   };
   auto cpu = [](const SideFigures& s) { return s.cpu_s; };
+  auto user = [](const SideFigures& s) { return s.user_s; };
   auto ctx = [](const SideFigures& s) { return s.context_switches; };
   auto faults = [](const SideFigures& s) { return s.page_faults; };
   auto calls = [](const SideFigures& s) { return s.io_calls.value_or(0); };
@@ -313,7 +317,10 @@ std::vector<std::string> differences(const CrosscheckRow& row) {
                             "latest run: {} per round",
                             fmt::join(loops, ", ")));
   const double iolab_cpu = per_op(iolab, cpu), fio_cpu = per_op(fio, cpu);
-  out.push_back(fmt::format("CPU per I/O: iolab {}, fio {}", format_duration(iolab_cpu), format_duration(fio_cpu)));
+  out.push_back(fmt::format("CPU per I/O: iolab {} (user space {}), fio {} (user space {}); the kernel samples the "
+                            "user/system split at each timer tick",
+                            format_duration(iolab_cpu), format_duration(per_op(iolab, user)), format_duration(fio_cpu),
+                            format_duration(per_op(fio, user))));
   const auto m = row.medians();
   if (m.fio_own_cpu_per_op > 0)
     out.push_back(fmt::format("fio's own work: {} of CPU per I/O on its null engine (the same job, no file, no system "

@@ -236,6 +236,7 @@ TEST(CrosscheckRow, SidesComeFromIolabsRecordAndFiosFigures) {
   EXPECT_DOUBLE_EQ(i.wall_s, 0.2);  // the median repetition
   EXPECT_DOUBLE_EQ(i.per_wall_s(), 5000);
   EXPECT_DOUBLE_EQ(i.per_cpu_s(), 1000 / 0.08);
+  EXPECT_DOUBLE_EQ(i.user_s, 0.02);
   EXPECT_EQ(i.context_switches, 5);
   EXPECT_EQ(i.page_faults, 7);
   ASSERT_TRUE(i.io_calls);
@@ -252,6 +253,7 @@ TEST(CrosscheckRow, SidesComeFromIolabsRecordAndFiosFigures) {
   f.major_faults = 1;
   SideFigures s = side_of(f);
   EXPECT_DOUBLE_EQ(s.cpu_s, 0.2);  // 40% of the job's 0.5 s
+  EXPECT_DOUBLE_EQ(s.user_s, 0.05);
   EXPECT_DOUBLE_EQ(s.per_cpu_s(), 2500);
   EXPECT_DOUBLE_EQ(s.per_wall_s(), 2000);
   EXPECT_EQ(s.page_faults, 5);

@@ -31,7 +31,8 @@ namespace iolab::harness {
 // What one side did in one round's timed work.
 struct SideFigures {
   double ops = 0, bytes = 0;  // moved
-  double wall_s = 0, cpu_s = 0;
+  double wall_s = 0, cpu_s = 0;  // cpu_s: user + system
+  double user_s = 0;             // its user-space part (the kernel samples the split at each timer tick)
   double context_switches = 0, page_faults = 0;
   std::optional<double> io_calls;  // system calls that moved data (iolab counts them; fio does not say)
   // Operations per CPU second and per wall second (0 when the time is 0).
