@@ -73,7 +73,8 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("suites", o->suites, "Suites to run (see iolab suites); 'seeds' = the seed suites (default)");
   cmd->add_option("--scale", o->scale, "Sizes: tiny, quick, default (<= 5 min for the seeds) or full (the seeds' own sizes)")
       ->check(CLI::IsMember({"tiny", "quick", "default", "full"}));
-  cmd->add_flag("--quick", o->quick, "Same as --scale quick (<= 60 s for the seeds)");
+  cmd->add_flag("--quick", o->quick,
+                "A first look: --scale quick, 3 repetitions of at least 50 ms, at most 1 s per experiment");
   cmd->add_option("--reps", o->reps, "Timed repetitions per experiment (default 5)")->check(CLI::Range(1u, 100000u));
   cmd->add_option("--warmup", o->warmup, "Untimed repetitions before the timed ones (default 1)")->check(CLI::Range(0u, 1000u));
   cmd->add_option("--seed", o->seed, "Seed of the data pattern and of random offsets (default 0x10AB = 4267)");
@@ -124,6 +125,10 @@ void add_run_command(CLI::App& app, Action& action) {
       if (cmd->count("--scale") > 0 && o->scale != "quick")
         throw UsageError("--quick with --scale " + o->scale, "choose one");
       o->scale = "quick";
+      // A first look: fewer and shorter repetitions, unless asked for more.
+      if (cmd->count("--reps") == 0) o->reps = 3;
+      if (cmd->count("--min-time") == 0) o->min_time = 0.05;
+      if (cmd->count("--max-time") == 0) o->max_time = 1.0;
     }
     // Validate everything before any work starts: bad input is one line and exit 2.
     std::vector<harness::FileExperiment> experiments;

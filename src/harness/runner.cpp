@@ -570,6 +570,7 @@ Result labels_of(const FileExperiment& e) {
 
 Runner::Runner(RunConfig config, io::ScratchDir& scratch) : config_(std::move(config)), scratch_(scratch) {
   if (config_.reps == 0) throw UsageError("--reps 0", "at least one timed repetition is needed");
+  watch_device(scratch_.path());  // records say what the device really read and wrote
 }
 Runner::~Runner() = default;
 
