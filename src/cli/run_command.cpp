@@ -30,7 +30,7 @@ namespace {
 // Suites with order below this are the seeds group (suite.h).
 constexpr const char* kSeedsGroup = "seeds";
 
-struct RunOptions {
+struct RunOptions : MatrixOptions {
   std::vector<std::string> suites;
   std::string scale = "default";
   bool quick = false;
@@ -40,9 +40,6 @@ struct RunOptions {
   std::string dir, out, job;
   std::uint64_t records = 0;
   std::string threads;
-  // The custom matrix; any of these given means "run exactly this matrix".
-  std::string method, op, pattern, bs, size, ops, cache, buffer, sync, evict, qd;
-  bool no_latency = false;
   double min_time = harness::thresholds::kDefaultMinTimeSeconds;
   double max_time = harness::thresholds::kDefaultMaxTimeSeconds;
 };
@@ -52,49 +49,6 @@ std::string utc_stamp() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
   return buf;
-}
-
-// The command line, for the results' environment block: CLI11 callbacks do
-// not see argv, and /proc/self/cmdline holds it verbatim.
-std::string command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string s, arg;
-  while (std::getline(in, arg, '\0')) {
-    bool quote = arg.empty() || arg.find_first_of(" \t\"'$\\") != std::string::npos;
-    s += (s.empty() ? "" : " ") + (quote ? "'" + arg + "'" : arg);
-  }
-  return s;
-}
-
-template <typename T, typename Parse>
-std::vector<T> list_of(const std::string& text, const char* what, Parse parse) {
-  std::vector<T> out;
-  for (const auto& item : harness::split_list(text, what)) out.push_back(parse(item));
-  return out;
-}
-
-harness::Matrix matrix_from(const RunOptions& o) {
-  harness::Matrix m;
-  if (!o.method.empty()) m.methods = harness::variants_of(harness::split_list(o.method, "--method"));
-  if (!o.op.empty()) m.ops = list_of<harness::Op>(o.op, "--op", harness::parse_op);
-  if (!o.pattern.empty()) m.patterns = list_of<harness::AccessPattern>(o.pattern, "--pattern", harness::parse_pattern);
-  if (!o.bs.empty()) m.block_sizes = list_of<std::uint64_t>(o.bs, "--bs", [](const std::string& s) { return parse_size(s); });
-  if (!o.size.empty()) m.file_size = parse_size(o.size);
-  if (!o.ops.empty()) m.ops_per_rep = parse_size(o.ops);
-  if (!o.cache.empty()) m.caches = list_of<harness::CacheState>(o.cache, "--cache", harness::parse_cache);
-  if (!o.buffer.empty())
-    m.buffers = list_of<std::optional<io::BufferKind>>(o.buffer, "--buffer",
-                                                       [](const std::string& s) { return std::optional(io::parse_buffer_kind(s)); });
-  if (!o.sync.empty()) m.syncs = list_of<harness::SyncPolicy>(o.sync, "--sync", harness::parse_sync_policy);
-  if (!o.evict.empty()) m.eviction = harness::parse_eviction(o.evict);
-  if (!o.qd.empty())
-    m.queue_depths = list_of<unsigned>(o.qd, "--qd", [](const std::string& s) {
-      std::uint64_t v = parse_size(s);
-      if (v == 0 || v > 4096) throw UsageError("--qd " + s, "a queue depth is 1 to 4096");
-      return static_cast<unsigned>(v);
-    });
-  m.latency = !o.no_latency;
-  return m;
 }
 
 std::vector<unsigned> thread_list(const std::string& text) {

@@ -65,6 +65,8 @@ class ExperimentFiles {
   std::vector<std::filesystem::path> files_;
 };
 
+}  // namespace
+
 // Writes the pattern into `file` with pwrite and makes it durable (untimed preparation).
 void write_pattern_file(const std::filesystem::path& file, std::uint64_t size, std::uint64_t seed) {
   auto f = io::find_file_method("pread").open(file, io::Access::ReadWrite);
@@ -78,6 +80,8 @@ void write_pattern_file(const std::filesystem::path& file, std::uint64_t size, s
   f->sync(io::Durability::Fdatasync);
   f->close();
 }
+
+namespace {
 
 // The background flusher of FlushSchedule::AsyncBytes: whenever at least
 // `interval` bytes have been written since its last flush, it flushes what

@@ -121,6 +121,10 @@ class Runner {
 // Labels of a file experiment's record (before it runs).
 Result labels_of(const FileExperiment& e);
 
+// The file a read experiment reads: io::fill_pattern(seed) bytes written
+// with pwrite and made durable (untimed preparation); `file` exists.
+void write_pattern_file(const std::filesystem::path& file, std::uint64_t size, std::uint64_t seed);
+
 // Cache control, usable on its own (tests, custom workloads).
 // Fraction of the file's pages resident in the page cache (mincore).
 double resident_fraction(const std::filesystem::path& file);
