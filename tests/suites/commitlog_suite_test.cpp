@@ -102,9 +102,12 @@ TEST_F(CommitLogSuiteTiny, FlushPoliciesFollowTheDesigns) {
       EXPECT_GT(r.extra.at("flushes").get<std::uint64_t>(), 0u);
       saw_durable = true;
     }
-    if (r.method == "activemq") EXPECT_FALSE(r.sync.flushes());
+    if (r.method == "activemq") {
+      EXPECT_FALSE(r.sync.flushes());
+    }
     if (r.experiment.find("flush thread on and off") != std::string::npos && !r.sync.flushes()) {
-      EXPECT_EQ(r.extra.at("flushes").get<std::uint64_t>(), 0u) << r.method << " without its flush thread";
+      // Only close's final sync of the one shared log.
+      EXPECT_LE(r.extra.at("flushes").get<std::uint64_t>(), 1u) << r.method << " without its flush thread";
       saw_off = true;
     }
   }

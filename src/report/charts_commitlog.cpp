@@ -1,0 +1,81 @@
+#include "charts_commitlog.h"
+
+#include <cmath>
+#include <string>
+
+#include "common.h"
+
+namespace iolab::report {
+
+using nlohmann::json;
+
+namespace {
+
+// Rows past this many are left out: a results file cannot make the page huge.
+constexpr std::size_t kMaxRows = 20000;
+
+// A finite, non-negative number from a series entry, or a negative when not.
+double number(const json& entry, const char* key) {
+  if (!entry.is_object()) return -1;
+  auto it = entry.find(key);
+  if (it == entry.end() || !it->is_number()) return -1;
+  double v = it->get<double>();
+  return std::isfinite(v) && v >= 0 ? v : -1;
+}
+
+}  // namespace
+
+void add_per_second_panel(const Family& f, const std::vector<PointFacts>& points, json& spec) {
+  json rows = json::array();
+  json series_order = json::array();
+  for (std::size_t i = 0; i < f.points.size() && i < points.size(); ++i) {
+    const harness::Result& r = *f.points[i].result;
+    auto it = r.extra.find("per_second");
+    if (it == r.extra.end() || !it->is_array()) continue;
+    // One line per record: the method, and the x value when the family has an axis.
+    std::string line = visible(points[i].series + (f.axis == Axis::None ? "" : " " + points[i].x_text));
+    bool any = false;
+    for (const json& s : *it) {
+      if (rows.size() >= kMaxRows) break;
+      double t = number(s, "t"), messages = number(s, "messages"), p99 = number(s, "p99_ns");
+      if (t < 0 || messages < 0) continue;
+      json row{{"line", line}, {"t", t}, {"messages", messages}, {"exp", visible(points[i].experiment)}};
+      row["p99"] = p99 > 0 ? json(p99) : json(nullptr);
+      double mib = number(s, "mib");
+      row["mib"] = mib >= 0 ? json(mib) : json(nullptr);
+      rows.push_back(std::move(row));
+      any = true;
+    }
+    if (any) series_order.push_back(line);
+  }
+  if (rows.empty() || !spec.is_object() || !spec.contains("vconcat") || !spec["vconcat"].is_array()) return;
+
+  json color{{"field", "line"}, {"type", "nominal"}, {"title", "run"}, {"sort", series_order}};
+  json x{{"field", "t"}, {"type", "quantitative"}, {"title", "second of the run"}};
+  json tooltip = json::array({{{"field", "line"}, {"title", "run"}},
+                              {{"field", "t"}, {"title", "second"}},
+                              {{"field", "messages"}, {"title", "messages acknowledged"}, {"format", ",.0f"}},
+                              {{"field", "mib"}, {"title", "MiB"}, {"format", ",.1f"}},
+                              {{"field", "p99"}, {"title", "p99 append latency (ns)"}, {"format", ",.0f"}},
+                              {{"field", "exp"}, {"title", "experiment"}}});
+  json throughput{{"title", "Messages acknowledged per second"},
+                  {"width", 270},
+                  {"height", 170},
+                  {"mark", {{"type", "line"}, {"point", true}}},
+                  {"encoding", {{"x", x},
+                                {"y", {{"field", "messages"}, {"type", "quantitative"}, {"title", "messages/s"}}},
+                                {"color", color},
+                                {"tooltip", tooltip}}}};
+  json p99{{"title", "p99 append latency per second (log)"},
+           {"width", 270},
+           {"height", 170},
+           {"transform", json::array({{{"filter", "isValid(datum.p99) && datum.p99 > 0"}}})},
+           {"mark", {{"type", "line"}, {"point", true}}},
+           {"encoding", {{"x", x},
+                         {"y", {{"field", "p99"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "ns"}}},
+                         {"color", color},
+                         {"tooltip", tooltip}}}};
+  spec["vconcat"].push_back({{"data", {{"values", rows}}}, {"hconcat", json::array({throughput, p99})}});
+}
+
+}  // namespace iolab::report
