@@ -175,6 +175,22 @@ Verification verify_logs(const std::filesystem::path& dir, std::uint64_t acknowl
   return v;
 }
 
+// CPU, faults, context switches and storage bytes of a measured region.
+void add_usage(harness::Result& r, const harness::Usage& u) {
+  r.user_s = u.user_s;
+  r.sys_s = u.sys_s;
+  r.minor_faults = u.minor_faults;
+  r.major_faults = u.major_faults;
+  r.voluntary_ctx = u.voluntary_ctx;
+  r.involuntary_ctx = u.involuntary_ctx;
+  r.storage_read_bytes = u.storage_read_bytes;
+  r.dirtied_bytes = u.dirtied_bytes;
+  if (u.have_device) {
+    r.device_read_bytes = u.device_read_bytes;
+    r.device_write_bytes = u.device_write_bytes;
+  }
+}
+
 // The syncs done before close began, and the messages they made durable
 // (per log, the highest sequence synced: sequences start at 1 in every log).
 struct RunFlushes {
@@ -271,19 +287,8 @@ class CommitLogRuns {
       r.latency_ns->source = harness::LatencySource::EveryOp;
       r.latency_ns->samples = w.append_latency.count();
     }
-    r.user_s = u.user_s;
-    r.sys_s = u.sys_s;
-    r.minor_faults = u.minor_faults;
-    r.major_faults = u.major_faults;
-    r.voluntary_ctx = u.voluntary_ctx;
-    r.involuntary_ctx = u.involuntary_ctx;
+    add_usage(r, u);
     r.io_calls = u.syscalls_read + u.syscalls_write;
-    r.storage_read_bytes = u.storage_read_bytes;
-    r.dirtied_bytes = u.dirtied_bytes;
-    if (u.have_device) {
-      r.device_read_bytes = u.device_read_bytes;
-      r.device_write_bytes = u.device_write_bytes;
-    }
     r.verified = v.ok;
 
     json& x = r.extra;
@@ -488,10 +493,7 @@ void catch_ups(CommitLogRuns& runs, const Plan& plan, std::vector<harness::Resul
         meter.start();
         CatchUpResult got = catch_up(logs, path, cold);  // throws on a frame that fails its check
         harness::Usage u = meter.stop();
-        r.user_s = u.user_s;  // the last repetition's
-        r.sys_s = u.sys_s;
-        r.minor_faults = u.minor_faults;
-        r.major_faults = u.major_faults;
+        add_usage(r, u);  // the last repetition's
         r.samples_s.push_back(got.seconds);
         all_read = all_read && got.messages == w.messages;
         resident.push_back(got.resident_before);
