@@ -75,7 +75,11 @@ void add_per_second_panel(const Family& f, const std::vector<PointFacts>& points
            {"transform", json::array({{{"filter", "isValid(datum.p99) && datum.p99 > 0"}}})},
            {"mark", {{"type", "line"}, {"point", true}}},
            {"encoding", {{"x", x},
-                         {"y", {{"field", "p99"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "ns"}}},
+                         {"y", {{"field", "p99"},
+                                {"type", "quantitative"},
+                                {"scale", {{"type", "log"}}},
+                                {"title", "p99 (ms)"},
+                                {"axis", {{"tickCount", 5}, {"labelExpr", "format(datum.value / 1e6, '~g')"}}}}},
                          {"color", color},
                          {"detail", {{"field", "xl"}}},
                          {"tooltip", tooltip}}}};
