@@ -525,7 +525,7 @@ void catch_ups(CommitLogRuns& runs, const Plan& plan, std::vector<harness::Resul
 class CommitLogSuite final : public Suite {
  public:
   std::string_view name() const override { return "commitlog"; }
-  std::string_view seed() const override { return "004 (issue 12)"; }
+  std::string_view seed() const override { return "004"; }
   std::string_view description() const override {
     return "message-queue commit logs (kafka, rocketmq, rocketmq-transient, qmq, activemq, group-commit): "
            "message sizes, producers, topics, flush on/off, past the dirty limit, segment rolls, catch-up reads";
