@@ -223,7 +223,7 @@ class EngineRun {
       close_engine();
     } catch (...) {
     }
-    for (const auto& p : files_) remove_file(p);
+    while (!files_.empty()) remove_file(files_.back());  // remove_file erases from files_
   }
 
   // Gets and reopen write nothing: they run in the page-cache tables only.
