@@ -8,11 +8,9 @@ namespace iolab::report {
 
 using nlohmann::json;
 
-namespace {
-
 json x_encoding(const Family& f, const std::vector<double>& xs) {
   json enc{{"field", "x"}, {"type", "quantitative"}, {"title", axis_title(f)}};
-  bool pow2 = f.axis == Axis::BlockSize || f.axis == Axis::Threads;
+  bool pow2 = f.axis == Axis::BlockSize || f.axis == Axis::Threads || f.axis == Axis::TotalDepth;
   enc["scale"] = pow2 ? json{{"type", "log"}, {"base", 2}, {"nice", false}} : json{{"type", "log"}, {"nice", false}};
   // Ticks exactly at the measured sizes, thinned to about ten.
   std::vector<double> ticks;
@@ -30,7 +28,6 @@ json x_encoding(const Family& f, const std::vector<double>& xs) {
   return enc;
 }
 
-// Log axes of nanoseconds, labelled as durations, with few ticks.
 json duration_axis() {
   return {{"tickCount", 5},
           {"labelOverlap", "greedy"},
@@ -38,6 +35,18 @@ json duration_axis() {
            "datum.value >= 1e9 ? format(datum.value / 1e9, '~g') + ' s' : datum.value >= 1e6 ? format(datum.value / 1e6, "
            "'~g') + ' ms' : datum.value >= 1e3 ? format(datum.value / 1e3, '~g') + ' µs' : format(datum.value, '~g') + ' ns'"}};
 }
+
+void make_visible(json& j) {
+  if (j.is_string()) j = visible(j.get_ref<const std::string&>());
+  else if (j.is_array() || j.is_object())
+    for (auto& v : j) make_visible(v);
+}
+
+json chart_config() {
+  return {{"font", "system-ui, sans-serif"}, {"view", {{"stroke", "#ddd"}}}, {"legend", {{"symbolOpacity", 1}}}, {"axisY", {{"tickCount", 6}}}};
+}
+
+namespace {
 
 // The tooltip of a throughput point: every fact the row has.
 json tooltip(const Family& f, bool flushes) {
@@ -55,14 +64,6 @@ json tooltip(const Family& f, bool flushes) {
   if (flushes) t.push_back({{"field", "flushes_t"}, {"title", "flushes"}});
   t.push_back({{"field", "exp"}, {"title", "experiment"}});
   return t;
-}
-
-// Every string of the spec as visible() makes it: whatever the facts hold,
-// no control character or line separator reaches the chart library.
-void make_visible(json& j) {
-  if (j.is_string()) j = visible(j.get_ref<const std::string&>());
-  else if (j.is_array() || j.is_object())
-    for (auto& v : j) make_visible(v);
 }
 
 json latency_transform() {
@@ -201,10 +202,7 @@ json chart_spec(const Family& f, const std::vector<PointFacts>& points) {
   json spec{{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
             {"data", {{"values", rows}}},
             {"vconcat", parts},
-            {"config", {{"font", "system-ui, sans-serif"},
-                        {"view", {{"stroke", "#ddd"}}},
-                        {"legend", {{"symbolOpacity", 1}}},
-                        {"axisY", {{"tickCount", 6}}}}}};
+            {"config", chart_config()}};
   make_visible(spec);
   return spec;
 }

@@ -16,4 +16,14 @@ namespace iolab::report {
 
 nlohmann::json chart_spec(const Family& f, const std::vector<PointFacts>& points);
 
+// Pieces the family charts (family_charts.h) share with it.
+// x of a family at the measured values `xs` (sorted): log scale, ticks at the measured values.
+nlohmann::json x_encoding(const Family& f, const std::vector<double>& xs);
+// A log axis of nanoseconds labelled as durations.
+nlohmann::json duration_axis();
+// Every string in `j` through visible().
+void make_visible(nlohmann::json& j);
+// The page's chart style ("config" of every spec).
+nlohmann::json chart_config();
+
 }  // namespace iolab::report
