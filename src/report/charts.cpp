@@ -1,6 +1,7 @@
 #include "charts.h"
 
 #include <set>
+#include <utility>
 
 #include "common.h"
 
@@ -42,8 +43,16 @@ void make_visible(json& j) {
     for (auto& v : j) make_visible(v);
 }
 
-json chart_config() {
-  return {{"font", "system-ui, sans-serif"}, {"view", {{"stroke", "#ddd"}}}, {"legend", {{"symbolOpacity", 1}}}, {"axisY", {{"tickCount", 6}}}};
+json stacked_spec(json rows, json parts) {
+  json spec{{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
+            {"data", {{"values", std::move(rows)}}},
+            {"vconcat", std::move(parts)},
+            {"config", {{"font", "system-ui, sans-serif"},
+                        {"view", {{"stroke", "#ddd"}}},
+                        {"legend", {{"symbolOpacity", 1}}},
+                        {"axisY", {{"tickCount", 6}}}}}};
+  make_visible(spec);
+  return spec;
 }
 
 namespace {
@@ -199,12 +208,7 @@ json chart_spec(const Family& f, const std::vector<PointFacts>& points) {
   if (!cpu.is_null()) lower_row.push_back(cpu);
   json parts = json::array({throughput});
   if (!lower_row.empty()) parts.push_back({{"hconcat", lower_row}});
-  json spec{{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
-            {"data", {{"values", rows}}},
-            {"vconcat", parts},
-            {"config", chart_config()}};
-  make_visible(spec);
-  return spec;
+  return stacked_spec(std::move(rows), std::move(parts));
 }
 
 }  // namespace iolab::report

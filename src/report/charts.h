@@ -23,7 +23,8 @@ nlohmann::json x_encoding(const Family& f, const std::vector<double>& xs);
 nlohmann::json duration_axis();
 // Every string in `j` through visible().
 void make_visible(nlohmann::json& j);
-// The page's chart style ("config" of every spec).
-nlohmann::json chart_config();
+// A spec of `parts` stacked vertically over the data `rows`, in the page's
+// chart style, every string through visible().
+nlohmann::json stacked_spec(nlohmann::json rows, nlohmann::json parts);
 
 }  // namespace iolab::report

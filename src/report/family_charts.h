@@ -25,7 +25,7 @@ struct FamilyChart {
   // The line a record is on, before the results file is added (several files).
   std::string (*series)(const harness::Result& r);
   bool bytes_metric;  // the figures' unit: MiB/s, or operations per second
-  // The Vega-Lite spec; every string in it goes through visible() (make_visible in charts.h).
+  // The Vega-Lite spec; every string in it goes through visible() (stacked_spec or make_visible, charts.h).
   nlohmann::json (*spec)(const Family& f, const std::vector<PointFacts>& points);
 };
 

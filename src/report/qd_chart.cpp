@@ -8,6 +8,7 @@
 // (Little's law: depth / IOPS is the mean, so p50 should grow with depth
 // once the device is saturated).
 #include <set>
+#include <utility>
 
 #include "charts.h"
 #include "common.h"
@@ -89,12 +90,7 @@ json spec(const Family& f, const std::vector<PointFacts>& points) {
                                                             {{"field", "percentile"}},
                                                             {{"field", "ns"}, {"type", "quantitative"}, {"format", ",.0f"}},
                                                             {{"field", "latency_t"}, {"title", "latency"}}})}}}});
-  json out{{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
-           {"data", {{"values", rows}}},
-           {"vconcat", parts},
-           {"config", chart_config()}};
-  make_visible(out);
-  return out;
+  return stacked_spec(std::move(rows), std::move(parts));
 }
 
 }  // namespace
