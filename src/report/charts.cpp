@@ -1,6 +1,7 @@
 #include "charts.h"
 
 #include <set>
+#include <utility>
 
 #include "common.h"
 
@@ -8,11 +9,9 @@ namespace iolab::report {
 
 using nlohmann::json;
 
-namespace {
-
 json x_encoding(const Family& f, const std::vector<double>& xs) {
   json enc{{"field", "x"}, {"type", "quantitative"}, {"title", axis_title(f)}};
-  bool pow2 = f.axis == Axis::BlockSize || f.axis == Axis::Threads;
+  bool pow2 = f.axis == Axis::BlockSize || f.axis == Axis::Threads || f.axis == Axis::TotalDepth;
   enc["scale"] = pow2 ? json{{"type", "log"}, {"base", 2}, {"nice", false}} : json{{"type", "log"}, {"nice", false}};
   // Ticks exactly at the measured sizes, thinned to about ten.
   std::vector<double> ticks;
@@ -30,7 +29,6 @@ json x_encoding(const Family& f, const std::vector<double>& xs) {
   return enc;
 }
 
-// Log axes of nanoseconds, labelled as durations, with few ticks.
 json duration_axis() {
   return {{"tickCount", 5},
           {"labelOverlap", "greedy"},
@@ -38,6 +36,26 @@ json duration_axis() {
            "datum.value >= 1e9 ? format(datum.value / 1e9, '~g') + ' s' : datum.value >= 1e6 ? format(datum.value / 1e6, "
            "'~g') + ' ms' : datum.value >= 1e3 ? format(datum.value / 1e3, '~g') + ' µs' : format(datum.value, '~g') + ' ns'"}};
 }
+
+void make_visible(json& j) {
+  if (j.is_string()) j = visible(j.get_ref<const std::string&>());
+  else if (j.is_array() || j.is_object())
+    for (auto& v : j) make_visible(v);
+}
+
+json stacked_spec(json rows, json parts) {
+  json spec{{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
+            {"data", {{"values", std::move(rows)}}},
+            {"vconcat", std::move(parts)},
+            {"config", {{"font", "system-ui, sans-serif"},
+                        {"view", {{"stroke", "#ddd"}}},
+                        {"legend", {{"symbolOpacity", 1}}},
+                        {"axisY", {{"tickCount", 6}}}}}};
+  make_visible(spec);
+  return spec;
+}
+
+namespace {
 
 // The tooltip of a throughput point: every fact the row has.
 json tooltip(const Family& f, bool flushes) {
@@ -55,14 +73,6 @@ json tooltip(const Family& f, bool flushes) {
   if (flushes) t.push_back({{"field", "flushes_t"}, {"title", "flushes"}});
   t.push_back({{"field", "exp"}, {"title", "experiment"}});
   return t;
-}
-
-// Every string of the spec as visible() makes it: whatever the facts hold,
-// no control character or line separator reaches the chart library.
-void make_visible(json& j) {
-  if (j.is_string()) j = visible(j.get_ref<const std::string&>());
-  else if (j.is_array() || j.is_object())
-    for (auto& v : j) make_visible(v);
 }
 
 json latency_transform() {
@@ -198,15 +208,7 @@ json chart_spec(const Family& f, const std::vector<PointFacts>& points) {
   if (!cpu.is_null()) lower_row.push_back(cpu);
   json parts = json::array({throughput});
   if (!lower_row.empty()) parts.push_back({{"hconcat", lower_row}});
-  json spec{{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
-            {"data", {{"values", rows}}},
-            {"vconcat", parts},
-            {"config", {{"font", "system-ui, sans-serif"},
-                        {"view", {{"stroke", "#ddd"}}},
-                        {"legend", {{"symbolOpacity", 1}}},
-                        {"axisY", {{"tickCount", 6}}}}}};
-  make_visible(spec);
-  return spec;
+  return stacked_spec(std::move(rows), std::move(parts));
 }
 
 }  // namespace iolab::report

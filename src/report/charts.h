@@ -16,4 +16,15 @@ namespace iolab::report {
 
 nlohmann::json chart_spec(const Family& f, const std::vector<PointFacts>& points);
 
+// Pieces the family charts (family_charts.h) share with it.
+// x of a family at the measured values `xs` (sorted): log scale, ticks at the measured values.
+nlohmann::json x_encoding(const Family& f, const std::vector<double>& xs);
+// A log axis of nanoseconds labelled as durations.
+nlohmann::json duration_axis();
+// Every string in `j` through visible().
+void make_visible(nlohmann::json& j);
+// A spec of `parts` stacked vertically over the data `rows`, in the page's
+// chart style, every string through visible().
+nlohmann::json stacked_spec(nlohmann::json rows, nlohmann::json parts);
+
 }  // namespace iolab::report

@@ -195,13 +195,18 @@ double passes(const harness::Result& r) { return static_cast<double>(std::max(1u
 
 double per_pass(const harness::Result& r, double per_repetition) { return per_repetition / passes(r); }
 
-Rate rate(const harness::Result& r) {
+namespace {
+Rate rate_of(const harness::Result& r, double amount) {
   if (!measured(r)) return {};
   harness::Summary s = r.seconds();
-  double unit = counts_bytes(r) ? kMiB : 1.0;
-  auto per_s = [&](double sec) { return work(r) / unit / sec; };
+  auto per_s = [&](double sec) { return amount / sec; };
   return {per_s(s.median), per_s(s.max), per_s(s.min)};
 }
+}  // namespace
+
+Rate rate(const harness::Result& r) { return rate_of(r, work(r) / (counts_bytes(r) ? kMiB : 1.0)); }
+
+Rate ops_rate(const harness::Result& r) { return rate_of(r, static_cast<double>(r.ops)); }
 
 std::vector<double> rates(const harness::Result& r) {
   std::vector<double> out;
@@ -261,11 +266,22 @@ std::string method_label(const harness::Result& r) {
 
 std::string queue_label(const harness::Result& r) {
   if (!r.queue_depth) return "";
-  std::string s = "qd" + std::to_string(*r.queue_depth);
+  return "qd" + std::to_string(*r.queue_depth) + io_options_text(r);
+}
+
+std::string io_options_text(const harness::Result& r) {
+  std::string s;
   if (auto it = r.extra.find("io_options"); it != r.extra.end() && it->is_array())
     for (const auto& o : *it)
-      if (o.is_string()) s += "+" + o.get<std::string>();
+      if (o.is_string()) s.append("+").append(o.get_ref<const std::string&>());
   return s;
+}
+
+double total_depth(const harness::Result& r) {
+  auto it = r.extra.find("total_depth");
+  if (it == r.extra.end() || !it->is_number()) return 0;
+  double d = it->get<double>();
+  return std::isfinite(d) && d >= 1 ? std::min(d, 1e9) : 0;
 }
 
 std::string cache_class(const harness::Result& r) {

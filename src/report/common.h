@@ -66,6 +66,9 @@ struct Rate {
   double median = 0, slowest = 0, fastest = 0;
 };
 Rate rate(const harness::Result& r);
+// Operations per second (IOPS) at the median, and the range: for charts
+// whose y is operations whatever the record moved. Zero for a record not measured.
+Rate ops_rate(const harness::Result& r);
 // Work per second of each repetition (same unit as rate()).
 std::vector<double> rates(const harness::Result& r);
 // CPU seconds (user + system) per GiB moved; 0 when no bytes.
@@ -91,6 +94,11 @@ std::string method_label(const harness::Result& r);
 // "" for the others. On every queued record's label: a figure at QD 1 is a
 // verdict on the queue depth, not on the method.
 std::string queue_label(const harness::Result& r);
+// Requests in flight in all, from extra.total_depth (the queue-depth curve's
+// x): a positive count, else 0.
+double total_depth(const harness::Result& r);
+// io_uring's options from extra.io_options ("+registered files+sqpoll"), "" without.
+std::string io_options_text(const harness::Result& r);
 // Cache state class used to group and to fill the decision table: "warm",
 // "cold" (cold, or O_DIRECT which never uses the cache), or "".
 std::string cache_class(const harness::Result& r);

@@ -10,7 +10,10 @@ namespace iolab::report {
 
 namespace {
 
-std::string rate_text(const Family& f, double v) { return sig(v, 3) + (f.bytes_metric ? " MiB/s" : " ops/s"); }
+// A record's median in the family's unit (a family may count operations of records that moved bytes).
+std::string rate_text(const Family& f, const harness::Result& r) {
+  return f.bytes_metric ? sig(rate(r).median, 3) + " MiB/s" : sig(ops_rate(r).median, 3) + " ops/s";
+}
 
 // What a record spent its time on, per pass of the workload: page faults
 // for mapped access, else calls.
@@ -63,7 +66,7 @@ std::vector<std::string> explain(const Family& f) {
       return rate(*a.result).median < rate(*b.result).median;
     });
     std::string s = "Only one method ran at each point here; the highest figure is " + best->series + "'s " +
-                    rate_text(f, rate(*best->result).median);
+                    rate_text(f, *best->result);
     if (f.axis != Axis::None) s += " at " + x_text(f, best->x);
     out.push_back(s + ".");
   } else {
@@ -80,8 +83,8 @@ std::vector<std::string> explain(const Family& f) {
     std::string s = at(f, gap_x);
     if (s.empty()) s = hi->series;
     else s += hi->series;
-    s += " is " + times(gap) + " faster than " + lo->series + " (" + rate_text(f, rate(*hi->result).median) + " vs " +
-         rate_text(f, rate(*lo->result).median) + ")";
+    s += " is " + times(gap) + " faster than " + lo->series + " (" + rate_text(f, *hi->result) + " vs " +
+         rate_text(f, *lo->result) + ")";
     std::string why_lo = mechanism(*lo->result, lo->series), why_hi = mechanism(*hi->result, hi->series);
     if (!why_lo.empty() && !why_hi.empty()) s += ": " + why_lo + ", " + why_hi;
     else if (!why_lo.empty() || !why_hi.empty()) s += ": " + why_lo + why_hi;
@@ -116,7 +119,10 @@ std::vector<std::string> explain(const Family& f) {
         }
       }
       if (runs.size() == 1) {
-        const char* noun = f.axis == Axis::BlockSize ? "block size" : f.axis == Axis::Threads ? "thread count" : "size";
+        const char* noun = f.axis == Axis::BlockSize    ? "block size"
+                           : f.axis == Axis::Threads    ? "thread count"
+                           : f.axis == Axis::TotalDepth ? "depth"
+                                                        : "size";
         out.push_back(runs[0].first + " is the fastest at every " + noun + " measured with more than one method, " + x_text(f, runs[0].second.first) + " to " +
                       x_text(f, runs[0].second.second) + caveat + ".");
       } else if (runs.size() <= 3) {

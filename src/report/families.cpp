@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "common.h"
+#include "family_charts.h"
 
 namespace iolab::report {
 
@@ -19,6 +20,7 @@ double x_of(Axis axis, const harness::Result& r) {
     case Axis::BlockSize: return static_cast<double>(r.block_size);
     case Axis::Threads: return static_cast<double>(r.threads);
     case Axis::WorkPerPass: return work(r) / passes(r);
+    case Axis::TotalDepth: return total_depth(r);
     case Axis::None: return 0;
   }
   return 0;
@@ -158,6 +160,42 @@ std::vector<T>& slot(std::vector<std::pair<K, std::vector<T>>>& list, const K& k
   return it->second;
 }
 
+const FamilyChart* claimant(const harness::Result& r) {
+  for (const FamilyChart* c : family_charts())
+    if (c->claims(r)) return c;
+  return nullptr;
+}
+
+// The families with a chart of their own: one per experiment (and op,
+// pattern, cache, flush policy), lines and x as the chart says.
+void group_claimed(SuiteView& suite, const std::vector<Source>& sources) {
+  using Key = std::tuple<const FamilyChart*, std::string, PartKey>;
+  std::vector<std::pair<Key, std::vector<Member>>> parts;
+  for (const auto& m : suite.records)
+    if (measured(*m.first))
+      if (const FamilyChart* c = claimant(*m.first)) slot(parts, Key{c, m.first->experiment, part_key(*m.first)}).push_back(m);
+  for (const auto& [key, members] : parts) {
+    const auto& [chart, experiment, part] = key;
+    std::set<std::size_t> files;
+    for (const auto& m : members) files.insert(m.second);
+    Family f;
+    f.suite = visible(suite.suite);
+    f.title = title_of(members, experiment);
+    f.axis = chart->axis;
+    f.bytes_metric = chart->bytes_metric;
+    f.chart = chart;
+    f.experiments = {visible(experiment)};
+    for (const auto& [r, src] : members) {
+      std::string label = chart->series(*r) + (files.size() > 1 ? " — " + sources[src].label : "");
+      f.points.push_back({r, src, visible(label), x_of(f.axis, *r)});
+      if (std::find(f.series.begin(), f.series.end(), f.points.back().series) == f.series.end())
+        f.series.push_back(f.points.back().series);
+    }
+    std::stable_sort(f.points.begin(), f.points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+    suite.families.push_back(std::move(f));
+  }
+}
+
 void group_suite(SuiteView& suite, const std::vector<Source>& sources) {
   // The contenders of each experiment, skipped ones included: a method that
   // could not run at one size does not make that size another family.
@@ -168,7 +206,7 @@ void group_suite(SuiteView& suite, const std::vector<Source>& sources) {
   using Key = std::pair<PartKey, bool>;
   std::vector<std::pair<Key, std::vector<Member>>> parts;
   for (const auto& m : suite.records)
-    if (measured(*m.first)) slot(parts, Key{part_key(*m.first), counts_bytes(*m.first)}).push_back(m);
+    if (measured(*m.first) && !claimant(*m.first)) slot(parts, Key{part_key(*m.first), counts_bytes(*m.first)}).push_back(m);
   for (const auto& [key, members] : parts) {
     std::vector<std::pair<std::string, std::vector<Member>>> by_experiment;
     for (const auto& m : members) slot(by_experiment, m.first->experiment).push_back(m);
@@ -224,7 +262,10 @@ std::vector<SuiteView> group_results(const std::vector<Source>& sources) {
       }
       it->records.emplace_back(&r, i);
     }
-  for (auto& suite : suites) group_suite(suite, sources);
+  for (auto& suite : suites) {
+    group_suite(suite, sources);
+    group_claimed(suite, sources);
+  }
   return suites;
 }
 
@@ -233,6 +274,7 @@ std::string axis_title(const Family& f) {
     case Axis::BlockSize: return "block size (bytes per call)";
     case Axis::Threads: return "threads";
     case Axis::WorkPerPass: return f.bytes_metric ? "bytes per pass" : "operations per pass";
+    case Axis::TotalDepth: return "requests in flight (all threads)";
     case Axis::None: return "";
   }
   return "";
@@ -245,6 +287,7 @@ std::string x_text(const Family& f, double x) {
     case Axis::BlockSize: return bytes_text(count);
     case Axis::Threads: return std::to_string(count) + (count == 1 ? " thread" : " threads");
     case Axis::WorkPerPass: return f.bytes_metric ? bytes_text(count) : grouped(count) + " ops";
+    case Axis::TotalDepth: return grouped(count) + " in flight";
     case Axis::None: return "";
   }
   return "";

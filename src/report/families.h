@@ -21,7 +21,9 @@ struct Source {
   std::string label;
 };
 
-enum class Axis { BlockSize, Threads, WorkPerPass, None };
+enum class Axis { BlockSize, Threads, WorkPerPass, TotalDepth, None };
+
+struct FamilyChart;
 
 struct Point {
   const harness::Result* result = nullptr;
@@ -38,6 +40,8 @@ struct Family {
   std::vector<Point> points;
   std::vector<std::string> series;       // first-seen order
   std::vector<std::string> experiments;  // first-seen order
+  // A family with a chart of its own (family_charts.h); null: the generic one.
+  const FamilyChart* chart = nullptr;
 };
 
 struct SuiteView {
@@ -49,9 +53,9 @@ struct SuiteView {
 
 std::vector<SuiteView> group_results(const std::vector<Source>& sources);
 
-// "block size (bytes per call)", "threads", "bytes per pass" ...
+// "block size (bytes per call)", "threads", "bytes per pass", "requests in flight" ...
 std::string axis_title(const Family& f);
-// The x value of a point as text ("4 KiB", "8 threads").
+// The x value of a point as text ("4 KiB", "8 threads", "32 in flight").
 std::string x_text(const Family& f, double x);
 
 }  // namespace iolab::report

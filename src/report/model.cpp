@@ -8,6 +8,7 @@
 #include "charts_commitlog.h"
 #include "common.h"
 #include "explain.h"
+#include "family_charts.h"
 #include "iolab/harness/thresholds.h"
 
 namespace iolab::report {
@@ -147,7 +148,7 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const harness:
 PointFacts facts_of(const Family& f, const Point& p) {
   const harness::Result& r = *p.result;
   PointFacts out;
-  Rate rt = rate(r);
+  Rate rt = f.bytes_metric ? rate(r) : ops_rate(r);
   harness::Summary s = r.seconds();
   std::string unit = f.bytes_metric ? " MiB/s" : " ops/s";
   out.series = p.series;
@@ -215,8 +216,8 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
         fs.has_reference |= p.result->reference.has_value();
         fs.has_flushes |= !fs.points.back().flushes_t.empty();
       }
-      fs.chart = chart_spec(f, fs.points);
-      add_per_second_panel(f, fs.points, fs.chart);
+      fs.chart = f.chart ? f.chart->spec(f, fs.points) : chart_spec(f, fs.points);
+      add_per_second_panel(f, fs.points, fs.chart);  // commit-log records: their per-second series
       section.families.push_back(std::move(fs));
     }
     collect_notes(section, suite, sources, model);

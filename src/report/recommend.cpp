@@ -101,21 +101,44 @@ void rank(Cell& cell, const ByCondition& by_condition) {
     cell.shared += methods.count(cell.best) && methods.count(cell.runner_up);
 }
 
+// Whether a record left out for warnings could still beat `best`: a figure
+// from the wrong cache state says nothing about the right one, and an
+// imprecise one (too short, outliers) counts unless even its fastest
+// repetition loses clearly.
+bool not_ruled_out(const harness::Result& best, const harness::Result& left) {
+  for (const auto& k : distrust(left))
+    if (k == harness::to_string(harness::WarningKind::NotWarm) || k == harness::to_string(harness::WarningKind::NotCold))
+      return true;
+  return !clearly_faster(best, left);
+}
+
 // The clear-winner rule, condition by condition: the best must have run at
-// each contested condition and clearly beaten every other method there.
-void judge(Cell& cell, const ByCondition& by_condition) {
+// each contested condition and clearly beaten every other method there,
+// including those whose figures were left out for warnings (marked, not
+// ignored: a competitor that cannot be trusted cannot be ruled out either).
+void judge(Cell& cell, const ByCondition& by_condition, const ByCondition& left) {
+  std::set<Condition> conditions;
+  for (const auto& [cond, methods] : by_condition) conditions.insert(cond);
+  for (const auto& [cond, methods] : left) conditions.insert(cond);
+  static const std::map<std::string, const harness::Result*> none;
   bool reps_enough = true, first = true;
-  for (const auto& [cond, methods] : by_condition) {
-    if (methods.size() < 2) continue;
+  for (const Condition& cond : conditions) {
+    auto t = by_condition.find(cond), l = left.find(cond);
+    const auto& trusted = t == by_condition.end() ? none : t->second;
+    const auto& untrusted = l == left.end() ? none : l->second;
+    std::set<std::string> present;
+    for (const auto& [m, r] : trusted) present.insert(m);
+    for (const auto& [m, r] : untrusted) present.insert(m);
+    if (present.size() < 2) continue;
     ++cell.contested;
-    for (const auto& [m, r] : methods) reps_enough &= r->samples_s.size() >= 2;
-    auto b = methods.find(cell.best);
-    if (b == methods.end()) {
+    for (const auto& [m, r] : trusted) reps_enough &= r->samples_s.size() >= 2;
+    auto b = trusted.find(cell.best);
+    if (b == trusted.end()) {
       ++cell.absent;
       continue;
     }
     bool beats_all = true;
-    for (const auto& [m, r] : methods) {
+    for (const auto& [m, r] : trusted) {
       if (m == cell.best) continue;
       beats_all &= clearly_faster(*b->second, *r);
       // The least favourable pairing of repetitions: best's slowest vs the other's fastest.
@@ -126,6 +149,11 @@ void judge(Cell& cell, const ByCondition& by_condition) {
         cell.worst_block = r->block_size;
         first = false;
       }
+    }
+    for (const auto& [m, r] : untrusted) {
+      if (m == cell.best || !not_ruled_out(*b->second, *r)) continue;
+      beats_all = false;
+      if (cell.unresolved++ == 0) cell.unresolved_by = m, cell.unresolved_block = r->block_size;
     }
     cell.won += beats_all;
   }
@@ -144,6 +172,7 @@ void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
     return s;
   };
   ByCondition by_condition;  // condition -> method -> record (the first one seen)
+  ByCondition left;          // the same for records left out for warnings
   for (const auto* r : records) {
     std::string m = label(*r);
     if (std::find(cell.methods.begin(), cell.methods.end(), m) == cell.methods.end()) cell.methods.push_back(m);
@@ -153,6 +182,7 @@ void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
     if (auto kinds = distrust(*r); !kinds.empty()) {
       ++cell.left_out_records;
       for (const auto& k : kinds) ++cell.left_out[k];
+      left[condition_of(*r)].emplace(m, r);
       continue;
     }
     by_condition[condition_of(*r)].emplace(m, r);
@@ -166,7 +196,7 @@ void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
   if (kept.size() < 2) return;
   rank(cell, by_condition);
   if (cell.runner_up.empty()) return;
-  judge(cell, by_condition);
+  judge(cell, by_condition, left);
 }
 
 std::string left_out_text(const Cell& c) {
@@ -220,10 +250,13 @@ std::string Cell::summary() const {
     worst = "at worst " + sig(worst_ratio, 3) + "x";
     if (worst_against != runner_up) worst += " vs " + visible(worst_against);
     if (block_sizes.size() > 1 && !clear) worst += " at " + bytes_text(worst_block);
-    if (!clear && worst_ratio > 1 && absent == 0)
+    if (!clear && worst_ratio > 1 && absent == 0 && unresolved == 0)
       worst += "; a lead within " + percent(harness::thresholds::kTieRatio - 1) + " is a tie";
   }
   if (absent > 0) worst += "; " + visible(best) + " not measured at " + std::to_string(absent) + " of " + std::to_string(contested) + " conditions";
+  if (unresolved > 0)
+    worst += "; " + visible(unresolved_by) + " at " + bytes_text(unresolved_block) +
+             " has warnings and is not clearly behind" + (unresolved > 1 ? " (and " + std::to_string(unresolved - 1) + " more)" : "");
   if (clear) return with_left(visible(best) + ": " + ratio + " over " + visible(runner_up) + where + " (" + worst + ")");
   if (!ahead_of_all)
     return with_left("no clear winner: each method is behind another somewhere (" + visible(best) + " leads overall; " +
@@ -345,6 +378,7 @@ nlohmann::json to_json(const DecisionTable& t) {
                      {"worst_ratio", c.contested && c.noise_known ? nlohmann::json(c.worst_ratio) : nlohmann::json(nullptr)},
                      {"worst_against", c.contested && c.noise_known ? nlohmann::json(c.worst_against) : nlohmann::json(nullptr)},
                      {"left_out", c.left_out},
+                     {"unresolved", c.unresolved},
                      {"methods", c.methods},
                      {"block_sizes", c.block_sizes},
                      {"summary", c.summary()}});

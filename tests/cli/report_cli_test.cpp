@@ -197,8 +197,8 @@ TEST_F(ReportCli, AnOutputThatIsAnInputOrNotHtmlIsRefused) {
     EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
     EXPECT_EQ(r.err_lines(), 1u) << r.err;
   }
-  EXPECT_EQ(read_all(in), text);
-  EXPECT_EQ(read_all(html_in), text);
+  EXPECT_TRUE(read_all(in) == text) << "run.json was overwritten";
+  EXPECT_TRUE(read_all(html_in) == text) << "run.html was overwritten";
   EXPECT_FALSE(std::filesystem::exists(scratch_.path() / "report.txt"));
 }
 

@@ -8,6 +8,7 @@
 #include "iolab/report/html.h"
 #include "report/common.h"
 #include "report/explain.h"
+#include "report/family_charts.h"
 #include "report/families.h"
 #include "report/model.h"
 #include "synthetic.h"
@@ -81,7 +82,7 @@ TEST(Families, ASkippedContenderDoesNotSplitASweep) {
 TEST(Families, OneChartPerOpCacheAndFlushWithBlockSizeOnX) {
   harness::Results rs = testing::realistic();
   auto suites = grouped_one(rs);
-  ASSERT_EQ(suites.size(), 3u);
+  ASSERT_EQ(suites.size(), 4u);  // seq-read, packet-sweep, direct (the queue-depth curve), the markup job
   EXPECT_EQ(suites[0].suite, "seq-read");
   ASSERT_EQ(suites[0].families.size(), 2u);  // warm, cold
   const Family& warm = suites[0].families[0];
@@ -297,6 +298,62 @@ TEST(Model, DestinationAndQueueLabelAreWordedAsTheConsoleWordsThem) {
   EXPECT_EQ(queue_label(queued), "qd32+registered files+SQPOLL");
   EXPECT_NE(harness::format_tables({queued}, false).find("io_uring " + queue_label(queued)), std::string::npos)
       << harness::format_tables({queued}, false);
+}
+
+// The direct suite's queue-depth curve: x = requests in flight in all, y =
+// IOPS, one line per method whatever its depth (the queued methods'
+// depth is x, not part of their label), N threads of O_DIRECT pread as a line
+// of its own; latency p50/p99 against the depth. Other experiments of the
+// suite keep their charts.
+TEST(QueueDepthCurve, OneChartWithIopsAndLatencyAgainstTotalDepth) {
+  harness::Results rs;
+  rs.results = testing::queue_depth_curve();
+  rs.results.push_back(make({"direct", "seq read 4k x 64", "direct", "read", 4096, 256u << 10, 100, 0.02, 5, "direct"}));
+  rs.results.push_back(make({"direct", "seq read 4k x 64", "pread", "read", 4096, 256u << 10, 300, 0.02, 5, "cold"}));
+  auto suites = grouped_one(rs);
+  ASSERT_EQ(suites.size(), 1u);
+  ASSERT_EQ(suites[0].families.size(), 2u);  // the seq reads keep their own chart
+  const Family* curve = nullptr;
+  for (const auto& f : suites[0].families)
+    if (f.chart == &kQueueDepthCurve) curve = &f;
+  ASSERT_NE(curve, nullptr);
+  EXPECT_EQ(curve->axis, Axis::TotalDepth);
+  EXPECT_FALSE(curve->bytes_metric);  // IOPS
+  EXPECT_EQ(curve->series, (std::vector<std::string>{"io_uring", "libaio", "direct, N threads"}));
+  ASSERT_EQ(curve->points.size(), 9u);
+  for (const auto& p : curve->points) EXPECT_EQ(p.x, total_depth(*p.result));
+  EXPECT_EQ(x_text(*curve, 16), "16 in flight");
+
+  ReportModel model = build_model({rs}, {});
+  const FamilySection* section = nullptr;
+  for (const auto& f : model.suites.at(0).families)
+    if (f.family.chart == &kQueueDepthCurve) section = &f;
+  ASSERT_NE(section, nullptr);
+  const nlohmann::json& spec = section->chart;
+  ASSERT_EQ(spec["vconcat"].size(), 2u);  // IOPS, then latency
+  const nlohmann::json& iops = spec["vconcat"][0]["layer"][1]["encoding"];
+  EXPECT_EQ(iops["x"]["title"], "requests in flight (all threads)");
+  EXPECT_EQ(iops["x"]["scale"]["type"], "log");
+  EXPECT_NE(iops["y"]["title"].get<std::string>().find("IOPS"), std::string::npos);
+  const nlohmann::json& latency = spec["vconcat"][1];
+  EXPECT_EQ(latency["encoding"]["y"]["field"], "ns");
+  EXPECT_EQ(latency["transform"][0]["fold"], (nlohmann::json{"p50", "p99"}));
+  // Each row's y is the record's operations per second; p50/p99 its latency.
+  ASSERT_EQ(spec["data"]["values"].size(), 9u);
+  for (const auto& row : spec["data"]["values"]) {
+    const Point* p = nullptr;
+    for (const auto& q : curve->points)
+      if (q.series == row["series"] && q.x == row["x"].get<double>()) p = &q;
+    ASSERT_NE(p, nullptr) << row.dump();
+    EXPECT_DOUBLE_EQ(row["rate"].get<double>(), ops_rate(*p->result).median);
+    EXPECT_DOUBLE_EQ(row["rate"].get<double>(),
+                     static_cast<double>(p->result->ops) / p->result->seconds().median);
+    EXPECT_DOUBLE_EQ(row["p99"].get<double>(), p->result->latency_ns->p99);
+  }
+  // The sentences beneath speak in the chart's unit.
+  ASSERT_FALSE(section->explanation.empty());
+  EXPECT_NE(section->explanation[0].find(" ops/s"), std::string::npos) << section->explanation[0];
+  EXPECT_NE(section->explanation[0].find("in flight"), std::string::npos) << section->explanation[0];
 }
 
 }  // namespace

@@ -205,7 +205,7 @@ TEST(HtmlInChromium, ChartsDrawWithoutErrorsAndMarkupStaysText) {
     std::string head = d.dom.substr(d.dom.rfind("<div", at), 300);
     if (std::regex_search(head, s, std::regex("data-suite=\"([^\"]*)\""))) suites_drawn.insert(s[1]);
   }
-  EXPECT_EQ(suites_drawn, (std::set<std::string>{"seq-read", "packet-sweep", "&lt;script&gt;alert(1)&lt;/script&gt;"}));
+  EXPECT_EQ(suites_drawn, (std::set<std::string>{"seq-read", "packet-sweep", "direct", "&lt;script&gt;alert(1)&lt;/script&gt;"}));
   // The job name is text, not an element.
   EXPECT_EQ(d.dom.find("<script>alert(1)</script>"), std::string::npos);
   EXPECT_NE(d.dom.find("Suite: &lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);

@@ -93,6 +93,31 @@ inline harness::Environment environment() {
   return e;
 }
 
+// The direct suite's queue-depth curve at depths 1, 4, 16: io_uring and
+// libaio (one thread, queue_depth = depth) and `depth` threads of O_DIRECT
+// pread, each with extra.total_depth.
+inline std::vector<harness::Result> queue_depth_curve(const std::string& experiment = "QD curve: random 4k O_DIRECT reads x 256") {
+  std::vector<harness::Result> out;
+  for (unsigned depth : {1u, 4u, 16u}) {
+    for (const char* m : {"io_uring", "libaio"}) {
+      harness::Result r = make({"direct", experiment, m, "read", 4096, 1u << 20, 40.0 * depth, 0.02, 5, "direct"});
+      r.pattern = harness::AccessPattern::Rand;
+      r.queue_depth = depth;
+      r.extra["total_depth"] = depth;
+      r.latency_ns->p50 = 50e3 * depth;
+      r.latency_ns->p99 = 400e3 * depth;
+      out.push_back(r);
+    }
+    harness::Result t = make({"direct", experiment, "direct", "read", 4096, 1u << 20, 30.0 * depth, 0.02, 5, "direct"});
+    t.pattern = harness::AccessPattern::Rand;
+    t.threads = depth;
+    t.queue_depth = 1;
+    t.extra["total_depth"] = depth;
+    out.push_back(t);
+  }
+  return out;
+}
+
 // A run shaped like the seed suites: several suites and families, published
 // references, a skipped method, a noisy run, a "cold" run that was not cold,
 // and a job whose name is markup.
@@ -146,6 +171,7 @@ inline harness::Results realistic() {
     add({"packet-sweep", "write 8m in 1k packets, flush every 16k", mmap ? "mmap" : "pread", "write", 1024, 8u << 20,
          mmap ? 90.0 : 420.0, 0.05, 5, "", sync});
   }
+  for (auto& r : queue_depth_curve()) rs.results.push_back(r);
   // A job file whose name is markup: must show as text.
   add({"<script>alert(1)</script>", "job <b>bold</b> & \"quoted\"", "pread", "read", 4096, 4u << 20, 3000, 0.02, 3});
   add({"<script>alert(1)</script>", "job <b>bold</b> & \"quoted\"", "pread", "read", 65536, 4u << 20, 5000, 0.02, 3});

@@ -41,7 +41,7 @@ struct Cell {
   bool ahead_of_all = false;                 // best is ahead of every method it met
   double margin = 0;                         // best's median rate / runner-up's, geometric mean over shared conditions
   std::size_t shared = 0;                    // conditions (suite, pattern, size, file, flush) where best and runner-up both ran
-  std::size_t contested = 0;                 // conditions where at least two methods ran
+  std::size_t contested = 0;                 // conditions where at least two methods ran (with or without warnings)
   std::size_t won = 0;                       // ... where best ran and clearly beat every other method there
   std::size_t absent = 0;                    // ... where best did not run
   // best's slowest repetition / the fastest repetition of any other method,
@@ -49,10 +49,17 @@ struct Cell {
   double worst_ratio = 0;
   std::string worst_against;
   std::uint64_t worst_block = 0;
+  // Records left out for warnings that best could not be shown to beat (a
+  // wrong cache state, or a fastest repetition not clearly behind best's
+  // slowest): each stops a clear verdict at its condition. The first one's method and size.
+  std::size_t unresolved = 0;
+  std::string unresolved_by;
+  std::uint64_t unresolved_block = 0;
   bool noise_known = false;                  // every record compared had >= 2 repetitions
   // The clear-winner rule: best ran at every contested condition, and at each
   // its slowest repetition beat the fastest of every other method there by a
-  // median ratio above thresholds::kTieRatio (clearly_faster), noise known.
+  // median ratio above thresholds::kTieRatio (clearly_faster), noise known;
+  // methods left out for warnings there included (unresolved == 0).
   bool clear = false;
 
   // "mmap", "no clear winner", "only pread measured", "no data".
