@@ -199,6 +199,9 @@ std::vector<FileExperiment> crosscheck_cases(std::optional<std::uint64_t> file_s
     // malloc put them, and a copy into a buffer off a cache line is slower.
     e.buffer = io::BufferKind::Aligned;
     e.options.queue_depth = 32;
+    // The ring flags fio 3.33 sets on its own (other methods ignore them).
+    e.options.uring.single_issuer = true;
+    e.options.uring.coop_taskrun = true;
     e.experiment = fmt::format("read {} {} {}", to_string(pattern), size_label(block), to_string(cache));
     return e;
   };
@@ -259,6 +262,7 @@ std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experim
         row.labels.buffer = r.buffer;
         row.labels.cache = r.cache;
         row.labels.queue_depth = r.queue_depth;
+        row.labels.extra = r.extra;  // a queued method's ring options and submission batch
         fio_loops[i] = std::max<std::uint64_t>(1, std::uint64_t{r.reps} * r.passes);
         return true;
       };
@@ -363,10 +367,22 @@ std::vector<std::string> differences(const CrosscheckRow& row) {
                     : "buffers: neither page-aligned (iolab's heap buffer from operator new, fio's from malloc): where "
                       "each starts within a cache line differs, and a copy into a misaligned buffer is slower");
   if (!row.engine_note.empty()) out.push_back("engine: " + row.engine_note);
-  if (job.iodepth > 1 && iolab_calls >= 0.9)
-    out.push_back(fmt::format("queue: iolab made {:.2f} system calls per request at QD {}: its requests were not "
-                              "batched (the method's File::stream ran them one at a time); fio kept up to {} in flight",
-                              iolab_calls, job.iodepth, job.iodepth));
+  if (row.labels.queue_depth) {
+    std::vector<std::string> options;
+    if (auto it = row.labels.extra.find("io_options"); it != row.labels.extra.end() && it->is_array())
+      for (const auto& o : *it)
+        if (o.is_string()) options.push_back(o.get<std::string>());
+    out.push_back(fmt::format("queue: iolab kept up to {} in flight, {}, ring options: {}; {:.3f} system calls per "
+                              "request",
+                              *row.labels.queue_depth,
+                              job.submit_batch == 0 ? "every freed slot handed over in one call that also waits"
+                                                    : fmt::format("at most {} requests per submission", job.submit_batch),
+                              options.empty() ? "none" : fmt::format("{}", fmt::join(options, ", ")), iolab_calls));
+    if (*row.labels.queue_depth > 1 && iolab_calls >= 0.9)
+      out.push_back(fmt::format("queue: at {:.2f} system calls per request iolab's requests were not batched (the "
+                                "method's File::stream ran them one at a time)",
+                                iolab_calls));
+  }
   out.push_back("CPU counted: iolab's whole process over its timed repetitions (it opens the file before each pass, "
                 "untimed); fio's job process over its run (usr_cpu + sys_cpu of job_runtime), which reopens the file "
                 "every loop");

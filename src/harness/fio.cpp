@@ -38,9 +38,9 @@ constexpr std::array<Engine, 7> kEngines{{
     {"syscall", "sync", "fio calls read(2), with lseek(2) only when the position moves, as iolab's syscall"},
     {"mmap", "mmap", "fio maps the whole file each time it opens it (every loop) and copies each block out with memcpy"},
     {"io_uring", "io_uring",
-     "fio 3.33 sets COOP_TASKRUN, SINGLE_ISSUER and DEFER_TASKRUN on its ring and submits each request as it queues it "
-     "(iodepth_batch_submit=1)"},
-    {"libaio", "libaio", "fio submits each request as it queues it (iodepth_batch_submit=1) and reaps with io_getevents"},
+     "fio 3.33 sets COOP_TASKRUN, SINGLE_ISSUER and DEFER_TASKRUN on its ring; its loop queues one request, then "
+     "waits, so it makes about one io_uring_enter per request"},
+    {"libaio", "libaio", "fio's loop queues one request (io_submit), then waits (io_getevents): two calls per request"},
 }};
 
 std::string quoted(const std::string& arg) {

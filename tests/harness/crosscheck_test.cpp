@@ -291,12 +291,17 @@ TEST(CrosscheckDifferences, NameTheClockTheCacheTheBuffersAndWhatEachMeasured) {
   CrosscheckRow queued = row_with_ratios({0.5, 0.5});
   queued.job->iodepth = 32;
   queued.job->direct = true;
+  queued.labels.queue_depth = 32;
+  queued.labels.extra["io_options"] = {"SINGLE_ISSUER+DEFER_TASKRUN", "COOP_TASKRUN"};
   for (auto& r : queued.rounds) r.iolab.io_calls = 1000;
   auto q = differences(queued);
-  EXPECT_TRUE(mentions(q, "1.00 system calls per request at QD 32"));
+  EXPECT_TRUE(mentions(q, "queue: iolab kept up to 32 in flight, every freed slot handed over in one call"));
+  EXPECT_TRUE(mentions(q, "ring options: SINGLE_ISSUER+DEFER_TASKRUN, COOP_TASKRUN; 1.000 system calls per request"));
+  EXPECT_TRUE(mentions(q, "at 1.00 system calls per request iolab's requests were not batched"));
   EXPECT_TRUE(mentions(q, "O_DIRECT for both"));
   for (auto& r : queued.rounds) r.iolab.io_calls = 40;  // batched: ~1 call per 25 requests
-  EXPECT_FALSE(mentions(differences(queued), "queue:"));
+  EXPECT_FALSE(mentions(differences(queued), "not batched"));
+  EXPECT_TRUE(mentions(differences(queued), "0.040 system calls per request"));
   // 32 x 1 MiB of buffers first touched inside fio's run.
   queued.job->block_size = 1 << 20;
   for (auto& r : queued.rounds) r.fio.page_faults = 8200;
@@ -356,6 +361,8 @@ TEST(CrosscheckCases, TheGoalsFiveExperimentsAllMapToFio) {
   EXPECT_FALSE(fio_job_for(cases[0]).job->direct);
   EXPECT_EQ(fio_job_for(cases[3]).job->iodepth, 32u);
   EXPECT_TRUE(fio_job_for(cases[3]).job->direct);
+  EXPECT_TRUE(cases[3].options.uring.single_issuer);  // the ring flags fio sets on its own
+  EXPECT_TRUE(cases[3].options.uring.coop_taskrun);
   EXPECT_EQ(cases[3].pattern, AccessPattern::Rand);
   EXPECT_EQ(cases[4].block_size, 1u << 20);
   for (const auto& e : crosscheck_cases(std::uint64_t{8} << 20)) EXPECT_EQ(e.file_size, 8u << 20);
