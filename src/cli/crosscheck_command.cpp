@@ -40,7 +40,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
   auto* matrix = cmd->add_option_group(
       "experiments", "Instead of the default five (warm pread 4k and 1m, warm mmap 4k, io_uring QD 32 O_DIRECT 4k "
                      "random and 1m sequential), exactly this matrix of reads; lists are comma-separated");
-  matrix->add_option("--method", o->method, "pread, direct, vectored, syscall, mmap, io_uring (those with a fio engine)");
+  matrix->add_option("--method", o->method, "pread, direct, vectored, syscall, mmap, io_uring, libaio (those with a fio engine)");
   matrix->add_option("--pattern", o->pattern, "seq, rand (default seq)");
   matrix->add_option("--bs", o->bs, "Block sizes per call, e.g. 4k,1m (default 1m)");
   matrix->add_option("--cache", o->cache, "warm, direct (default warm; fio cannot repeat a cold pass)");

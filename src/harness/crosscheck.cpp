@@ -199,9 +199,6 @@ std::vector<FileExperiment> crosscheck_cases(std::optional<std::uint64_t> file_s
     // malloc put them, and a copy into a buffer off a cache line is slower.
     e.buffer = io::BufferKind::Aligned;
     e.options.queue_depth = 32;
-    // The ring flags fio 3.33 sets on its own (other methods ignore them).
-    e.options.uring.single_issuer = true;
-    e.options.uring.coop_taskrun = true;
     e.experiment = fmt::format("read {} {} {}", to_string(pattern), size_label(block), to_string(cache));
     return e;
   };
@@ -224,6 +221,9 @@ std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experim
     e.latency = false;  // the figures compared come from the timed repetitions
     // One iovec per vectored call, as fio's pvsync2 makes (other methods ignore it).
     e.options.iov_segment = static_cast<std::size_t>(e.block_size);
+    // The ring flags fio 3.33 sets on its own ring (other methods ignore them).
+    e.options.uring.single_issuer = true;
+    e.options.uring.coop_taskrun = true;
     CrosscheckRow row;
     row.labels = labels_of(e);
     FioMapping m = fio_job_for(e);
