@@ -29,7 +29,7 @@ struct CrosscheckOptions : MatrixOptions {
   double max_time = harness::thresholds::kDefaultMaxTimeSeconds;
   std::uint64_t seed = 0x10AB;
   std::string dir, fio = "fio", out;
-  bool fio_clock = false, json = false;
+  bool fio_clock = false, fio_unbatched = false, json = false;
 };
 
 void add_crosscheck_command(CLI::App& app, Action& action) {
@@ -62,11 +62,14 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
   cmd->add_flag("--fio-clock", o->fio_clock,
                 "Let fio time every I/O for its latency statistics, as it does by default (shows what its clock "
                 "reads cost); otherwise --gtod_reduce=1");
+  cmd->add_flag("--fio-unbatched", o->fio_unbatched,
+                "Let fio submit each request of a queued method as it queues it (its default: a system call per "
+                "request); otherwise it submits up to iolab's batch at once (--iodepth_batch_submit)");
   cmd->add_flag("--json", o->json, "Print the rows as JSON (every round, the fio command lines, the differences)");
   cmd->add_option("--out", o->out, "Also write that JSON to this file (the table still goes to the terminal)");
   cmd->footer(
       "fio does the same work as iolab: as many loops over its file as iolab's timed passes, with --invalidate=0\n"
-      "(warm stays warm), --gtod_reduce=1 and buffers aligned as iolab's. Rates are per CPU second (user + system\n"
+      "(warm stays warm), --gtod_reduce=1, buffers aligned and queued requests batched as iolab's. Rates are per CPU second (user + system\n"
       "time, which other work on a shared machine does not steal) and per wall second.\n"
       "Examples:\n"
       "  iolab crosscheck\n"
@@ -107,14 +110,16 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       settings.rounds = o->rounds;
       settings.fio = *fio;
       settings.fio_times_every_io = o->fio_clock;
+      settings.fio_unbatched = o->fio_unbatched;
 
       if (!o->json) {
         fmt::print("iolab crosscheck · {} ({}) · scratch {} ({}, {}) · {} · {}\n", version, fio->string(),
                    env.scratch_dir, env.fs_type, env.device, env.kernel, env.created);
         fmt::print("{} rounds, who goes first alternating · iolab: {} timed reps of at least {} + {} warm-up per run "
-                   "· fio: the same bytes (--loops = iolab's timed passes), --invalidate=0{}\n",
+                   "· fio: the same bytes (--loops = iolab's timed passes), --invalidate=0{}{}\n",
                    o->rounds, o->reps, format_duration(o->min_time), o->warmup,
-                   o->fio_clock ? ", every I/O timed (its default)" : ", --gtod_reduce=1");
+                   o->fio_clock ? ", every I/O timed (its default)" : ", --gtod_reduce=1",
+                   o->fio_unbatched ? ", queued requests submitted one per call (its default)" : "");
         std::fflush(stdout);
       }
       auto on_round = [&](const harness::CrosscheckRow& row, const harness::CrosscheckRound& round) {

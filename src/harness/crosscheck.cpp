@@ -230,6 +230,7 @@ std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experim
     if (m.job) {
       row.job = *m.job;
       row.job->time_every_io = settings.fio_times_every_io;
+      if (settings.fio_unbatched) row.job->submit_batch = 0;
       row.engine_note = m.engine_note;
     } else {
       row.skipped = m.why_not;
@@ -372,12 +373,16 @@ std::vector<std::string> differences(const CrosscheckRow& row) {
     if (auto it = row.labels.extra.find("io_options"); it != row.labels.extra.end() && it->is_array())
       for (const auto& o : *it)
         if (o.is_string()) options.push_back(o.get<std::string>());
+    const unsigned iolab_batch = row.labels.extra.value("submit_batch", 0u);
     out.push_back(fmt::format("queue: iolab kept up to {} in flight, {}, ring options: {}; {:.3f} system calls per "
-                              "request",
+                              "request; fio kept up to {}, submitting {}",
                               *row.labels.queue_depth,
-                              job.submit_batch == 0 ? "every freed slot handed over in one call that also waits"
-                                                    : fmt::format("at most {} requests per submission", job.submit_batch),
-                              options.empty() ? "none" : fmt::format("{}", fmt::join(options, ", ")), iolab_calls));
+                              iolab_batch == 0 ? "every freed slot handed over in one call that also waits"
+                                               : fmt::format("at most {} requests per submission", iolab_batch),
+                              options.empty() ? "none" : fmt::format("{}", fmt::join(options, ", ")), iolab_calls,
+                              job.iodepth,
+                              job.submit_batch > 1 ? fmt::format("up to {} per call (--iodepth_batch_submit)", job.submit_batch)
+                                                   : std::string("each request as it queues it")));
     if (*row.labels.queue_depth > 1 && iolab_calls >= 0.9)
       out.push_back(fmt::format("queue: at {:.2f} system calls per request iolab's requests were not batched (the "
                                 "method's File::stream ran them one at a time)",

@@ -2,8 +2,8 @@
 //
 // An iolab read experiment becomes a fio job on a file iolab created: the
 // same engine (psync for pread, pvsync2 for vectored, sync for syscall, mmap,
-// io_uring, libaio), pattern, block size, O_DIRECT, queue depth and buffer
-// alignment, with fio's cache invalidation and per-I/O clock reads turned
+// io_uring, libaio), pattern, block size, O_DIRECT, queue depth, submission
+// batch and buffer alignment, with fio's cache invalidation and per-I/O clock reads turned
 // off so that both time the same work. fio runs as a child process; its JSON
 // is parsed into the figures the comparison needs. fio is not a dependency
 // of iolab: find_program says whether it is there.
@@ -30,7 +30,7 @@ struct FioJob {
   std::uint64_t file_size = 0;
   bool direct = false;
   unsigned iodepth = 1;
-  unsigned submit_batch = 0;      // --iodepth_batch_submit when not 0 (fio's default is 1)
+  unsigned submit_batch = 0;      // --iodepth_batch_submit when above 1 (fio's default is 1)
   bool aligned_buffers = false;   // --iomem_align=4k: page-aligned, as iolab's aligned buffers
   std::string fadvise_hint = "0";  // iolab advises nothing unless asked (mmap_advice)
   bool register_files = false, fixed_buffers = false, sqpoll = false;  // io_uring options
