@@ -63,8 +63,9 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                 "Let fio time every I/O for its latency statistics, as it does by default (shows what its clock "
                 "reads cost); otherwise --gtod_reduce=1");
   cmd->add_flag("--fio-unbatched", o->fio_unbatched,
-                "Let fio submit each request of a queued method as it queues it (its default: a system call per "
-                "request); otherwise it submits up to iolab's batch at once (--iodepth_batch_submit)");
+                "Let fio submit and reap a queued method's requests one per call (its default); otherwise it "
+                "submits up to iolab's batch and reaps all that are done (--iodepth_batch_submit, "
+                "--iodepth_batch_complete_max)");
   cmd->add_flag("--json", o->json, "Print the rows as JSON (every round, the fio command lines, the differences)");
   cmd->add_option("--out", o->out, "Also write that JSON to this file (the table still goes to the terminal)");
   cmd->footer(
@@ -119,7 +120,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                    "· fio: the same bytes (--loops = iolab's timed passes), --invalidate=0{}{}\n",
                    o->rounds, o->reps, format_duration(o->min_time), o->warmup,
                    o->fio_clock ? ", every I/O timed (its default)" : ", --gtod_reduce=1",
-                   o->fio_unbatched ? ", queued requests submitted one per call (its default)" : "");
+                   o->fio_unbatched ? ", queued requests submitted and reaped one per call (its default)" : "");
         std::fflush(stdout);
       }
       auto on_round = [&](const harness::CrosscheckRow& row, const harness::CrosscheckRound& round) {

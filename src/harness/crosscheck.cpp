@@ -381,8 +381,11 @@ std::vector<std::string> differences(const CrosscheckRow& row) {
                                                : fmt::format("at most {} requests per submission", iolab_batch),
                               options.empty() ? "none" : fmt::format("{}", fmt::join(options, ", ")), iolab_calls,
                               job.iodepth,
-                              job.submit_batch > 1 ? fmt::format("up to {} per call (--iodepth_batch_submit)", job.submit_batch)
-                                                   : std::string("each request as it queues it")));
+                              job.submit_batch > 1
+                                  ? fmt::format("up to {} and reaping up to {} per call (--iodepth_batch_submit, "
+                                                "--iodepth_batch_complete_max)",
+                                                job.submit_batch, job.iodepth)
+                                  : std::string("and reaping one request per call (its default)")));
     if (*row.labels.queue_depth > 1 && iolab_calls >= 0.9)
       out.push_back(fmt::format("queue: at {:.2f} system calls per request iolab's requests were not batched (the "
                                 "method's File::stream ran them one at a time)",

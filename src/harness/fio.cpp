@@ -84,6 +84,15 @@ std::uint64_t count(const nlohmann::json& j, const char* key, const std::string&
   return static_cast<std::uint64_t>(v);
 }
 
+// iolab's queue submits up to its batch in one call and reaps every
+// completion that is there; fio reaps one per call unless its maximum is
+// raised (iodepth_batch_complete_max defaults to the minimum, 1).
+void append_batch(std::vector<std::string>& a, const FioJob& job) {
+  if (job.submit_batch <= 1) return;
+  a.push_back("--iodepth_batch_submit=" + std::to_string(job.submit_batch));
+  a.push_back("--iodepth_batch_complete_max=" + std::to_string(job.iodepth));
+}
+
 FioMapping refuse(std::string why) { return {std::nullopt, std::move(why), ""}; }
 
 }  // namespace
@@ -155,7 +164,7 @@ std::vector<std::string> fio_arguments(const FioJob& job, const std::filesystem:
   a.emplace_back("--invalidate=0");
   if (job.aligned_buffers) a.emplace_back("--iomem_align=4k");
   a.push_back("--fadvise_hint=" + job.fadvise_hint);
-  if (job.submit_batch > 1) a.push_back("--iodepth_batch_submit=" + std::to_string(job.submit_batch));
+  append_batch(a, job);
   if (job.register_files) a.emplace_back("--registerfiles=1");
   if (job.fixed_buffers) a.emplace_back("--fixedbufs=1");
   if (job.sqpoll) a.emplace_back("--sqthread_poll=1");
@@ -175,7 +184,7 @@ std::vector<std::string> fio_null_arguments(const FioJob& job, std::uint64_t ios
       "--iodepth=" + std::to_string(job.iodepth),
   };
   if (job.aligned_buffers) a.emplace_back("--iomem_align=4k");
-  if (job.submit_batch > 1) a.push_back("--iodepth_batch_submit=" + std::to_string(job.submit_batch));
+  append_batch(a, job);
   if (!job.time_every_io) a.emplace_back("--gtod_reduce=1");
   a.emplace_back("--output-format=json");
   return a;

@@ -222,7 +222,7 @@ TEST(Crosscheck, IolabsRingGetsTheFlagsFiosRingHasAndFioIolabsBatch) {
   auto unbatched = crosscheck({e}, settings, runner, fake_fio);
   ASSERT_EQ(unbatched[0].rounds.size(), 1u);
   EXPECT_EQ(batches, (std::vector<std::string>{"4", ""}));
-  EXPECT_TRUE(mentions(differences(unbatched[0]), "submitting each request as it queues it"));
+  EXPECT_TRUE(mentions(differences(unbatched[0]), "submitting and reaping one request per call"));
 }
 
 TEST(Crosscheck, ZeroRoundsIsBadInput) {
@@ -331,11 +331,11 @@ TEST(CrosscheckDifferences, NameTheClockTheCacheTheBuffersAndWhatEachMeasured) {
   auto q = differences(queued);
   EXPECT_TRUE(mentions(q, "queue: iolab kept up to 32 in flight, every freed slot handed over in one call"));
   EXPECT_TRUE(mentions(q, "ring options: SINGLE_ISSUER+DEFER_TASKRUN, COOP_TASKRUN; 1.000 system calls per request"));
-  EXPECT_TRUE(mentions(q, "fio kept up to 32, submitting each request as it queues it"));
+  EXPECT_TRUE(mentions(q, "fio kept up to 32, submitting and reaping one request per call"));
   queued.job->submit_batch = 32;
   queued.labels.extra["submit_batch"] = 8;
   EXPECT_TRUE(mentions(differences(queued), "at most 8 requests per submission"));
-  EXPECT_TRUE(mentions(differences(queued), "fio kept up to 32, submitting up to 32 per call (--iodepth_batch_submit)"));
+  EXPECT_TRUE(mentions(differences(queued), "fio kept up to 32, submitting up to 32 and reaping up to 32 per call"));
   queued.labels.extra.erase("submit_batch");
   EXPECT_TRUE(mentions(q, "at 1.00 system calls per request iolab's requests were not batched"));
   EXPECT_TRUE(mentions(q, "O_DIRECT for both"));

@@ -87,6 +87,8 @@ TEST(FioMapping, DirectQueueDepthAndBuffersComeFromTheMethodsTraits) {
   // submits up to its depth at once too, not one request per call.
   EXPECT_EQ(buffered.submit_batch, 32u);
   EXPECT_TRUE(has(fio_arguments(buffered, "/s/f"), "--iodepth_batch_submit=32"));
+  EXPECT_TRUE(has(fio_arguments(buffered, "/s/f"), "--iodepth_batch_complete_max=32"));  // reaps all that are done
+  EXPECT_TRUE(has(fio_null_arguments(buffered, 1000), "--iodepth_batch_complete_max=32"));
   FileExperiment one = read_of("libaio", CacheState::Direct);
   one.options.queue_depth = 1;
   FioJob qd1 = *fio_job_for(one).job;

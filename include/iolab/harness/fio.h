@@ -30,7 +30,9 @@ struct FioJob {
   std::uint64_t file_size = 0;
   bool direct = false;
   unsigned iodepth = 1;
-  unsigned submit_batch = 0;      // --iodepth_batch_submit when above 1 (fio's default is 1)
+  // Above 1: --iodepth_batch_submit, and --iodepth_batch_complete_max=iodepth
+  // (fio's defaults submit and reap one request per call).
+  unsigned submit_batch = 0;
   bool aligned_buffers = false;   // --iomem_align=4k: page-aligned, as iolab's aligned buffers
   std::string fadvise_hint = "0";  // iolab advises nothing unless asked (mmap_advice)
   bool register_files = false, fixed_buffers = false, sqpoll = false;  // io_uring options
