@@ -221,12 +221,11 @@ std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experim
     e.latency = false;  // the figures compared come from the timed repetitions
     // One iovec per vectored call, as fio's pvsync2 makes (other methods ignore it).
     e.options.iov_segment = static_cast<std::size_t>(e.block_size);
-    // The ring flags fio 3.33 sets on its own ring (other methods ignore them).
-    e.options.uring.single_issuer = true;
-    e.options.uring.coop_taskrun = true;
+    FioMapping m = fio_job_for(e);
+    e.options.uring.single_issuer |= m.ring_flags_fio_sets.single_issuer;
+    e.options.uring.coop_taskrun |= m.ring_flags_fio_sets.coop_taskrun;
     CrosscheckRow row;
     row.labels = labels_of(e);
-    FioMapping m = fio_job_for(e);
     if (m.job) {
       row.job = *m.job;
       row.job->time_every_io = settings.fio_times_every_io;

@@ -30,6 +30,7 @@ namespace {
 // queue depth, buffers) is decided from the method's traits.
 struct Engine {
   std::string_view method, engine, note;
+  bool sets_ring_flags = false;  // SINGLE_ISSUER, DEFER_TASKRUN and COOP_TASKRUN, whatever the job says
 };
 constexpr std::array<Engine, 7> kEngines{{
     {"pread", "psync", "fio calls pread(2) at explicit offsets, as iolab's pread"},
@@ -39,7 +40,8 @@ constexpr std::array<Engine, 7> kEngines{{
     {"mmap", "mmap", "fio maps the whole file each time it opens it (every loop) and copies each block out with memcpy"},
     {"io_uring", "io_uring",
      "fio 3.33 sets COOP_TASKRUN, SINGLE_ISSUER and DEFER_TASKRUN on its ring; it submits a batch in one "
-     "io_uring_enter and reaps in another"},
+     "io_uring_enter and reaps in another",
+     true},
     {"libaio", "libaio", "fio submits a batch with io_submit and reaps with io_getevents"},
 }};
 
@@ -93,7 +95,7 @@ void append_batch(std::vector<std::string>& a, const FioJob& job) {
   a.push_back("--iodepth_batch_complete_max=" + std::to_string(job.iodepth));
 }
 
-FioMapping refuse(std::string why) { return {std::nullopt, std::move(why), ""}; }
+FioMapping refuse(std::string why) { return {std::nullopt, std::move(why), "", {}}; }
 
 }  // namespace
 
@@ -146,7 +148,10 @@ FioMapping fio_job_for(const FileExperiment& e) {
     job.sqpoll = opts.uring.sqpoll;
   }
   if (job.file_size == 0) return refuse("an empty file: nothing to read");
-  return {job, "", std::string(engine->note)};
+  FioMapping mapping{job, "", std::string(engine->note), {}};
+  mapping.ring_flags_fio_sets.single_issuer = engine->sets_ring_flags;
+  mapping.ring_flags_fio_sets.coop_taskrun = engine->sets_ring_flags;
+  return mapping;
 }
 
 std::vector<std::string> fio_arguments(const FioJob& job, const std::filesystem::path& file) {

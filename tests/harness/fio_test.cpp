@@ -89,6 +89,11 @@ TEST(FioMapping, DirectQueueDepthAndBuffersComeFromTheMethodsTraits) {
   EXPECT_TRUE(has(fio_arguments(buffered, "/s/f"), "--iodepth_batch_submit=32"));
   EXPECT_TRUE(has(fio_arguments(buffered, "/s/f"), "--iodepth_batch_complete_max=32"));  // reaps all that are done
   EXPECT_TRUE(has(fio_null_arguments(buffered, 1000), "--iodepth_batch_complete_max=32"));
+  // fio's io_uring engine sets these ring flags itself; libaio has no ring.
+  FioMapping ring = fio_job_for(read_of("io_uring"));
+  EXPECT_TRUE(ring.ring_flags_fio_sets.single_issuer);
+  EXPECT_TRUE(ring.ring_flags_fio_sets.coop_taskrun);
+  EXPECT_FALSE(fio_job_for(read_of("libaio", CacheState::Direct)).ring_flags_fio_sets.single_issuer);
   FileExperiment one = read_of("libaio", CacheState::Direct);
   one.options.queue_depth = 1;
   FioJob qd1 = *fio_job_for(one).job;

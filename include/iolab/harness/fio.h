@@ -18,6 +18,7 @@
 
 #include "iolab/harness/kinds.h"
 #include "iolab/harness/runner.h"
+#include "iolab/io/file.h"
 #include "iolab/io/scratch.h"
 
 namespace iolab::harness {
@@ -49,6 +50,10 @@ struct FioMapping {
   std::optional<FioJob> job;
   std::string why_not;      // set when job is empty
   std::string engine_note;  // what fio's engine does that iolab's method may not
+  // The ring setup flags fio's engine sets on its own whatever the job says
+  // (fio 3.33's io_uring: SINGLE_ISSUER, DEFER_TASKRUN, COOP_TASKRUN); the
+  // iolab side needs them too for the two to run the same ring.
+  io::UringOptions ring_flags_fio_sets;
 };
 // Reads only: seq/rand, any block size, warm or O_DIRECT, the methods that
 // have a fio engine. Cold reads are refused (fio drops a file's cache only
