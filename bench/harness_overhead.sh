@@ -24,7 +24,7 @@ iolab_ops() {  # bs -> median ops/s and ops per CPU second, from iolab's JSON
     --reps 5 --dir "$work" --out "$work/r.json" >/dev/null
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print(round(r["ops_per_s"]["median"]), round(r["ops"]/(r["cpu"]["user_s"]+r["cpu"]["sys_s"])))' "$work/r.json"
 }
-bare_ops() { "$build/bench/bare_loop" "$file" "$1" 5 | sed -n 's/^median: \([0-9]*\) ops\/s, [0-9.]* GiB\/s, \([0-9]*\) ops per CPU.*/\1 \2/p'; }
+bare_ops() { "$build/bench/bare_loops" pread "$file" "$1" 5 | sed -n 's/^median: \([0-9]*\) ops\/s, [0-9.]* GiB\/s, \([0-9]*\) ops per CPU.*/\1 \2/p'; }
 fio_ops() {  # [extra fio options]; --invalidate=0 keeps the file warm (fio's default drops its cache first)
   fio --name=warm4k --filename="$file" --ioengine=psync --bs=4k --rw=read --size=1g --loops=5 "$@" \
     --output-format=json |

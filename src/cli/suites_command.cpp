@@ -1,6 +1,8 @@
 // `iolab suites`: the registered suites, the seed each reproduces, and what it measures.
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "app.h"
@@ -32,7 +34,13 @@ void add_suites_command(CLI::App& app, Action& action) {
       for (const auto* s : all) w = std::max(w, s->name().size());
       fmt::print("{:<{}}  {:<12}  {}\n", "SUITE", w, "SEED", "WHAT IT MEASURES");
       for (const auto* s : all) fmt::print("{:<{}}  {:<12}  {}\n", s->name(), w, s->seed(), s->description());
-      fmt::print("\n'seeds' runs every suite above except store and parallel; `iolab run` with no suite runs it.\n");
+      // Which suites the default group leaves out comes from the registry, not from this text.
+      const auto seeds = suites::seed_suites();
+      std::string outside;
+      for (const auto* s : all)
+        if (std::find(seeds.begin(), seeds.end(), s) == seeds.end()) outside += (outside.empty() ? "" : ", ") + std::string(s->name());
+      fmt::print("\n'seeds' runs every suite above{}; `iolab run` with no suite runs it.\n",
+                 outside.empty() ? std::string() : " except " + outside + " (run those by name)");
       return 0;
     };
   });

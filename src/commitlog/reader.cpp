@@ -229,7 +229,7 @@ std::span<const std::byte> FrameStream::window(std::uint64_t at, std::uint64_t n
   if (at < buffer_offset_ || at + n > buffer_offset_ + buffer_length_) {
     // Refill from `at`: a whole chunk, or the frame if it is larger.
     std::size_t want = std::max<std::uint64_t>(n, std::min<std::uint64_t>(kReadChunk, limit_ - at));
-    if (buffer_.size() < want) buffer_.resize(std::max(want, kReadChunk));
+    if (buffer_.size() < want) buffer_.resize(want);  // a short segment needs no whole chunk
     buffer_offset_ = at;
     buffer_length_ = source_.read(at, {buffer_.data(), want});
   }

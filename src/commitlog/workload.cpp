@@ -66,6 +66,7 @@ struct Batch {
   }
 };
 
+// Not an I/O retry: a sleep resumed after a signal handler ran.
 void sleep_until_ns(std::uint64_t t) {
   timespec ts{static_cast<time_t>(t / 1'000'000'000), static_cast<long>(t % 1'000'000'000)};
   while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {

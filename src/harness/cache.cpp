@@ -7,38 +7,23 @@
 
 #include <cerrno>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "iolab/error.h"
 #include "iolab/harness/runner.h"
+#include "iolab/io/buffer.h"
+#include "iolab/io/syscall.h"
 
 namespace iolab::harness {
 namespace {
 
-class Descriptor {
- public:
-  Descriptor(const std::filesystem::path& file, int flags, const char* why) : fd_(::open(file.c_str(), flags | O_CLOEXEC)) {
-    if (fd_ < 0) throw Error(why, file.string(), errno);
-  }
-  ~Descriptor() { ::close(fd_); }
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-std::uint64_t size_of(int fd, const std::filesystem::path& file) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) throw Error("stat", file.string(), errno);
-  return static_cast<std::uint64_t>(st.st_size);
-}
+std::uint64_t size_of(int fd, const std::filesystem::path& file) { return io::sys::file_size(fd, file); }
 
 }  // namespace
 
 double resident_fraction(const std::filesystem::path& file) {
-  Descriptor fd(file, O_RDONLY, "measure residency of");
+  io::sys::Fd fd = io::sys::open(file, O_RDONLY);
   std::uint64_t size = size_of(fd.get(), file);
   if (size == 0) return 0;
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd.get(), 0);
@@ -56,15 +41,14 @@ double resident_fraction(const std::filesystem::path& file) {
 }
 
 void make_warm(const std::filesystem::path& file) {
-  Descriptor fd(file, O_RDONLY, "warm");
+  io::sys::Fd fd = io::sys::open(file, O_RDONLY);
   constexpr std::size_t kChunk = std::size_t{1} << 20;
-  std::unique_ptr<char[]> buf(new char[kChunk]);
-  for (off_t off = 0;;) {
-    ssize_t n = ::pread(fd.get(), buf.get(), kChunk, off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error("warm (read)", file.string(), errno);
-    if (n == 0) break;
+  io::Buffer chunk(kChunk, io::BufferKind::Heap);
+  io::IoCounters unused;
+  for (std::uint64_t off = 0;;) {
+    std::size_t n = io::sys::pread_full(fd.get(), chunk.span(), off, file, unused);
     off += n;
+    if (n < kChunk) break;
   }
 }
 
@@ -76,17 +60,17 @@ std::string make_cold(const std::filesystem::path& file, Eviction how) {
       throw Error("drop caches for", file.string(), "writing /proc/sys/vm/drop_caches needs root", EPERM);
     ::sync();  // drop_caches frees only clean pages
     // "1": the page cache only; dentries and inodes stay, so other work on the machine is spared a metadata refill.
-    int fd = ::open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-    if (fd < 0) throw Error("open", "/proc/sys/vm/drop_caches", errno);
-    ssize_t w = ::write(fd, "1", 1);
-    int err = errno;
-    ::close(fd);
-    if (w != 1) throw Error("write", "/proc/sys/vm/drop_caches", err);
+    const std::filesystem::path knob = "/proc/sys/vm/drop_caches";
+    io::sys::Fd fd = io::sys::open(knob, O_WRONLY);
+    io::IoCounters unused;
+    io::sys::write_full(fd.get(), std::as_bytes(std::span("1", 1)), knob, unused);
+    fd.close(knob);
     return "drop_caches";
   }
-  Descriptor fd(file, O_RDONLY, "evict");
+  io::sys::Fd fd = io::sys::open(file, O_RDONLY);
   // DONTNEED drops only clean pages: write dirty ones back first.
-  if (::fdatasync(fd.get()) != 0) throw Error("fdatasync", file.string(), errno);
+  io::IoCounters unused;
+  io::sys::sync_fd(fd.get(), io::Durability::Fdatasync, file, unused);
   int r = ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
   if (r != 0) throw Error("posix_fadvise(DONTNEED)", file.string(), r);
   return "fadvise";

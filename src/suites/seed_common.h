@@ -25,6 +25,7 @@
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
+#include "iolab/io/syscall.h"
 #include "iolab/suites/suite.h"
 #include "iolab/units.h"
 
@@ -99,40 +100,22 @@ inline harness::Result run_custom(harness::Runner& runner, const Custom& c) {
   return r;
 }
 
-// RAII descriptor for the custom workloads (they bypass io::File on purpose:
-// what they time is exactly the system calls they make).
+// The custom workloads bypass io::File on purpose (what they time is exactly
+// the system calls they make), through the io layer's syscall helper: its
+// descriptor, its EINTR loop and its full transfers.
 class Fd {
  public:
-  Fd(const std::filesystem::path& p, int flags) : fd_(::open(p.c_str(), flags | O_CLOEXEC | O_NOFOLLOW)) {
-    if (fd_ < 0) throw Error("open", p.string(), errno);
-  }
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const noexcept { return fd_; }
-  void close(const std::filesystem::path& p) {
-    int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) throw Error("close", p.string(), errno);
-  }
+  Fd(const std::filesystem::path& p, int flags) : fd_(io::sys::open(p, flags)) {}
+  int get() const noexcept { return fd_.get(); }
+  void close(const std::filesystem::path& p) { fd_.close(p); }
 
  private:
-  int fd_;
+  io::sys::Fd fd_;
 };
 
 inline void write_all(int fd, const std::byte* data, std::size_t n, const std::filesystem::path& p) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, data, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw Error("write", p.string(), errno);
-    }
-    if (w == 0) throw Error("write", p.string(), ENOSPC);
-    data += w;
-    n -= static_cast<std::size_t>(w);
-  }
+  io::IoCounters unused;
+  io::sys::write_full(fd, {data, n}, p, unused);
 }
 
 // Writes `size` bytes of the pattern `seed` to an existing (empty) file.
@@ -159,15 +142,12 @@ inline bool file_matches_pattern(const std::filesystem::path& p, std::uint64_t s
   for (std::uint64_t off = 0; off < size;) {
     std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), size - off));
     if (period != 0) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, period - off % period));
-    ssize_t r = ::pread(fd.get(), chunk.data(), want, static_cast<off_t>(off));
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      throw Error("pread (verify)", p.string(), errno);
-    }
-    if (r == 0) return false;
+    io::IoCounters unused;
+    std::size_t r = io::sys::pread_full(fd.get(), chunk.span().first(want), off, p, unused);
+    if (r != want) return false;  // the file ended early
     std::uint64_t at = period != 0 ? off % period : off;
-    if (!io::matches_pattern(seed, at, chunk.span().first(static_cast<std::size_t>(r)))) return false;
-    off += static_cast<std::uint64_t>(r);
+    if (!io::matches_pattern(seed, at, chunk.span().first(r))) return false;
+    off += r;
   }
   return true;
 }
@@ -179,14 +159,11 @@ inline std::uint64_t file_digest(const std::filesystem::path& p) {
   std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state(XXH3_createState(), XXH3_freeState);
   if (!state) throw Error("digest", p.string(), "cannot allocate the hash state", ENOMEM);
   XXH3_64bits_reset(state.get());
+  io::IoCounters unused;
   for (;;) {
-    ssize_t r = ::read(fd.get(), chunk.data(), chunk.size());
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      throw Error("read (digest)", p.string(), errno);
-    }
+    std::size_t r = io::sys::read_full(fd.get(), chunk.span(), p, unused);
     if (r == 0) break;
-    XXH3_64bits_update(state.get(), chunk.data(), static_cast<std::size_t>(r));
+    XXH3_64bits_update(state.get(), chunk.data(), r);
   }
   return XXH3_64bits_digest(state.get());
 }
