@@ -47,7 +47,14 @@ std::uint64_t TailingConsumer::poll(const Visit& visit) {
         c.source = detail::open_source(detail::posix_fs(), c.dir / segment_name(c.base), path_, segment_size);
         c.stream = std::make_unique<detail::FrameStream>(*c.source, 0, 0);
       }
-      c.stream->set_limit(std::min(v.position - c.base, segment_size));
+      std::uint64_t limit = std::min(v.position - c.base, segment_size);
+      if (v.position >= c.base + segment_size) {
+        // The writer rolled: what it left here ends at the file's end. A
+        // segment that is not preallocated stops short of its capacity, and
+        // reading the mapping past the file's last page would raise SIGBUS.
+        limit = std::min(limit, detail::posix_fs().open(c.dir / segment_name(c.base), false)->size());
+      }
+      c.stream->set_limit(limit);
       Frame frame;
       FrameCheck check;
       while ((check = c.stream->next(c.next_sequence, frame)) == FrameCheck::Valid) {

@@ -241,13 +241,21 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
       auto rate = [&](double sec) { return sec > 0 ? static_cast<double>(r->bytes) / sec : 0.0; };
       auto ops = [&](double sec) { return sec > 0 ? static_cast<double>(r->ops) / sec : 0.0; };
       const double passes = std::max(1u, r->passes);
-      row.cells.push_back(bytes ? format_rate(rate(s.median)) : format_count(ops(s.median)) + " ops/s");
-      // Spread: the slowest and fastest repetition, as throughput.
-      row.cells.push_back(bytes ? format_rate(rate(s.max)) + " … " + format_rate(rate(s.min))
-                                : format_count(ops(s.max)) + " … " + format_count(ops(s.min)));
+      // An operation that is a whole piece of work (reopen) shows the time each took.
+      const bool as_time = reported_as_time(r->op) && r->ops > 0;
+      auto each = [&](double sec) { return format_duration(sec / static_cast<double>(r->ops)); };
+      if (as_time) {
+        row.cells.push_back(each(s.median) + " each");
+        row.cells.push_back(each(s.max) + " … " + each(s.min));
+      } else {
+        row.cells.push_back(bytes ? format_rate(rate(s.median)) : format_count(ops(s.median)) + " ops/s");
+        // Spread: the slowest and fastest repetition, as throughput.
+        row.cells.push_back(bytes ? format_rate(rate(s.max)) + " … " + format_rate(rate(s.min))
+                                  : format_count(ops(s.max)) + " … " + format_count(ops(s.min)));
+      }
       // One pass is the workload done once: what a reader compares with their own loop.
       row.cells.push_back(format_duration(s.median / passes) + " ± " + format_duration(s.stddev / passes));
-      row.cells.push_back(r->ops ? format_count(ops(s.median)) : "");
+      row.cells.push_back(r->ops && !as_time ? format_count(ops(s.median)) : "");
       row.cells.push_back(r->latency_ns ? format_duration(r->latency_ns->p99 * 1e-9) : "—");
       row.cells.push_back(format_duration((r->user_s + r->sys_s) / passes));
       if (show_flushes) {

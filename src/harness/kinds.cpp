@@ -59,6 +59,8 @@ Op parse_op(std::string_view s) {
   if (s == "write") return Op::Write;
   throw UsageError("op '" + std::string(s) + "'", "expected read or write");
 }
+bool reported_as_time(Op o) { return o == Op::Reopen; }
+
 bool writes_data(Op o) {
   return o == Op::Write || o == Op::Copy || o == Op::Insert || o == Op::Remove || o == Op::Reinsert ||
          o == Op::Append;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "charts.h"
+#include "charts_commitlog.h"
 #include "common.h"
 #include "explain.h"
 #include "iolab/harness/thresholds.h"
@@ -215,6 +216,7 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
         fs.has_flushes |= !fs.points.back().flushes_t.empty();
       }
       fs.chart = chart_spec(f, fs.points);
+      add_per_second_panel(f, fs.points, fs.chart);
       section.families.push_back(std::move(fs));
     }
     collect_notes(section, suite, sources, model);

@@ -13,30 +13,61 @@ namespace {
 
 class RecordStoreEngine final : public Engine {
  public:
-  RecordStoreEngine(std::string name, const std::filesystem::path& path, StoreOptions o) : name_(std::move(name)), store_(path, std::move(o)) {}
+  RecordStoreEngine(std::string name, const std::filesystem::path& path, StoreOptions o, std::uint32_t batch)
+      : name_(std::move(name)), store_(path, std::move(o)), batch_(batch) {}
   std::string_view name() const override { return name_; }
-  void put(const Employee& e) override { store_.put(e); }
+  void put(const Employee& e) override {
+    store_.put(e);
+    mutated();
+  }
   bool get(std::string_view last, Employee& out) override { return store_.get(last, out); }
-  bool remove(std::string_view last) override { return store_.remove(last); }
+  bool remove(std::string_view last) override {
+    bool removed = store_.remove(last);
+    if (removed) mutated();
+    return removed;
+  }
   std::uint64_t size() override { return store_.size(); }
-  void commit() override { store_.commit(); }
-  void close() override { store_.close(); }
+  // Hands staged bytes to the kernel; with sync, the store's policy syncs what it owes.
+  void commit() override {
+    store_.commit();
+    if (pending_ > 0) ++commits_;
+    pending_ = 0;
+  }
+  void close() override {
+    commit();
+    store_.close();
+  }
   EngineCounters counters() const override {
     StoreStats s = store_.stats();
-    return {s.syscalls, s.bytes_written, s.bytes_read, s.holes_reused, s.free_bytes};
+    return {s.syscalls, s.bytes_written, s.bytes_read, s.holes_reused, s.free_bytes, commits_, s.syncs};
   }
-  RecordStore& store() { return store_; }
+  EngineTraits traits() const override { return {true, true}; }
+  std::string describe() const override {
+    const StoreOptions& o = store_.options();
+    std::string s = "iolab::store backend " + name_;
+    if (o.backend == Backend::Mmap) s += ", " + std::to_string(o.mmap_grow_step >> 10) + " KiB growth step";
+    if (o.backend == Backend::Buffered) s += ", " + std::to_string(o.stage_buffer >> 10) + " KiB staging buffer";
+    return s + (o.sync.when == SyncPolicy::When::None ? ", no sync" : ", fdatasync at each commit");
+  }
 
  private:
+  void mutated() {
+    ++pending_;
+    if (batch_ != 0 && pending_ >= batch_) commit();
+  }
+
   std::string name_;
   RecordStore store_;
+  std::uint32_t batch_;
+  std::uint32_t pending_ = 0;  // mutations since the last commit
+  std::uint64_t commits_ = 0;
 };
 
 // ---- LMDB ----
 
 class LmdbEngine final : public Engine {
  public:
-  LmdbEngine(const std::filesystem::path& path, const EngineOptions& o) : path_(path), batch_(std::max(1u, o.batch)) {
+  LmdbEngine(const std::filesystem::path& path, const EngineOptions& o) : path_(path), batch_(o.batch), sync_(o.sync) {
     check(mdb_env_create(&env_), "mdb_env_create");
     try {
       check(mdb_env_set_mapsize(env_, o.map_bytes), "mdb_env_set_mapsize");
@@ -89,7 +120,7 @@ class LmdbEngine final : public Engine {
     // Decoded in place from LMDB's read-only map.
     if (found && !decode({static_cast<const std::byte*>(v.mv_data), v.mv_size}, out))
       throw Error("lmdb get", path_.string(), "a stored value does not decode");
-    if (t == rtxn_ && ++reads_ >= batch_) {
+    if (t == rtxn_ && batch_ != 0 && ++reads_ >= batch_) {
       mdb_txn_reset(rtxn_);
       reset_ = true;
       reads_ = 0;
@@ -120,8 +151,18 @@ class LmdbEngine final : public Engine {
       txn_ = nullptr;
       pending_ = 0;
       check(mdb_txn_commit(t), "mdb_txn_commit");
+      ++commits_;
     }
     end_read();
+  }
+  EngineCounters counters() const override {
+    EngineCounters c;
+    c.commits = commits_;
+    return c;
+  }
+  std::string describe() const override {
+    return lmdb_version() + ", MDB_NOSUBDIR|MDB_NOLOCK, " +
+           (sync_ ? "synced commits" : "MDB_NOSYNC|MDB_NOMETASYNC (commits reach the page cache only)");
   }
 
   void close() override {
@@ -169,11 +210,13 @@ class LmdbEngine final : public Engine {
     reads_ = 0;
   }
   void wrote() {
-    if (++pending_ >= batch_) commit();
+    if (++pending_ >= batch_ && batch_ != 0) commit();
   }
 
   std::filesystem::path path_;
-  std::uint32_t batch_;
+  std::uint32_t batch_;  // 0: commit only at commit()
+  bool sync_;
+  std::uint64_t commits_ = 0;
   MDB_env* env_ = nullptr;
   MDB_dbi dbi_ = 0;
   MDB_txn* txn_ = nullptr;   // the open write transaction
@@ -188,7 +231,7 @@ class LmdbEngine final : public Engine {
 
 class SqliteEngine final : public Engine {
  public:
-  SqliteEngine(const std::filesystem::path& path, const EngineOptions& o) : path_(path), batch_(std::max(1u, o.batch)) {
+  SqliteEngine(const std::filesystem::path& path, const EngineOptions& o) : path_(path), batch_(o.batch), sync_(o.sync) {
     int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                              nullptr);
     if (rc != SQLITE_OK) {
@@ -203,11 +246,10 @@ class SqliteEngine final : public Engine {
       exec("PRAGMA journal_mode=WAL");
       // WAL + FULL syncs the WAL at every commit (NORMAL would not sync commits at all).
       exec(o.sync ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF");
-      exec("CREATE TABLE IF NOT EXISTS employee(last TEXT PRIMARY KEY NOT NULL, first TEXT NOT NULL, "
-           "id INTEGER NOT NULL, zip INTEGER NOT NULL, employed INTEGER NOT NULL, comments TEXT NOT NULL) "
-           "WITHOUT ROWID");
-      insert_ = prepare("INSERT OR REPLACE INTO employee VALUES(?1,?2,?3,?4,?5,?6)");
-      select_ = prepare("SELECT first, id, zip, employed, comments FROM employee WHERE last=?1");
+      // The value is the record's encoding, the same bytes LMDB and our store keep.
+      exec("CREATE TABLE IF NOT EXISTS employee(last TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID");
+      insert_ = prepare("INSERT OR REPLACE INTO employee VALUES(?1,?2)");
+      select_ = prepare("SELECT value FROM employee WHERE last=?1");
       delete_ = prepare("DELETE FROM employee WHERE last=?1");
       count_ = prepare("SELECT count(*) FROM employee");
     } catch (...) {
@@ -227,13 +269,12 @@ class SqliteEngine final : public Engine {
   void put(const Employee& e) override {
     validate(e);
     begin();
+    value_.clear();
+    encode(e, value_);
     bind_text(insert_, 1, e.last);
-    bind_text(insert_, 2, e.first);
-    sqlite3_bind_int(insert_, 3, e.id);
-    sqlite3_bind_int(insert_, 4, e.zip);
-    sqlite3_bind_int(insert_, 5, e.employed ? 1 : 0);
-    bind_text(insert_, 6, e.comments);
+    sqlite3_bind_blob(insert_, 2, value_.data(), static_cast<int>(value_.size()), SQLITE_STATIC);
     step_done(insert_, "insert");
+    wrote_ = true;
     counted();
   }
 
@@ -243,12 +284,12 @@ class SqliteEngine final : public Engine {
     int rc = sqlite3_step(select_);
     bool found = rc == SQLITE_ROW;
     if (found) {
-      out.last.assign(last);
-      column_text(select_, 0, out.first);
-      out.id = sqlite3_column_int(select_, 1);
-      out.zip = sqlite3_column_int(select_, 2);
-      out.employed = sqlite3_column_int(select_, 3) != 0;
-      column_text(select_, 4, out.comments);
+      const auto* p = static_cast<const std::byte*>(sqlite3_column_blob(select_, 0));
+      auto n = static_cast<std::size_t>(sqlite3_column_bytes(select_, 0));
+      if (!decode({p, n}, out)) {
+        sqlite3_reset(select_);
+        throw Error("sqlite get", path_.string(), "a stored value does not decode");
+      }
     } else if (rc != SQLITE_DONE) {
       sqlite3_reset(select_);
       fail("select");
@@ -263,6 +304,7 @@ class SqliteEngine final : public Engine {
     bind_text(delete_, 1, last);
     step_done(delete_, "delete");
     bool removed = sqlite3_changes(db_) > 0;
+    wrote_ = wrote_ || removed;
     counted();
     return removed;
   }
@@ -282,6 +324,17 @@ class SqliteEngine final : public Engine {
     in_txn_ = false;
     ops_ = 0;
     exec("COMMIT");
+    if (wrote_) ++commits_;  // a read-only transaction's end commits nothing
+    wrote_ = false;
+  }
+  EngineCounters counters() const override {
+    EngineCounters c;
+    c.commits = commits_;
+    return c;
+  }
+  std::string describe() const override {
+    return sqlite_version() + ", WAL, locking_mode=EXCLUSIVE, WITHOUT ROWID table (last TEXT key, value BLOB), " +
+           (sync_ ? "synchronous=FULL" : "synchronous=OFF (commits reach the page cache only)");
   }
 
   void close() override {
@@ -315,10 +368,6 @@ class SqliteEngine final : public Engine {
   static void bind_text(sqlite3_stmt* s, int i, std::string_view t) {
     sqlite3_bind_text(s, i, t.data(), static_cast<int>(t.size()), SQLITE_STATIC);
   }
-  static void column_text(sqlite3_stmt* s, int i, std::string& out) {
-    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, i));
-    out.assign(p != nullptr ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(s, i)));
-  }
   void step_done(sqlite3_stmt* s, const char* what) {
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
@@ -330,7 +379,7 @@ class SqliteEngine final : public Engine {
     in_txn_ = true;
   }
   void counted() {
-    if (++ops_ >= batch_) commit();
+    if (++ops_ >= batch_ && batch_ != 0) commit();
   }
   void finalize() {
     for (sqlite3_stmt** s : {&insert_, &select_, &delete_, &count_}) {
@@ -345,7 +394,11 @@ class SqliteEngine final : public Engine {
   }
 
   std::filesystem::path path_;
-  std::uint32_t batch_;
+  std::uint32_t batch_;  // 0: commit only at commit()
+  bool sync_;
+  std::uint64_t commits_ = 0;
+  bool wrote_ = false;  // the open transaction changed something
+  std::vector<std::byte> value_;
   sqlite3* db_ = nullptr;
   sqlite3_stmt* insert_ = nullptr;
   sqlite3_stmt* select_ = nullptr;
@@ -363,8 +416,11 @@ std::unique_ptr<Engine> open_engine(std::string_view method, const std::filesyst
   if (method == "sqlite") return std::make_unique<SqliteEngine>(path, options);
   StoreOptions o = options.store;
   o.backend = parse_backend(method);
-  o.sync = options.sync ? SyncPolicy::every_n(options.batch) : SyncPolicy::none();
-  return std::make_unique<RecordStoreEngine>(std::string(method), path, std::move(o));
+  // With sync, the store owes a sync after every mutation and pays it at
+  // each commit: every `batch` mutations (its own count) and at commit().
+  constexpr std::uint32_t kNoCount = 0xFFFFFFFFu;  // batch 0: only commit() syncs
+  o.sync = options.sync ? SyncPolicy::every_n(options.batch != 0 ? options.batch : kNoCount) : SyncPolicy::none();
+  return std::make_unique<RecordStoreEngine>(std::string(method), path, std::move(o), options.batch);
 }
 
 std::vector<std::string> engine_names() { return {"fields", "gather", "mmap", "buffered", "lmdb", "sqlite"}; }

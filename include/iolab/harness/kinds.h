@@ -23,6 +23,9 @@ Op parse_op_name(std::string_view);
 Op parse_op(std::string_view);
 // True for operations that move bytes into files (durability applies).
 bool writes_data(Op);
+// True for operations that are one event per op, each a whole piece of work
+// (reopen: open a store): tables show the time each takes, not a rate.
+bool reported_as_time(Op);
 
 enum class AccessPattern { Seq, Rand };
 std::string_view to_string(AccessPattern);

@@ -22,18 +22,36 @@ struct EngineCounters {
   std::uint64_t bytes_read = 0;
   std::uint64_t holes_reused = 0;  // RecordStore: puts that went into freed space
   std::uint64_t free_bytes = 0;    // RecordStore: bytes in holes
+  // Commit points that had writes to commit: LMDB write transactions
+  // committed, SQLite transactions that wrote, RecordStore commits after
+  // mutations. What a table compares must have the same count on every row.
+  std::uint64_t commits = 0;
+  std::uint64_t syncs = 0;  // RecordStore: fdatasync/msync calls (0 for LMDB, SQLite: not counted)
 };
 
-// Durability the engines are matched on.
-//  - none: nothing synced (RecordStore: no sync; LMDB: MDB_NOSYNC|MDB_NOMETASYNC;
-//    SQLite: synchronous=OFF)
-//  - every-N: durable every N mutations (RecordStore: fdatasync every N;
-//    LMDB: a synced commit every N; SQLite WAL: synchronous=FULL, a commit every N)
-// LMDB and SQLite commit one transaction per N mutations (N = 1000 for
-// durability none too), and read in one read transaction per N gets.
+// What an engine is, for the suite (never decided by comparing its name).
+struct EngineTraits {
+  bool counts_own_io = false;        // EngineCounters' calls and bytes are its own (else take the kernel's)
+  bool rebuilds_index_on_open = false;  // open scans the file (RecordStore); else the index is on disk
+};
+
+// Every engine commits at the same points: after each `batch` mutations
+// (0: only when commit() is called, once per phase), and at commit().
+// A commit is, per engine:
+//  - LMDB: a write transaction committed; SQLite: COMMIT of the open
+//    transaction; RecordStore: staged bytes handed to the kernel (the
+//    buffered backend's user-space buffer is written).
+// Durability of a commit:
+//  - sync false: page cache only (RecordStore: no sync; LMDB:
+//    MDB_NOSYNC|MDB_NOMETASYNC; SQLite: synchronous=OFF)
+//  - sync true: flushed (RecordStore: fdatasync, msync first for mmap;
+//    LMDB: a synced commit; SQLite WAL: synchronous=FULL)
+// LMDB and SQLite read in one read transaction per `batch` gets (per phase for 0).
+// Values are the same bytes everywhere: the record's encoding
+// (employee.h, docs/store-format.md), keyed by last name.
 struct EngineOptions {
   bool sync = false;
-  std::uint32_t batch = 1000;
+  std::uint32_t batch = 1000;  // mutations per commit; 0: one commit per commit() call
   StoreOptions store;                   // for the RecordStore engines
   std::uint64_t map_bytes = 1ull << 30; // LMDB's map size
 };
@@ -51,6 +69,9 @@ class Engine {
   virtual void commit() = 0;
   virtual void close() = 0;
   virtual EngineCounters counters() const { return {}; }
+  virtual EngineTraits traits() const { return {}; }
+  // What it is and how it is configured, for results ("LMDB 0.9.24, MDB_NOSUBDIR|...").
+  virtual std::string describe() const = 0;
 };
 
 // "fields", "gather", "mmap", "buffered" (RecordStore backends), "lmdb", "sqlite".

@@ -1,0 +1,96 @@
+#include "charts_commitlog.h"
+
+#include <cmath>
+#include <string>
+
+#include "common.h"
+
+namespace iolab::report {
+
+using nlohmann::json;
+
+namespace {
+
+// Rows past this many are left out: a results file cannot make the page huge.
+constexpr std::size_t kMaxRows = 20000;
+
+// A finite, non-negative number from a series entry, or a negative when not.
+double number(const json& entry, const char* key) {
+  if (!entry.is_object()) return -1;
+  auto it = entry.find(key);
+  if (it == entry.end() || !it->is_number()) return -1;
+  double v = it->get<double>();
+  return std::isfinite(v) && v >= 0 ? v : -1;
+}
+
+}  // namespace
+
+void add_per_second_panel(const Family& f, const std::vector<PointFacts>& points, json& spec) {
+  json rows = json::array();
+  const bool by_x = f.axis != Axis::None;
+  for (std::size_t i = 0; i < f.points.size() && i < points.size(); ++i) {
+    const harness::Result& r = *f.points[i].result;
+    auto it = r.extra.find("per_second");
+    if (it == r.extra.end() || !it->is_array()) continue;
+    // One line per record: colour by method (the family chart's colours),
+    // dashes by the x value when the family has an axis.
+    std::string series = visible(points[i].series), xl = visible(points[i].x_text);
+    for (const json& s : *it) {
+      if (rows.size() >= kMaxRows) break;
+      double t = number(s, "t"), messages = number(s, "messages"), p99 = number(s, "p99_ns");
+      if (t < 0 || messages < 0) continue;
+      json row{{"series", series}, {"xl", xl}, {"t", t}, {"messages", messages}, {"exp", visible(points[i].experiment)}};
+      row["p99"] = p99 > 0 ? json(p99) : json(nullptr);
+      double mib = number(s, "mib");
+      row["mib"] = mib >= 0 ? json(mib) : json(nullptr);
+      rows.push_back(std::move(row));
+    }
+  }
+  if (rows.empty() || !spec.is_object() || !spec.contains("vconcat") || !spec["vconcat"].is_array()) return;
+
+  // The same colour field and order as chart_spec's, so the two share one legend.
+  json sort = json::array();
+  for (const auto& name : f.series) sort.push_back(visible(name));
+  json color{{"field", "series"}, {"type", "nominal"}, {"title", "method"}, {"sort", sort}};
+  json x{{"field", "t"}, {"type", "quantitative"}, {"title", "second of the run"}};
+  json tooltip = json::array({{{"field", "series"}, {"title", "method"}},
+                              {{"field", "xl"}, {"title", by_x ? axis_title(f) : "point"}},
+                              {{"field", "t"}, {"title", "second"}},
+                              {{"field", "messages"}, {"title", "messages acknowledged"}, {"format", ",.0f"}},
+                              {{"field", "mib"}, {"title", "MiB"}, {"format", ",.1f"}},
+                              {{"field", "p99"}, {"title", "p99 append latency (ns)"}, {"format", ",.0f"}},
+                              {{"field", "exp"}, {"title", "experiment"}}});
+  json throughput{{"title", "Messages acknowledged per second"},
+                  {"width", 270},
+                  {"height", 170},
+                  {"mark", {{"type", "line"}, {"point", true}}},
+                  {"encoding", {{"x", x},
+                                {"y", {{"field", "messages"}, {"type", "quantitative"}, {"title", "messages/s"}}},
+                                {"color", color},
+                                {"detail", {{"field", "xl"}}},
+                                {"tooltip", tooltip}}}};
+  json p99{{"title", "p99 append latency per second (log)"},
+           {"width", 270},
+           {"height", 170},
+           {"transform", json::array({{{"filter", "isValid(datum.p99) && datum.p99 > 0"}}})},
+           {"mark", {{"type", "line"}, {"point", true}}},
+           {"encoding", {{"x", x},
+                         {"y", {{"field", "p99"},
+                                {"type", "quantitative"},
+                                {"scale", {{"type", "log"}}},
+                                {"title", "p99 (ms)"},
+                                {"axis", {{"tickCount", 5}, {"labelExpr", "format(datum.value / 1e6, '~g')"}}}}},
+                         {"color", color},
+                         {"detail", {{"field", "xl"}}},
+                         {"tooltip", tooltip}}}};
+  if (by_x) {
+    json dash{{"field", "xl"}, {"type", "nominal"}, {"title", axis_title(f)}};
+    throughput["encoding"]["strokeDash"] = dash;
+    p99["encoding"]["strokeDash"] = dash;
+    // The latency panel dashes by percentile: its own scale, not a union with ours.
+    spec["resolve"]["scale"]["strokeDash"] = "independent";
+  }
+  spec["vconcat"].push_back({{"data", {{"values", rows}}}, {"hconcat", json::array({throughput, p99})}});
+}
+
+}  // namespace iolab::report
