@@ -29,7 +29,7 @@ struct CrosscheckOptions : MatrixOptions {
   double max_time = harness::thresholds::kDefaultMaxTimeSeconds;
   std::uint64_t seed = 0x10AB;
   std::string dir, fio = "fio", out;
-  bool fio_clock = false, json = false;
+  bool fio_clock = false, fio_unbatched = false, json = false;
 };
 
 void add_crosscheck_command(CLI::App& app, Action& action) {
@@ -40,7 +40,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
   auto* matrix = cmd->add_option_group(
       "experiments", "Instead of the default five (warm pread 4k and 1m, warm mmap 4k, io_uring QD 32 O_DIRECT 4k "
                      "random and 1m sequential), exactly this matrix of reads; lists are comma-separated");
-  matrix->add_option("--method", o->method, "pread, direct, vectored, syscall, mmap, io_uring (those with a fio engine)");
+  matrix->add_option("--method", o->method, "pread, direct, vectored, syscall, mmap, io_uring, libaio (those with a fio engine)");
   matrix->add_option("--pattern", o->pattern, "seq, rand (default seq)");
   matrix->add_option("--bs", o->bs, "Block sizes per call, e.g. 4k,1m (default 1m)");
   matrix->add_option("--cache", o->cache, "warm, direct (default warm; fio cannot repeat a cold pass)");
@@ -62,11 +62,15 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
   cmd->add_flag("--fio-clock", o->fio_clock,
                 "Let fio time every I/O for its latency statistics, as it does by default (shows what its clock "
                 "reads cost); otherwise --gtod_reduce=1");
+  cmd->add_flag("--fio-unbatched", o->fio_unbatched,
+                "Let fio submit and reap a queued method's requests one per call (its default); otherwise it "
+                "submits up to iolab's batch and reaps all that are done (--iodepth_batch_submit, "
+                "--iodepth_batch_complete_max)");
   cmd->add_flag("--json", o->json, "Print the rows as JSON (every round, the fio command lines, the differences)");
   cmd->add_option("--out", o->out, "Also write that JSON to this file (the table still goes to the terminal)");
   cmd->footer(
       "fio does the same work as iolab: as many loops over its file as iolab's timed passes, with --invalidate=0\n"
-      "(warm stays warm), --gtod_reduce=1 and buffers aligned as iolab's. Rates are per CPU second (user + system\n"
+      "(warm stays warm), --gtod_reduce=1, buffers aligned and queued requests batched as iolab's. Rates are per CPU second (user + system\n"
       "time, which other work on a shared machine does not steal) and per wall second.\n"
       "Examples:\n"
       "  iolab crosscheck\n"
@@ -107,14 +111,16 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       settings.rounds = o->rounds;
       settings.fio = *fio;
       settings.fio_times_every_io = o->fio_clock;
+      settings.fio_unbatched = o->fio_unbatched;
 
       if (!o->json) {
         fmt::print("iolab crosscheck · {} ({}) · scratch {} ({}, {}) · {} · {}\n", version, fio->string(),
                    env.scratch_dir, env.fs_type, env.device, env.kernel, env.created);
         fmt::print("{} rounds, who goes first alternating · iolab: {} timed reps of at least {} + {} warm-up per run "
-                   "· fio: the same bytes (--loops = iolab's timed passes), --invalidate=0{}\n",
+                   "· fio: the same bytes (--loops = iolab's timed passes), --invalidate=0{}{}\n",
                    o->rounds, o->reps, format_duration(o->min_time), o->warmup,
-                   o->fio_clock ? ", every I/O timed (its default)" : ", --gtod_reduce=1");
+                   o->fio_clock ? ", every I/O timed (its default)" : ", --gtod_reduce=1",
+                   o->fio_unbatched ? ", queued requests submitted and reaped one per call (its default)" : "");
         std::fflush(stdout);
       }
       auto on_round = [&](const harness::CrosscheckRow& row, const harness::CrosscheckRound& round) {

@@ -221,12 +221,15 @@ std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experim
     e.latency = false;  // the figures compared come from the timed repetitions
     // One iovec per vectored call, as fio's pvsync2 makes (other methods ignore it).
     e.options.iov_segment = static_cast<std::size_t>(e.block_size);
+    FioMapping m = fio_job_for(e);
+    e.options.uring.single_issuer |= m.ring_flags_fio_sets.single_issuer;
+    e.options.uring.coop_taskrun |= m.ring_flags_fio_sets.coop_taskrun;
     CrosscheckRow row;
     row.labels = labels_of(e);
-    FioMapping m = fio_job_for(e);
     if (m.job) {
       row.job = *m.job;
       row.job->time_every_io = settings.fio_times_every_io;
+      if (settings.fio_unbatched) row.job->submit_batch = 0;
       row.engine_note = m.engine_note;
     } else {
       row.skipped = m.why_not;
@@ -259,6 +262,7 @@ std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experim
         row.labels.buffer = r.buffer;
         row.labels.cache = r.cache;
         row.labels.queue_depth = r.queue_depth;
+        row.labels.extra = r.extra;  // a queued method's ring options and submission batch
         fio_loops[i] = std::max<std::uint64_t>(1, std::uint64_t{r.reps} * r.passes);
         return true;
       };
@@ -363,10 +367,29 @@ std::vector<std::string> differences(const CrosscheckRow& row) {
                     : "buffers: neither page-aligned (iolab's heap buffer from operator new, fio's from malloc): where "
                       "each starts within a cache line differs, and a copy into a misaligned buffer is slower");
   if (!row.engine_note.empty()) out.push_back("engine: " + row.engine_note);
-  if (job.iodepth > 1 && iolab_calls >= 0.9)
-    out.push_back(fmt::format("queue: iolab made {:.2f} system calls per request at QD {}: its requests were not "
-                              "batched (the method's File::stream ran them one at a time); fio kept up to {} in flight",
-                              iolab_calls, job.iodepth, job.iodepth));
+  if (row.labels.queue_depth) {
+    std::vector<std::string> options;
+    if (auto it = row.labels.extra.find("io_options"); it != row.labels.extra.end() && it->is_array())
+      for (const auto& o : *it)
+        if (o.is_string()) options.push_back(o.get<std::string>());
+    const unsigned iolab_batch = row.labels.extra.value("submit_batch", 0u);
+    out.push_back(fmt::format("queue: iolab kept up to {} in flight, {}, ring options: {}; {:.3f} system calls per "
+                              "request; fio kept up to {}, submitting {}",
+                              *row.labels.queue_depth,
+                              iolab_batch == 0 ? "every freed slot handed over in one call that also waits"
+                                               : fmt::format("at most {} requests per submission", iolab_batch),
+                              options.empty() ? "none" : fmt::format("{}", fmt::join(options, ", ")), iolab_calls,
+                              job.iodepth,
+                              job.submit_batch > 1
+                                  ? fmt::format("up to {} and reaping up to {} per call (--iodepth_batch_submit, "
+                                                "--iodepth_batch_complete_max)",
+                                                job.submit_batch, job.iodepth)
+                                  : std::string("and reaping one request per call (its default)")));
+    if (*row.labels.queue_depth > 1 && iolab_calls >= 0.9)
+      out.push_back(fmt::format("queue: at {:.2f} system calls per request iolab's requests were not batched (the "
+                                "method's File::stream ran them one at a time)",
+                                iolab_calls));
+  }
   out.push_back("CPU counted: iolab's whole process over its timed repetitions (it opens the file before each pass, "
                 "untimed); fio's job process over its run (usr_cpu + sys_cpu of job_runtime), which reopens the file "
                 "every loop");

@@ -30,6 +30,7 @@ namespace {
 // queue depth, buffers) is decided from the method's traits.
 struct Engine {
   std::string_view method, engine, note;
+  bool sets_ring_flags = false;  // SINGLE_ISSUER, DEFER_TASKRUN and COOP_TASKRUN, whatever the job says
 };
 constexpr std::array<Engine, 7> kEngines{{
     {"pread", "psync", "fio calls pread(2) at explicit offsets, as iolab's pread"},
@@ -38,9 +39,10 @@ constexpr std::array<Engine, 7> kEngines{{
     {"syscall", "sync", "fio calls read(2), with lseek(2) only when the position moves, as iolab's syscall"},
     {"mmap", "mmap", "fio maps the whole file each time it opens it (every loop) and copies each block out with memcpy"},
     {"io_uring", "io_uring",
-     "fio 3.33 sets COOP_TASKRUN, SINGLE_ISSUER and DEFER_TASKRUN on its ring and submits each request as it queues it "
-     "(iodepth_batch_submit=1)"},
-    {"libaio", "libaio", "fio submits each request as it queues it (iodepth_batch_submit=1) and reaps with io_getevents"},
+     "fio 3.33 sets COOP_TASKRUN, SINGLE_ISSUER and DEFER_TASKRUN on its ring; it submits a batch in one "
+     "io_uring_enter and reaps in another",
+     true},
+    {"libaio", "libaio", "fio submits a batch with io_submit and reaps with io_getevents"},
 }};
 
 std::string quoted(const std::string& arg) {
@@ -84,7 +86,16 @@ std::uint64_t count(const nlohmann::json& j, const char* key, const std::string&
   return static_cast<std::uint64_t>(v);
 }
 
-FioMapping refuse(std::string why) { return {std::nullopt, std::move(why), ""}; }
+// iolab's queue submits up to its batch in one call and reaps every
+// completion that is there; fio reaps one per call unless its maximum is
+// raised (iodepth_batch_complete_max defaults to the minimum, 1).
+void append_batch(std::vector<std::string>& a, const FioJob& job) {
+  if (job.submit_batch <= 1) return;
+  a.push_back("--iodepth_batch_submit=" + std::to_string(job.submit_batch));
+  a.push_back("--iodepth_batch_complete_max=" + std::to_string(job.iodepth));
+}
+
+FioMapping refuse(std::string why) { return {std::nullopt, std::move(why), "", {}}; }
 
 }  // namespace
 
@@ -116,7 +127,10 @@ FioMapping fio_job_for(const FileExperiment& e) {
   job.file_size = e.ops != 0 ? e.ops * e.block_size : e.file_size;
   job.direct = traits.bypasses_page_cache;
   job.iodepth = traits.queued ? std::max(1u, opts.queue_depth) : 1;
-  job.submit_batch = traits.queued ? opts.submit_batch : 0;
+  // iolab's queue hands every freed slot over in one call (submit_batch 0)
+  // or at most submit_batch at a time; fio's default submits each request
+  // as it queues it, a system call per request that iolab does not make.
+  job.submit_batch = traits.queued ? (opts.submit_batch != 0 ? opts.submit_batch : job.iodepth) : 0;
   job.aligned_buffers = e.buffer.value_or(traits.needs_alignment ? io::BufferKind::Aligned : io::BufferKind::Heap) ==
                         io::BufferKind::Aligned;
   if (traits.maps_file) {
@@ -134,7 +148,10 @@ FioMapping fio_job_for(const FileExperiment& e) {
     job.sqpoll = opts.uring.sqpoll;
   }
   if (job.file_size == 0) return refuse("an empty file: nothing to read");
-  return {job, "", std::string(engine->note)};
+  FioMapping mapping{job, "", std::string(engine->note), {}};
+  mapping.ring_flags_fio_sets.single_issuer = engine->sets_ring_flags;
+  mapping.ring_flags_fio_sets.coop_taskrun = engine->sets_ring_flags;
+  return mapping;
 }
 
 std::vector<std::string> fio_arguments(const FioJob& job, const std::filesystem::path& file) {
@@ -152,7 +169,7 @@ std::vector<std::string> fio_arguments(const FioJob& job, const std::filesystem:
   a.emplace_back("--invalidate=0");
   if (job.aligned_buffers) a.emplace_back("--iomem_align=4k");
   a.push_back("--fadvise_hint=" + job.fadvise_hint);
-  if (job.submit_batch != 0) a.push_back("--iodepth_batch_submit=" + std::to_string(job.submit_batch));
+  append_batch(a, job);
   if (job.register_files) a.emplace_back("--registerfiles=1");
   if (job.fixed_buffers) a.emplace_back("--fixedbufs=1");
   if (job.sqpoll) a.emplace_back("--sqthread_poll=1");
@@ -172,7 +189,7 @@ std::vector<std::string> fio_null_arguments(const FioJob& job, std::uint64_t ios
       "--iodepth=" + std::to_string(job.iodepth),
   };
   if (job.aligned_buffers) a.emplace_back("--iomem_align=4k");
-  if (job.submit_batch != 0) a.push_back("--iodepth_batch_submit=" + std::to_string(job.submit_batch));
+  append_batch(a, job);
   if (!job.time_every_io) a.emplace_back("--gtod_reduce=1");
   a.emplace_back("--output-format=json");
   return a;

@@ -191,6 +191,40 @@ TEST(Crosscheck, AFioFailureSkipsThatRowOnlyAndFioClockIsPassedOn) {
   EXPECT_TRUE(scratch.created().empty());
 }
 
+// fio 3.33 sets SINGLE_ISSUER, DEFER_TASKRUN and COOP_TASKRUN on its ring
+// whatever the job says; iolab's ring must carry them too, or the row
+// compares two different rings.
+// fio's submission batch is iolab's unless --fio-unbatched asks for fio's default.
+TEST(Crosscheck, IolabsRingGetsTheFlagsFiosRingHasAndFioIolabsBatch) {
+  std::vector<std::string> events;
+  io::ScratchDir scratch;
+  Runner runner(tiny_config(events), scratch);
+  std::vector<std::string> batches;
+  auto fake_fio = [&](const std::vector<std::string>& args) {
+    EXPECT_EQ(value_of(args, "--ioengine"), "io_uring");
+    batches.push_back(value_of(args, "--iodepth_batch_submit"));
+    return fio_figures(16.0 * std::stoi(value_of(args, "--loops")), 4096, 0.01, 0.005);
+  };
+  CrosscheckSettings settings;
+  settings.rounds = 1;
+  settings.null_ios = 0;
+  FileExperiment e = tiny("io_uring");
+  e.options.queue_depth = 4;
+  auto rows = crosscheck({e}, settings, runner, fake_fio);
+  ASSERT_EQ(rows.size(), 1u);
+  if (rows[0].skipped) GTEST_SKIP() << "io_uring here: " << *rows[0].skipped;
+  ASSERT_EQ(rows[0].rounds.size(), 1u);
+  EXPECT_EQ(rows[0].labels.extra.value("io_options", nlohmann::json::array()),
+            (nlohmann::json{"SINGLE_ISSUER+DEFER_TASKRUN", "COOP_TASKRUN"}));
+  EXPECT_TRUE(mentions(differences(rows[0]), "ring options: SINGLE_ISSUER+DEFER_TASKRUN, COOP_TASKRUN"));
+
+  settings.fio_unbatched = true;
+  auto unbatched = crosscheck({e}, settings, runner, fake_fio);
+  ASSERT_EQ(unbatched[0].rounds.size(), 1u);
+  EXPECT_EQ(batches, (std::vector<std::string>{"4", ""}));
+  EXPECT_TRUE(mentions(differences(unbatched[0]), "submitting and reaping one request per call"));
+}
+
 TEST(Crosscheck, ZeroRoundsIsBadInput) {
   std::vector<std::string> events;
   io::ScratchDir scratch;
@@ -291,12 +325,23 @@ TEST(CrosscheckDifferences, NameTheClockTheCacheTheBuffersAndWhatEachMeasured) {
   CrosscheckRow queued = row_with_ratios({0.5, 0.5});
   queued.job->iodepth = 32;
   queued.job->direct = true;
+  queued.labels.queue_depth = 32;
+  queued.labels.extra["io_options"] = {"SINGLE_ISSUER+DEFER_TASKRUN", "COOP_TASKRUN"};
   for (auto& r : queued.rounds) r.iolab.io_calls = 1000;
   auto q = differences(queued);
-  EXPECT_TRUE(mentions(q, "1.00 system calls per request at QD 32"));
+  EXPECT_TRUE(mentions(q, "queue: iolab kept up to 32 in flight, every freed slot handed over in one call"));
+  EXPECT_TRUE(mentions(q, "ring options: SINGLE_ISSUER+DEFER_TASKRUN, COOP_TASKRUN; 1.000 system calls per request"));
+  EXPECT_TRUE(mentions(q, "fio kept up to 32, submitting and reaping one request per call"));
+  queued.job->submit_batch = 32;
+  queued.labels.extra["submit_batch"] = 8;
+  EXPECT_TRUE(mentions(differences(queued), "at most 8 requests per submission"));
+  EXPECT_TRUE(mentions(differences(queued), "fio kept up to 32, submitting up to 32 and reaping up to 32 per call"));
+  queued.labels.extra.erase("submit_batch");
+  EXPECT_TRUE(mentions(q, "at 1.00 system calls per request iolab's requests were not batched"));
   EXPECT_TRUE(mentions(q, "O_DIRECT for both"));
   for (auto& r : queued.rounds) r.iolab.io_calls = 40;  // batched: ~1 call per 25 requests
-  EXPECT_FALSE(mentions(differences(queued), "queue:"));
+  EXPECT_FALSE(mentions(differences(queued), "not batched"));
+  EXPECT_TRUE(mentions(differences(queued), "0.040 system calls per request"));
   // 32 x 1 MiB of buffers first touched inside fio's run.
   queued.job->block_size = 1 << 20;
   for (auto& r : queued.rounds) r.fio.page_faults = 8200;

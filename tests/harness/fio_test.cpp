@@ -83,6 +83,22 @@ TEST(FioMapping, DirectQueueDepthAndBuffersComeFromTheMethodsTraits) {
   FioJob buffered = *fio_job_for(read_of("io_uring")).job;
   EXPECT_FALSE(buffered.direct);
   EXPECT_EQ(buffered.iodepth, 32u);  // FileOptions' default depth
+  // iolab's default queue hands every freed slot over in one call: fio
+  // submits up to its depth at once too, not one request per call.
+  EXPECT_EQ(buffered.submit_batch, 32u);
+  EXPECT_TRUE(has(fio_arguments(buffered, "/s/f"), "--iodepth_batch_submit=32"));
+  EXPECT_TRUE(has(fio_arguments(buffered, "/s/f"), "--iodepth_batch_complete_max=32"));  // reaps all that are done
+  EXPECT_TRUE(has(fio_null_arguments(buffered, 1000), "--iodepth_batch_complete_max=32"));
+  // fio's io_uring engine sets these ring flags itself; libaio has no ring.
+  FioMapping ring = fio_job_for(read_of("io_uring"));
+  EXPECT_TRUE(ring.ring_flags_fio_sets.single_issuer);
+  EXPECT_TRUE(ring.ring_flags_fio_sets.coop_taskrun);
+  EXPECT_FALSE(fio_job_for(read_of("libaio", CacheState::Direct)).ring_flags_fio_sets.single_issuer);
+  FileExperiment one = read_of("libaio", CacheState::Direct);
+  one.options.queue_depth = 1;
+  FioJob qd1 = *fio_job_for(one).job;
+  EXPECT_EQ(qd1.iodepth, 1u);
+  for (const auto& arg : fio_arguments(qd1, "/s/f")) EXPECT_EQ(arg.find("--iodepth_batch"), std::string::npos) << arg;
 
   // ops x block size is the file, as for the runner.
   FileExperiment by_ops = read_of("pread");

@@ -89,6 +89,7 @@ struct CrosscheckSettings {
   unsigned rounds = 3;
   std::filesystem::path fio = "fio";  // the program, as shown in each row's command
   bool fio_times_every_io = false;    // fio's default clock reads instead of --gtod_reduce=1
+  bool fio_unbatched = false;         // fio's default submission (a call per request) instead of iolab's batch
   double tolerance = 0.10;            // the goal: within 10% per CPU second
   std::uint64_t null_ios = 1 << 19;   // I/Os of each null-engine run (0: none); ~0.1 s of fio's CPU
 };

@@ -2,8 +2,8 @@
 //
 // An iolab read experiment becomes a fio job on a file iolab created: the
 // same engine (psync for pread, pvsync2 for vectored, sync for syscall, mmap,
-// io_uring, libaio), pattern, block size, O_DIRECT, queue depth and buffer
-// alignment, with fio's cache invalidation and per-I/O clock reads turned
+// io_uring, libaio), pattern, block size, O_DIRECT, queue depth, submission
+// batch and buffer alignment, with fio's cache invalidation and per-I/O clock reads turned
 // off so that both time the same work. fio runs as a child process; its JSON
 // is parsed into the figures the comparison needs. fio is not a dependency
 // of iolab: find_program says whether it is there.
@@ -18,6 +18,7 @@
 
 #include "iolab/harness/kinds.h"
 #include "iolab/harness/runner.h"
+#include "iolab/io/file.h"
 #include "iolab/io/scratch.h"
 
 namespace iolab::harness {
@@ -30,7 +31,9 @@ struct FioJob {
   std::uint64_t file_size = 0;
   bool direct = false;
   unsigned iodepth = 1;
-  unsigned submit_batch = 0;      // --iodepth_batch_submit when not 0 (fio's default is 1)
+  // Above 1: --iodepth_batch_submit, and --iodepth_batch_complete_max=iodepth
+  // (fio's defaults submit and reap one request per call).
+  unsigned submit_batch = 0;
   bool aligned_buffers = false;   // --iomem_align=4k: page-aligned, as iolab's aligned buffers
   std::string fadvise_hint = "0";  // iolab advises nothing unless asked (mmap_advice)
   bool register_files = false, fixed_buffers = false, sqpoll = false;  // io_uring options
@@ -47,6 +50,10 @@ struct FioMapping {
   std::optional<FioJob> job;
   std::string why_not;      // set when job is empty
   std::string engine_note;  // what fio's engine does that iolab's method may not
+  // The ring setup flags fio's engine sets on its own whatever the job says
+  // (fio 3.33's io_uring: SINGLE_ISSUER, DEFER_TASKRUN, COOP_TASKRUN); the
+  // iolab side needs them too for the two to run the same ring.
+  io::UringOptions ring_flags_fio_sets;
 };
 // Reads only: seq/rand, any block size, warm or O_DIRECT, the methods that
 // have a fio engine. Cold reads are refused (fio drops a file's cache only
