@@ -1,6 +1,7 @@
 #include "app.h"
 
 #include <algorithm>
+#include <new>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -23,17 +24,22 @@ std::vector<std::pair<int, AddCommand>>& registry() {
 
 CommandRegistration::CommandRegistration(int order, AddCommand add) { registry().emplace_back(order, add); }
 
-std::vector<std::uint64_t> parse_size_list(const std::string& text) {
-  std::vector<std::uint64_t> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    out.push_back(parse_size(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+namespace {
+
+// An option given an empty value (--method '') is a slip, not "the
+// default": refused before any command runs, whatever the option.
+void reject_empty_values(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->count() == 0 || opt->get_expected_min() == 0) continue;  // not given, or a flag
+    for (const std::string& value : opt->results())
+      if (value.empty())
+        throw UsageError(opt->get_name() + " ''", "empty; give a value, or leave the option out for its default");
   }
-  return out;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->get_name().empty() || sub->parsed()) reject_empty_values(*sub);  // option groups, and the command given
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"iolab: measure how the ways of moving bytes between a program and a file perform on this machine,\n"
@@ -44,6 +50,7 @@ int main(int argc, char** argv) {
   app.footer("Examples:\n  iolab methods\n  iolab run --quick\n  iolab run --method pread,mmap --op read --bs 4k,1m --size 256m");
 
   Action action;
+  app.parse_complete_callback([&app] { reject_empty_values(app); });
   std::sort(registry().begin(), registry().end(), [](auto& a, auto& b) { return a.first < b.first; });
   for (auto& [order, add] : registry()) add(app, action);
 
@@ -52,7 +59,7 @@ int main(int argc, char** argv) {
     bool known = false;
     for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) known |= sub->get_name() == argv[1];
     if (!known) {
-      std::fprintf(stderr, "iolab: unknown command '%s' (see iolab --help)\n", argv[1]);
+      std::fprintf(stderr, "iolab: unknown command '%s' (see iolab --help)\n", printable(argv[1]).c_str());
       return 2;
     }
   }
@@ -68,7 +75,7 @@ int main(int argc, char** argv) {
     // CLI11 reports a missing subcommand before an unknown option, so
     // "iolab --frobnicate" would not name --frobnicate.
     if (auto rest = app.remaining(); !rest.empty() && rest.front().starts_with('-')) {
-      std::fprintf(stderr, "iolab: unknown option '%s' (see iolab --help)\n", rest.front().c_str());
+      std::fprintf(stderr, "iolab: unknown option '%s' (see iolab --help)\n", printable(rest.front()).c_str());
       return 2;
     }
     std::fprintf(stderr, "iolab: %s (see iolab --help)\n", one_line(e.what()).c_str());
@@ -84,11 +91,14 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::fprintf(stderr, "iolab: %s\n", e.what());
     return 2;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "iolab: %s\n", e.what());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "iolab: out of memory (std::bad_alloc)\n");
     return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "iolab: %s\n", e.what());
+  } catch (const std::exception& e) {  // iolab::Error, and what libraries throw
+    // A write that failed because a signal is ending the process (SIGPIPE)
+    // is not the story: the signal's cleanup is, and it ends the process.
+    if (io::interrupting_signal() != 0) io::wait_for_signal_cleanup();
+    std::fprintf(stderr, "iolab: %s\n", one_line(e.what()).c_str());
     return 1;
   }
 }

@@ -23,7 +23,4 @@ struct CommandRegistration {
 // 1 failure while running, 2 bad usage (one line on stderr).
 int main(int argc, char** argv);
 
-// Validators/transforms for sizes ("4k") and lists ("4k,1m").
-std::vector<std::uint64_t> parse_size_list(const std::string& text);
-
 }  // namespace iolab::cli

@@ -121,6 +121,15 @@ class Runner {
 // Labels of a file experiment's record (before it runs).
 Result labels_of(const FileExperiment& e);
 
+// The experiment's file: file_size, or ops x block_size (UINT64_MAX when
+// that overflows).
+std::uint64_t file_length(const FileExperiment& e);
+// Why `e` cannot run here, or nullopt: its file must fit in the free space
+// of `scratch_dir`'s filesystem, its buffers (and a random plan's offsets)
+// in half of the memory. The runner skips such an experiment before
+// allocating anything; `iolab run` refuses it before any work starts.
+std::optional<std::string> resource_problem(const FileExperiment& e, const std::filesystem::path& scratch_dir);
+
 // Cache control, usable on its own (tests, custom workloads).
 // Fraction of the file's pages resident in the page cache (mincore).
 double resident_fraction(const std::filesystem::path& file);
