@@ -5,7 +5,7 @@ set -euo pipefail
 what=${1:-build}
 
 build_pkgs=(build-essential cmake pkg-config liburing-dev libfmt-dev libcli11-dev
-  nlohmann-json3-dev libxxhash-dev libtomlplusplus-dev liblmdb-dev libsqlite3-dev
+  nlohmann-json3-dev libxxhash-dev libtomlplusplus-dev liblmdb-dev libsqlite3-dev libaio-dev
   libopenmpi-dev openmpi-bin)
 test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev chromium clang libclang-rt-14-dev)
 

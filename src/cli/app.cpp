@@ -5,9 +5,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <unistd.h>
 
 #include "iolab/error.h"
+#include "iolab/io/buffer.h"
 #include "iolab/io/scratch.h"
 #include "iolab/units.h"
 #include "iolab/version.h"
@@ -39,7 +41,45 @@ void reject_empty_values(const CLI::App& app) {
     if (sub->get_name().empty() || sub->parsed()) reject_empty_values(*sub);  // option groups, and the command given
 }
 
+template <typename T, typename Parse>
+std::vector<T> list_of(const std::string& text, const char* what, Parse parse) {
+  std::vector<T> out;
+  for (const auto& item : harness::split_list(text, what)) out.push_back(parse(item));
+  return out;
+}
+
 }  // namespace
+
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string s, arg;
+  while (std::getline(in, arg, '\0')) {
+    bool quote = arg.empty() || arg.find_first_of(" \t\"'$\\") != std::string::npos;
+    s += (s.empty() ? "" : " ") + (quote ? "'" + arg + "'" : arg);
+  }
+  return s;
+}
+
+harness::Matrix matrix_from(const MatrixOptions& o) {
+  harness::Matrix m;
+  if (!o.method.empty()) m.methods = harness::variants_of(harness::split_list(o.method, "--method"));
+  if (!o.op.empty()) m.ops = list_of<harness::Op>(o.op, "--op", harness::parse_op);
+  if (!o.pattern.empty()) m.patterns = list_of<harness::AccessPattern>(o.pattern, "--pattern", harness::parse_pattern);
+  if (!o.bs.empty()) m.block_sizes = list_of<std::uint64_t>(o.bs, "--bs", [](const std::string& s) { return parse_size(s, "--bs"); });
+  if (!o.size.empty()) m.file_size = parse_size(o.size, "--size");
+  if (!o.ops.empty()) m.ops_per_rep = parse_size(o.ops, "--ops");
+  if (!o.cache.empty()) m.caches = list_of<harness::CacheState>(o.cache, "--cache", harness::parse_cache);
+  if (!o.buffer.empty())
+    m.buffers = list_of<std::optional<io::BufferKind>>(o.buffer, "--buffer",
+                                                       [](const std::string& s) { return std::optional(io::parse_buffer_kind(s)); });
+  if (!o.sync.empty()) m.syncs = list_of<harness::SyncPolicy>(o.sync, "--sync", harness::parse_sync_policy);
+  if (!o.evict.empty()) m.eviction = harness::parse_eviction(o.evict);
+  if (!o.qd.empty())
+    m.queue_depths = list_of<unsigned>(
+        o.qd, "--qd", [](const std::string& s) { return static_cast<unsigned>(parse_count(s, "--qd", 1, 4096)); });
+  m.latency = !o.no_latency;
+  return m;
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"iolab: measure how the ways of moving bytes between a program and a file perform on this machine,\n"

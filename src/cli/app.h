@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "iolab/harness/job.h"
+
 namespace iolab::cli {
 
 // What a subcommand leaves to run after parsing: returns the exit code.
@@ -22,5 +24,18 @@ struct CommandRegistration {
 // Parses argv and runs the chosen subcommand. Exit codes: 0 success,
 // 1 failure while running, 2 bad usage (one line on stderr).
 int main(int argc, char** argv);
+
+// The command line as typed (from /proc/self/cmdline, which CLI11's
+// callbacks cannot see), for the record of what produced a result.
+std::string command_line();
+
+// A custom matrix as given on the command line (`run`, `crosscheck`): each
+// a comma-separated list, empty when not given (the matrix's default).
+struct MatrixOptions {
+  std::string method, op, pattern, bs, size, ops, cache, buffer, sync, evict, qd;
+  bool no_latency = false;
+};
+// Throws UsageError naming the option for a bad value.
+harness::Matrix matrix_from(const MatrixOptions& o);
 
 }  // namespace iolab::cli

@@ -6,6 +6,7 @@
 #include "app.h"
 #include "iolab/harness/result.h"
 #include "iolab/report/compare.h"
+#include "iolab/report/files.h"
 
 namespace iolab::cli {
 
@@ -24,8 +25,8 @@ void add_compare_command(CLI::App& app, Action& action) {
   cmd->footer("Example:\n  iolab compare before.json after.json --markdown");
   cmd->callback([opts, &action] {
     action = [opts] {
-      harness::Results a = harness::read_results(opts->a);
-      harness::Results b = harness::read_results(opts->b);
+      harness::Results a = report::read_results_file(opts->a);
+      harness::Results b = report::read_results_file(opts->b);
       report::Comparison c = report::compare(a, b);
       fmt::print("{}", opts->markdown ? report::format_markdown(c, opts->a, opts->b) : report::format_text(c, opts->a, opts->b));
       return 0;

@@ -13,6 +13,7 @@
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
+#include "iolab/report/files.h"
 #include "iolab/report/recommend.h"
 #include "iolab/units.h"
 
@@ -79,7 +80,7 @@ void add_recommend_command(CLI::App& app, Action& action) {
     action = [opts, max_file, eviction] {
       harness::Results results;
       if (!opts->input.empty()) {
-        results = harness::read_results(opts->input);
+        results = report::read_results_file(opts->input);
       } else {
         results = measure(opts->dir, opts->reps, opts->min_time, max_file, eviction,
                           fmt::format("iolab recommend --reps {} --min-time {} --max-file {} --evict {}", opts->reps,

@@ -5,6 +5,7 @@
 #include "app.h"
 #include "iolab/error.h"
 #include "iolab/harness/result.h"
+#include "iolab/report/files.h"
 #include "iolab/report/html.h"
 
 namespace iolab::cli {
@@ -20,16 +21,18 @@ void add_report_command(CLI::App& app, Action& action) {
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("report", "Write a self-contained HTML report (charts, explanations, decision table) from results files");
   cmd->add_option("results", opts->inputs, "Results files written by `iolab run` (JSON)")->required();
-  cmd->add_option("-o,--out", opts->out, "HTML file to write (default report.html)");
+  cmd->add_option("-o,--out", opts->out,
+                  "HTML file to write (default report.html; must end in .html and not be an input); replaced atomically");
   cmd->add_option("--title", opts->title, "Page title");
   cmd->footer("Example:\n  iolab report results/run.json -o report.html\n  iolab report laptop.json server.json -o both.html");
   cmd->callback([opts, &action] {
+    report::check_report_output(opts->out, {opts->inputs.begin(), opts->inputs.end()});
     action = [opts] {
       std::vector<harness::Results> runs;
       report::ReportOptions options;
       options.title = opts->title;
       for (const auto& in : opts->inputs) {
-        runs.push_back(harness::read_results(in));
+        runs.push_back(report::read_results_file(in));
         options.source_names.push_back(std::filesystem::path(in).filename().string());
       }
       report::write_html_report(runs, opts->out, options);

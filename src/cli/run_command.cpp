@@ -43,15 +43,12 @@ constexpr const char* kSeedsGroup = "seeds";
 
 // As given; every value is parsed and checked when parsing ends (an empty
 // string means "not given": empty values are refused by app.cpp).
-struct RunOptions {
+struct RunOptions : MatrixOptions {
   std::vector<std::string> suites;
   std::string scale;
   bool quick = false;
   std::string reps, warmup, seed, min_time, max_time, records, threads;
   std::string dir, out, job;
-  // The custom matrix; any of these given means "run exactly this matrix".
-  std::string method, op, pattern, bs, size, ops, cache, buffer, sync, evict, qd;
-  bool no_latency = false;
 };
 
 // The run's settings, parsed.
@@ -230,49 +227,13 @@ void print_outputs(const Outputs& o) {
 
 // ---- parsing ---------------------------------------------------------------
 
-// The command line, for the results' environment block: CLI11 callbacks do
-// not see argv, and /proc/self/cmdline holds it verbatim.
-std::string command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string s, arg;
-  while (std::getline(in, arg, '\0')) {
-    bool quote = arg.empty() || arg.find_first_of(" \t\"'$\\") != std::string::npos;
-    s += (s.empty() ? "" : " ") + (quote ? "'" + arg + "'" : arg);
-  }
-  return s;
-}
-
-template <typename T, typename Parse>
-std::vector<T> list_of(const std::string& text, const char* what, Parse parse) {
-  std::vector<T> out;
-  for (const auto& item : harness::split_list(text, what)) out.push_back(parse(item));
-  return out;
-}
-
-harness::Matrix matrix_from(const RunOptions& o) {
-  harness::Matrix m;
-  if (!o.method.empty()) m.methods = harness::variants_of(harness::split_list(o.method, "--method"));
-  if (!o.op.empty()) m.ops = list_of<harness::Op>(o.op, "--op", harness::parse_op);
-  if (!o.pattern.empty()) m.patterns = list_of<harness::AccessPattern>(o.pattern, "--pattern", harness::parse_pattern);
-  if (!o.bs.empty())
-    m.block_sizes = list_of<std::uint64_t>(o.bs, "--bs", [](const std::string& s) { return parse_size(s, "--bs"); });
-  if (!o.size.empty()) m.file_size = parse_size(o.size, "--size");
-  if (!o.ops.empty()) m.ops_per_rep = parse_size(o.ops, "--ops");
-  if (!o.cache.empty()) m.caches = list_of<harness::CacheState>(o.cache, "--cache", harness::parse_cache);
-  if (!o.buffer.empty())
-    m.buffers = list_of<std::optional<io::BufferKind>>(o.buffer, "--buffer",
-                                                       [](const std::string& s) { return std::optional(io::parse_buffer_kind(s)); });
-  if (!o.sync.empty()) m.syncs = list_of<harness::SyncPolicy>(o.sync, "--sync", harness::parse_sync_policy);
-  if (!o.evict.empty()) m.eviction = harness::parse_eviction(o.evict);
-  if (!o.qd.empty())
-    m.queue_depths = list_of<unsigned>(
-        o.qd, "--qd", [](const std::string& s) { return static_cast<unsigned>(parse_count(s, "--qd", 1, 4096)); });
-  m.latency = !o.no_latency;
-  return m;
-}
-
 Settings settings_from(const RunOptions& o) {
   Settings s;
+  if (o.quick) {  // a first look: fewer and shorter repetitions, unless asked for more
+    s.reps = 3;
+    s.min_time = 0.05;
+    s.max_time = 1.0;
+  }
   if (!o.reps.empty()) s.reps = static_cast<unsigned>(parse_count(o.reps, "--reps", 1, 100000));
   if (!o.warmup.empty()) s.warmup = static_cast<unsigned>(parse_count(o.warmup, "--warmup", 0, 1000));
   if (!o.seed.empty()) s.seed = parse_count(o.seed, "--seed");
@@ -321,7 +282,8 @@ void add_run_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("run", "Run suites (default: the seeds) or a custom matrix; print tables, write JSON and CSV");
   cmd->add_option("suites", o->suites, "Suites to run (see iolab suites); 'seeds' = the seed suites (default)");
   cmd->add_option("--scale", o->scale, "Sizes: tiny, quick, default (<= 5 min for the seeds) or full (the seeds' own sizes)");
-  cmd->add_flag("--quick", o->quick, "Same as --scale quick (<= 60 s for the seeds)");
+  cmd->add_flag("--quick", o->quick,
+                "A first look: --scale quick, 3 repetitions of at least 50 ms, at most 1 s per experiment");
   cmd->add_option("--reps", o->reps, "Timed repetitions per experiment, 1 to 100000 (default 5)")->type_name("N");
   cmd->add_option("--warmup", o->warmup, "Untimed repetitions before the timed ones, 0 to 1000 (default 1)")->type_name("N");
   cmd->add_option("--seed", o->seed, "Seed of the data pattern and of random offsets (default 0x10AB = 4267)")->type_name("N");
@@ -371,7 +333,7 @@ void add_run_command(CLI::App& app, Action& action) {
     if ((custom || !o->job.empty()) && !o->suites.empty())
       throw UsageError("suites " + o->suites.front(), "give suites or a custom matrix, not both");
     const std::pair<bool, const char*> suites_only[] = {
-        {!o->scale.empty(), "--scale"}, {o->quick, "--quick"}, {!o->records.empty(), "--records"}, {!o->threads.empty(), "--threads"}};
+        {!o->scale.empty(), "--scale"}, {!o->records.empty(), "--records"}, {!o->threads.empty(), "--threads"}};
     if (custom || !o->job.empty())
       for (const auto& [given, name] : suites_only)
         if (given) throw UsageError(name, "applies to suites; a custom matrix has its own sizes");

@@ -269,7 +269,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
   if (!team.reports()) return true;
 
   // Figures: medians over repetitions; samples are repetitions' wall times.
-  std::vector<double> secs, first, user, sys, minf, majf, vcs, ivcs, sr, sw, calls, kernel_calls;
+  std::vector<double> secs, first, user, sys, minf, majf, vcs, ivcs, sr, sw, dr, dw, calls, kernel_calls;
   for (const Repetition& r : reps) {
     secs.push_back(r.seconds);
     first.push_back(r.first_done);
@@ -280,7 +280,9 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
     vcs.push_back(static_cast<double>(r.usage.voluntary_ctx));
     ivcs.push_back(static_cast<double>(r.usage.involuntary_ctx));
     sr.push_back(static_cast<double>(r.usage.storage_read_bytes));
-    sw.push_back(static_cast<double>(r.usage.storage_write_bytes));
+    sw.push_back(static_cast<double>(r.usage.dirtied_bytes));
+    dr.push_back(static_cast<double>(r.usage.device_read_bytes));
+    dw.push_back(static_cast<double>(r.usage.device_write_bytes));
     kernel_calls.push_back(static_cast<double>(r.usage.syscalls_read + r.usage.syscalls_write));
     calls.push_back(static_cast<double>(workload.kernel_counts_calls() ? r.usage.syscalls_read + r.usage.syscalls_write
                                                                        : r.tally.io_calls));
@@ -296,7 +298,11 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
   record.voluntary_ctx = static_cast<std::int64_t>(median(vcs));
   record.involuntary_ctx = static_cast<std::int64_t>(median(ivcs));
   record.storage_read_bytes = static_cast<std::uint64_t>(median(sr));
-  record.storage_write_bytes = static_cast<std::uint64_t>(median(sw));
+  record.dirtied_bytes = static_cast<std::uint64_t>(median(sw));
+  if (!reps.empty() && reps.front().usage.have_device) {
+    record.device_read_bytes = static_cast<std::uint64_t>(median(dr));
+    record.device_write_bytes = static_cast<std::uint64_t>(median(dw));
+  }
   record.io_calls = static_cast<std::uint64_t>(median(calls));
   if (!reps.empty() && reps.front().usage.have_proc_io)
     record.extra["proc_io_syscalls"] = static_cast<std::uint64_t>(median(kernel_calls));

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "iolab/harness/result.h"
+#include "iolab/harness/usage.h"
 #include "iolab/version.h"
 
 namespace iolab::harness {
@@ -105,6 +106,15 @@ Environment collect_environment(const std::filesystem::path& scratch_dir) {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   e.created = buf;
+  e.block_device = watch_device(scratch_dir);
+  // How much written data may sit dirty in the page cache, and for how long,
+  // before the kernel writes it back: what makes "page cache only" last.
+  for (const char* knob : {"dirty_ratio", "dirty_background_ratio", "dirty_bytes", "dirty_background_bytes",
+                           "dirty_expire_centisecs", "dirty_writeback_centisecs"}) {
+    std::ifstream in(std::string("/proc/sys/vm/") + knob);
+    std::int64_t v = 0;
+    if (in >> v) e.vm_dirty[knob] = v;
+  }
   return e;
 }
 

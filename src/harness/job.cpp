@@ -112,7 +112,13 @@ struct JobReader {
     std::vector<std::string> out;
     auto one = [&](const toml::node& v) {
       if (auto s = v.value<std::string>()) {
-        for (auto& item : split_list(*s, key)) out.push_back(item);
+        std::vector<std::string> list;
+        try {
+          list = split_list(*s, key);
+        } catch (const UsageError& e) {  // named with the file, as every other error (found by fuzz/job_fuzz)
+          fail(key, e.what());
+        }
+        for (auto& item : list) out.push_back(item);
       } else if (auto i = v.value<std::int64_t>(); i && v.is_integer()) {
         if (*i < 0) fail(key, "must not be negative");
         out.push_back(std::to_string(*i));
@@ -152,16 +158,23 @@ struct JobReader {
 }  // namespace
 
 Job read_job(const std::filesystem::path& file) {
-  JobReader rd{file.string()};
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) throw UsageError("job file " + file.string(), "is a directory");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw UsageError("job file " + file.string(), std::string("cannot be read: ") + std::strerror(errno));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw UsageError("job file " + file.string(), std::string("cannot be read: ") + std::strerror(errno));
+  return parse_job(text, file.string());
+}
+
+Job parse_job(std::string_view text, const std::string& source) {
+  JobReader rd{source};
   toml::table t;
-  if (std::ifstream probe(file); !probe)
-    throw UsageError("job file " + file.string(), std::string("cannot be read: ") + std::strerror(errno));
   try {
-    t = toml::parse_file(file.string());
+    t = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
     std::string what(e.description());
-    throw UsageError("job file " + file.string(),
-                     "line " + std::to_string(e.source().begin.line) + ": " + what);
+    throw UsageError("job file " + source, "line " + std::to_string(e.source().begin.line) + ": " + what);
   }
   Job job;
   Matrix& m = job.matrix;

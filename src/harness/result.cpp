@@ -54,6 +54,7 @@ json to_json(const Environment& e) {
               {"can_drop_caches", e.can_drop_caches},
               {"created", e.created},
               {"command", e.command},
+              {"block_device", e.block_device},
               {"vm_dirty", e.vm_dirty}};
 }
 
@@ -151,7 +152,10 @@ json to_json(const Result& r) {
          {"faults", {{"minor", r.minor_faults}, {"major", r.major_faults}}},
          {"ctx", {{"voluntary", r.voluntary_ctx}, {"involuntary", r.involuntary_ctx}}},
          {"io_calls", r.io_calls},
-         {"storage", {{"read_bytes", r.storage_read_bytes}, {"write_bytes", r.storage_write_bytes}}},
+         {"storage", {{"read_bytes", r.storage_read_bytes}, {"dirtied_bytes", r.dirtied_bytes}}},
+         {"device", r.device_write_bytes ? json{{"read_bytes", r.device_read_bytes.value_or(0)},
+                                                {"write_bytes", *r.device_write_bytes}}
+                                         : json(nullptr)},
          {"verified", r.verified},
          {"skipped", r.skipped ? json(*r.skipped) : json(nullptr)},
          {"warnings", warnings},
@@ -314,7 +318,13 @@ Result result_from_json(const Reader& rd, const json& x, const std::string& at, 
   r.io_calls = rd.integer<std::uint64_t>(x, at, "io_calls");
   const json& st = rd.object(x, at, "storage");
   r.storage_read_bytes = rd.integer<std::uint64_t>(st, Reader::join(at, "storage"), "read_bytes");
-  r.storage_write_bytes = rd.integer<std::uint64_t>(st, Reader::join(at, "storage"), "write_bytes");
+  // Schema 1 called the dirtied bytes "write_bytes" (they never were device writes).
+  r.dirtied_bytes = rd.integer<std::uint64_t>(st, Reader::join(at, "storage"), version < 2 ? "write_bytes" : "dirtied_bytes");
+  if (const json* d = rd.find(x, at, "device")) {
+    std::string where = Reader::join(at, "device");
+    r.device_read_bytes = rd.integer<std::uint64_t>(*d, where, "read_bytes");
+    r.device_write_bytes = rd.integer<std::uint64_t>(*d, where, "write_bytes");
+  }
   r.verified = rd.boolean(x, at, "verified");
   if (rd.find(x, at, "skipped")) r.skipped = rd.text(x, at, "skipped");
   if (const json* ws = rd.find(x, at, "warnings")) {
@@ -391,6 +401,7 @@ Results results_from_json(const json& j, const std::string& source) {
   env.can_drop_caches = rd.boolean(e, "environment", "can_drop_caches");
   env.created = rd.text(e, "environment", "created");
   env.command = rd.text(e, "environment", "command");
+  env.block_device = rd.text(e, "environment", "block_device");
   const json& vm = rd.object(e, "environment", "vm_dirty");
   for (const auto& [key, value] : vm.items())
     env.vm_dirty[key] = rd.integer<std::int64_t>(vm, "environment.vm_dirty", key.c_str());
@@ -420,7 +431,8 @@ std::string to_csv(const Results& rs) {
          "threads,reps,bytes,ops,seconds_median,seconds_min,seconds_max,seconds_mean,seconds_stddev,mib_per_s_median,"
          "ops_per_s_median,latency_p50_ns,latency_p99_ns,user_s,sys_s,minor_faults,major_faults,voluntary_ctx,"
          "involuntary_ctx,io_calls,verified,skipped,seconds_cv,mib_per_s_min,mib_per_s_max,latency_p90_ns,"
-         "latency_p999_ns,latency_max_ns,storage_read_bytes,storage_write_bytes,warnings,passes,queue_depth\n";
+         "latency_p999_ns,latency_max_ns,storage_read_bytes,dirtied_bytes,warnings,passes,queue_depth,"
+         "device_read_bytes,device_write_bytes\n";
   auto num = [](double v) {
     std::ostringstream o;
     o.precision(10);
@@ -447,9 +459,10 @@ std::string to_csv(const Results& rs) {
         << r.voluntary_ctx << ',' << r.involuntary_ctx << ',' << r.io_calls << ',' << (r.verified ? "true" : "false")
         << ',' << csv_field(r.skipped.value_or("")) << ',' << num(s.cv) << ',' << num(rate(s.max)) << ','
         << num(rate(s.min)) << ',' << lat(r, &Latency::p90) << ',' << lat(r, &Latency::p999) << ','
-        << lat(r, &Latency::max) << ',' << r.storage_read_bytes << ',' << r.storage_write_bytes << ','
+        << lat(r, &Latency::max) << ',' << r.storage_read_bytes << ',' << r.dirtied_bytes << ','
         << csv_field(warnings) << ',' << r.passes << ',' << (r.queue_depth ? std::to_string(*r.queue_depth) : "")
-        << '\n';
+        << ',' << (r.device_read_bytes ? std::to_string(*r.device_read_bytes) : "") << ','
+        << (r.device_write_bytes ? std::to_string(*r.device_write_bytes) : "") << '\n';
   }
   return out.str();
 }

@@ -1,12 +1,32 @@
 #include "iolab/harness/usage.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
 #include <cstdio>
 #include <cstring>
 
 namespace iolab::harness {
 namespace {
 double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
+
+// The stat file of the watched device ("" = none); set once, before measuring.
+std::string& device_stat() {
+  static std::string path;
+  return path;
+}
 }  // namespace
+
+std::string watch_device(const std::filesystem::path& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return "";
+  std::string base = "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+  std::error_code ec;
+  if (!std::filesystem::exists(base + "/stat", ec)) return "";  // not a block device (tmpfs, overlay, ...)
+  device_stat() = base + "/stat";
+  auto target = std::filesystem::read_symlink(base, ec);
+  return ec ? base : target.filename().string();
+}
 
 Usage& Usage::operator+=(const Usage& o) {
   seconds += o.seconds;
@@ -19,8 +39,11 @@ Usage& Usage::operator+=(const Usage& o) {
   syscalls_read += o.syscalls_read;
   syscalls_write += o.syscalls_write;
   storage_read_bytes += o.storage_read_bytes;
-  storage_write_bytes += o.storage_write_bytes;
+  dirtied_bytes += o.dirtied_bytes;
   have_proc_io = have_proc_io || o.have_proc_io;
+  device_read_bytes += o.device_read_bytes;
+  device_write_bytes += o.device_write_bytes;
+  have_device = have_device || o.have_device;
   return *this;
 }
 
@@ -36,14 +59,27 @@ UsageMeter::Snapshot UsageMeter::snapshot() const {
       else if (!std::strcmp(key, "syscw")) s.syscw = v;
       else if (!std::strcmp(key, "read_bytes")) s.read_bytes = v;
       else if (!std::strcmp(key, "write_bytes")) s.write_bytes = v;
+      else if (!std::strcmp(key, "cancelled_write_bytes")) s.cancelled = v;
     }
     s.have_io = true;
     std::fclose(f);
   }
+  if (!device_stat().empty())
+    if (FILE* f = std::fopen(device_stat().c_str(), "re")) {
+      // Fields 3 and 7: sectors (512 bytes) read and written.
+      unsigned long long v[7] = {};
+      if (std::fscanf(f, "%llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7) {
+        s.device_read_sectors = v[2];
+        s.device_write_sectors = v[6];
+        s.have_device = true;
+      }
+      std::fclose(f);
+    }
   return s;
 }
 
 std::uint64_t UsageMeter::self_overhead(Scope scope) {
+  // Counted for the current set of files a snapshot reads (the device's stat may be added later).
   UsageMeter m(scope);
   Snapshot a = m.snapshot();
   Snapshot b = m.snapshot();
@@ -68,15 +104,23 @@ Usage UsageMeter::stop() {
   u.involuntary_ctx = after.ru.ru_nivcsw - before_.ru.ru_nivcsw;
   u.have_proc_io = before_.have_io && after.have_io;
   if (u.have_proc_io) {
-    // Reading /proc/.../io is itself a read call or two; an empty region
-    // measured once tells how many, and they are not charged to the region.
-    static const std::uint64_t overhead[2] = {self_overhead(Scope::Thread), self_overhead(Scope::Process)};
-    std::uint64_t own = overhead[scope_ == Scope::Thread ? 0 : 1];
+    // Reading /proc/.../io (and the device's stat) is itself a read call or
+    // two; an empty region measured once tells how many, and they are not
+    // charged to the region.
+    static std::uint64_t overhead[2][2] = {{~0ull, ~0ull}, {~0ull, ~0ull}};
+    std::uint64_t& own = overhead[scope_ == Scope::Thread ? 0 : 1][device_stat().empty() ? 0 : 1];
+    if (own == ~0ull) own = self_overhead(scope_);
     std::uint64_t reads = after.syscr - before_.syscr;
     u.syscalls_read = reads > own ? reads - own : 0;
     u.syscalls_write = after.syscw - before_.syscw;
     u.storage_read_bytes = after.read_bytes - before_.read_bytes;
-    u.storage_write_bytes = after.write_bytes - before_.write_bytes;
+    std::uint64_t dirtied = after.write_bytes - before_.write_bytes, cancelled = after.cancelled - before_.cancelled;
+    u.dirtied_bytes = dirtied > cancelled ? dirtied - cancelled : 0;
+  }
+  u.have_device = before_.have_device && after.have_device;
+  if (u.have_device) {
+    u.device_read_bytes = (after.device_read_sectors - before_.device_read_sectors) * 512;
+    u.device_write_bytes = (after.device_write_sectors - before_.device_write_sectors) * 512;
   }
   return u;
 }

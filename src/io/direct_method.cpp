@@ -85,8 +85,7 @@ class DirectFile final : public File {
   void close() override {
     if (fd_.get() < 0) return;
     if (padded_ && posix::file_size(fd_.get(), path()) > size_) {
-      ++counters_.calls;
-      if (::ftruncate(fd_.get(), static_cast<off_t>(size_)) != 0) posix::fail("ftruncate", path());
+      posix::truncate(fd_.get(), size_, path(), counters_);
     }
     fd_.close(path());
   }

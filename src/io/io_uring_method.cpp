@@ -1,160 +1,334 @@
-// io_uring (liburing): requests go on a submission ring, up to
-// queue_depth in flight, submitted in batches with one io_uring_enter.
-// Buffered by default; with direct the file is opened O_DIRECT and
-// every request must be aligned (there is no bounce path here: unaligned
-// requests fail with EINVAL; use the direct method's bounce option instead).
+// io_uring (liburing): requests stream through a submission ring of
+// queue_depth entries, kept full by the queue pump (queue_pump.h): each
+// io_uring_enter hands over what was prepared and waits for one completion
+// (the queue is full) or for all that remain (the tail); warm buffered reads
+// complete inline during that call, so one enter serves a whole queue.
+// Buffered by default; with `direct` the file is opened O_DIRECT and every
+// request must be aligned (no bounce path: unaligned requests fail with
+// EINVAL; the direct method's bounce option exists for those).
+//
+// UringOptions map to fio's options: registered_files (registerfiles),
+// fixed_buffers (fixedbufs: buffers given to register_buffers, pinned once;
+// reads and writes become READ_FIXED/WRITE_FIXED), sqpoll (sqthread_poll:
+// a kernel thread takes submissions from the ring, and poller_cpu_ns()
+// reports its CPU time), single_issuer (SINGLE_ISSUER + DEFER_TASKRUN:
+// completion work runs only when this thread enters the kernel to reap),
+// coop_taskrun (COOP_TASKRUN + TASKRUN_FLAG: no interrupt to run it).
 #include <fcntl.h>
 #include <liburing.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
-#include "alignment.h"
+#include "iolab/io/buffer.h"
 #include "methods.h"
-#include "posix.h"
+#include "queued_file.h"
 
 namespace iolab::io {
 namespace {
 
-class IoUringFile final : public File {
+// The user data of a transfer taken back after a failure: its sqe became a
+// no-op whose completion is skipped.
+constexpr std::uint64_t kTakenBack = ~std::uint64_t{0};
+// The kernel registers buffers of at most 1 GiB each.
+constexpr std::size_t kMaxFixedBuffer = std::size_t{1} << 30;
+
+unsigned setup_flags(const UringOptions& o) {
+  unsigned f = 0;
+  if (o.sqpoll) f |= IORING_SETUP_SQPOLL;
+  if (o.single_issuer) f |= IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+  if (o.coop_taskrun) f |= IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+  return f;
+}
+
+// "sqpoll, coop_taskrun", or "no options".
+std::string describe(const UringOptions& o) {
+  std::string s;
+  auto add = [&](bool on, const char* name) {
+    if (on) s += (s.empty() ? "" : ", ") + std::string(name);
+  };
+  add(o.registered_files, "registered_files");
+  add(o.fixed_buffers, "fixed_buffers");
+  add(o.sqpoll, "sqpoll");
+  add(o.single_issuer, "single_issuer+defer_taskrun");
+  add(o.coop_taskrun, "coop_taskrun");
+  return s.empty() ? "no options" : s;
+}
+
+unsigned ring_depth(const FileOptions& o) { return o.queue_depth == 0 ? 1 : o.queue_depth; }
+
+// An io_uring set up with the flags `o` asks for, exited by the destructor.
+struct Ring {
+  io_uring ring{};
+  bool up = false;
+
+  // 0, or the errno io_uring_setup failed with.
+  int setup(unsigned depth, const UringOptions& o) {
+    io_uring_params p{};
+    p.flags = setup_flags(o);
+    int r = ::io_uring_queue_init_params(depth, &ring, &p);
+    up = r == 0;
+    return r < 0 ? -r : 0;
+  }
+  void exit() {
+    if (up) ::io_uring_queue_exit(&ring);
+    up = false;
+  }
+  ~Ring() { exit(); }
+};
+
+// The registrations the options ask for, for the probe and for open().
+int register_file(io_uring& ring, int fd) { return -::io_uring_register_files(&ring, &fd, 1); }
+int register_buffer_table(io_uring& ring, const std::vector<iovec>& iov) {
+  return -::io_uring_register_buffers(&ring, iov.data(), static_cast<unsigned>(iov.size()));
+}
+std::string buffers_refused(int err) {
+  std::string why = std::strerror(err);
+  if (err == ENOMEM || err == EPERM) why += " (pinned pages count against RLIMIT_MEMLOCK)";
+  return why;
+}
+
+// The thread ids of this process now.
+std::vector<pid_t> task_ids() {
+  std::vector<pid_t> ids;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task", ec))
+    ids.push_back(static_cast<pid_t>(std::stol(e.path().filename().string())));
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+// "<comm>" of thread `tid` of this process, "" when it is gone.
+std::string task_name(pid_t tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name;
+}
+
+// CPU time of thread `tid` of this process: the kernel's per-thread CPU
+// clock (MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED), as glibc's
+// pthread_getcpuclockid builds it), nanosecond-exact where /proc/<tid>/stat
+// counts 10 ms ticks. nullopt once the thread is gone.
+std::optional<std::uint64_t> thread_cpu_ns(pid_t tid) {
+  const clockid_t clock = static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6u);
+  timespec ts{};
+  if (::clock_gettime(clock, &ts) != 0) return std::nullopt;
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+class IoUringFile final : public QueuedFile {
  public:
   IoUringFile(const std::filesystem::path& p, Access a, const FileOptions& o)
-      : File(p),
-        fd_(posix::open_existing(p, a, o.direct ? O_DIRECT : 0)),
-        direct_(o.direct),
-        depth_(o.queue_depth == 0 ? 1 : o.queue_depth) {
-    if (direct_) align_ = direct_io::discover(fd_.get(), p);
-    int r = ::io_uring_queue_init(depth_, &ring_, 0);
-    if (r < 0) posix::fail("io_uring_queue_init", p, -r);
-  }
-  ~IoUringFile() override { ::io_uring_queue_exit(&ring_); }
-
-  std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
-    IoRequest r{IoRequest::Kind::Read, offset, dst, 0};
-    submit(std::span(&r, 1));
-    return r.result;
-  }
-  void write_at(std::uint64_t offset, std::span<const std::byte> src) override {
-    IoRequest r{IoRequest::Kind::Write, offset, std::span(const_cast<std::byte*>(src.data()), src.size()), 0};
-    submit(std::span(&r, 1));
-  }
-
-  // Keeps up to depth_ requests in flight; a short transfer is resubmitted
-  // for its remainder (a short read that returns 0 is end of file).
-  void submit(std::span<IoRequest> requests) override {
-    for (auto& r : requests) {
-      r.result = 0;
-      if (direct_)
-        direct_io::require_aligned(align_, r.data.data(), r.offset, r.data.size(),
-                                   r.kind == IoRequest::Kind::Read ? "io_uring read O_DIRECT" : "io_uring write O_DIRECT",
-                                   path());
+      : QueuedFile(p, a, o.direct, "io_uring"), opts_(o.uring), pump_(*this, queue_settings(o), path(), counters_) {
+    // The SQPOLL thread is one of the threads setup adds (see poller()).
+    const std::vector<pid_t> before = opts_.sqpoll ? task_ids() : std::vector<pid_t>{};
+    const int err = ring_.setup(pump_.depth(), opts_);
+    if (opts_.sqpoll && err == 0) {
+      std::vector<pid_t> after = task_ids();
+      std::set_difference(after.begin(), after.end(), before.begin(), before.end(), std::back_inserter(new_tasks_));
+      poller_name_ = "iou-sqp-" + std::to_string(::gettid());
     }
-    std::size_t next = 0, in_flight = 0, finished = 0;
-    std::vector<std::size_t> retry;
-    while (finished < requests.size()) {
-      // Queue what fits: retries first, then new requests.
-      while (in_flight < depth_ && (!retry.empty() || next < requests.size())) {
-        std::size_t i;
-        if (!retry.empty()) { i = retry.back(); retry.pop_back(); }
-        else i = next++;
-        if (requests[i].data.size() == 0) { ++finished; continue; }
-        prepare(requests[i], i);
-        ++in_flight;
-      }
-      if (in_flight == 0) continue;
-      ++counters_.calls;
-      // With more to queue, wake on the first completion to refill the ring;
-      // once everything is in flight, wait for all of it in this one call
-      // (buffered requests finish one by one in io-wq, and waking for each
-      // would cost an io_uring_enter per request).
-      const bool more = !retry.empty() || next < requests.size();
-      int s = ::io_uring_submit_and_wait(&ring_, more ? 1 : static_cast<unsigned>(in_flight));
-      if (s < 0 && s != -EINTR) posix::fail("io_uring_submit", path(), -s);
-      // Reap everything that completed.
-      io_uring_cqe* cqe = nullptr;
-      unsigned head, seen = 0;
-      int first_error = 0;
-      IoRequest::Kind failed_kind = IoRequest::Kind::Read;
-      io_uring_for_each_cqe(&ring_, head, cqe) {
-        ++seen;
-        --in_flight;
-        std::size_t i = static_cast<std::size_t>(::io_uring_cqe_get_data64(cqe));
-        IoRequest& r = requests[i];
-        if (cqe->res < 0) {
-          if (cqe->res == -EINTR || cqe->res == -EAGAIN) { retry.push_back(i); continue; }
-          if (first_error == 0) {
-            first_error = -cqe->res;
-            failed_kind = r.kind;
-          }
-          ++finished;
-          continue;
-        }
-        r.result += static_cast<std::size_t>(cqe->res);
-        // 0 bytes: end of file for a read; for a write, no space was left.
-        if (cqe->res == 0 && r.kind == IoRequest::Kind::Write && first_error == 0) {
-          first_error = ENOSPC;
-          failed_kind = r.kind;
-        }
-        // An O_DIRECT read that ends off the alignment stopped at end of
-        // file; resubmitting the unaligned remainder would fail with EINVAL.
-        bool direct_eof = direct_ && r.kind == IoRequest::Kind::Read && (r.offset + r.result) % align_.offset != 0;
-        if (r.result == r.data.size() || cqe->res == 0 || direct_eof) ++finished;
-        else retry.push_back(i);
-      }
-      ::io_uring_cq_advance(&ring_, seen);
-      if (first_error != 0) {
-        drain(in_flight);
-        posix::fail(failed_kind == IoRequest::Kind::Read ? "io_uring read" : "io_uring write", path(), first_error);
-      }
+    if (err != 0) {
+      // EINVAL with options set: this kernel lacks one of them.
+      const bool lacks = err == EINVAL && setup_flags(opts_) != 0;
+      throw Error("io_uring_setup", path().string(),
+                  std::string(std::strerror(err)) + " (queue depth " + std::to_string(pump_.depth()) + ", " +
+                      describe(opts_) + ")",
+                  lacks ? EOPNOTSUPP : err);
     }
-    for (auto& r : requests)
-      (r.kind == IoRequest::Kind::Read ? counters_.bytes_read : counters_.bytes_written) += r.result;
+    if (opts_.registered_files) {
+      if (int refused = register_file(ring_.ring, fd_.get()); refused != 0)
+        posix::fail("io_uring_register_files", path(), refused);
+      target_fd_ = 0;  // index in the registered table
+    } else {
+      target_fd_ = fd_.get();
+    }
+    unsubmitted_.reserve(pump_.depth());
   }
 
-  void sync(Durability d) override {
-    if (!supports(d)) posix::unsupported(d, "io_uring", path());
-    posix::sync_fd(fd_.get(), d, path(), counters_);
+  void stream(RequestSource& source, bool time_requests) override {
+    if (!ring_.up) throw Error("io_uring", path().string(), "the file is closed", EBADF);
+    pump_.run(source, time_requests);
   }
-  bool supports(Durability d) const override { return posix::fd_supports(d); }
-  std::uint64_t size() override { return posix::file_size(fd_.get(), path()); }
-  void close() override { fd_.close(path()); }
-  std::size_t alignment() const override { return direct_ ? align_.strictest() : 1; }
+
+  void register_buffers(std::span<const std::span<std::byte>> buffers) override {
+    if (!opts_.fixed_buffers) return;
+    if (!ring_.up) throw Error("io_uring_register_buffers", path().string(), "the file is closed", EBADF);
+    if (!fixed_.empty()) {
+      ::io_uring_unregister_buffers(&ring_.ring);
+      fixed_.clear();
+    }
+    std::vector<iovec> iov;
+    for (auto b : buffers) {
+      if (b.size() > kMaxFixedBuffer)
+        throw Error("io_uring_register_buffers", path().string(),
+                    "a buffer of " + std::to_string(b.size()) + " bytes; the kernel registers at most 1 GiB each", EINVAL);
+      if (b.empty()) continue;
+      fixed_.push_back({b.data(), b.data() + b.size(), static_cast<int>(iov.size())});
+      iov.push_back({b.data(), b.size()});
+    }
+    if (iov.empty()) return;
+    if (int err = register_buffer_table(ring_.ring, iov); err != 0) {
+      fixed_.clear();
+      throw Error("io_uring_register_buffers", path().string(), buffers_refused(err), err);
+    }
+  }
+
+  std::optional<std::uint64_t> poller_cpu_ns() const override {
+    if (!opts_.sqpoll) return std::nullopt;
+    if (!ring_.up) return final_poller_ns_;
+    pid_t tid = poller();
+    return tid == 0 ? std::nullopt : thread_cpu_ns(tid);
+  }
+
+  void close() override {
+    if (ring_.up) {
+      final_poller_ns_ = poller_cpu_ns();
+      ring_.exit();
+    }
+    fd_.close(path());
+  }
+
+  void check_request(const IoRequest& r) const override {
+    QueuedFile::check_request(r);
+    if (opts_.fixed_buffers && fixed_index(r.data.data(), r.data.size()) < 0)
+      throw Error(r.kind == IoRequest::Kind::Read ? "io_uring read_fixed" : "io_uring write_fixed", path().string(),
+                  std::to_string(r.data.size()) + " bytes that lie outside every buffer given to register_buffers "
+                  "(fixed_buffers reads and writes only registered buffers)",
+                  EINVAL);
+  }
+
+  // ---- the queue pump's backend (queue_pump.h; check() is QueuedFile's) ----
+  void prepare(std::uint32_t slot, const queue::Piece& p) {
+    io_uring_sqe* sqe = ::io_uring_get_sqe(&ring_.ring);
+    if (sqe == nullptr)  // only no-ops left behind by an earlier failure can fill it
+      throw Error("io_uring_get_sqe", path().string(), "submission ring full", EBUSY);
+    const unsigned len = static_cast<unsigned>(p.length);
+    const bool read = p.kind == IoRequest::Kind::Read;
+    if (int index = opts_.fixed_buffers ? fixed_index(p.data, p.length) : -1; index >= 0) {
+      if (read) ::io_uring_prep_read_fixed(sqe, target_fd_, p.data, len, p.offset, index);
+      else ::io_uring_prep_write_fixed(sqe, target_fd_, p.data, len, p.offset, index);
+    } else if (read) {
+      ::io_uring_prep_read(sqe, target_fd_, p.data, len, p.offset);
+    } else {
+      ::io_uring_prep_write(sqe, target_fd_, p.data, len, p.offset);
+    }
+    if (opts_.registered_files) sqe->flags |= IOSQE_FIXED_FILE;
+    ::io_uring_sqe_set_data64(sqe, slot);
+    unsubmitted_.push_back(sqe);
+  }
+
+  queue::Submitted submit(unsigned wait_for) {
+    queue::Submitted s;
+    // With SQPOLL, only a wait or waking the poller enters the kernel.
+    const bool enters = !opts_.sqpoll || wait_for > 0 || (IO_URING_READ_ONCE(*ring_.ring.sq.kflags) & IORING_SQ_NEED_WAKEUP);
+    int r = posix::retry_eintr([&] {
+      int n = wait_for > 0         ? ::io_uring_submit_and_wait(&ring_.ring, wait_for)
+              : opts_.single_issuer ? ::io_uring_submit_and_get_events(&ring_.ring)  // deferred completions run only here
+                                    : ::io_uring_submit(&ring_.ring);
+      if (n < 0) {
+        errno = -n;
+        return -1;
+      }
+      return n;
+    });
+    const int err = r < 0 ? errno : 0;
+    if (enters) ++counters_.calls;
+    std::size_t took;
+    if (opts_.sqpoll) {
+      // Everything flushed to the ring is the poller's now, whatever the
+      // wake-up call returned (liburing counts entries it has not taken yet).
+      took = unsubmitted_.size();
+      stale_ = 0;
+    } else {
+      took = r < 0 ? 0 : static_cast<std::size_t>(r);
+      const std::size_t old = std::min(took, stale_);  // the ring hands over oldest first
+      stale_ -= old;
+      took -= old;
+    }
+    if (err != 0) {
+      s.error = err;
+      s.call = "io_uring_enter";
+    }
+    took = std::min(took, unsubmitted_.size());
+    unsubmitted_.erase(unsubmitted_.begin(), unsubmitted_.begin() + static_cast<std::ptrdiff_t>(took));
+    s.went = took;
+    return s;
+  }
+
+  std::size_t discard_unsubmitted() {
+    // An sqe cannot be taken off the ring, but until the kernel reads it,
+    // it can become a no-op that touches no buffer.
+    const std::size_t n = unsubmitted_.size();
+    for (io_uring_sqe* sqe : unsubmitted_) {
+      ::io_uring_prep_nop(sqe);
+      ::io_uring_sqe_set_data64(sqe, kTakenBack);
+    }
+    if (!opts_.sqpoll) stale_ += n;
+    unsubmitted_.clear();
+    return n;
+  }
+
+  std::size_t reap(std::span<queue::Completion> out) {
+    unsigned head, seen = 0;
+    std::size_t n = 0;
+    io_uring_cqe* cqe = nullptr;
+    io_uring_for_each_cqe(&ring_.ring, head, cqe) {
+      if (n == out.size()) break;
+      ++seen;
+      const std::uint64_t data = ::io_uring_cqe_get_data64(cqe);
+      if (data == kTakenBack) continue;
+      out[n++] = {static_cast<std::uint32_t>(data), cqe->res};
+    }
+    ::io_uring_cq_advance(&ring_.ring, seen);
+    return n;
+  }
 
  private:
-  void prepare(const IoRequest& r, std::size_t index) {
-    io_uring_sqe* sqe = ::io_uring_get_sqe(&ring_);
-    if (sqe == nullptr) {  // cannot happen while in_flight <= depth_, but never write through null
-      ::io_uring_submit(&ring_);
-      sqe = ::io_uring_get_sqe(&ring_);
-      if (sqe == nullptr) throw Error("io_uring_get_sqe", path().string(), "submission ring full", EBUSY);
-    }
-    std::byte* p = r.data.data() + r.result;
-    // An sqe carries a 32-bit length: larger requests go in 1 GiB pieces
-    // (aligned for O_DIRECT), completed like any short transfer.
-    unsigned len = static_cast<unsigned>(std::min<std::size_t>(r.data.size() - r.result, std::size_t{1} << 30));
-    if (r.kind == IoRequest::Kind::Read)
-      ::io_uring_prep_read(sqe, fd_.get(), p, len, r.offset + r.result);
-    else
-      ::io_uring_prep_write(sqe, fd_.get(), p, len, r.offset + r.result);
-    ::io_uring_sqe_set_data64(sqe, index);
-  }
-  // After an error: wait for what is still in flight so no buffer is written after we return.
-  void drain(std::size_t in_flight) {
-    while (in_flight > 0) {
-      io_uring_cqe* cqe = nullptr;
-      if (::io_uring_wait_cqe(&ring_, &cqe) < 0) break;
-      ::io_uring_cqe_seen(&ring_, cqe);
-      --in_flight;
-    }
+  struct Fixed {
+    const std::byte* begin;
+    const std::byte* end;
+    int index;  // in the registered table
+  };
+  // The SQPOLL thread, 0 while unknown. Of the threads that appeared while
+  // the ring was set up, the only one, or else the one named after this
+  // thread ("iou-sqp-<tid>", which it takes once it runs): other threads may
+  // have started threads meanwhile, but not rings of this thread. (The
+  // ring's fdinfo names it too, but only while the poller sleeps.)
+  pid_t poller() const {
+    if (sq_thread_ == 0 && new_tasks_.size() == 1) sq_thread_ = new_tasks_.front();
+    for (pid_t t : new_tasks_)
+      if (sq_thread_ == 0 && task_name(t) == poller_name_) sq_thread_ = t;
+    return sq_thread_;
   }
 
-  posix::Fd fd_;
-  bool direct_;
-  unsigned depth_;
-  direct_io::Alignment align_;
-  io_uring ring_{};
+  // The registered buffer holding [p, p + n), or -1.
+  int fixed_index(const std::byte* p, std::size_t n) const {
+    for (const auto& f : fixed_)
+      if (p >= f.begin && p + n <= f.end) return f.index;
+    return -1;
+  }
+
+  const UringOptions opts_;
+  Ring ring_;
+  queue::QueuePump<IoUringFile> pump_;
+  int target_fd_ = -1;                       // what sqes name: the fd, or 0 in the registered table
+  std::vector<Fixed> fixed_;                 // buffers registered for fixed_buffers
+  std::vector<io_uring_sqe*> unsubmitted_;   // prepared, not yet taken by the kernel, oldest first
+  std::size_t stale_ = 0;                    // no-ops still on the ring ahead of them
+  std::vector<pid_t> new_tasks_;             // threads that appeared during setup (SQPOLL)
+  std::string poller_name_;                  // what the SQPOLL thread calls itself
+  mutable pid_t sq_thread_ = 0;              // the SQPOLL thread, once known
+  std::optional<std::uint64_t> final_poller_ns_;
 };
 
 class IoUringMethod final : public Method {
@@ -169,20 +343,40 @@ class IoUringMethod final : public Method {
     return t;
   }
   std::string_view description() const override {
-    return "io_uring via liburing: batched submission, settable queue depth, buffered or O_DIRECT";
+    return "io_uring via liburing: a queue kept full, settable depth and batch, buffered or O_DIRECT; registered "
+           "files, fixed buffers, SQPOLL, DEFER_TASKRUN, COOP_TASKRUN";
   }
   Availability probe(const std::filesystem::path&) const override {
     std::ifstream knob("/proc/sys/kernel/io_uring_disabled");
     int disabled = 0;
     if (knob >> disabled && disabled == 2) return {false, "io_uring is disabled by the kernel (kernel.io_uring_disabled=2)"};
-    io_uring ring{};
-    int r = ::io_uring_queue_init(2, &ring, 0);
-    if (r < 0) {
-      std::string why = std::string("io_uring_setup failed: ") + std::strerror(-r);
+    Ring ring;
+    if (int err = ring.setup(2, {}); err != 0) {
+      std::string why = std::string("io_uring_setup failed: ") + std::strerror(err);
       if (disabled == 1) why += " (kernel.io_uring_disabled=1: only the io_uring_group may use it)";
       return {false, why};
     }
-    ::io_uring_queue_exit(&ring);
+    return {};
+  }
+  // Sets up a ring exactly as open() would, and makes each registration once.
+  Availability supports_options(const FileOptions& o, const std::filesystem::path& dir) const override {
+    if (o.direct)
+      if (Availability a = direct_method().probe(dir); !a.available) return a;
+    Ring ring;
+    if (int err = ring.setup(ring_depth(o), o.uring); err != 0)
+      return {false, "this kernel refuses an io_uring with " + describe(o.uring) + " at queue depth " +
+                         std::to_string(ring_depth(o)) + ": " + std::strerror(err)};
+    if (o.uring.registered_files) {
+      posix::Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      if (d.get() < 0) return {false, "cannot open " + dir.string() + ": " + std::strerror(errno)};
+      if (int err = register_file(ring.ring, d.get()); err != 0)
+        return {false, std::string("this kernel refuses io_uring registered files: ") + std::strerror(err)};
+    }
+    if (o.uring.fixed_buffers) {
+      Buffer page(kPageSize, BufferKind::Aligned);
+      if (int err = register_buffer_table(ring.ring, {iovec{page.data(), page.size()}}); err != 0)
+        return {false, "this kernel refuses io_uring fixed buffers: " + buffers_refused(err)};
+    }
     return {};
   }
   std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions& o) const override {

@@ -15,6 +15,7 @@ const Method& vectored_method();
 const Method& mmap_method();
 const Method& direct_method();
 const Method& io_uring_method();
+const Method& libaio_method();
 
 const CopyMethod& readwrite_copy();
 const CopyMethod& sendfile_copy();

@@ -97,8 +97,7 @@ class MmapFile final : public File {
     if (!supports(d)) posix::unsupported(d, "mmap", path());
     if (d == Durability::MsyncSync) {
       if (map_ == nullptr) return;
-      ++counters_.calls;
-      if (::msync(map_, map_len_, MS_SYNC) != 0) posix::fail("msync", path());
+      posix::msync(map_, map_len_, path(), counters_);
       return;
     }
     // fsync and fdatasync write back pages dirtied through the map too; the
@@ -118,9 +117,7 @@ class MmapFile final : public File {
     // Compare with the real length, not capacity_: a fallocate that failed
     // with ENOSPC may still have extended the file before giving up.
     if (writable_ && posix::file_size(fd_.get(), path()) > size_) {
-      ++counters_.calls;
-      if (posix::retry_eintr([&] { return ::ftruncate(fd_.get(), static_cast<off_t>(size_)); }) != 0)
-        posix::fail("ftruncate", path());
+      posix::truncate(fd_.get(), size_, path(), counters_);
     }
     fd_.close(path());
   }
@@ -142,7 +139,7 @@ class MmapFile final : public File {
   void allocate(std::uint64_t from, std::uint64_t len) {
     if (len == 0) return;
     ++counters_.calls;
-    int r = posix::retry_eintr([&] { return ::fallocate(fd_.get(), 0, static_cast<off_t>(from), static_cast<off_t>(len)); });
+    int r = posix::retry("fallocate", [&] { return ::fallocate(fd_.get(), 0, static_cast<off_t>(from), static_cast<off_t>(len)); });
     if (r != 0) {
       int err = errno;
       // Filesystems without fallocate: fall back to posix_fallocate, which writes zeros to allocate.
@@ -158,14 +155,8 @@ class MmapFile final : public File {
 
   // The write path maps [0, capacity) in one piece.
   void remap(std::uint64_t capacity) {
-    void* p = nullptr;
-    ++counters_.calls;
-    if (map_ == nullptr)
-      p = ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
-    else
-      p = ::mremap(map_, map_len_, capacity, MREMAP_MAYMOVE);
-    if (p == MAP_FAILED) posix::fail(map_ == nullptr ? "mmap" : "mremap", path());
-    map_ = static_cast<std::byte*>(p);
+    map_ = map_ == nullptr ? posix::map(fd_.get(), 0, capacity, PROT_READ | PROT_WRITE, path(), counters_)
+                           : posix::remap(map_, map_len_, capacity, path(), counters_);
     map_len_ = capacity;
     map_off_ = 0;
     capacity_ = capacity;
@@ -181,10 +172,7 @@ class MmapFile final : public File {
     }
     std::uint64_t off = direct_io::round_down(at, kPage);
     std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(window_, direct_io::round_up(size_, kPage) - off));
-    ++counters_.calls;
-    void* p = ::mmap(nullptr, len, PROT_READ, MAP_SHARED, fd_.get(), static_cast<off_t>(off));
-    if (p == MAP_FAILED) posix::fail("mmap", path());
-    map_ = static_cast<std::byte*>(p);
+    map_ = posix::map(fd_.get(), off, len, PROT_READ, path(), counters_);
     map_off_ = off;
     map_len_ = len;
     advise();

@@ -11,9 +11,9 @@ namespace iolab::io {
 Availability always_available() { return {}; }
 
 std::span<const Method* const> file_methods() {
-  static const std::array<const Method*, 8> all = {&iostream_method(), &stdio_method(),  &syscall_method(),
+  static const std::array<const Method*, 9> all = {&iostream_method(), &stdio_method(),    &syscall_method(),
                                                    &pread_method(),    &vectored_method(), &mmap_method(),
-                                                   &direct_method(),   &io_uring_method()};
+                                                   &direct_method(),   &io_uring_method(), &libaio_method()};
   return all;
 }
 

@@ -38,8 +38,7 @@ class SyscallFile final : public File {
   static constexpr std::uint64_t kUnknown = ~std::uint64_t{0};
   void seek(std::uint64_t offset) {
     if (offset == pos_) return;
-    ++counters_.calls;
-    if (::lseek(fd_.get(), static_cast<off_t>(offset), SEEK_SET) < 0) posix::fail("lseek", path());
+    posix::seek(fd_.get(), offset, path(), counters_);
     pos_ = offset;
   }
   posix::Fd fd_;

@@ -22,7 +22,7 @@ class VectoredFile final : public File {
     std::size_t done = 0;
     while (done < dst.size()) {
       int n_iov = build(dst.data() + done, dst.size() - done);
-      ssize_t n = posix::retry_eintr(
+      ssize_t n = posix::retry("preadv",
           [&] { return ::preadv(fd_.get(), iov_.data(), n_iov, static_cast<off_t>(offset + done)); });
       ++counters_.calls;
       if (n < 0) posix::fail("preadv", path());
@@ -37,7 +37,7 @@ class VectoredFile final : public File {
     std::size_t done = 0;
     while (done < src.size()) {
       int n_iov = build(const_cast<std::byte*>(src.data()) + done, src.size() - done);
-      ssize_t n = posix::retry_eintr(
+      ssize_t n = posix::retry("pwritev",
           [&] { return ::pwritev(fd_.get(), iov_.data(), n_iov, static_cast<off_t>(offset + done)); });
       ++counters_.calls;
       if (n < 0) posix::fail("pwritev", path());

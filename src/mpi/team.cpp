@@ -141,7 +141,7 @@ harness::PassTiming MpiTeam::run(const harness::PassBody& body) {
                     static_cast<double>(mine.syscalls_read),
                     static_cast<double>(mine.syscalls_write),
                     static_cast<double>(mine.storage_read_bytes),
-                    static_cast<double>(mine.storage_write_bytes),
+                    static_cast<double>(mine.dirtied_bytes),
                     static_cast<double>(t.tally.bytes),
                     static_cast<double>(t.tally.ops),
                     static_cast<double>(t.tally.io_calls),
@@ -158,7 +158,17 @@ harness::PassTiming MpiTeam::run(const harness::PassBody& body) {
   t.usage.syscalls_read = static_cast<std::uint64_t>(sum[6]);
   t.usage.syscalls_write = static_cast<std::uint64_t>(sum[7]);
   t.usage.storage_read_bytes = static_cast<std::uint64_t>(sum[8]);
-  t.usage.storage_write_bytes = static_cast<std::uint64_t>(sum[9]);
+  t.usage.dirtied_bytes = static_cast<std::uint64_t>(sum[9]);
+  // The device's counters are the whole machine's: every rank on a host sees
+  // the same ones, so the largest is taken, not the sum.
+  double device[2] = {static_cast<double>(mine.device_read_bytes), static_cast<double>(mine.device_write_bytes)};
+  double most[2] = {};
+  int have = mine.have_device ? 1 : 0, all_have = 0;
+  MPI_Allreduce(device, most, 2, MPI_DOUBLE, MPI_MAX, comm_);
+  MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_LAND, comm_);
+  t.usage.device_read_bytes = static_cast<std::uint64_t>(most[0]);
+  t.usage.device_write_bytes = static_cast<std::uint64_t>(most[1]);
+  t.usage.have_device = all_have != 0;
   t.tally.bytes = static_cast<std::uint64_t>(sum[10]);
   t.tally.ops = static_cast<std::uint64_t>(sum[11]);
   t.tally.io_calls = static_cast<std::uint64_t>(sum[12]);

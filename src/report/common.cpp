@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "iolab/harness/thresholds.h"
 #include "iolab/units.h"
 
 namespace iolab::report {
@@ -11,7 +12,64 @@ namespace iolab::report {
 namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kGiB = kMiB * 1024.0;
+// A repetition shorter than this was not measured: no clock iolab uses resolves it.
+constexpr double kShortestSample = 1e-9;
+
+// Code points shown as escapes besides the control characters: the line and
+// paragraph separators, and the marks that reorder text (a name could
+// otherwise display as something it is not).
+bool invisible(char32_t cp) {
+  return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+// Length and code point of the UTF-8 sequence at s[i]; 0 when it is not valid UTF-8.
+std::size_t decode(std::string_view s, std::size_t i, char32_t& cp) {
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char b = byte(i);
+  std::size_t len = b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+  if (len == 0 || i + len > s.size()) return 0;
+  if (len == 1) {
+    cp = b;
+    return 1;
+  }
+  // The second byte's range excludes overlong forms, surrogates and code points above U+10FFFF.
+  unsigned char lo = b == 0xE0 ? 0xA0 : b == 0xF0 ? 0x90 : 0x80;
+  unsigned char hi = b == 0xED ? 0x9F : b == 0xF4 ? 0x8F : 0xBF;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  cp = b & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
+  for (std::size_t k = 1; k < len; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  return len;
+}
 }  // namespace
+
+std::string visible(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  char buf[16];
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t cp = 0;
+    std::size_t len = decode(text, i, cp);
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      ++i;
+      continue;
+    }
+    if (cp < 0x20 || cp == 0x7F) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
+      out += buf;
+    } else if ((cp >= 0x80 && cp <= 0x9F) || invisible(cp)) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
+    } else {
+      out.append(text.substr(i, len));
+    }
+    i += len;
+  }
+  return out;
+}
 
 std::string html_escape(std::string_view text) {
   std::string out;
@@ -34,11 +92,17 @@ std::string script_json(const nlohmann::json& j) {
   std::string out;
   out.reserve(text.size() + 64);
   // These characters occur only inside JSON strings, where \u escapes mean the same.
-  for (char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
     if (c == '<') out += "\\u003c";
     else if (c == '>') out += "\\u003e";
     else if (c == '&') out += "\\u0026";
-    else out += c;
+    else if (c == '\xE2' && i + 2 < text.size() && text[i + 1] == '\x80' && (text[i + 2] == '\xA8' || text[i + 2] == '\xA9')) {
+      out += text[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
   }
   return out;
 }
@@ -56,10 +120,15 @@ std::string grouped(std::uint64_t n) {
   return out;
 }
 
+std::string count(double n) {
+  if (!std::isfinite(n) || n <= 0) return "0";
+  return grouped(static_cast<std::uint64_t>(std::round(std::min(n, 1.8e19))));
+}
+
 std::string sig(double v, int digits) {
   if (!std::isfinite(v)) return "n/a";
   if (v == 0) return "0";
-  if (std::fabs(v) >= 1e15) {  // beyond exact integers: plain scientific notation
+  if (std::fabs(v) >= 1e15 || std::fabs(v) < 1e-12) {  // beyond exact integers, or below any figure: scientific notation
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
     return buf;
@@ -103,20 +172,43 @@ std::string duration_text(double s) {
 
 std::string percent(double fraction) { return sig(fraction * 100, fraction < 0.1 ? 1 : 2) + "%"; }
 
-bool measured(const harness::Result& r) { return !r.skipped && !r.samples_s.empty(); }
-
 bool counts_bytes(const harness::Result& r) { return r.bytes > 0; }
 
 double work(const harness::Result& r) {
   return counts_bytes(r) ? static_cast<double>(r.bytes) : static_cast<double>(r.ops);
 }
 
+bool measured(const harness::Result& r) {
+  if (r.skipped || r.samples_s.empty() || work(r) <= 0) return false;
+  return std::all_of(r.samples_s.begin(), r.samples_s.end(),
+                     [](double s) { return std::isfinite(s) && s >= kShortestSample; });
+}
+
+std::string unusable_reason(const harness::Result& r) {
+  if (r.skipped || measured(r)) return "";
+  if (r.samples_s.empty()) return "no timed repetitions recorded: nothing to show";
+  if (work(r) <= 0) return "no bytes or operations recorded: no rate";
+  return "a repetition took 0 s (or less than 1 ns): no rate can be computed from it";
+}
+
+double passes(const harness::Result& r) { return static_cast<double>(std::max(1u, r.passes)); }
+
+double per_pass(const harness::Result& r, double per_repetition) { return per_repetition / passes(r); }
+
 Rate rate(const harness::Result& r) {
   if (!measured(r)) return {};
   harness::Summary s = r.seconds();
   double unit = counts_bytes(r) ? kMiB : 1.0;
-  auto per_s = [&](double sec) { return sec > 0 ? work(r) / unit / sec : 0.0; };
+  auto per_s = [&](double sec) { return work(r) / unit / sec; };
   return {per_s(s.median), per_s(s.max), per_s(s.min)};
+}
+
+std::vector<double> rates(const harness::Result& r) {
+  std::vector<double> out;
+  if (!measured(r)) return out;
+  double unit = counts_bytes(r) ? kMiB : 1.0;
+  for (double s : r.samples_s) out.push_back(work(r) / unit / s);
+  return out;
 }
 
 double cpu_per_gib(const harness::Result& r) {
@@ -130,26 +222,50 @@ double seconds_per_call(const harness::Result& r) {
   return calls > 0 ? r.seconds().median / calls : 0;
 }
 
-Speedup speedup(const harness::Result& a, const harness::Result& b) {
-  Speedup out;
-  if (!measured(a) || !measured(b) || work(a) <= 0 || work(b) <= 0) return out;
-  harness::Summary sa = a.seconds(), sb = b.seconds();
-  double ta = sa.mean / work(a), tb = sb.mean / work(b);
-  if (ta <= 0 || tb <= 0) return out;
-  out.ratio = tb / ta;
-  double rel = std::sqrt(sa.cv * sa.cv + sb.cv * sb.cv);
-  out.stddev = out.ratio * rel;
-  out.noise_known = sa.n >= 2 && sb.n >= 2;
-  if (out.noise_known) {
-    bool separate = sa.max / work(a) < sb.min / work(b);
-    out.beyond_noise = separate || out.ratio - 2 * out.stddev > 1;
+bool clearly_faster(const harness::Result& a, const harness::Result& b) {
+  if (!measured(a) || !measured(b) || counts_bytes(a) != counts_bytes(b)) return false;
+  if (a.samples_s.size() < 2 || b.samples_s.size() < 2) return false;
+  Rate ra = rate(a), rb = rate(b);
+  return ra.slowest > rb.fastest && ra.median > rb.median * harness::thresholds::kTieRatio;
+}
+
+std::vector<std::string> distrust(const harness::Result& r) {
+  using harness::WarningKind;
+  std::vector<std::string> out;
+  auto add = [&](WarningKind kind) {
+    std::string k(harness::to_string(kind));
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  };
+  for (const auto& w : r.warnings)
+    if (w.kind == WarningKind::TooShort || w.kind == WarningKind::Outliers || w.kind == WarningKind::NotWarm ||
+        w.kind == WarningKind::NotCold)
+      add(w.kind);
+  if (measured(r)) {
+    harness::Summary s = r.seconds();
+    if (s.min < harness::thresholds::kTooShortSeconds) add(WarningKind::TooShort);
+    if (!s.outliers.empty()) add(WarningKind::Outliers);
   }
+  if (r.resident_fraction && r.cache == harness::CacheState::Warm &&
+      *r.resident_fraction < harness::thresholds::kWarmResidentMin)
+    add(WarningKind::NotWarm);
+  if (r.resident_fraction && r.cache == harness::CacheState::Cold &&
+      *r.resident_fraction > harness::thresholds::kColdResidentMax)
+    add(WarningKind::NotCold);
   return out;
 }
 
 std::string method_label(const harness::Result& r) {
   if (!r.buffer || *r.buffer == io::BufferKind::Heap) return r.method;
   return r.method + " (" + harness::buffer_name(r) + ")";
+}
+
+std::string queue_label(const harness::Result& r) {
+  if (!r.queue_depth) return "";
+  std::string s = "qd" + std::to_string(*r.queue_depth);
+  if (auto it = r.extra.find("io_options"); it != r.extra.end() && it->is_array())
+    for (const auto& o : *it)
+      if (o.is_string()) s += "+" + o.get<std::string>();
+  return s;
 }
 
 std::string cache_class(const harness::Result& r) {
@@ -168,6 +284,42 @@ std::string sync_class(const harness::Result& r) {
     case harness::FlushSchedule::EveryOps: return "every-" + std::to_string(r.sync.interval) + "-ops";
   }
   return "none";
+}
+
+std::string destination(const harness::Result& r) {
+  if (!harness::writes_data(r.op)) return "";
+  if (r.cache == harness::CacheState::Direct && !r.sync.flushes()) return "on the device (O_DIRECT; its write cache not flushed)";
+  if (!r.sync.flushes()) return "page cache only (not flushed)";
+  return "flushed (" + harness::to_string(r.sync) + ")";
+}
+
+std::string flushes_text(const harness::Result& r) {
+  auto number = [&](const char* key) -> double {
+    auto it = r.extra.find(key);
+    if (it == r.extra.end() || !it->is_number()) return -1;
+    double v = it->get<double>();
+    return std::isfinite(v) && v >= 0 ? v : -1;
+  };
+  double flushes = number("flushes");
+  if (flushes < 0 || !r.sync.flushes()) return "";
+  // A median over passes: whole unless two middle passes differed.
+  std::string n = flushes == std::floor(flushes) ? count(flushes) : sig(flushes, 3);
+  std::string s = n + (flushes == 1 ? " flush per pass" : " flushes per pass");
+  double each = number("bytes_per_flush");
+  if (flushes > 0 && each > 0) s += ", " + format_bytes(each) + " each";
+  return s;
+}
+
+std::string latency_source_text(const harness::Result& r) {
+  if (!r.latency_ns) return "";
+  std::string s;
+  switch (r.latency_ns->source) {
+    case harness::LatencySource::EveryCall: s = "every call timed in a separate pass"; break;
+    case harness::LatencySource::EveryRequest: s = "every request timed in a separate pass, submission to completion"; break;
+    case harness::LatencySource::EveryOp: s = "every operation timed as it ran"; break;
+  }
+  if (r.latency_ns->samples > 0) s += "; " + grouped(r.latency_ns->samples) + " samples";
+  return s;
 }
 
 }  // namespace iolab::report

@@ -1,10 +1,12 @@
-// Internal to the report layer: escaping, number formats, and the figures
-// every view derives from a Result (rates, ratios, noise).
+// Internal to the report layer: number formats, text from results files made
+// safe to show, and the figures every view derives from a Result (rates per
+// unit of work, per-pass counts, whether a figure can be trusted).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,14 +14,26 @@
 
 namespace iolab::report {
 
+// Text from outside (results files, job files, command lines) as it may be
+// shown: every control character (C0, DEL, C1, including newline and tab),
+// U+2028/U+2029 and the bidirectional overrides written as visible escapes
+// ("\x1b", "\u2028"), invalid UTF-8 replaced by U+FFFD. On a terminal it
+// cannot move the cursor or forge a line; in a chart it cannot break the
+// chart library's expression parser (which rejects U+2028 in strings).
+std::string visible(std::string_view text);
+
 // Text for HTML element content and attribute values: & < > " ' escaped.
 std::string html_escape(std::string_view text);
-// JSON that is safe inside <script>: '<', '>', '&' written as \u003c..., so
-// no "</script" or "<!--" can appear; invalid UTF-8 is replaced, not thrown.
+// JSON that is safe inside <script>: '<', '>', '&', U+2028 and U+2029
+// written as \u escapes, so no "</script" or "<!--" can appear and the text
+// is valid JavaScript too; invalid UTF-8 is replaced, not thrown.
 std::string script_json(const nlohmann::json& j);
 
 // "1,048,576".
 std::string grouped(std::uint64_t n);
+// A count that may come as a double (a per-pass share, a figure from a file):
+// rounded, clamped to 0 .. 1.8e19, grouped.
+std::string count(double n);
 // A number with `digits` significant digits, no exponent: 9.14 -> "9.1", 1234 -> "1,234".
 std::string sig(double v, int digits = 2);
 // "9.1x", "1.42x" (3 significant digits below 2, else 2).
@@ -31,43 +45,66 @@ std::string duration_text(double seconds);
 // "45%".
 std::string percent(double fraction);
 
-// A record with figures to show: it ran (not skipped) and has samples.
+// A record with figures to show: it ran (not skipped), moved some work, and
+// every repetition took a measurable time (finite, at least 1 ns). A file
+// whose samples are 0 or denormal has no rate: such records are listed with
+// a warning, never charted, compared or ranked.
 bool measured(const harness::Result& r);
+// Why a record that ran has no figures to show ("" when it has, or was skipped).
+std::string unusable_reason(const harness::Result& r);
 // Whether the record's work is measured in bytes (else in operations).
 bool counts_bytes(const harness::Result& r);
-// Bytes, or operations when the record moved no bytes (allocation, store phases).
+// Bytes, or operations when the record moved no bytes, per repetition.
 double work(const harness::Result& r);
+// Passes of the workload per timed repetition (at least 1).
+double passes(const harness::Result& r);
+// A per-repetition count (calls, faults, CPU seconds) per pass of the workload.
+double per_pass(const harness::Result& r, double per_repetition);
 // Work per second at the median (MiB/s for bytes, ops/s otherwise), and the
-// range over repetitions (slowest, fastest).
+// range over repetitions (slowest, fastest). Zero for a record not measured.
 struct Rate {
   double median = 0, slowest = 0, fastest = 0;
 };
 Rate rate(const harness::Result& r);
-// CPU seconds (user + system, per repetition) per GiB moved; 0 when no bytes.
+// Work per second of each repetition (same unit as rate()).
+std::vector<double> rates(const harness::Result& r);
+// CPU seconds (user + system) per GiB moved; 0 when no bytes.
 double cpu_per_gib(const harness::Result& r);
 // Median seconds per call of the operation that moved the data (io_calls, else ops).
 double seconds_per_call(const harness::Result& r);
 
-// How many times faster `a` did the same work than `b` (> 1: a is faster),
-// hyperfine-style: ratio of mean times per unit of work, with the standard
-// deviation propagated from both relative standard deviations.
-struct Speedup {
-  double ratio = 1;
-  double stddev = 0;
-  // Repetitions enough (>= 2 each) to judge the noise at all.
-  bool noise_known = false;
-  // a's slowest repetition beat b's fastest, or the ratio is more than two
-  // standard deviations away from 1 in a's favour.
-  bool beyond_noise = false;
-};
-Speedup speedup(const harness::Result& a, const harness::Result& b);
+// Whether `a` clearly beats `b`: both have at least two repetitions, a's
+// slowest repetition is faster than b's fastest, and a's median is more than
+// thresholds::kTieRatio times b's. The one rule the explanations and the
+// decision table call a lead "beyond the noise" by.
+bool clearly_faster(const harness::Result& a, const harness::Result& b);
+
+// The reasons a record's figure deserves less trust, as warning kinds
+// ("too_short", "outliers", "not_warm", "not_cold"): the harness's warnings
+// of those kinds, and the same checks redone on the record itself (files
+// from older versions or elsewhere may lack them). Empty: trusted.
+std::vector<std::string> distrust(const harness::Result& r);
 
 // "pread", "syscall (aligned)": the method, and the buffer when it is not the plain heap one.
 std::string method_label(const harness::Result& r);
+// Queued methods: "qd32", plus io_uring options ("qd32+registered files");
+// "" for the others. On every queued record's label: a figure at QD 1 is a
+// verdict on the queue depth, not on the method.
+std::string queue_label(const harness::Result& r);
 // Cache state class used to group and to fill the decision table: "warm",
-// "cold" (cold, or O_DIRECT which never uses the cache), or the label as is.
+// "cold" (cold, or O_DIRECT which never uses the cache), or "".
 std::string cache_class(const harness::Result& r);
 // Flush policy class of a record: "none", "end", "every", "every-16k", "async-16k", "every-1000-ops".
 std::string sync_class(const harness::Result& r);
+// Where a write's bytes were when its timed region ended, worded as the
+// console tables word it (src/harness/console.cpp): "page cache only (not
+// flushed)", "on the device (O_DIRECT; ...)", "flushed (every:fdatasync)";
+// "" for records that write nothing.
+std::string destination(const harness::Result& r);
+// Flushes per pass and bytes per flush ("16 flushes per pass, 16 KiB each"),
+// from extra.flushes and extra.bytes_per_flush; "" when the record has none.
+std::string flushes_text(const harness::Result& r);
+// How the latency percentiles were obtained: "every call, 8,192 samples".
+std::string latency_source_text(const harness::Result& r);
 
 }  // namespace iolab::report

@@ -1,7 +1,9 @@
 #include "iolab/report/compare.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -12,8 +14,21 @@ namespace iolab::report {
 
 namespace {
 
+// One seed for every pair: a pair's interval does not depend on the others.
+constexpr std::uint64_t kBootstrapSeed = 0x10AB;
+
+double median_in_place(std::vector<double>& v) {
+  std::size_t n = v.size(), mid = n / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  double hi = v[mid];
+  if (n % 2) return hi;
+  return (*std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)) + hi) / 2;
+}
+
 std::string describe(const harness::Result& r) {
-  std::string s = r.suite + " / " + r.experiment + " / " + r.method + ": " + std::string(harness::to_string(r.op));
+  std::string s = r.suite + " / " + r.experiment + " / " + r.method;
+  if (std::string q = queue_label(r); !q.empty()) s += " " + q;
+  s += ": " + std::string(harness::to_string(r.op));
   if (r.pattern) s += " " + harness::pattern_name(r);
   if (r.block_size) s += " bs=" + size_label(r.block_size);
   if (r.file_size) s += " file=" + size_label(r.file_size);
@@ -21,35 +36,123 @@ std::string describe(const harness::Result& r) {
   if (r.cache) s += " " + harness::cache_name(r);
   if (r.sync.flushes()) s += " sync=" + harness::to_string(r.sync);
   if (r.threads != 1) s += " threads=" + std::to_string(r.threads);
-  return s;
+  return visible(s);
 }
 
-// "B is 1.42 ± 0.06x faster than A"; slower cases are stated the same way round.
-std::string sentence(const Matched& m, std::string_view a, std::string_view b) {
-  if (!m.skipped.empty()) return "not compared: " + m.skipped;
+std::string unit(const Matched& m) { return m.bytes ? " MiB/s" : " ops/s"; }
+
+// "1.50x faster than A" / "2.00x slower than A" / "as fast as A (1.00x)", and
+// the interval the same way round.
+struct Stated {
+  std::string verdict, interval;
+};
+Stated stated(const Matched& m) {
   bool faster = m.ratio >= 1;
-  double r = faster ? m.ratio : 1 / m.ratio;
-  double sd = faster ? m.stddev : m.stddev / (m.ratio * m.ratio);  // first-order error of 1/x
-  std::string s = fmt::format("{} is {} ± {}x {} than {}", b, sig(r, 3), sig(sd, sd < 0.1 ? 1 : 2),
-                              faster ? "faster" : "slower", a);
-  if (!m.noise_known) s += " (one repetition: noise unknown, not significant)";
-  else if (!m.significant) s += " (not significant: inside the noise)";
+  auto x = [&](double v) { return sig(faster ? v : 1 / v, 3) + "x"; };
+  std::string lo = x(faster ? m.lo : m.hi), hi = x(faster ? m.hi : m.lo);
+  if (x(m.ratio) == "1.00x") return {"as fast as A (1.00x)", lo + ".." + hi};
+  return {x(m.ratio) + (faster ? " faster than A" : " slower than A"), lo + ".." + hi};
+}
+
+std::string warnings_note(const Matched& m) {
+  auto side = [](const char* name, const std::vector<std::string>& w) {
+    std::string s;
+    for (const auto& k : w) s += (s.empty() ? std::string(name) + " " : ", ") + k;
+    return s;
+  };
+  std::string a = side("A", m.warnings_a), b = side("B", m.warnings_b);
+  if (a.empty() && b.empty()) return "";
+  return a + (a.empty() || b.empty() ? "" : "; ") + b;
+}
+
+std::string sentence(const Matched& m) {
+  if (!m.skipped.empty()) return "not compared: " + visible(m.skipped);
+  Stated st = stated(m);
+  std::string s = "B is " + st.verdict + " (" + sig(m.rate_b, 3) + unit(m) + " vs " + sig(m.rate_a, 3) + unit(m) + ")";
+  if (!m.noise_known) s += "; one repetition: noise unknown, not significant";
+  else s += ", 95% interval " + st.interval + (m.significant ? "" : " (not significant: inside the noise)");
+  if (std::string w = warnings_note(m); !w.empty()) s += "; figures with warnings: " + w;
   return s;
 }
 
-std::string counts_line(const Comparison& c, std::string_view a, std::string_view b) {
-  int faster = 0, slower = 0, same = 0;
+std::string counts_line(const Comparison& c) {
+  int faster = 0, slower = 0, same = 0, uncompared = 0;
   for (const auto& m : c.matched) {
-    if (!m.skipped.empty()) continue;
-    if (!m.significant) ++same;
+    if (!m.skipped.empty()) ++uncompared;
+    else if (!m.significant) ++same;
     else if (m.ratio > 1) ++faster;
     else ++slower;
   }
-  return fmt::format("{} matched experiments: {} faster in {}, {} slower in {}, {} inside the noise; {} only in {}, {} only in {}",
-                     c.matched.size(), faster, b, slower, b, same, c.only_a.size(), a, c.only_b.size(), b);
+  return fmt::format("{} matched experiments: {} faster in B, {} slower in B, {} inside the noise, {} not compared; "
+                     "{} only in A, {} only in B",
+                     c.matched.size(), faster, slower, same, uncompared, c.only_a.size(), c.only_b.size());
+}
+
+constexpr const char* kMethodNote =
+    "Ratios: B's median rate over A's, where a rate is bytes (or operations) per second of each repetition; "
+    "95% interval from a bootstrap over the repetitions (seeded: the same files give the same intervals). "
+    "Significant when the interval excludes 1.";
+
+Matched match(const harness::Result& ra, const harness::Result& rb) {
+  Matched m;
+  m.a = &ra;
+  m.b = &rb;
+  if (ra.skipped || rb.skipped) {
+    m.skipped = ra.skipped ? "skipped in A: " + *ra.skipped : "skipped in B: " + *rb.skipped;
+    return m;
+  }
+  if (!measured(ra) || !measured(rb)) {
+    m.skipped = !measured(ra) ? "no usable figures in A: " + unusable_reason(ra) : "no usable figures in B: " + unusable_reason(rb);
+    return m;
+  }
+  if (counts_bytes(ra) != counts_bytes(rb)) {
+    m.skipped = "one run counted bytes, the other operations";
+    return m;
+  }
+  m.bytes = counts_bytes(ra);
+  std::vector<double> a = rates(ra), b = rates(rb);
+  RatioInterval ri = bootstrap_median_ratio(a, b, kBootstrapSeed);
+  m.ratio = ri.ratio;
+  m.lo = ri.lo;
+  m.hi = ri.hi;
+  m.rate_a = rate(ra).median;
+  m.rate_b = rate(rb).median;
+  m.noise_known = a.size() >= 2 && b.size() >= 2;
+  m.significant = m.noise_known && (m.lo > 1 || m.hi < 1);
+  m.warnings_a = distrust(ra);
+  m.warnings_b = distrust(rb);
+  return m;
 }
 
 }  // namespace
+
+RatioInterval bootstrap_median_ratio(std::span<const double> a, std::span<const double> b, std::uint64_t seed) {
+  RatioInterval out;
+  if (a.empty() || b.empty()) return out;
+  std::vector<double> ra(a.begin(), a.end()), rb(b.begin(), b.end());
+  double ma = median_in_place(ra), mb = median_in_place(rb);
+  out.ratio = out.lo = out.hi = ma > 0 ? mb / ma : 1;
+  if (a.size() < 2 && b.size() < 2) return out;
+  // Fewer resamples for very long samples: the work stays bounded whatever a file holds.
+  std::size_t resamples = std::clamp<std::size_t>(2'000'000 / (a.size() + b.size()), 200, 2000);
+  std::mt19937_64 rng(seed);
+  auto draw = [&](std::span<const double> from, std::vector<double>& into) {
+    for (double& x : into) x = from[rng() % from.size()];
+    return median_in_place(into);
+  };
+  std::vector<double> ratios;
+  ratios.reserve(resamples);
+  for (std::size_t i = 0; i < resamples; ++i) {
+    double da = draw(a, ra), db = draw(b, rb);
+    if (da > 0) ratios.push_back(db / da);
+  }
+  if (ratios.empty()) return out;
+  std::sort(ratios.begin(), ratios.end());
+  auto at = [&](double q) { return ratios[static_cast<std::size_t>(std::round(q * static_cast<double>(ratios.size() - 1)))]; };
+  out.lo = std::min(at(0.025), out.ratio);
+  out.hi = std::max(at(0.975), out.ratio);
+  return out;
+}
 
 std::string match_key(const harness::Result& r) {
   nlohmann::json k = {r.suite, r.experiment, r.method, harness::to_string(r.op), harness::pattern_name(r),
@@ -72,25 +175,7 @@ Comparison compare(const harness::Results& a, const harness::Results& b) {
       out.only_a.push_back(&ra);
       continue;
     }
-    const harness::Result* rb = it->second[n++];
-    Matched m;
-    m.a = &ra;
-    m.b = rb;
-    if (ra.skipped || rb->skipped) {
-      m.skipped = ra.skipped ? "skipped in A: " + *ra.skipped : "skipped in B: " + *rb->skipped;
-    } else if (!measured(ra) || !measured(*rb)) {
-      m.skipped = "no samples";
-    } else {
-      Speedup s = speedup(*rb, ra);  // > 1: B faster
-      m.ratio = s.ratio;
-      m.stddev = s.stddev;
-      m.noise_known = s.noise_known;
-      if (s.noise_known) {
-        Speedup rev = speedup(ra, *rb);
-        m.significant = s.beyond_noise || rev.beyond_noise;
-      }
-    }
-    out.matched.push_back(m);
+    out.matched.push_back(match(ra, *it->second[n++]));
   }
   for (const auto& [k, list] : in_b) {
     std::size_t n = used.count(k) ? used[k] : 0;
@@ -104,54 +189,47 @@ Comparison compare(const harness::Results& a, const harness::Results& b) {
 }
 
 std::string format_text(const Comparison& c, std::string_view a, std::string_view b) {
-  std::string out = fmt::format("A = {}\nB = {}\n\n", a, b);
-  for (const auto& m : c.matched) out += describe(*m.a) + "\n  " + sentence(m, "A", "B") + "\n";
+  std::string out = "A = " + visible(a) + "\nB = " + visible(b) + "\n\n";
+  for (const auto& m : c.matched) out += describe(*m.a) + "\n  " + sentence(m) + "\n";
   if (!c.only_a.empty()) {
-    out += "\nOnly in A (" + std::string(a) + "):\n";
+    out += "\nOnly in A (" + visible(a) + "):\n";
     for (const auto* r : c.only_a) out += "  " + describe(*r) + "\n";
   }
   if (!c.only_b.empty()) {
-    out += "\nOnly in B (" + std::string(b) + "):\n";
+    out += "\nOnly in B (" + visible(b) + "):\n";
     for (const auto* r : c.only_b) out += "  " + describe(*r) + "\n";
   }
-  out += "\n" + counts_line(c, "A", "B") + ".\nRatios: mean time per unit of work, ± one standard deviation propagated "
-                                           "from both runs' relative standard deviations.\n";
-  return out;
+  return out + "\n" + counts_line(c) + ".\n" + kMethodNote + "\n";
 }
 
 std::string format_markdown(const Comparison& c, std::string_view a, std::string_view b) {
-  auto cell = [](std::string s) {
+  auto cell = [](std::string_view s) {
     std::string o;
-    for (char ch : s) {
+    for (char ch : visible(s)) {
       if (ch == '|') o += "\\|";
-      else if (ch == '\n') o += ' ';
       else o += ch;
     }
     return o;
   };
-  std::string out = fmt::format("A = `{}`, B = `{}`\n\n| experiment | A | B | B vs A | significant |\n|---|---|---|---|---|\n",
-                                cell(std::string(a)), cell(std::string(b)));
+  std::string out = "A = `" + cell(a) + "`, B = `" + cell(b) +
+                    "`\n\n| experiment | A (median) | B (median) | B vs A | 95% interval | significant | warnings |\n"
+                    "|---|---|---|---|---|---|---|\n";
   for (const auto& m : c.matched) {
-    auto fig = [](const harness::Result& r) {
-      if (r.skipped) return std::string("skipped");
-      Rate rt = rate(r);
-      return sig(rt.median, 3) + (counts_bytes(r) ? " MiB/s" : " ops/s");
-    };
-    std::string verdict;
-    if (!m.skipped.empty()) verdict = "—";
-    else if (m.ratio >= 1) verdict = sig(m.ratio, 3) + " ± " + sig(m.stddev, m.stddev < 0.1 ? 1 : 2) + "x faster";
-    else verdict = sig(1 / m.ratio, 3) + " ± " + sig(m.stddev / (m.ratio * m.ratio), 1) + "x slower";
-    out += "| " + cell(describe(*m.a)) + " | " + fig(*m.a) + " | " + fig(*m.b) + " | " + verdict + " | " +
-           (!m.skipped.empty() ? cell(m.skipped) : m.significant ? "yes" : m.noise_known ? "no (inside the noise)" : "no (1 rep)") +
-           " |\n";
+    if (!m.skipped.empty()) {
+      out += "| " + cell(describe(*m.a)) + " | | | — | | " + cell(m.skipped) + " | |\n";
+      continue;
+    }
+    Stated st = stated(m);
+    out += "| " + cell(describe(*m.a)) + " | " + sig(m.rate_a, 3) + unit(m) + " | " + sig(m.rate_b, 3) + unit(m) + " | " +
+           st.verdict + " | " + (m.noise_known ? st.interval : "—") + " | " +
+           (m.significant ? "yes" : m.noise_known ? "no (inside the noise)" : "no (1 rep)") + " | " + warnings_note(m) + " |\n";
   }
   if (!c.only_a.empty() || !c.only_b.empty()) {
     out += "\n**Unmatched experiments**\n\n";
     for (const auto* r : c.only_a) out += "- only in A: " + cell(describe(*r)) + "\n";
     for (const auto* r : c.only_b) out += "- only in B: " + cell(describe(*r)) + "\n";
   }
-  out += "\n" + counts_line(c, "A", "B") + ".\n";
-  return out;
+  return out + "\n" + counts_line(c) + ".\n\n" + kMethodNote + "\n";
 }
 
 }  // namespace iolab::report

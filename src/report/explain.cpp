@@ -1,6 +1,7 @@
 #include "explain.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "common.h"
@@ -11,20 +12,26 @@ namespace {
 
 std::string rate_text(const Family& f, double v) { return sig(v, 3) + (f.bytes_metric ? " MiB/s" : " ops/s"); }
 
-// What a record spent its time on: page faults for mapped access, else calls.
+// What a record spent its time on, per pass of the workload: page faults
+// for mapped access, else calls.
 std::string mechanism(const harness::Result& r, const std::string& label) {
-  std::string out;
-  auto calls = r.io_calls ? r.io_calls : r.ops;
-  if (r.minor_faults + r.major_faults > static_cast<std::int64_t>(r.io_calls) && r.minor_faults > 0) {
-    out = label + " took " + grouped(static_cast<std::uint64_t>(r.minor_faults)) + " minor faults";
-    if (r.major_faults > 0) out += " and " + grouped(static_cast<std::uint64_t>(r.major_faults)) + " major";
-    if (r.io_calls > 0) out += " with " + grouped(r.io_calls) + (r.io_calls == 1 ? " call" : " calls");
-    return out;
+  auto per_pass_count = [&](double per_repetition) { return count(per_pass(r, per_repetition)); };
+  double calls = static_cast<double>(r.io_calls ? r.io_calls : r.ops);
+  double minor = static_cast<double>(std::max<std::int64_t>(0, r.minor_faults));
+  double major = static_cast<double>(std::max<std::int64_t>(0, r.major_faults));
+  std::string pass = passes(r) > 1 ? " per pass" : "";
+  if (minor + major > static_cast<double>(r.io_calls) && minor > 0) {
+    std::string out = label + " took " + per_pass_count(minor) + " minor faults";
+    if (major > 0) out += " and " + per_pass_count(major) + " major";
+    if (r.io_calls > 0) out += " with " + per_pass_count(static_cast<double>(r.io_calls)) + (per_pass(r, static_cast<double>(r.io_calls)) == 1 ? " call" : " calls");
+    return out + pass;
   }
-  if (calls == 0) return "";
-  out = label + " made " + grouped(calls) + (calls == 1 ? " call of " : " calls of ") + duration_text(seconds_per_call(r)) +
-        (calls == 1 ? "" : " each");
-  if (r.major_faults > 0) out += " and took " + grouped(static_cast<std::uint64_t>(r.major_faults)) + " major faults";
+  if (calls <= 0) return "";
+  bool one = per_pass(r, calls) == 1;
+  std::string each = duration_text(seconds_per_call(r)) + (one ? "" : " each");
+  std::string out = label + " made " + per_pass_count(calls) + (one ? " call" : " calls") +
+                    (pass.empty() ? " of " + each : pass + ", " + each);
+  if (major > 0) out += " and took " + per_pass_count(major) + " major faults";
   return out;
 }
 
@@ -61,11 +68,13 @@ std::vector<std::string> explain(const Family& f) {
     out.push_back(s + ".");
   } else {
     // 1. The widest gap between the fastest and the slowest line at one x, and why.
-    double gap_x = 0, gap = 0;
-    for (const auto& [x, ps] : by_x) {
-      double r = rate(*fastest(ps)->result).median / std::max(rate(*slowest(ps)->result).median, 1e-300);
-      if (r > gap) gap = r, gap_x = x;
-    }
+    // Rates of measured records are finite and positive, so every ratio is too.
+    auto gap_at = [](const std::vector<const Point*>& ps) {
+      return rate(*fastest(ps)->result).median / rate(*slowest(ps)->result).median;
+    };
+    double gap_x = by_x.begin()->first, gap = gap_at(by_x.begin()->second);
+    for (const auto& [x, ps] : by_x)
+      if (double r = gap_at(ps); r > gap) gap = r, gap_x = x;
     const Point* hi = fastest(by_x[gap_x]);
     const Point* lo = slowest(by_x[gap_x]);
     std::string s = at(f, gap_x);
@@ -88,7 +97,7 @@ std::vector<std::string> explain(const Family& f) {
         const Point* second = nullptr;
         for (const Point* p : ps)
           if (p != top && (!second || rate(*p->result).median > rate(*second->result).median)) second = p;
-        if (!speedup(*top->result, *second->result).beyond_noise) close.push_back(x);
+        if (!clearly_faster(*top->result, *second->result)) close.push_back(x);
         const std::string& w = top->series;
         if (runs.empty() || runs.back().first != w) runs.push_back({w, {x, x}});
         else runs.back().second.second = x;
@@ -127,11 +136,14 @@ std::vector<std::string> explain(const Family& f) {
       const auto& ps = by_x.begin()->second;
       std::vector<const Point*> sorted(ps.begin(), ps.end());
       std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return rate(*a->result).median > rate(*b->result).median; });
-      Speedup s1 = speedup(*sorted[0]->result, *sorted[1]->result);
-      out.push_back(sorted[0]->series + " beats the runner-up " + sorted[1]->series + " by " + times(s1.ratio) +
-                    (s1.noise_known ? (s1.beyond_noise ? ", more than the noise between repetitions"
-                                                       : ", within the noise between repetitions")
-                                    : " (one repetition: noise unknown)") +
+      const harness::Result& first = *sorted[0]->result;
+      const harness::Result& second = *sorted[1]->result;
+      bool noise_known = first.samples_s.size() >= 2 && second.samples_s.size() >= 2;
+      out.push_back(sorted[0]->series + " beats the runner-up " + sorted[1]->series + " by " +
+                    times(rate(first).median / rate(second).median) +
+                    (noise_known ? (clearly_faster(first, second) ? ", more than the noise between repetitions"
+                                                                 : ", within the noise between repetitions")
+                                 : " (one repetition: noise unknown)") +
                     ".");
     }
   }

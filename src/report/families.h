@@ -1,8 +1,10 @@
-// Internal: how the report groups results into charts. Per suite, records
-// that share op, pattern, cache state and flush policy form a family; x is
-// whatever varies between them (block size first), one line per method.
-// A family splits by experiment name only when that is needed to keep one
-// point per line and x.
+// Internal: how the report groups results into charts. A chart joins the
+// points of one experiment family only: per suite, records that share op,
+// pattern, cache state and flush policy, from experiments that measured the
+// same contenders (method, buffer, sync call, queue depth, results file) and
+// differ in one parameter, which becomes x: block size, threads, or the work
+// per pass. Experiments with different contenders (the 128 B calls and the
+// 1-4 KiB calls of write-buffering) are different families: separate charts.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +21,7 @@ struct Source {
   std::string label;
 };
 
-enum class Axis { BlockSize, Threads, Work, None };
+enum class Axis { BlockSize, Threads, WorkPerPass, None };
 
 struct Point {
   const harness::Result* result = nullptr;
@@ -34,7 +36,8 @@ struct Family {
   Axis axis = Axis::None;
   bool bytes_metric = true;  // y is MiB/s; otherwise operations per second
   std::vector<Point> points;
-  std::vector<std::string> series;  // first-seen order
+  std::vector<std::string> series;       // first-seen order
+  std::vector<std::string> experiments;  // first-seen order
 };
 
 struct SuiteView {
@@ -46,7 +49,7 @@ struct SuiteView {
 
 std::vector<SuiteView> group_results(const std::vector<Source>& sources);
 
-// "block size", "threads", "bytes per repetition" ...
+// "block size (bytes per call)", "threads", "bytes per pass" ...
 std::string axis_title(const Family& f);
 // The x value of a point as text ("4 KiB", "8 threads").
 std::string x_text(const Family& f, double x);

@@ -1,5 +1,5 @@
 #include "iolab/report/recommend.h"
-#include "iolab/io/registry.h"
+
 
 #include <algorithm>
 #include <array>
@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "common.h"
+#include "iolab/harness/thresholds.h"
+#include "iolab/io/registry.h"
 #include "iolab/units.h"
 
 namespace iolab::report {
@@ -18,15 +20,10 @@ namespace iolab::report {
 namespace {
 
 constexpr Band kBands[] = {Band::Under64, Band::To4K, Band::To1M, Band::Over1M};
-constexpr const char* kFlushes[] = {"none", "every-16k", "async-16k", "every"};
+// "end" (one flush after the last write) is a row of its own: the data is
+// durable when the timed region ends, which "none" does not promise.
+constexpr const char* kFlushes[] = {"none", "end", "every-16k", "async-16k", "every"};
 constexpr const char* kCaches[] = {"warm", "cold"};
-
-// The flush policy of a write as the table names it. A single flush at the
-// end counts as "none": the data is not flushed while being written.
-std::string table_flush(const harness::Result& r) {
-  std::string c = sync_class(r);
-  return c == "end" ? "none" : c;
-}
 
 // The table's cache column. Writes go to a fresh file (the runner records no
 // cache state for buffered ones): buffered and O_DIRECT writes compete in the
@@ -39,32 +36,16 @@ std::string table_cache(const harness::Result& r) {
 // What must be equal for two methods' figures to be compared directly.
 using Condition = std::tuple<std::string, std::string, std::uint64_t, std::uint64_t, std::string>;
 Condition condition_of(const harness::Result& r) {
-  // A flush at the end and no flush at all are different work: keep them apart.
   return {r.suite, harness::pattern_name(r), r.block_size, r.file_size, sync_class(r)};
 }
 
 double speed(const harness::Result& r) { return rate(r).median; }
 
-void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
-  // A method's buffer is named only when the cell has it with several.
-  std::map<std::string, std::set<std::string>> buffers_of;
-  for (const auto* r : records) buffers_of[r->method].insert(harness::buffer_name(*r));
-  auto label = [&](const harness::Result& r) { return buffers_of[r.method].size() > 1 ? method_label(r) : r.method; };
-  // condition -> method -> record (the first one seen).
-  std::map<Condition, std::map<std::string, const harness::Result*>> by_condition;
-  for (const auto* r : records) {
-    std::string m = label(*r);
-    by_condition[condition_of(*r)].emplace(m, r);
-    if (std::find(cell.methods.begin(), cell.methods.end(), m) == cell.methods.end()) cell.methods.push_back(m);
-    if (std::find(cell.block_sizes.begin(), cell.block_sizes.end(), r->block_size) == cell.block_sizes.end())
-      cell.block_sizes.push_back(r->block_size);
-  }
-  std::sort(cell.methods.begin(), cell.methods.end());
-  std::sort(cell.block_sizes.begin(), cell.block_sizes.end());
-  if (cell.methods.size() == 1) {
-    cell.best = cell.methods.front();
-    return;
-  }
+using ByCondition = std::map<Condition, std::map<std::string, const harness::Result*>>;
+
+// Ranks the methods of a cell: the best (ahead of every method it met, else
+// the best score), its closest competitor and the margin between them.
+void rank(Cell& cell, const ByCondition& by_condition) {
   // Score: geometric mean of speed relative to the condition's best, over the
   // conditions where the method met at least one other.
   std::map<std::string, std::pair<double, int>> log_score;
@@ -75,7 +56,7 @@ void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
     if (top <= 0) continue;
     for (const auto& [m, r] : methods) {
       auto& s = log_score[m];
-      s.first += std::log(std::max(speed(*r), 1e-300) / top);
+      s.first += std::log(speed(*r) / top);
       ++s.second;
     }
   }
@@ -91,7 +72,7 @@ void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
       for (const auto& [b, rb] : methods)
         if (a != b) {
           auto& p = pair[a][b];
-          p.first += std::log(std::max(speed(*ra), 1e-300) / std::max(speed(*rb), 1e-300));
+          p.first += std::log(speed(*ra) / speed(*rb));
           ++p.second;
         }
   auto head_to_head = [&](const std::string& a, const std::string& b) {
@@ -103,8 +84,6 @@ void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
       if (head_to_head(m, o) <= 1) return false;
     return true;
   };
-  // The best is ahead of every method it met; with none such, the best score
-  // leads and the cell has no clear winner.
   cell.best = ranked[0].first;
   for (const auto& [m, score] : ranked)
     if (ahead_of_all(m)) {
@@ -112,35 +91,90 @@ void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
       cell.ahead_of_all = true;
       break;
     }
-  // The runner-up is the closest competitor the best met.
   double closest = 0;
   for (const auto& [o, p] : pair[cell.best]) {
     double r = head_to_head(cell.best, o);
     if (cell.runner_up.empty() || r < closest) cell.runner_up = o, closest = r;
   }
+  cell.margin = closest;
+  for (const auto& [cond, methods] : by_condition)
+    cell.shared += methods.count(cell.best) && methods.count(cell.runner_up);
+}
 
-  double log_sum = 0, rel_var = 0;
-  bool reps_enough = true;
+// The clear-winner rule, condition by condition: the best must have run at
+// each contested condition and clearly beaten every other method there.
+void judge(Cell& cell, const ByCondition& by_condition) {
+  bool reps_enough = true, first = true;
   for (const auto& [cond, methods] : by_condition) {
-    auto b = methods.find(cell.best), r = methods.find(cell.runner_up);
-    if (b == methods.end() || r == methods.end()) continue;
-    Speedup s = speedup(*b->second, *r->second);
-    ++cell.shared;
-    reps_enough &= s.noise_known;
-    // The least favourable pairing of repetitions: best's slowest vs runner-up's fastest.
-    double worst = rate(*b->second).slowest / std::max(rate(*r->second).fastest, 1e-300);
-    cell.worst_ratio = cell.shared == 1 ? worst : std::min(cell.worst_ratio, worst);
-    if (s.noise_known && worst > 1) ++cell.shared_beyond_noise;
-    // Medians for the margin (as for the ranking); the noise from the spread.
-    log_sum += std::log(std::max(speed(*b->second), 1e-300) / std::max(speed(*r->second), 1e-300));
-    rel_var += s.ratio > 0 ? (s.stddev / s.ratio) * (s.stddev / s.ratio) : 0;
+    if (methods.size() < 2) continue;
+    ++cell.contested;
+    for (const auto& [m, r] : methods) reps_enough &= r->samples_s.size() >= 2;
+    auto b = methods.find(cell.best);
+    if (b == methods.end()) {
+      ++cell.absent;
+      continue;
+    }
+    bool beats_all = true;
+    for (const auto& [m, r] : methods) {
+      if (m == cell.best) continue;
+      beats_all &= clearly_faster(*b->second, *r);
+      // The least favourable pairing of repetitions: best's slowest vs the other's fastest.
+      double worst = rate(*b->second).slowest / rate(*r).fastest;
+      if (first || worst < cell.worst_ratio) {
+        cell.worst_ratio = worst;
+        cell.worst_against = m;
+        cell.worst_block = r->block_size;
+        first = false;
+      }
+    }
+    cell.won += beats_all;
   }
-  if (cell.shared == 0) return;
-  double k = static_cast<double>(cell.shared);
-  cell.margin = std::exp(log_sum / k);
-  cell.margin_stddev = cell.margin * std::sqrt(rel_var) / k;
   cell.noise_known = reps_enough;
-  cell.clear = cell.ahead_of_all && reps_enough && cell.shared_beyond_noise == cell.shared;
+  cell.clear = cell.ahead_of_all && reps_enough && cell.absent == 0 && cell.contested > 0 && cell.won == cell.contested;
+}
+
+void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
+  // A method's buffer is named only when the cell has it with several; a
+  // queued method's depth and options always.
+  std::map<std::string, std::set<std::string>> buffers_of;
+  for (const auto* r : records) buffers_of[r->method].insert(harness::buffer_name(*r));
+  auto label = [&](const harness::Result& r) {
+    std::string s = buffers_of[r.method].size() > 1 ? method_label(r) : r.method;
+    if (std::string q = queue_label(r); !q.empty()) s += " " + q;
+    return s;
+  };
+  ByCondition by_condition;  // condition -> method -> record (the first one seen)
+  for (const auto* r : records) {
+    std::string m = label(*r);
+    if (std::find(cell.methods.begin(), cell.methods.end(), m) == cell.methods.end()) cell.methods.push_back(m);
+    if (std::find(cell.block_sizes.begin(), cell.block_sizes.end(), r->block_size) == cell.block_sizes.end())
+      cell.block_sizes.push_back(r->block_size);
+    // A figure with a warning is not evidence for or against anyone.
+    if (auto kinds = distrust(*r); !kinds.empty()) {
+      ++cell.left_out_records;
+      for (const auto& k : kinds) ++cell.left_out[k];
+      continue;
+    }
+    by_condition[condition_of(*r)].emplace(m, r);
+  }
+  std::sort(cell.methods.begin(), cell.methods.end());
+  std::sort(cell.block_sizes.begin(), cell.block_sizes.end());
+  std::set<std::string> kept;
+  for (const auto& [cond, methods] : by_condition)
+    for (const auto& [m, r] : methods) kept.insert(m);
+  if (kept.size() == 1) cell.best = *kept.begin();
+  if (kept.size() < 2) return;
+  rank(cell, by_condition);
+  if (cell.runner_up.empty()) return;
+  judge(cell, by_condition);
+}
+
+std::string left_out_text(const Cell& c) {
+  if (c.left_out_records == 0) return "";
+  std::string kinds;
+  for (const auto& [k, n] : c.left_out) kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " " + k;
+  return std::to_string(c.left_out_records) + (c.left_out_records == 1 ? " record" : " records") +
+         " left out for warnings (" + kinds + ")";
 }
 
 }  // namespace
@@ -164,24 +198,37 @@ Band band_of(std::uint64_t b) {
 
 std::string Cell::verdict() const {
   if (methods.empty()) return "no data";
-  if (methods.size() == 1) return "only " + methods.front() + " measured";
-  if (runner_up.empty() || shared == 0) return "no clear winner";
-  return clear ? best : "no clear winner";
+  if (methods.size() == 1) return "only " + visible(methods.front()) + " measured";
+  return clear ? visible(best) : "no clear winner";
 }
 
 std::string Cell::summary() const {
   if (methods.empty()) return "no data";
-  if (methods.size() == 1) return "only " + methods.front() + " measured (" + std::to_string(block_sizes.size()) +
-                                  (block_sizes.size() == 1 ? " size)" : " sizes)");
-  if (runner_up.empty() || shared == 0) return "no clear winner (methods never measured side by side)";
+  std::string left = left_out_text(*this);
+  auto with_left = [&](std::string s) { return left.empty() ? s : s + "; " + left; };
+  if (methods.size() == 1)
+    return with_left("only " + visible(methods.front()) + " measured (" + std::to_string(block_sizes.size()) +
+                     (block_sizes.size() == 1 ? " size)" : " sizes)"));
+  if (best.empty() && left_out_records > 0) return "no figures without warnings: " + left;
+  if (runner_up.empty() && left_out_records > 0)
+    return "no clear winner: only " + visible(best) + " has figures without warnings; " + left;
+  if (runner_up.empty()) return with_left("no clear winner (methods never measured side by side)");
   std::string ratio = sig(margin, 3) + "x";
   std::string where = shared == 1 ? "" : " at " + std::to_string(shared) + " conditions";
-  std::string worst = noise_known ? "at worst " + sig(worst_ratio, 3) + "x" : "one repetition: noise unknown";
-  if (clear) return best + ": " + ratio + " over " + runner_up + where + " (" + worst + ")";
+  std::string worst = "one repetition: noise unknown";
+  if (noise_known) {
+    worst = "at worst " + sig(worst_ratio, 3) + "x";
+    if (worst_against != runner_up) worst += " vs " + visible(worst_against);
+    if (block_sizes.size() > 1 && !clear) worst += " at " + bytes_text(worst_block);
+    if (!clear && worst_ratio > 1 && absent == 0)
+      worst += "; a lead within " + percent(harness::thresholds::kTieRatio - 1) + " is a tie";
+  }
+  if (absent > 0) worst += "; " + visible(best) + " not measured at " + std::to_string(absent) + " of " + std::to_string(contested) + " conditions";
+  if (clear) return with_left(visible(best) + ": " + ratio + " over " + visible(runner_up) + where + " (" + worst + ")");
   if (!ahead_of_all)
-    return "no clear winner: each method is behind another somewhere (" + best + " leads overall; " + runner_up + " is " +
-           sig(1 / margin, 3) + "x faster where they met)";
-  return "no clear winner: " + best + " " + ratio + " vs " + runner_up + where + " (" + worst + ")";
+    return with_left("no clear winner: each method is behind another somewhere (" + visible(best) + " leads overall; " +
+                     visible(runner_up) + " is " + sig(1 / margin, 3) + "x faster where they met)");
+  return with_left("no clear winner: " + visible(best) + " " + ratio + " vs " + visible(runner_up) + where + " (" + worst + ")");
 }
 
 const Cell* DecisionTable::find(std::string_view op, Band band, std::string_view flush, std::string_view cache) const {
@@ -210,7 +257,7 @@ DecisionTable decide(std::span<const harness::Result> results) {
     for (const auto& r : results) {
       if (!measured(r) || r.threads != 1 || harness::to_string(r.op) != cell.op || r.bytes == 0) continue;
       if (band_of(r.block_size) != cell.band || table_cache(r) != cell.cache) continue;
-      if (cell.op == "write" && table_flush(r) != cell.flush) continue;
+      if (cell.op == "write" && sync_class(r) != cell.flush) continue;
       in.push_back(&r);
     }
     fill(cell, in);
@@ -235,34 +282,45 @@ std::string format_text(const DecisionTable& t) {
     rows.push_back({c.op, std::string(to_string(c.band)), c.op == "read" ? "-" : c.flush, c.summary(),
                     cold_text(c, cold)});
   }
+  // Width in characters, not bytes (names may hold any UTF-8).
+  auto width = [](const std::string& s) {
+    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
+  };
   std::array<std::size_t, 4> w{};
   for (const auto& r : rows)
-    for (std::size_t i = 0; i < 4; ++i) w[i] = std::max(w[i], r[i].size() - (r[i].find("±") != std::string::npos));
+    for (std::size_t i = 0; i < 4; ++i) w[i] = std::max(w[i], width(r[i]));
   std::string out;
   for (const auto& r : rows) {
     std::string line;
-    for (std::size_t i = 0; i < 4; ++i) {
-      // "±" is two bytes, one column.
-      std::size_t cols = r[i].size() - (r[i].find("±") != std::string::npos);
-      line += r[i] + std::string(w[i] - cols + 2, ' ');
-    }
+    for (std::size_t i = 0; i < 4; ++i) line += r[i] + std::string(w[i] - width(r[i]) + 2, ' ');
     out += line + r[4] + "\n";
   }
-  out +=
-      "\nmargin: best's median speed / runner-up's (its closest competitor), geometric mean over the conditions (size, "
-      "file, pattern, suite) where both ran.\nat worst: best's slowest repetition / runner-up's fastest, at the least "
-      "favourable condition; the winner is clear when that is above 1.\nreads warm: the file was resident; reads cold: evicted first, or "
-      "O_DIRECT. writes: to a fresh file, buffered or O_DIRECT.\n";
+  out += fmt::format(
+      "\nmargin: best's median rate / runner-up's (its closest competitor), geometric mean over the conditions (suite, "
+      "pattern, size, file, flush) where both ran.\n"
+      "at worst: best's slowest repetition / the fastest repetition of any other method at the same condition, at the "
+      "least favourable one.\n"
+      "clear: best ran at every condition where methods met, and at each its slowest repetition beat every other "
+      "method's fastest, with medians more than {} apart.\n"
+      "Records with warnings (too short, outliers, not warm, not cold) are left out. reads warm: the file was resident; "
+      "reads cold: evicted first, or O_DIRECT. writes: to a fresh file, buffered or O_DIRECT; flush \"end\": one flush "
+      "after the last write.\n",
+      percent(harness::thresholds::kTieRatio - 1));
   return out;
 }
 
 std::string format_markdown(const DecisionTable& t) {
+  auto cell = [](const std::string& s) {
+    std::string o;
+    for (char ch : s) ch == '|' ? o += "\\|" : o += ch;
+    return o;
+  };
   std::string out = "| op | packet | flush | reads warm / writes | reads cold or O_DIRECT |\n|---|---|---|---|---|\n";
   for (const auto& c : t.cells) {
     if (c.cache != "warm") continue;
     const Cell* cold = t.find(c.op, c.band, c.flush, "cold");
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", c.op, to_string(c.band), c.op == "read" ? "-" : c.flush, c.summary(),
-                       cold_text(c, cold));
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", c.op, to_string(c.band), c.op == "read" ? "-" : c.flush,
+                       cell(c.summary()), cell(cold_text(c, cold)));
   }
   return out;
 }
@@ -278,17 +336,20 @@ nlohmann::json to_json(const DecisionTable& t) {
                      {"best", c.best.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.best)},
                      {"runner_up", c.runner_up.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.runner_up)},
                      {"margin", c.shared ? nlohmann::json(c.margin) : nlohmann::json(nullptr)},
-                     {"margin_stddev", c.shared ? nlohmann::json(c.margin_stddev) : nlohmann::json(nullptr)},
                      {"clear", c.clear},
                      {"ahead_of_all", c.ahead_of_all},
                      {"shared_conditions", c.shared},
-                     {"beyond_noise_conditions", c.shared_beyond_noise},
-                     {"worst_ratio", c.shared && c.noise_known ? nlohmann::json(c.worst_ratio) : nlohmann::json(nullptr)},
+                     {"contested_conditions", c.contested},
+                     {"won_conditions", c.won},
+                     {"best_absent_conditions", c.absent},
+                     {"worst_ratio", c.contested && c.noise_known ? nlohmann::json(c.worst_ratio) : nlohmann::json(nullptr)},
+                     {"worst_against", c.contested && c.noise_known ? nlohmann::json(c.worst_against) : nlohmann::json(nullptr)},
+                     {"left_out", c.left_out},
                      {"methods", c.methods},
                      {"block_sizes", c.block_sizes},
                      {"summary", c.summary()}});
   }
-  return {{"format", "iolab-decision-table"}, {"format_version", 1}, {"cells", cells}};
+  return {{"format", "iolab-decision-table"}, {"format_version", 2}, {"cells", cells}};
 }
 
 std::vector<harness::FileExperiment> table_experiments(std::uint64_t max_file, harness::Eviction eviction) {

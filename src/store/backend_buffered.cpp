@@ -9,9 +9,7 @@
 // covers bytes already written, so it cannot fault past the end of file.
 // (The first version read with one pread(2) per get: ~1.5x slower gets.)
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <sys/mman.h>
 #include <vector>
 
 #include "iolab/io/buffer.h"
@@ -23,17 +21,17 @@ namespace {
 
 class BufferedJournal final : public Journal {
  public:
-  BufferedJournal(int fd, std::filesystem::path path, std::uint64_t end, std::size_t stage_bytes)
-      : Journal(fd, std::move(path)),
+  BufferedJournal(std::unique_ptr<io::EnvFile> file, std::uint64_t end, std::size_t stage_bytes)
+      : Journal(std::move(file)),
         stage_(std::max<std::size_t>(stage_bytes, io::kPageSize), io::BufferKind::Aligned),
         stage_start_(end) {}
-  ~BufferedJournal() override { unmap(); }
+  ~BufferedJournal() override = default;  // the region unmaps quietly
 
   void append(std::uint64_t offset, std::span<const std::byte> image) override {
     // offset == stage_start_ + staged_: appends are contiguous.
     if (staged_ + image.size() > stage_.size()) flush();
     if (image.size() > stage_.size()) {  // larger than the whole buffer: write it through
-      pwrite_all(image, offset);
+      file_->write_at(offset, image);
       stage_start_ = offset + image.size();
       return;
     }
@@ -49,8 +47,9 @@ class BufferedJournal final : public Journal {
       if (!leftover.empty()) std::memcpy(p + image.size(), leftover.data(), leftover.size());
       return;
     }
-    pwritev_all(image.subspan(kRecordHeaderSize), leftover, offset + kRecordHeaderSize);
-    pwrite_all(image.first(kRecordHeaderSize), offset);
+    std::span<const std::byte> parts[] = {image.subspan(kRecordHeaderSize), leftover};
+    file_->write_at(offset + kRecordHeaderSize, parts);
+    file_->write_at(offset, image.first(kRecordHeaderSize));
   }
 
   void write_header(std::uint64_t offset, std::span<const std::byte> header) override {
@@ -58,7 +57,7 @@ class BufferedJournal final : public Journal {
       std::memcpy(stage_.data() + (offset - stage_start_), header.data(), header.size());
       return;
     }
-    pwrite_all(header, offset);
+    file_->write_at(offset, header);
   }
 
   void read(std::uint64_t offset, std::uint32_t data_length, Employee& out) override {
@@ -67,20 +66,21 @@ class BufferedJournal final : public Journal {
       check_and_decode(offset, data_length, {stage_.data() + (offset - stage_start_), n}, out);
       return;
     }
-    if (offset + n > map_size_) remap(offset + n);
+    if (map_ == nullptr || offset + n > map_->size()) remap(offset + n);
+    const std::byte* base = map_->data();
     // Ask for the record's last cache line with its first: the two misses overlap.
-    __builtin_prefetch(map_ + offset + n - 1);
-    check_and_decode(offset, data_length, {map_ + offset, n}, out);
+    __builtin_prefetch(base + offset + n - 1);
+    check_and_decode(offset, data_length, {base + offset, n}, out);
   }
 
   void close(std::uint64_t end) override {
-    unmap();
+    if (map_ != nullptr) map_->unmap();
     Journal::close(end);
   }
 
   void flush() override {
     if (staged_ == 0) return;
-    pwrite_all({stage_.data(), staged_}, stage_start_);
+    file_->write_at(stage_start_, {stage_.data(), staged_});
     stage_start_ += staged_;
     staged_ = 0;
   }
@@ -90,33 +90,26 @@ class BufferedJournal final : public Journal {
   // growing journal is re-mapped rarely. The mapping may extend past the
   // end of file; only bytes below it are ever read.
   void remap(std::uint64_t need) {
-    std::uint64_t size = std::max<std::uint64_t>({need, 2 * map_size_, std::uint64_t{16} << 20});
+    std::uint64_t old = map_ == nullptr ? 0 : map_->size();
+    std::uint64_t size = std::max<std::uint64_t>({need, 2 * old, std::uint64_t{16} << 20});
     size = (size + io::kPageSize - 1) / io::kPageSize * io::kPageSize;
-    ++counters_.syscalls;
-    void* p = map_ == nullptr ? ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd_, 0)
-                              : ::mremap(map_, map_size_, size, MREMAP_MAYMOVE);
-    if (p == MAP_FAILED) fail(map_ == nullptr ? "mmap" : "mremap", errno);
-    map_ = static_cast<std::byte*>(p);
-    map_size_ = size;
-  }
-  void unmap() noexcept {
-    if (map_ != nullptr) ::munmap(map_, map_size_);
-    map_ = nullptr;
-    map_size_ = 0;
+    if (map_ == nullptr)
+      map_ = file_->map(0, size, io::Access::Read);
+    else
+      map_->resize(size);
   }
 
   io::Buffer stage_;
   std::uint64_t stage_start_;  // file offset of the buffer's first byte
   std::size_t staged_ = 0;
-  std::byte* map_ = nullptr;  // read-only
-  std::uint64_t map_size_ = 0;
+  std::unique_ptr<io::MappedRegion> map_;  // read-only
 };
 
 }  // namespace
 
-std::unique_ptr<Journal> make_buffered_journal(int fd, const std::filesystem::path& path, std::uint64_t end,
+std::unique_ptr<Journal> make_buffered_journal(std::unique_ptr<io::EnvFile> file, std::uint64_t end,
                                                std::size_t stage_bytes) {
-  return std::make_unique<BufferedJournal>(fd, path, end, stage_bytes);
+  return std::make_unique<BufferedJournal>(std::move(file), end, stage_bytes);
 }
 
 }  // namespace iolab::store

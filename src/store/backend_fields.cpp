@@ -15,7 +15,7 @@ namespace {
 
 class FieldsJournal final : public Journal {
  public:
-  FieldsJournal(int fd, std::filesystem::path path) : Journal(fd, std::move(path)) {}
+  using Journal::Journal;
 
   void append(std::uint64_t offset, std::span<const std::byte> image) override {
     move_to(offset);
@@ -35,6 +35,11 @@ class FieldsJournal final : public Journal {
   void write_header(std::uint64_t offset, std::span<const std::byte> header) override {
     move_to(offset);
     put(header);
+  }
+
+  void write_checkpoint(std::span<const std::byte> checkpoint) override {
+    move_to(kCheckpointOffset);
+    put(checkpoint);
   }
 
   void read(std::uint64_t offset, std::uint32_t data_length, Employee& out) override {
@@ -67,7 +72,7 @@ class FieldsJournal final : public Journal {
   void move_to(std::uint64_t offset) {
     if (pos_ != offset) {
       pos_ = kUnknown;  // stays unknown if the seek throws
-      seek(offset);
+      file_->seek(offset);
       pos_ = offset;
     }
   }
@@ -75,7 +80,7 @@ class FieldsJournal final : public Journal {
     if (s.empty()) return;
     std::uint64_t p = pos_;
     pos_ = kUnknown;  // stays unknown if the write throws part-way
-    write_all(s);
+    file_->write(s);
     pos_ = p + s.size();
   }
   // Data fields of an image we encoded ourselves; the last write carries the padding.
@@ -114,8 +119,8 @@ class FieldsJournal final : public Journal {
 
 }  // namespace
 
-std::unique_ptr<Journal> make_fields_journal(int fd, const std::filesystem::path& path, std::uint64_t) {
-  return std::make_unique<FieldsJournal>(fd, path);
+std::unique_ptr<Journal> make_fields_journal(std::unique_ptr<io::EnvFile> file) {
+  return std::make_unique<FieldsJournal>(std::move(file));
 }
 
 }  // namespace iolab::store

@@ -14,18 +14,20 @@ class GatherJournal final : public Journal {
   using Journal::Journal;
 
   void append(std::uint64_t offset, std::span<const std::byte> image) override {
-    pwritev_all(image.first(kRecordHeaderSize), image.subspan(kRecordHeaderSize), offset);
+    std::span<const std::byte> parts[] = {image.first(kRecordHeaderSize), image.subspan(kRecordHeaderSize)};
+    file_->write_at(offset, parts);
   }
 
   void write_in_hole(std::uint64_t offset, std::span<const std::byte> image,
                      std::span<const std::byte> leftover) override {
     // Two calls: data (+ the remainder's free header) first, record header last.
-    pwritev_all(image.subspan(kRecordHeaderSize), leftover, offset + kRecordHeaderSize);
-    pwrite_all(image.first(kRecordHeaderSize), offset);
+    std::span<const std::byte> parts[] = {image.subspan(kRecordHeaderSize), leftover};
+    file_->write_at(offset + kRecordHeaderSize, parts);
+    file_->write_at(offset, image.first(kRecordHeaderSize));
   }
 
   void write_header(std::uint64_t offset, std::span<const std::byte> header) override {
-    pwrite_all(header, offset);
+    file_->write_at(offset, header);
   }
 
   void read(std::uint64_t offset, std::uint32_t data_length, Employee& out) override {
@@ -40,8 +42,8 @@ class GatherJournal final : public Journal {
 
 }  // namespace
 
-std::unique_ptr<Journal> make_gather_journal(int fd, const std::filesystem::path& path) {
-  return std::make_unique<GatherJournal>(fd, path);
+std::unique_ptr<Journal> make_gather_journal(std::unique_ptr<io::EnvFile> file) {
+  return std::make_unique<GatherJournal>(std::move(file));
 }
 
 }  // namespace iolab::store

@@ -48,10 +48,32 @@ bool valid_at(std::span<const std::byte> file, std::uint64_t pos, RecordHeader& 
 
 }  // namespace
 
-void write_file_header(std::byte out[kFileHeaderSize]) noexcept {
+void write_file_header(std::byte out[kFileHeaderSize], std::uint32_t version) noexcept {
   std::memcpy(out, kJournalMagic, 8);
-  le::put32(out + 8, kJournalVersion);
+  le::put32(out + 8, version);
   le::put32(out + 12, crc32c({out, 12}));
+}
+
+namespace {
+constexpr std::uint32_t kUnorderedFlag = 1;
+}  // namespace
+
+void encode_checkpoint(std::byte out[kCheckpointSize], const Checkpoint& c) noexcept {
+  std::memset(out, 0, kCheckpointSize);
+  le::put32(out + 4, c.unordered ? kUnorderedFlag : 0);
+  le::put64(out + 8, c.sequence);
+  le::put64(out + 16, c.end);
+  le::put32(out, crc32c({out + 4, kCheckpointSize - 4}));
+}
+
+bool decode_checkpoint(const std::byte* in, Checkpoint& out) noexcept {
+  if (le::get32(in) != crc32c({in + 4, kCheckpointSize - 4})) return false;
+  std::uint32_t flags = le::get32(in + 4);
+  if ((flags & ~kUnorderedFlag) != 0) return false;
+  out.unordered = (flags & kUnorderedFlag) != 0;
+  out.sequence = le::get64(in + 8);
+  out.end = le::get64(in + 16);
+  return true;
 }
 
 void encode_record_header(std::byte out[kRecordHeaderSize], std::uint8_t kind, std::uint64_t sequence,
@@ -84,7 +106,7 @@ bool record_valid(const RecordHeader& h, std::span<const std::byte> data) noexce
   return crc32c(crc, data) == h.crc && data_well_formed(data);
 }
 
-void check_file_header(std::span<const std::byte> file, const std::string& name) {
+std::uint32_t check_file_header(std::span<const std::byte> file, const std::string& name) {
   if (file.size() < kFileHeaderSize)
     throw Error("open journal", name,
                 "not a journal: " + std::to_string(file.size()) + " bytes, shorter than the 16-byte file header");
@@ -98,13 +120,41 @@ void check_file_header(std::span<const std::byte> file, const std::string& name)
                 "format version " + std::to_string(version) + " is newer than this iolab supports (" +
                     std::to_string(kJournalVersion) + ")");
   if (version == 0) throw Error("open journal", name, "format version 0 is not valid");
+  return version;
 }
 
 ScanResult scan_journal(std::span<const std::byte> file, const std::string& name) {
-  check_file_header(file, name);
   ScanResult r;
+  r.version = check_file_header(file, name);
+  r.records_start = records_start(r.version);
   const std::uint64_t size = file.size();
-  std::uint64_t pos = kFileHeaderSize;
+  if (r.version >= 2 && size >= kRecordsStart) {
+    r.has_checkpoint = decode_checkpoint(file.data() + kCheckpointOffset, r.checkpoint);
+    r.checkpoint_corrupt = !r.has_checkpoint;
+  }
+  // Damage a crash can have left (see Damage::crash_debris): past the
+  // checkpoint's end; under a header newer than it (a write into a hole
+  // whose data did not all arrive); or right after a valid record (or free
+  // mark) newer than it (the rest of the hole that record split, whose
+  // free header did not arrive).
+  auto debris = [&](std::uint64_t at) {
+    if (!r.has_checkpoint) return false;
+    if (r.checkpoint.unordered || at >= r.checkpoint.end) return true;
+    if (!r.records.empty()) {
+      const ScannedRecord& prev = r.records.back();
+      if (prev.sequence > r.checkpoint.sequence && prev.offset + slot_size(prev.data_length) == at) return true;
+    }
+    if (size - at < kRecordHeaderSize) return false;
+    RecordHeader t = decode_record_header(file.data() + at);
+    return t.kind == kKindActive && t.sequence > r.checkpoint.sequence;
+  };
+  if (size < r.records_start) {  // a version 2 file cut inside its checkpoint: only the header holds
+    r.end = kFileHeaderSize;
+    r.torn_tail_bytes = size - kFileHeaderSize;
+    r.torn_tail_records = r.torn_tail_bytes > 0 ? 1 : 0;
+    return r;
+  }
+  std::uint64_t pos = r.records_start;
   RecordHeader h;
   while (pos < size) {
     if (valid_at(file, pos, h)) {
@@ -138,7 +188,7 @@ ScanResult scan_journal(std::span<const std::byte> file, const std::string& name
       } while (w < size);
       break;
     }
-    r.damage.push_back({pos, next - pos});
+    r.damage.push_back({pos, next - pos, debris(pos)});
     pos = next;
   }
   r.end = std::min(pos, size);

@@ -1,6 +1,7 @@
 // Internal: one backend's way of writing and reading journal records.
 // The format, the index, the free list and the sync policy live in
-// record_store.cpp; a backend only moves bytes, and counts its calls.
+// record_store.cpp; a backend only moves bytes, through an io::EnvFile (so
+// the store runs on the real file system or on the fault env alike).
 #pragma once
 
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "iolab/io/env.h"
 #include "iolab/io/file.h"
 #include "iolab/store/employee.h"
 #include "iolab/store/record_store.h"
@@ -24,7 +26,7 @@ struct JournalCounters {
 
 class Journal {
  public:
-  Journal(int fd, std::filesystem::path path) : fd_(fd), path_(std::move(path)) {}
+  explicit Journal(std::unique_ptr<io::EnvFile> file) : file_(std::move(file)) {}
   virtual ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
@@ -40,6 +42,9 @@ class Journal {
                              std::span<const std::byte> leftover) = 0;
   // Overwrites one 16-byte record header (marking a record free).
   virtual void write_header(std::uint64_t offset, std::span<const std::byte> header) = 0;
+  // Overwrites the checkpoint (kCheckpointSize bytes at kCheckpointOffset)
+  // in one call or store; the next sync makes it durable.
+  virtual void write_checkpoint(std::span<const std::byte> checkpoint);
   // Reads the active record at `offset`, checks its header and CRC (throws
   // Error when they fail) and decodes it into `out`.
   virtual void read(std::uint64_t offset, std::uint32_t data_length, Employee& out) = 0;
@@ -47,38 +52,34 @@ class Journal {
   virtual void flush() {}
   // Makes everything written so far durable with `call` (Fdatasync or Fsync).
   virtual void sync(io::Durability call);
-  // Flushes, trims the file to `end`, closes the descriptor. Twice is harmless.
+  // Flushes, trims the file to `end`, closes it. Twice is harmless.
   virtual void close(std::uint64_t end);
 
-  const JournalCounters& counters() const noexcept { return counters_; }
+  JournalCounters counters() const;
+  const std::filesystem::path& path() const noexcept { return file_->path(); }
 
  protected:
   // Checks a record read into `buf` (header + data) and decodes it.
   void check_and_decode(std::uint64_t offset, std::uint32_t data_length, std::span<const std::byte> buf,
                         Employee& out) const;
-  [[noreturn]] void fail(const char* op, int err) const;
-  void pwrite_all(std::span<const std::byte> src, std::uint64_t offset);
-  void pwritev_all(std::span<const std::byte> a, std::span<const std::byte> b, std::uint64_t offset);
+  // Reads exactly dst.size() bytes at `offset` (or at the file position);
+  // fewer is an Error naming the offset.
   void pread_exact(std::span<std::byte> dst, std::uint64_t offset);
-  void write_all(std::span<const std::byte> src);
   void read_exact(std::span<std::byte> dst);
-  void seek(std::uint64_t offset);
-  void fd_sync(io::Durability call);
 
-  int fd_;
-  std::filesystem::path path_;
-  JournalCounters counters_;
+  std::unique_ptr<io::EnvFile> file_;
+  std::uint64_t mapped_bytes_written_ = 0;  // stored through a mapping: no call counts them
+  bool closed_ = false;
 };
 
-std::unique_ptr<Journal> make_fields_journal(int fd, const std::filesystem::path& path, std::uint64_t end);
-std::unique_ptr<Journal> make_gather_journal(int fd, const std::filesystem::path& path);
-std::unique_ptr<Journal> make_mmap_journal(int fd, const std::filesystem::path& path, std::uint64_t end,
-                                           std::size_t grow_step);
-std::unique_ptr<Journal> make_buffered_journal(int fd, const std::filesystem::path& path, std::uint64_t end,
+std::unique_ptr<Journal> make_fields_journal(std::unique_ptr<io::EnvFile> file);
+std::unique_ptr<Journal> make_gather_journal(std::unique_ptr<io::EnvFile> file);
+std::unique_ptr<Journal> make_mmap_journal(std::unique_ptr<io::EnvFile> file, std::uint64_t end, std::size_t grow_step);
+std::unique_ptr<Journal> make_buffered_journal(std::unique_ptr<io::EnvFile> file, std::uint64_t end,
                                                std::size_t stage_bytes);
 
-// Takes ownership of `fd` (open read-write on the journal, logical end `end`).
-std::unique_ptr<Journal> make_journal(const StoreOptions& options, int fd, const std::filesystem::path& path,
+// `file` is open read-write on the journal, whose logical end is `end`.
+std::unique_ptr<Journal> make_journal(const StoreOptions& options, std::unique_ptr<io::EnvFile> file,
                                       std::uint64_t end);
 
 }  // namespace iolab::store

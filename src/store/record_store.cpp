@@ -3,11 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <map>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "iolab/error.h"
 #include "journal_file.h"
@@ -45,39 +41,28 @@ std::string to_string(const SyncPolicy& p) {
 
 namespace {
 
-// A read-only view of a whole file for the open scan.
-class FileView {
- public:
-  FileView(int fd, std::uint64_t size, const std::filesystem::path& path) : size_(size) {
-    if (size_ == 0) return;
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) throw Error("mmap", path.string(), errno);
-    data_ = static_cast<const std::byte*>(p);
-  }
-  ~FileView() {
-    if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
-  }
-  FileView(const FileView&) = delete;
-  FileView& operator=(const FileView&) = delete;
-  std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
-
- private:
-  const std::byte* data_ = nullptr;
-  std::uint64_t size_;
-};
-
-void pwrite_fixup(int fd, std::span<const std::byte> src, std::uint64_t offset, const std::filesystem::path& path) {
-  while (!src.empty()) {
-    ssize_t n = ::pwrite(fd, src.data(), src.size(), static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw Error("pwrite", path.string(), n < 0 ? errno : ENOSPC);
-    src = src.subspan(static_cast<std::size_t>(n));
-    offset += static_cast<std::uint64_t>(n);
-  }
-}
-
 bool sync_mode(const SyncPolicy& p) {
   return p.when == SyncPolicy::When::EveryN || p.when == SyncPolicy::When::EveryPut;
+}
+
+std::filesystem::path dir_of(const std::filesystem::path& p) {
+  return p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+}
+
+std::uint64_t key_hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
+
+// A temporary journal a crashed compact() may have left: empty, a journal,
+// or zeros where compact() writes the header last (a crash lost it).
+bool looks_like_leftover(io::Env& env, const std::filesystem::path& p) {
+  try {
+    auto f = env.open(p, io::OpenMode::OpenExisting, io::Access::Read);
+    std::byte magic[8];
+    std::size_t n = f->read_at(0, magic);
+    static constexpr std::byte kZeros[8] = {};
+    return n == 0 || (n == 8 && (std::memcmp(magic, kJournalMagic, 8) == 0 || std::memcmp(magic, kZeros, 8) == 0));
+  } catch (const Error&) {  // a directory, a symlink...: not ours
+    return false;
+  }
 }
 
 }  // namespace
@@ -91,8 +76,9 @@ class RecordStore::FreeList {
 };
 
 RecordStore::RecordStore(const std::filesystem::path& path, StoreOptions options)
-    : path_(path), options_(std::move(options)), index_(std::make_unique<Index>()),
-      free_(std::make_unique<FreeList>()) {
+    : path_(path), options_(std::move(options)),
+      env_(options_.env != nullptr ? *options_.env : io::Env::posix()),
+      index_(std::make_unique<Index>()), free_(std::make_unique<FreeList>()) {
   if (options_.sync.when == SyncPolicy::When::EveryN && options_.sync.every == 0)
     throw UsageError("sync every 0 puts", "the interval must be at least 1");
   if (options_.sync.call != io::Durability::Fdatasync && options_.sync.call != io::Durability::Fsync)
@@ -109,111 +95,175 @@ RecordStore::~RecordStore() {
   }
 }
 
+bool RecordStore::ordered() const noexcept { return sync_mode(options_.sync); }
+
 void RecordStore::open_journal() {
-  int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error("open journal", path_.string(), errno);
-  try {
-    struct stat st {};
-    if (::fstat(fd, &st) < 0) throw Error("fstat", path_.string(), errno);
-    if (!S_ISREG(st.st_mode)) throw Error("open journal", path_.string(), "not a regular file");
-    report_ = OpenReport{};
-    index_->clear();
-    free_->by_size.clear();
-    free_->bytes = 0;
-    holes_unsynced_.clear();
-    free_after_sync_.clear();
-    auto size = static_cast<std::uint64_t>(st.st_size);
-    if (size == 0) {
-      std::byte header[kFileHeaderSize];
-      write_file_header(header);
-      pwrite_fixup(fd, header, 0, path_);
-      if (options_.sync.when != SyncPolicy::When::None && ::fdatasync(fd) < 0)
-        throw Error("fdatasync", path_.string(), errno);
-      report_.created = true;
-      end_ = kFileHeaderSize;
-      sequence_ = 0;
-    } else {
-      std::vector<std::pair<std::uint64_t, std::uint64_t>> to_free;  // offset, slot: fixed up below
-      {
-        FileView view(fd, size, path_);
-        ScanResult scan = scan_journal(view.bytes(), path_.string());
-        if (!scan.damage.empty() && !options_.salvage) {
-          const Damage& d = scan.damage.front();
-          std::string more = scan.damage.size() > 1
-                                 ? " (and " + std::to_string(scan.damage.size() - 1) + " more damaged ranges)"
-                                 : "";
-          throw Error("open journal", path_.string(),
-                      "corrupt data at offset " + std::to_string(d.offset) + " (" + std::to_string(d.length) +
-                          " bytes, followed by valid records)" + more + "; open with salvage to skip it");
-        }
-        Index& index = *index_;
-        index.reserve(scan.records.size());
-        for (const ScannedRecord& r : scan.records) {
-          std::uint64_t slot = slot_size(r.data_length);
-          if (!r.active) {
-            add_hole(r.offset, slot);
-            ++report_.free_records;
-            continue;
-          }
-          // The key is the first field; scan_journal checked its length.
-          const std::byte* d = view.bytes().data() + r.offset + kRecordHeaderSize;
-          std::string_view key(reinterpret_cast<const char*>(d + 4), le::get32(d));
-          auto [found, inserted] = index.try_emplace(key, IndexLocation{r.offset, r.data_length});
-          if (inserted) continue;
-          // A crash between writing a new version and freeing the old one: keep the newer.
-          IndexLocation& cur = *found;
-          auto seq_of = [&](std::uint64_t off) {
-            auto found = std::lower_bound(scan.records.begin(), scan.records.end(), off,
-                                          [](const ScannedRecord& a, std::uint64_t o) { return a.offset < o; });
-            return found->sequence;
-          };
-          if (r.sequence > seq_of(cur.offset)) {
-            to_free.emplace_back(cur.offset, slot_size(cur.data_length));
-            cur = IndexLocation{r.offset, r.data_length};
-          } else {
-            to_free.emplace_back(r.offset, slot);
-          }
-          ++report_.stale_versions_freed;
-        }
-        for (const Damage& dmg : scan.damage) to_free.emplace_back(dmg.offset, dmg.length);
-        report_.salvaged = scan.damage;
-        report_.torn_tail_bytes = scan.torn_tail_bytes;
-        report_.torn_tail_records = scan.torn_tail_records;
-        report_.zero_tail_bytes = scan.zero_tail_bytes;
-        end_ = scan.end;
-        sequence_ = scan.max_sequence;
-      }
-      // Repairs, durable before anything new is written: stale versions and
-      // salvaged damage become free records; the torn tail goes.
-      for (auto [offset, slot] : to_free) {
-        // A free record's length is 32 bits: a huge damaged range becomes several.
-        constexpr std::uint64_t kMaxFreeSlot = 0xFFFFFFF0u;
-        while (slot > 0) {
-          std::uint64_t part = std::min(slot, kMaxFreeSlot);
-          if (slot - part != 0 && slot - part < kRecordHeaderSize) part -= kRecordAlign;
-          std::byte h[kRecordHeaderSize];
-          encode_record_header(h, kKindFree, 0, static_cast<std::uint32_t>(part - kRecordHeaderSize));
-          pwrite_fixup(fd, h, offset, path_);
-          add_hole(offset, part);
-          ++report_.free_records;
-          offset += part;
-          slot -= part;
-        }
-      }
-      if (end_ < size && ::ftruncate(fd, static_cast<off_t>(end_)) < 0)
-        throw Error("ftruncate", path_.string(), errno);
-      if ((!to_free.empty() || end_ < size) && ::fdatasync(fd) < 0)
-        throw Error("fdatasync", path_.string(), errno);
-    }
-    report_.records = index_->size();
-    report_.free_bytes = free_->bytes;
-  } catch (...) {
-    ::close(fd);
-    throw;
+  report_ = OpenReport{};
+  index_->clear();
+  free_->by_size.clear();
+  free_->bytes = 0;
+  holes_unsynced_.clear();
+  free_after_sync_.clear();
+  stale_unsynced_.clear();
+  const io::Durability call = options_.sync.call;
+
+  // A temporary journal left by a compact() a crash interrupted: the
+  // journal itself is whole (the rename is the switch), so it goes.
+  if (env_.exists(options_.compact_path) && looks_like_leftover(env_, options_.compact_path)) {
+    env_.remove(options_.compact_path);
+    env_.sync_dir(dir_of(options_.compact_path));
+    report_.leftover_removed = true;
   }
-  journal_ = make_journal(options_, fd, path_, end_);
+
+  auto file = env_.open(path_, env_.exists(path_) ? io::OpenMode::OpenExisting : io::OpenMode::CreateNew);
+  std::uint64_t size = file->size();
+  if (size == 0) {
+    // A new journal: header and checkpoint in one write (one sector: all or nothing).
+    version_ = kJournalVersion;
+    std::byte start[kRecordsStart];
+    write_file_header(start);
+    encode_checkpoint(start + kCheckpointOffset, Checkpoint{!ordered(), 0, kRecordsStart});
+    file->write_at(0, start);
+    // Durable before any record: a crash must not keep records and lose
+    // the header that says what they are.
+    file->sync(call);
+    if (options_.sync.when != SyncPolicy::When::None) {
+      // The name too: a new file is durable once its directory is synced.
+      env_.sync_dir(dir_of(path_));
+      durable_ = true;
+    }
+    marked_unordered_ = !ordered();
+    report_.created = true;
+    end_ = kRecordsStart;
+    sequence_ = 0;
+    journal_ = make_journal(options_, std::move(file), end_);
+  } else {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> holes;    // offset, slot: free on disk
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> to_free;  // offset, slot: to mark free below
+    bool checkpoint_corrupt = false;
+    {
+      auto view = file->map(0, static_cast<std::size_t>(size), io::Access::Read);
+      std::span<const std::byte> bytes(view->data(), static_cast<std::size_t>(size));
+      ScanResult scan = scan_journal(bytes, path_.string());
+      if (scan.checkpoint_corrupt && !options_.salvage)
+        throw Error("open journal", path_.string(),
+                    "checkpoint at offset " + std::to_string(kCheckpointOffset) +
+                        " is corrupt (CRC mismatch); open with salvage to ignore it");
+      std::vector<Damage> durable_damage;
+      for (const Damage& d : scan.damage) (d.crash_debris ? report_.repaired : durable_damage).push_back(d);
+      if (!durable_damage.empty() && !options_.salvage) {
+        const Damage& d = durable_damage.front();
+        std::string more = durable_damage.size() > 1
+                               ? " (and " + std::to_string(durable_damage.size() - 1) + " more damaged ranges)"
+                               : "";
+        throw Error("open journal", path_.string(),
+                    "corrupt data at offset " + std::to_string(d.offset) + " (" + std::to_string(d.length) +
+                        " bytes, followed by valid records)" + more + "; open with salvage to skip it");
+      }
+      report_.salvaged = durable_damage;
+      Index& index = *index_;
+      index.reserve(scan.records.size());
+      for (const ScannedRecord& r : scan.records) {
+        std::uint64_t slot = slot_size(r.data_length);
+        if (!r.active) {
+          holes.emplace_back(r.offset, slot);
+          continue;
+        }
+        // The key is the first field; scan_journal checked its length.
+        const std::byte* d = bytes.data() + r.offset + kRecordHeaderSize;
+        std::string_view key(reinterpret_cast<const char*>(d + 4), le::get32(d));
+        auto [found, inserted] = index.try_emplace(key, IndexLocation{r.offset, r.data_length});
+        if (inserted) continue;
+        // A crash between writing a new version and freeing the old one: keep the newer.
+        IndexLocation& cur = *found;
+        auto seq_of = [&](std::uint64_t off) {
+          auto at = std::lower_bound(scan.records.begin(), scan.records.end(), off,
+                                     [](const ScannedRecord& a, std::uint64_t o) { return a.offset < o; });
+          return at->sequence;
+        };
+        if (r.sequence > seq_of(cur.offset)) {
+          to_free.emplace_back(cur.offset, slot_size(cur.data_length));
+          cur = IndexLocation{r.offset, r.data_length};
+        } else {
+          to_free.emplace_back(r.offset, slot);
+        }
+        ++report_.stale_versions_freed;
+      }
+      for (const Damage& dmg : scan.damage) to_free.emplace_back(dmg.offset, dmg.length);
+      report_.torn_tail_bytes = scan.torn_tail_bytes;
+      report_.torn_tail_records = scan.torn_tail_records;
+      report_.zero_tail_bytes = scan.zero_tail_bytes;
+      end_ = scan.end;
+      version_ = scan.version;
+      sequence_ = std::max(scan.max_sequence, scan.has_checkpoint ? scan.checkpoint.sequence : 0);
+      marked_unordered_ = scan.has_checkpoint && scan.checkpoint.unordered;
+      checkpoint_corrupt = scan.checkpoint_corrupt;
+      view->unmap();
+    }
+    // Repairs, durable before anything new is written: stale versions,
+    // crash debris and salvaged damage become free records; the torn tail
+    // goes; a checkpoint a cut left incomplete is rewritten.
+    bool repaired = !to_free.empty();
+    for (auto [offset, slot] : to_free) {
+      // A free record's length is 32 bits: a huge damaged range becomes several.
+      constexpr std::uint64_t kMaxFreeSlot = 0xFFFFFFF0u;
+      while (slot > 0) {
+        std::uint64_t part = std::min(slot, kMaxFreeSlot);
+        if (slot - part != 0 && slot - part < kRecordHeaderSize) part -= kRecordAlign;
+        std::byte h[kRecordHeaderSize];
+        encode_record_header(h, kKindFree, 0, static_cast<std::uint32_t>(part - kRecordHeaderSize));
+        file->write_at(offset, h);
+        holes.emplace_back(offset, part);
+        offset += part;
+        slot -= part;
+      }
+    }
+    if (end_ < size) {
+      file->truncate(end_);
+      repaired = true;
+    }
+    if (version_ >= 2 && (end_ < kRecordsStart || checkpoint_corrupt)) {
+      // Cut inside its checkpoint, or a corrupt one salvaged: a checkpoint
+      // that claims nothing (an ordered store claims more after the sync).
+      end_ = std::max<std::uint64_t>(end_, kRecordsStart);
+      std::byte c[kCheckpointSize];
+      encode_checkpoint(c, Checkpoint{true, sequence_, end_});
+      file->write_at(kCheckpointOffset, c);
+      marked_unordered_ = true;
+      repaired = true;
+    }
+    report_.free_records = holes.size();
+    if (repaired) {
+      file->sync(call);
+      durable_mutations_ = mutations_;
+      durable_ = true;
+    }
+    // A free mark found on disk may still be only in the page cache (a
+    // process crash): an ordered store reuses its hole after the next sync.
+    for (auto [offset, slot] : holes) {
+      if (ordered() && !repaired)
+        holes_unsynced_.emplace_back(offset, slot);
+      else
+        add_hole(offset, slot);
+    }
+    report_.free_bytes = free_->bytes;
+    for (auto [offset, slot] : holes_unsynced_) report_.free_bytes += slot;
+    journal_ = make_journal(options_, std::move(file), end_);
+    // Everything is durable now (synced above): say so, for the next open.
+    if (repaired && version_ >= 2 && ordered()) {
+      write_checkpoint(false);
+      marked_unordered_ = false;
+    }
+  }
+  report_.records = index_->size();
   closed_ = false;
   unsynced_ = 0;
+}
+
+void RecordStore::write_checkpoint(bool unordered) {
+  std::byte c[kCheckpointSize];
+  encode_checkpoint(c, Checkpoint{unordered, sequence_, end_});
+  journal_->write_checkpoint(c);
 }
 
 void RecordStore::add_hole(std::uint64_t offset, std::uint64_t slot) {
@@ -232,28 +282,61 @@ std::uint64_t RecordStore::take_hole(std::uint64_t need, std::uint64_t& slot) {
   return offset;
 }
 
+std::uint64_t RecordStore::next_sequence() {
+  if (sequence_ >= kMaxSequence)
+    throw Error("write", path_.string(), "sequence numbers exhausted; compact the journal");
+  return ++sequence_;
+}
+
 void RecordStore::free_record(const Location& loc) {
   std::uint64_t slot = slot_size(loc.data_length);
   std::byte h[kRecordHeaderSize];
-  encode_record_header(h, kKindFree, 0, static_cast<std::uint32_t>(slot - kRecordHeaderSize));
+  // A sequence number of its own: open tells a free mark newer than the
+  // checkpoint (and what a crash left after it) from durable data.
+  encode_record_header(h, kKindFree, next_sequence(), static_cast<std::uint32_t>(slot - kRecordHeaderSize));
   journal_->write_header(loc.offset, h);
-  if (sync_mode(options_.sync))
+  if (ordered())
     holes_unsynced_.emplace_back(loc.offset, slot);  // reusable once the free mark is durable
   else
     add_hole(loc.offset, slot);
 }
 
+void RecordStore::before_mutation(const char* what) {
+  if (closed_) throw Error(what, path_.string(), "the store is closed");
+  if (!failed_.empty())
+    throw Error(what, path_.string(), "refused: an earlier write or sync failed (" + failed_ + "); reopen the store");
+  if (!ordered() && !marked_unordered_ && version_ >= 2) {
+    // This store's writes are not ordered by syncs: before the first one,
+    // the journal says so durably, so that open after a crash repairs
+    // half-done writes anywhere instead of taking them for damage.
+    write_checkpoint(true);
+    journal_->sync(options_.sync.call);
+    marked_unordered_ = true;
+    durable_mutations_ = mutations_;
+    durable_ = true;
+  }
+}
+
 void RecordStore::put(const Employee& e) {
   if (closed_) throw Error("put", path_.string(), "the store is closed");
   validate(e);
+  try {
+    before_mutation("put");
+    put_unguarded(e);
+  } catch (const Error& err) {
+    if (failed_.empty() && err.error_number() != 0 && journal_) failed_ = one_line(err.what());
+    throw;
+  }
+}
+
+void RecordStore::put_unguarded(const Employee& e) {
   image_.clear();
   image_.resize(kRecordHeaderSize);
   encode(e, image_);
   auto data_length = static_cast<std::uint32_t>(image_.size() - kRecordHeaderSize);
   std::uint64_t need = slot_size(data_length);
   image_.resize(need);  // zero padding
-  if (sequence_ >= kMaxSequence) throw Error("put", path_.string(), "sequence numbers exhausted; compact the journal");
-  encode_record_header(image_.data(), kKindActive, ++sequence_, data_length,
+  encode_record_header(image_.data(), kKindActive, next_sequence(), data_length,
                        {image_.data() + kRecordHeaderSize, data_length});
 
   std::uint64_t slot = 0;
@@ -262,7 +345,7 @@ void RecordStore::put(const Employee& e) {
     std::byte leftover[kRecordHeaderSize];
     std::span<const std::byte> rest;
     if (slot > need) {
-      encode_record_header(leftover, kKindFree, 0, static_cast<std::uint32_t>(slot - need - kRecordHeaderSize));
+      encode_record_header(leftover, kKindFree, sequence_, static_cast<std::uint32_t>(slot - need - kRecordHeaderSize));
       rest = leftover;
     }
     try {
@@ -279,12 +362,14 @@ void RecordStore::put(const Employee& e) {
     end_ += need;
   }
 
+  ++mutations_;
+  durable_ = false;
   auto [slot_loc, inserted] = index_->try_emplace(e.last, IndexLocation{offset, data_length});
   if (!inserted) {
     Location old{slot_loc->offset, slot_loc->data_length};
     *slot_loc = IndexLocation{offset, data_length};
-    if (sync_mode(options_.sync))
-      free_after_sync_.push_back(old);  // the old version stays valid until the new one is durable
+    if (ordered())
+      free_after_sync_.push_back({old, key_hash(e.last)});  // valid until the new version is durable
     else
       free_record(old);
   }
@@ -310,11 +395,45 @@ bool RecordStore::contains(std::string_view last) const { return index_->find(la
 
 bool RecordStore::remove(std::string_view last) {
   if (closed_) throw Error("remove", path_.string(), "the store is closed");
-  IndexLocation found{};
-  if (!index_->erase(last, found)) return false;
-  free_record(Location{found.offset, found.data_length});
-  after_mutation();
+  const IndexLocation* at = index_->find(last);
+  if (at == nullptr) return false;
+  Location found{at->offset, at->data_length};
+  try {
+    before_mutation("remove");
+    remove_found(last, found);
+  } catch (const Error& err) {
+    if (failed_.empty() && err.error_number() != 0 && journal_) failed_ = one_line(err.what());
+    throw;
+  }
   return true;
+}
+
+void RecordStore::remove_found(std::string_view last, const Location& found) {
+  if (ordered()) {
+    std::uint64_t h = key_hash(last);
+    // An older version whose free mark is not durable yet would outlive
+    // this remove if a power loss kept the remove's free mark and lost its
+    // own: make it durable first (rare: a remove right after a replace).
+    while (stale_unsynced_.count(h) != 0) sync_now();
+    // Older versions still waiting to be freed are superseded by the
+    // remove: freed now, with it.
+    std::vector<Stale> rest;
+    for (const Stale& s : free_after_sync_) {
+      if (s.key_hash == h) {
+        free_record(s.location);
+        stale_unsynced_.insert(h);
+      } else {
+        rest.push_back(s);
+      }
+    }
+    free_after_sync_.swap(rest);
+  }
+  IndexLocation gone{};
+  index_->erase(last, gone);
+  free_record(found);
+  ++mutations_;
+  durable_ = false;
+  after_mutation();
 }
 
 std::uint64_t RecordStore::size() const noexcept { return index_->size(); }
@@ -334,19 +453,34 @@ void RecordStore::sync_now() {
   journal_->sync(options_.sync.call);
   ++syncs_;
   unsynced_ = 0;
+  durable_mutations_ = mutations_;
+  durable_ = true;
+  // What is durable now, for open after a crash (itself durable at the next sync).
+  if (version_ >= 2) write_checkpoint(false);
   // Free marks written before this sync are durable now: their holes may be reused.
   for (auto [offset, slot] : holes_unsynced_) add_hole(offset, slot);
   holes_unsynced_.clear();
+  stale_unsynced_.clear();
   // New versions are durable now: the old ones may be freed.
-  std::vector<Location> pending;
+  std::vector<Stale> pending;
   pending.swap(free_after_sync_);
-  for (const Location& loc : pending) free_record(loc);
+  for (const Stale& s : pending) {
+    free_record(s.location);
+    stale_unsynced_.insert(s.key_hash);
+  }
 }
 
 void RecordStore::commit() {
   if (closed_) return;
-  journal_->flush();
-  if (sync_mode(options_.sync) && (unsynced_ > 0 || !free_after_sync_.empty())) sync_now();
+  if (!failed_.empty())
+    throw Error("commit", path_.string(), "refused: an earlier write or sync failed (" + failed_ + "); reopen the store");
+  try {
+    journal_->flush();
+    if (ordered() && (unsynced_ > 0 || !free_after_sync_.empty())) sync_now();
+  } catch (const Error& err) {
+    if (failed_.empty() && err.error_number() != 0) failed_ = one_line(err.what());
+    throw;
+  }
 }
 
 void RecordStore::for_each(const std::function<void(const Employee&)>& fn) {
@@ -365,52 +499,81 @@ void RecordStore::compact() {
   if (closed_) throw Error("compact", path_.string(), "the store is closed");
   commit();
   const std::filesystem::path& tmp = options_.compact_path;
-  int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error("open", tmp.string(), errno);
-  try {
-    std::vector<std::byte> out(kFileHeaderSize);
-    write_file_header(out.data());
-    std::uint64_t written = 0, seq = 0;
-    auto drain = [&](bool all) {
-      if (out.size() < (std::size_t{1} << 20) && !all) return;
-      pwrite_fixup(fd, out, written, tmp);
-      written += out.size();
-      out.clear();
-    };
-    for_each([&](const Employee& e) {
-      std::size_t at = out.size();
-      out.resize(at + kRecordHeaderSize);
-      encode(e, out);
-      auto len = static_cast<std::uint32_t>(out.size() - at - kRecordHeaderSize);
-      out.resize(at + slot_size(len));
-      encode_record_header(out.data() + at, kKindActive, ++seq, len, {out.data() + at + kRecordHeaderSize, len});
-      drain(false);
-    });
-    drain(true);
-    if ((options_.sync.call == io::Durability::Fsync ? ::fsync(fd) : ::fdatasync(fd)) < 0)
-      throw Error("fdatasync", tmp.string(), errno);
-    if (::close(fd) < 0) {
-      fd = -1;
-      throw Error("close", tmp.string(), errno);
+  if (env_.exists(tmp)) {
+    if (!looks_like_leftover(env_, tmp))
+      throw Error("compact", tmp.string(), "exists and is not a journal iolab left; remove it or set compact_path",
+                  EEXIST);
+    env_.remove(tmp);
+  }
+  const io::Durability call = options_.sync.call;
+  // 1. The live records into a new journal, synced. A failure here leaves
+  //    the store as it was.
+  {
+    auto out = env_.open(tmp, io::OpenMode::CreateNew);
+    try {
+      std::vector<std::byte> buf(kRecordsStart);
+      std::uint64_t written = 0, seq = 0;
+      auto drain = [&](bool all) {
+        if (buf.size() < (std::size_t{1} << 20) && !all) return;
+        if (written == 0) {  // the header and checkpoint go last, once the end is known
+          out->write_at(kRecordsStart, std::span<const std::byte>(buf).subspan(kRecordsStart));
+          written = buf.size();
+        } else {
+          out->write_at(written, buf);
+          written += buf.size();
+        }
+        buf.clear();
+      };
+      for_each([&](const Employee& e) {
+        std::size_t at = buf.size();
+        buf.resize(at + kRecordHeaderSize);
+        encode(e, buf);
+        auto len = static_cast<std::uint32_t>(buf.size() - at - kRecordHeaderSize);
+        buf.resize(at + slot_size(len));
+        encode_record_header(buf.data() + at, kKindActive, ++seq, len, {buf.data() + at + kRecordHeaderSize, len});
+        drain(false);
+      });
+      drain(true);
+      std::byte start[kRecordsStart];
+      write_file_header(start);
+      encode_checkpoint(start + kCheckpointOffset, Checkpoint{false, seq, std::max<std::uint64_t>(written, kRecordsStart)});
+      out->write_at(0, start);
+      out->sync(call);
+      out->close();
+    } catch (...) {
+      out.reset();
+      try {
+        env_.remove(tmp);
+      } catch (const Error&) {  // the first failure is the one to report
+      }
+      throw;
     }
-    fd = -1;
+  }
+  // 2. The switch. A failed rename leaves the store as it was, too.
+  try {
+    env_.rename(tmp, path_);
   } catch (...) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
+    try {
+      env_.remove(tmp);
+    } catch (const Error&) {
+    }
     throw;
   }
-  journal_->close(end_);
-  journal_.reset();
-  closed_ = true;
-  if (::rename(tmp.c_str(), path_.c_str()) < 0) throw Error("rename", tmp.string() + " -> " + path_.string(), errno);
-  // The rename is durable once the directory is synced.
-  auto dir = path_.parent_path().empty() ? std::filesystem::path(".") : path_.parent_path();
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
+  // 3. The rename is durable once the directory is synced. Past the rename
+  //    the store's open journal is the old file: a failure here leaves the
+  //    store refusing changes until reopened.
+  try {
+    env_.sync_dir(dir_of(path_));
+    if (dir_of(tmp) != dir_of(path_)) env_.sync_dir(dir_of(tmp));
+    journal_.reset();  // the old, unlinked journal: nothing to keep
+    closed_ = true;
+    open_journal();
+  } catch (const Error& err) {
+    if (failed_.empty()) failed_ = one_line(err.what());
+    throw;
   }
-  open_journal();
+  durable_mutations_ = mutations_;
+  durable_ = true;
 }
 
 StoreStats RecordStore::stats() const {
@@ -424,28 +587,57 @@ StoreStats RecordStore::stats() const {
     ++s.free_holes;
   }
   if (journal_) {
-    s.syscalls = journal_->counters().syscalls;
-    s.bytes_written = journal_->counters().bytes_written;
-    s.bytes_read = journal_->counters().bytes_read;
+    JournalCounters c = journal_->counters();
+    s.syscalls = c.syscalls;
+    s.bytes_written = c.bytes_written;
+    s.bytes_read = c.bytes_read;
   }
   s.syncs = syncs_;
   s.holes_reused = holes_reused_;
+  s.mutations = mutations_;
+  s.durable_mutations = durable_mutations_;
   return s;
 }
 
 void RecordStore::close() {
   if (closed_ || !journal_) return;
   closed_ = true;
-  switch (options_.sync.when) {
-    case SyncPolicy::When::None: break;
-    case SyncPolicy::When::AtClose: journal_->sync(options_.sync.call); break;
-    case SyncPolicy::When::EveryN:
-    case SyncPolicy::When::EveryPut:
-      if (unsynced_ > 0 || !free_after_sync_.empty()) sync_now();
-      if (!holes_unsynced_.empty()) sync_now();  // the free marks written by the sync above
-      break;
+  // After a failed write or sync: no sync (one proves nothing then), but
+  // what is staged still goes to the kernel and a partial tail is trimmed
+  // (a write that failed once may succeed now). Quietly: the failure was
+  // reported when it happened.
+  auto close_after_failure = [&] {
+    try {
+      journal_->close(end_);
+    } catch (const Error&) {
+    }
+    journal_.reset();
+  };
+  if (!failed_.empty()) {
+    close_after_failure();
+    return;
   }
-  journal_->close(end_);
+  try {
+    switch (options_.sync.when) {
+      case SyncPolicy::When::None: break;
+      case SyncPolicy::When::AtClose:
+        journal_->sync(options_.sync.call);
+        durable_mutations_ = mutations_;
+        durable_ = true;
+        if (version_ >= 2) write_checkpoint(false);  // true from now on; durable once written back
+        break;
+      case SyncPolicy::When::EveryN:
+      case SyncPolicy::When::EveryPut:
+        if (unsynced_ > 0 || !free_after_sync_.empty()) sync_now();
+        if (!holes_unsynced_.empty()) sync_now();  // the free marks written by the sync above
+        break;
+    }
+    journal_->close(end_);
+  } catch (const Error& err) {
+    failed_ = one_line(err.what());
+    close_after_failure();
+    throw;
+  }
 }
 
 }  // namespace iolab::store

@@ -1,7 +1,9 @@
 // seed 002 #8: direct I/O (O_DIRECT, bypassing the page cache; the seed only
 // pointed at a JNI library) vs buffered pread/pwrite, reading and writing
-// 4 KiB..1 MiB blocks, and random 4 KiB O_DIRECT reads kept 32 deep by
-// io_uring vs one at a time.
+// 4 KiB..1 MiB blocks, and the queue-depth curve of random 4 KiB O_DIRECT
+// reads: io_uring and libaio at depths 1..128 (one thread, that many requests
+// in flight) beside as many threads of O_DIRECT pread (one request each);
+// records carry extra.total_depth, latency is per request.
 //
 // Reads: O_DIRECT ("direct") vs buffered from an evicted file ("cold") and
 // from a resident one ("warm"). Writes: O_DIRECT vs buffered into the page
@@ -11,6 +13,8 @@
 // flight are slow on a real device, so below the full scale each experiment
 // moves at most `cap` blocks (its file is then cap blocks long); the
 // experiment name gives the count.
+#include "iolab/harness/job.h"
+#include "iolab/suites/parallel.h"
 #include "seed_common.h"
 
 namespace iolab::suites {
@@ -25,7 +29,8 @@ class DirectSuite final : public Suite {
   std::string_view name() const override { return "direct"; }
   std::string_view seed() const override { return "002 #8"; }
   std::string_view description() const override {
-    return "O_DIRECT vs buffered pread/pwrite (cold, warm, + fdatasync), 4 KiB..1 MiB; random 4 KiB O_DIRECT io_uring qd32 vs qd1";
+    return "O_DIRECT vs buffered pread/pwrite (cold, warm, + fdatasync), 4 KiB..1 MiB; the queue-depth curve of random "
+           "4 KiB O_DIRECT reads: io_uring, libaio and N threads of pread";
   }
 
   std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
@@ -82,30 +87,74 @@ class DirectSuite final : public Suite {
       }
     }
 
-    // Random 4 KiB O_DIRECT reads: one in flight vs 32 in flight.
-    const std::uint64_t rand_ops = by_scale<std::uint64_t>(s, 256, 1024, 2048, 65536);
-    struct Deep {
-      const char* method;
-      const char* label;
-      unsigned depth;
-    };
-    for (Deep d : {Deep{"direct", "direct qd1", 1}, Deep{"io_uring", "io_uring qd1", 1}, Deep{"io_uring", "io_uring qd32", 32}}) {
-      FileExperiment e = base(4 * KiB, harness::Op::Read);
-      // Every block of a rand_ops-block file once, in a shuffled order.
-      e.experiment = "random 4k O_DIRECT reads x " + count_label(rand_ops);
-      e.method = d.method;
-      e.method_label = d.label;
-      e.pattern = harness::AccessPattern::Rand;
-      e.ops = rand_ops;
-      e.cache = CacheState::Direct;
-      e.options.direct = true;
-      e.options.queue_depth = d.depth;
-      table.push_back(std::move(e));
-    }
-
     std::vector<harness::Result> out;
     run_all(runner, table, out);
+
+    // The queue-depth curve fio users plot by hand: random 4 KiB O_DIRECT
+    // reads at each total depth, by io_uring and libaio (one thread, that
+    // many requests in flight) and by that many threads of O_DIRECT pread
+    // (one request each). Every block of a rand_ops-block file once, in a
+    // shuffled order; latency per request, from submission to completion.
+    const std::uint64_t rand_ops = by_scale<std::uint64_t>(s, 256, 1024, 2048, 65536);
+    const auto depths = by_scale<std::vector<unsigned>>(s, {1, 4}, {1, 32}, {1, 4, 16, 64}, {1, 2, 4, 8, 16, 32, 64, 128});
+    const std::string curve = "QD curve: random 4k O_DIRECT reads x " + count_label(rand_ops);
+    table.clear();
+    harness::Matrix m;
+    io::FileOptions direct;
+    direct.direct = true;
+    m.methods = {{"io_uring", "", direct, std::nullopt}, {"libaio", "", direct, std::nullopt}};
+    m.ops = {harness::Op::Read};
+    m.patterns = {harness::AccessPattern::Rand};
+    m.block_sizes = {4 * KiB};
+    m.ops_per_rep = rand_ops;
+    m.caches = {CacheState::Direct};
+    m.queue_depths = depths;
+    for (FileExperiment& e : harness::expand(m)) {
+      e.suite = std::string(name());
+      e.experiment = curve;
+      table.push_back(std::move(e));
+    }
+    for (const FileExperiment& e : table) {
+      harness::Result r = runner.run(e);
+      r.extra["total_depth"] = e.options.queue_depth;  // the curve's x: requests in flight
+      out.push_back(std::move(r));
+    }
+    for (unsigned threads : depths) out.push_back(threaded_reads(runner, curve, rand_ops, threads));
     return out;
+  }
+
+ private:
+  // `threads` workers of O_DIRECT pread, one request in flight each, over
+  // their own slices of one file (read untimed first by nobody: O_DIRECT).
+  harness::Result threaded_reads(harness::Runner& runner, const std::string& experiment, std::uint64_t blocks,
+                                 unsigned threads) const {
+    harness::Result labels;
+    labels.suite = std::string(name());
+    labels.experiment = experiment;
+    labels.method = "direct";
+    labels.op = harness::Op::Read;
+    labels.pattern = harness::AccessPattern::Rand;
+    labels.block_size = 4 * KiB;
+    labels.file_size = blocks / threads * threads * 4 * KiB;
+    labels.buffer = io::BufferKind::Aligned;
+    labels.cache = CacheState::Direct;
+    labels.cache_method = "O_DIRECT";
+    labels.queue_depth = 1;  // per thread
+    labels.extra["total_depth"] = threads;
+    if (blocks / threads == 0) return runner.skip(labels, "more threads than blocks in the file");
+    parallel::RegionSpec spec;
+    spec.workers = threads;
+    spec.region_size = blocks / threads * 4 * KiB;
+    spec.block_size = 4 * KiB;
+    spec.pattern = harness::AccessPattern::Rand;
+    spec.seed = runner.config().seed;
+    harness::LocalTeam team(threads);
+    parallel::RegionFiles files(team, &runner.scratch(), spec, "qd-curve");
+    harness::WriteSource source(runner.config().seed, spec.region_size, spec.block_size, io::BufferKind::Aligned);
+    files.recreate();
+    files.fill(source);
+    parallel::RegionWorkload reads(team, io::find_file_method("direct"), spec, harness::Op::Read, files, source);
+    return runner.run(reads, labels, team);
   }
 };
 

@@ -53,7 +53,7 @@ class PacketSweepSuite final : public Suite {
     // Full: every power of two. Below it, the sizes around the seed's
     // crossovers (64 B for writes, 4 KiB for reads) and a few large ones.
     std::vector<std::uint64_t> packets = by_scale<std::vector<std::uint64_t>>(
-        s, {32, 4 * KiB}, {32, 64, 512, 4 * KiB, 64 * KiB, 1 * MiB},
+        s, {32, 4 * KiB}, {32, 4 * KiB, 1 * MiB},
         {32, 64, 512, 4 * KiB, 32 * KiB, 256 * KiB, 2 * MiB}, {});
     if (s == Scale::Full)
       for (std::uint64_t p = 32; p < size; p *= 2) packets.push_back(p);

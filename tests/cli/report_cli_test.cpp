@@ -8,8 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -26,20 +27,24 @@ using Ran = iolab::test::ProgramRun;
 using iolab::test::read_all;
 Ran iolab_cmd(const std::vector<std::string>& args) { return iolab::test::run_iolab(args); }
 
-// One record as `iolab run` writes it: `mib_s` median throughput, times spread +-`spread`.
+// One record as `iolab run` writes it: `mib_s` median throughput, times spread
+// +-`spread`, as many passes per repetition as make one last >= 0.1 s.
 nlohmann::json record(const std::string& method, const std::string& op, std::uint64_t block, double mib_s, double spread,
                       const std::string& experiment = "read packets") {
-  const std::uint64_t bytes = 8u << 20;
-  double median = static_cast<double>(bytes) / (1024.0 * 1024.0) / mib_s;
+  const std::uint64_t file = 8u << 20;
+  double pass_s = static_cast<double>(file) / (1024.0 * 1024.0) / mib_s;
+  auto passes = static_cast<std::uint64_t>(std::max(1.0, std::ceil(0.1 / pass_s)));
+  double median = pass_s * static_cast<double>(passes);
   nlohmann::json samples = nlohmann::json::array();
   for (double k : {-1.0, -0.5, 0.0, 0.5, 1.0}) samples.push_back(median * (1 + spread * k));
   return {{"suite", "packet-sweep"}, {"experiment", experiment}, {"method", method}, {"op", op}, {"pattern", "seq"},
-          {"block_size", block}, {"file_size", bytes}, {"buffer", "heap"}, {"cache", op == "read" ? "warm" : ""},
+          {"block_size", block}, {"file_size", file}, {"buffer", "heap"}, {"cache", op == "read" ? "warm" : ""},
           {"cache_method", "read once"}, {"resident_fraction", 1.0}, {"sync", "none"}, {"threads", 1}, {"reps", 5},
-          {"bytes", bytes}, {"ops", bytes / block}, {"samples_s", samples}, {"latency_ns", {{"p50", 900}, {"p90", 1200},
-          {"p99", 3000}, {"p999", 9000}, {"max", 50000}}}, {"cpu", {{"user_s", median * 0.2}, {"sys_s", median * 0.7}}},
+          {"passes", passes}, {"bytes", file * passes}, {"ops", file / block * passes}, {"samples_s", samples},
+          {"latency_ns", {{"p50", 900}, {"p90", 1200}, {"p99", 3000}, {"p999", 9000}, {"max", 50000}}},
+          {"cpu", {{"user_s", median * 0.2}, {"sys_s", median * 0.7}}},
           {"faults", {{"minor", method == "mmap" ? 2048 : 2}, {"major", 0}}}, {"ctx", {{"voluntary", 1}, {"involuntary", 2}}},
-          {"io_calls", method == "mmap" ? 0 : bytes / block}, {"verified", true}, {"skipped", nullptr},
+          {"io_calls", method == "mmap" ? 0 : file / block * passes}, {"verified", true}, {"skipped", nullptr},
           {"warnings", nlohmann::json::array()}, {"reference", nullptr}, {"extra", nlohmann::json::object()}};
 }
 
@@ -130,12 +135,97 @@ TEST_F(ReportCli, CompareMatchesAndListsTheRest) {
   auto b = write("b.json", results({record("pread", "read", 4096, 1500, 0.02), record("stdio", "read", 4096, 800, 0.02)}).dump());
   Ran r = iolab_cmd({"compare", a.string(), b.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("B is 1.50 ± 0.03x faster than A"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("B is 1.50x faster than A (1,500 MiB/s vs 1,000 MiB/s), 95% interval 1.4"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Only in A"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Only in B"), std::string::npos) << r.out;
   Ran md = iolab_cmd({"compare", a.string(), b.string(), "--markdown"});
   ASSERT_EQ(md.exit_code, 0) << md.err;
-  EXPECT_NE(md.out.find("| experiment | A | B | B vs A | significant |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| experiment | A (median) | B (median) | B vs A | 95% interval | significant | warnings |"),
+            std::string::npos)
+      << md.out;
+}
+
+// Issue 14 #7: `iolab report` died of SIGSEGV (in report::explain) on a
+// results file whose samples are all 0, or 5e-324; compare and recommend
+// must survive it too. Such records are listed as having no usable figures.
+TEST_F(ReportCli, SamplesOfZeroOrDenormalSecondsDoNotCrash) {
+  for (double t : {0.0, 5e-324}) {
+    nlohmann::json rs = nlohmann::json::array();
+    for (std::uint64_t bs : {1024u, 4096u})
+      for (const char* m : {"mmap", "pread"}) {
+        nlohmann::json r = record(m, "read", bs, 100, 0.02);
+        r["samples_s"] = {t, t, t, t, t};
+        rs.push_back(r);
+      }
+    auto in = write(t == 0 ? "zero.json" : "denormal.json", results(rs).dump());
+    auto out = slot(t == 0 ? "zero.html" : "denormal.html");
+    Ran report = iolab_cmd({"report", in.string(), "-o", out.string()});
+    EXPECT_EQ(report.exit_code, 0) << report.err;
+    EXPECT_NE(read_all(out).find("a repetition took 0 s"), std::string::npos);
+    Ran compare = iolab_cmd({"compare", in.string(), in.string()});
+    EXPECT_EQ(compare.exit_code, 0) << compare.err;
+    EXPECT_NE(compare.out.find("not compared: no usable figures in A"), std::string::npos) << compare.out;
+    Ran recommend = iolab_cmd({"recommend", in.string()});
+    EXPECT_EQ(recommend.exit_code, 0) << recommend.err;
+  }
+}
+
+// `iolab report DIR` said "basic_filebuf::underflow ...": one line naming the path and the cause.
+TEST_F(ReportCli, ADirectoryAsInputIsOneLineNamingIt) {
+  for (std::string cmd : {"report", "compare", "recommend"}) {
+    std::vector<std::string> args{cmd, scratch_.path().string()};
+    if (cmd == "compare") args.push_back(scratch_.path().string());
+    if (cmd == "report") args.insert(args.end(), {"-o", (scratch_.path() / "never.html").string()});
+    Ran r = iolab_cmd(args);
+    EXPECT_EQ(r.exit_code, 1) << cmd << ": " << r.err;
+    EXPECT_EQ(r.err, "iolab: read results " + scratch_.path().string() + ": Is a directory\n") << cmd;
+  }
+  EXPECT_FALSE(std::filesystem::exists(scratch_.path() / "never.html"));
+}
+
+// `iolab report a.json -o a.json` overwrote its input: refused, the input untouched.
+TEST_F(ReportCli, AnOutputThatIsAnInputOrNotHtmlIsRefused) {
+  std::string text = results({record("pread", "read", 4096, 1000, 0.02)}).dump();
+  auto in = write("run.json", text);
+  auto html_in = write("run.html", text);  // a results file named .html
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"report", in.string(), "-o", in.string()},
+        std::vector<std::string>{"report", html_in.string(), "-o", html_in.string()},
+        std::vector<std::string>{"report", in.string(), html_in.string(), "-o", (scratch_.path() / "." / "run.html").string()},
+        std::vector<std::string>{"report", in.string(), "-o", (scratch_.path() / "report.txt").string()}}) {
+    Ran r = iolab_cmd(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
+    EXPECT_EQ(r.err_lines(), 1u) << r.err;
+  }
+  EXPECT_EQ(read_all(in), text);
+  EXPECT_EQ(read_all(html_in), text);
+  EXPECT_FALSE(std::filesystem::exists(scratch_.path() / "report.txt"));
+}
+
+// Issue 14 #13: compare and recommend printed escape sequences taken from
+// results strings straight to the terminal.
+TEST_F(ReportCli, EscapeSequencesFromResultsDoNotReachTheTerminal) {
+  nlohmann::json rs = nlohmann::json::array();
+  for (std::uint64_t bs : {1024u, 2048u}) {
+    nlohmann::json evil = record("\x1b[2J\x1b]0;pwned\x07mmap", "read", bs, 900, 0.02, "\x1b[31mexperiment\nforged");
+    nlohmann::json plain = record("pread", "read", bs, 300, 0.02, evil["experiment"]);
+    evil["suite"] = plain["suite"] = "suite\xc2\x9b" "31m";  // C1 CSI, as UTF-8
+    rs.push_back(evil);
+    rs.push_back(plain);
+  }
+  auto in = write("evil.json", results(rs).dump());
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"compare", in.string(), in.string()},
+        std::vector<std::string>{"compare", in.string(), in.string(), "--markdown"},
+        std::vector<std::string>{"recommend", in.string()}}) {
+    Ran r = iolab_cmd(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\x07'), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("\xc2\x9b"), std::string::npos) << r.out;  // C1 CSI
+    EXPECT_EQ(r.out.find("\nforged"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\\x1b[2J"), std::string::npos) << r.out;    // shown, visibly
+  }
 }
 
 // Without a file, recommend measures the table itself (tiny files, fadvise
@@ -146,7 +236,7 @@ TEST_F(ReportCli, RecommendMeasuresItsOwnTable) {
                      "--save", save.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j["cells"].size(), 40u);
+  ASSERT_EQ(j["cells"].size(), 48u);
   for (const auto& c : j["cells"]) {
     // Every cell of the table was measured: reads warm and cold, writes (to a
     // fresh file) under each flush policy; writes have no cold column.

@@ -42,7 +42,9 @@ Results sample() {
   r.involuntary_ctx = 5;
   r.io_calls = 256;
   r.storage_read_bytes = 7;
-  r.storage_write_bytes = 8;
+  r.dirtied_bytes = 8;
+  r.device_read_bytes = 0;
+  r.device_write_bytes = 4096;
   r.verified = true;
   r.warnings = {Warning{WarningKind::TooShort, {"shortest 2 ms"}, "a, \"quoted\" warning"}};
   r.reference = Reference{"seed 001: Java", 4700, "ms"};

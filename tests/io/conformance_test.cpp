@@ -6,6 +6,10 @@
 // O_DIRECT variants with the default Reject policy must refuse a request
 // whose buffer address, offset or length is misaligned, with EINVAL and a
 // message naming the culprit, and must change nothing on disk.
+//
+// Every File is given the test's buffers through register_buffers (a no-op
+// but for io_uring with fixed buffers); a variant whose options this kernel
+// refuses is skipped with the reason.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -18,7 +22,7 @@
 namespace iolab::io {
 namespace {
 
-using testing::all_variants;
+using testing::conformance_variants;
 using testing::read_whole_file;
 using testing::rejects_unaligned;
 using testing::Variant;
@@ -33,8 +37,14 @@ class Conformance : public ::testing::TestWithParam<std::tuple<Variant, BufferKi
   const Variant& variant() const { return std::get<0>(GetParam()); }
   BufferKind kind() const { return std::get<1>(GetParam()); }
   const Method& method() const { return find_file_method(variant().method); }
-  std::unique_ptr<File> open(const std::filesystem::path& p, Access a) const {
-    return method().open(p, a, variant().options);
+  void SetUp() override {
+    if (std::string why = testing::unsupported_options(variant(), scratch_.path()); !why.empty()) GTEST_SKIP() << why;
+  }
+  // Opens the file and registers the buffers the test will use with it.
+  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, std::vector<std::span<std::byte>> buffers) const {
+    auto f = method().open(p, a, variant().options);
+    f->register_buffers(buffers);
+    return f;
   }
   // Reject variants get aligned buffers where a test is not about alignment.
   BufferKind kind_for_aligned_io() const { return rejects_unaligned(variant()) ? BufferKind::Aligned : kind(); }
@@ -68,7 +78,7 @@ TEST_P(Conformance, RoundTripAtSizesAndOffsets) {
       }
       fill_pattern(kSeed, offset, src);
 
-      auto f = open(path, Access::ReadWrite);
+      auto f = open(path, Access::ReadWrite, {src_buffer.span(), dst.span()});
       if (rejects_unaligned(variant())) {
         std::string bad = misaligned_part(f->alignment(), src.data(), offset, size);
         if (!bad.empty()) {
@@ -99,7 +109,7 @@ TEST_P(Conformance, RoundTripAtSizesAndOffsets) {
       EXPECT_TRUE(matches_pattern(kSeed, offset, std::span(disk).subspan(offset)));
 
       // Reopen for reading and verify through the method.
-      auto r = open(path, Access::Read);
+      auto r = open(path, Access::Read, {dst.span()});
       std::memset(dst.data(), 0, dst.size());
       ASSERT_EQ(r->read_at(offset, dst.span()), size);
       EXPECT_TRUE(matches_pattern(kSeed, offset, dst.span())) << "read after reopen differs";
@@ -129,11 +139,11 @@ TEST_P(Conformance, ReadPastEndOfFileIsShort) {
       EXPECT_EQ(f.read_at(kFile + 10, dst.span().first(10)), 0u);
     }
   };
-  auto f = open(path, Access::ReadWrite);
+  auto f = open(path, Access::ReadWrite, {src.span(), dst.span()});
   f->write_at(0, src.span());
   check(*f, "same File after writing");
   f->close();
-  auto r = open(path, Access::Read);
+  auto r = open(path, Access::Read, {dst.span()});
   check(*r, "reopened for reading");
   r->close();
 }
@@ -152,7 +162,7 @@ TEST_P(Conformance, AlignedReadAcrossUnalignedEnd) {
     w->close();
   }
   Buffer dst(8192, kind_for_aligned_io());
-  auto r = open(path, Access::Read);
+  auto r = open(path, Access::Read, {dst.span()});
   ASSERT_EQ(r->read_at(0, dst.span()), kFile);
   EXPECT_TRUE(matches_pattern(kSeed, 0, dst.span().first(kFile)));
   ASSERT_EQ(r->read_at(4096, dst.span().first(4096)), 7u);
@@ -167,7 +177,7 @@ TEST_P(Conformance, InterleavedWritesAndReads) {
   Buffer a(4096, kind_for_aligned_io()), b(4096, kind_for_aligned_io()), dst(4096, kind_for_aligned_io());
   fill_pattern(kSeed, 0, a.span());
   fill_pattern(kSeed, 12288, b.span());
-  auto f = open(path, Access::ReadWrite);
+  auto f = open(path, Access::ReadWrite, {a.span(), b.span(), dst.span()});
   f->write_at(0, a.span());
   ASSERT_EQ(f->read_at(0, dst.span()), 4096u);
   EXPECT_TRUE(matches_pattern(kSeed, 0, dst.span()));
@@ -195,23 +205,24 @@ TEST_P(Conformance, InterleavedWritesAndReads) {
 TEST_P(Conformance, SubmitBatch) {
   auto path = scratch_.create_file("batch");
   constexpr int kRequests = 9;
-  std::vector<Buffer> bufs;
+  std::vector<Buffer> bufs, back;
+  std::vector<std::span<std::byte>> all;
+  for (int i = 0; i < 2 * kRequests + 1; ++i) {
+    (i < kRequests ? bufs : back).emplace_back(4096, kind_for_aligned_io());
+    all.push_back((i < kRequests ? bufs : back).back().span());
+  }
   std::vector<IoRequest> writes;
   for (int i = 0; i < kRequests; ++i) {
-    bufs.emplace_back(4096, kind_for_aligned_io());
     std::uint64_t off = static_cast<std::uint64_t>((kRequests - 1 - i) * 4096);  // out of order
-    fill_pattern(kSeed, off, bufs.back().span());
-    writes.push_back({IoRequest::Kind::Write, off, bufs.back().span(), 0});
+    fill_pattern(kSeed, off, bufs[i].span());
+    writes.push_back({IoRequest::Kind::Write, off, bufs[i].span(), 0});
   }
-  auto f = open(path, Access::ReadWrite);
+  auto f = open(path, Access::ReadWrite, all);
   f->submit(writes);
   for (const auto& w : writes) EXPECT_EQ(w.result, 4096u);
-  std::vector<Buffer> back;
   std::vector<IoRequest> reads;
-  for (int i = 0; i <= kRequests; ++i) {  // one more: past the end, comes back 0
-    back.emplace_back(4096, kind_for_aligned_io());
-    reads.push_back({IoRequest::Kind::Read, static_cast<std::uint64_t>(i) * 4096, back.back().span(), 0});
-  }
+  for (int i = 0; i <= kRequests; ++i)  // one more: past the end, comes back 0
+    reads.push_back({IoRequest::Kind::Read, static_cast<std::uint64_t>(i) * 4096, back[i].span(), 0});
   f->submit(reads);
   for (int i = 0; i < kRequests; ++i) {
     EXPECT_EQ(reads[i].result, 4096u) << "request " << i;
@@ -222,12 +233,82 @@ TEST_P(Conformance, SubmitBatch) {
   EXPECT_EQ(std::filesystem::file_size(path), kRequests * 4096u);
 }
 
+// Requests pulled from a source: written and read back in any completion
+// order, each handed to done() once with its full count (short only past
+// the end), timestamps filled when asked: submission, then completion.
+class BlockStream final : public RequestSource {
+ public:
+  BlockStream(std::vector<Buffer>& buffers, IoRequest::Kind kind, std::size_t count)
+      : buffers_(buffers), kind_(kind), count_(count), done_(count, 0) {}
+  bool next(IoRequest& r) override {
+    if (issued_ == count_) return false;
+    // Odd then even blocks: an order the file does not have.
+    std::size_t block = issued_ < (count_ + 1) / 2 ? 2 * issued_ : 2 * (issued_ - (count_ + 1) / 2) + 1;
+    r.kind = kind_;
+    r.offset = block * 4096;
+    r.data = buffers_[block % buffers_.size()].span();
+    r.tag = block;
+    ++issued_;
+    return true;
+  }
+  void done(IoRequest& r) override {
+    ++done_[r.tag];
+    results.push_back(r);
+  }
+  int times_done(std::size_t block) const { return done_[block]; }
+  std::vector<IoRequest> results;
+
+ private:
+  std::vector<Buffer>& buffers_;
+  IoRequest::Kind kind_;
+  std::size_t count_, issued_ = 0;
+  std::vector<int> done_;
+};
+
+TEST_P(Conformance, StreamInAnyOrderWithTimes) {
+  auto path = scratch_.create_file("stream");
+  constexpr std::size_t kBlocks = 11;  // + 1 read past the end
+  std::vector<Buffer> bufs;
+  std::vector<std::span<std::byte>> spans;
+  for (std::size_t i = 0; i <= kBlocks; ++i) {
+    bufs.emplace_back(4096, kind_for_aligned_io());
+    spans.push_back(bufs.back().span());
+    fill_pattern(kSeed, i * 4096, bufs.back().span());
+  }
+  auto f = open(path, Access::ReadWrite, spans);
+  BlockStream writes(bufs, IoRequest::Kind::Write, kBlocks);
+  f->stream(writes);
+  ASSERT_EQ(writes.results.size(), kBlocks);
+  for (std::size_t i = 0; i < kBlocks; ++i) EXPECT_EQ(writes.times_done(i), 1) << i;
+  for (const auto& r : writes.results) {
+    EXPECT_EQ(r.result, 4096u) << r.tag;
+    EXPECT_EQ(r.submitted_ns + r.completed_ns, 0u) << "times only when asked";
+  }
+  for (auto& b : bufs) std::memset(b.data(), 0, b.size());
+  BlockStream reads(bufs, IoRequest::Kind::Read, kBlocks + 1);
+  f->stream(reads, /*time_requests=*/true);
+  ASSERT_EQ(reads.results.size(), kBlocks + 1);
+  for (const auto& r : reads.results) {
+    SCOPED_TRACE("block " + std::to_string(r.tag));
+    EXPECT_EQ(reads.times_done(r.tag), 1);
+    EXPECT_EQ(r.result, r.tag < kBlocks ? 4096u : 0u);
+    if (r.tag < kBlocks) {
+      EXPECT_TRUE(matches_pattern(kSeed, r.offset, bufs[r.tag].span()));
+    }
+    EXPECT_GT(r.submitted_ns, 0u);
+    EXPECT_GE(r.completed_ns, r.submitted_ns);
+  }
+  EXPECT_GE(f->counters().bytes_read, kBlocks * 4096u) << "bounce reads count the aligned range";
+  f->close();
+  EXPECT_EQ(read_whole_file(path).size(), kBlocks * 4096u);
+}
+
 // Counters move: a benchmark reports calls and bytes from them.
 TEST_P(Conformance, CountersCountBytes) {
   auto path = scratch_.create_file("counters");
   Buffer buf(8192, kind_for_aligned_io());
   fill_pattern(kSeed, 0, buf.span());
-  auto f = open(path, Access::ReadWrite);
+  auto f = open(path, Access::ReadWrite, {buf.span()});
   f->write_at(0, buf.span());
   f->sync(Durability::Fsync);
   EXPECT_EQ(f->counters().bytes_written, 8192u);
@@ -242,7 +323,7 @@ std::string param_name(const ::testing::TestParamInfo<Conformance::ParamType>& i
 }
 
 INSTANTIATE_TEST_SUITE_P(AllMethods, Conformance,
-                         ::testing::Combine(::testing::ValuesIn(all_variants()),
+                         ::testing::Combine(::testing::ValuesIn(conformance_variants()),
                                             ::testing::Values(BufferKind::Heap, BufferKind::Aligned)),
                          param_name);
 

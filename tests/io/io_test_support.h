@@ -17,6 +17,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "iolab/error.h"
@@ -28,6 +29,17 @@
 
 namespace iolab::io::testing {
 
+// Each io_uring option alone, by name: the variants and the option tests run over these.
+inline std::vector<std::pair<const char*, void (*)(UringOptions&)>> uring_option_settings() {
+  return {
+      {"registered_files", [](UringOptions& u) { u.registered_files = true; }},
+      {"fixed_buffers", [](UringOptions& u) { u.fixed_buffers = true; }},
+      {"sqpoll", [](UringOptions& u) { u.sqpoll = true; }},
+      {"single_issuer", [](UringOptions& u) { u.single_issuer = true; }},
+      {"coop_taskrun", [](UringOptions& u) { u.coop_taskrun = true; }},
+  };
+}
+
 // One method with one set of options: the unit the conformance suite runs over.
 struct Variant {
   std::string label;    // gtest-safe name: letters, digits, underscores
@@ -37,7 +49,9 @@ struct Variant {
 
 // Every file method with its defaults, plus the option settings the issue
 // asks to cover: unbuffered stdio, many small iovecs, mmap grown in 4 KiB
-// steps, O_DIRECT with the bounce policy, io_uring with O_DIRECT.
+// steps, O_DIRECT with the bounce policy, io_uring with O_DIRECT, one
+// submission at a time, and each of its UringOptions; libaio at a depth
+// below the batch sizes, one submission at a time.
 inline std::vector<Variant> all_variants() {
   std::vector<Variant> out;
   for (const auto* m : file_methods()) {
@@ -67,16 +81,52 @@ inline std::vector<Variant> all_variants() {
   o.direct = true;
   o.queue_depth = 4;
   out.push_back({"io_direct", "io_uring", o});
+  o = {};
+  o.queue_depth = 3;
+  o.submit_batch = 1;
+  out.push_back({"io_batch1", "io_uring", o});
+  for (auto [label, set] : uring_option_settings()) {
+    if (std::string_view(label) == "fixed_buffers") continue;  // conformance_variants(): needs register_buffers
+    o = {};
+    o.direct = true;
+    o.queue_depth = 4;
+    set(o.uring);
+    out.push_back({std::string("io_direct_") + label, "io_uring", o});
+  }
+  o = {};
+  o.queue_depth = 2;
+  o.submit_batch = 1;
+  out.push_back({"libaio_qd2_batch1", "libaio", o});
+  return out;
+}
+
+// all_variants() and io_uring with fixed buffers, which refuses requests
+// outside the buffers given to File::register_buffers: the conformance
+// suite registers its buffers, the other suites do not.
+inline std::vector<Variant> conformance_variants() {
+  std::vector<Variant> out = all_variants();
+  FileOptions o;
+  o.direct = true;
+  o.queue_depth = 4;
+  o.uring.fixed_buffers = true;
+  out.push_back({"io_direct_fixed_buffers", "io_uring", o});
   return out;
 }
 
 // gtest prints the label instead of the struct's bytes.
 inline void PrintTo(const Variant& v, std::ostream* os) { *os << v.label; }
 
-// True when the variant refuses requests that break O_DIRECT alignment.
+// True when the variant refuses requests that break O_DIRECT alignment
+// (only the direct method has a bounce path).
 inline bool rejects_unaligned(const Variant& v) {
-  return (v.method == "direct" && v.options.unaligned == UnalignedPolicy::Reject) ||
-         (v.method == "io_uring" && v.options.direct);
+  return find_file_method(v.method).traits(v.options).needs_alignment &&
+         !(v.method == "direct" && v.options.unaligned == UnalignedPolicy::Bounce);
+}
+
+// Why this kernel cannot run the variant's options here, or "" when it can.
+inline std::string unsupported_options(const Variant& v, const std::filesystem::path& dir) {
+  Availability a = find_file_method(v.method).supports_options(v.options, dir);
+  return a.available ? "" : a.reason;
 }
 
 // Methods that can write (all of them): the write-error tests run over these.

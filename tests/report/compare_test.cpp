@@ -15,20 +15,74 @@ harness::Results run_of(std::vector<harness::Result> rs) {
   return out;
 }
 
-TEST(Compare, RatiosWithPropagatedUncertainty) {
+TEST(Bootstrap, RatioOfMediansWithADeterministicIntervalAroundIt) {
+  std::vector<double> a{100, 101, 99, 102, 98}, b{150, 152, 148, 151, 149};
+  RatioInterval r = bootstrap_median_ratio(a, b, 7);
+  EXPECT_DOUBLE_EQ(r.ratio, 1.5);  // 150 / 100
+  EXPECT_LE(r.lo, r.ratio);
+  EXPECT_GE(r.hi, r.ratio);
+  EXPECT_GT(r.lo, 1.4);  // resamples of such tight samples stay close
+  EXPECT_LT(r.hi, 1.6);
+  RatioInterval again = bootstrap_median_ratio(a, b, 7);
+  EXPECT_EQ(r.lo, again.lo);
+  EXPECT_EQ(r.hi, again.hi);
+  // Overlapping samples: the interval reaches across 1.
+  std::vector<double> c{90, 110, 100, 95, 105}, d{92, 112, 101, 97, 104};
+  RatioInterval o = bootstrap_median_ratio(c, d, 7);
+  EXPECT_LT(o.lo, 1);
+  EXPECT_GT(o.hi, 1);
+  // One value each: no interval.
+  std::vector<double> one{100}, two{200};
+  RatioInterval p = bootstrap_median_ratio(one, two, 7);
+  EXPECT_EQ(p.ratio, 2);
+  EXPECT_EQ(p.lo, 2);
+  EXPECT_EQ(p.hi, 2);
+}
+
+TEST(Compare, RatioOfMedianRatesWithABootstrapInterval) {
   auto a = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 1000, 0.0, 5})});
-  // Same work, 1.5x the throughput; B's times spread +-10% (evenly: cv ~ 7.9%).
+  // Same work, 1.5x the median rate; B's times spread +-10%.
   auto b = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 1500, 0.10, 5})});
   Comparison c = compare(a, b);
   ASSERT_EQ(c.matched.size(), 1u);
   const Matched& m = c.matched[0];
   EXPECT_NEAR(m.ratio, 1.5, 1e-9);
-  harness::Summary sb = b.results[0].seconds();
-  EXPECT_NEAR(m.stddev, 1.5 * sb.cv, 1e-9);
+  EXPECT_NEAR(m.rate_a, 1000, 1e-6);
+  EXPECT_NEAR(m.rate_b, 1500, 1e-6);
+  EXPECT_LT(m.lo, 1.5);
+  EXPECT_GT(m.hi, 1.5);
+  EXPECT_GT(m.lo, 1.3);  // B's slowest repetition is 1.36x A
   EXPECT_TRUE(m.noise_known);
   EXPECT_TRUE(m.significant);
   std::string text = format_text(c, "a.json", "b.json");
-  EXPECT_NE(text.find("B is 1.50 ± 0.12x faster than A"), std::string::npos) << text;
+  EXPECT_NE(text.find("B is 1.50x faster than A (1,500 MiB/s vs 1,000 MiB/s), 95% interval 1."), std::string::npos) << text;
+  // The same statistic in every column: medians.
+  std::string md = format_markdown(c, "a.json", "b.json");
+  EXPECT_NE(md.find("| 1,000 MiB/s | 1,500 MiB/s | 1.50x faster than A | 1."), std::string::npos) << md;
+}
+
+// A mean dragged by one slow repetition must not move the ratio: medians.
+TEST(Compare, OneSlowRepetitionDoesNotMoveTheRatio) {
+  auto a = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 1000, 0.01, 5})});
+  auto b = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 1000, 0.01, 5})});
+  b.results[0].samples_s.back() *= 10;  // one repetition ten times slower
+  Comparison c = compare(a, b);
+  EXPECT_NEAR(c.matched[0].ratio, 1.0, 1e-9);
+  EXPECT_FALSE(c.matched[0].significant);
+}
+
+// Passes per repetition differ between runs: rates per byte, never raw times.
+TEST(Compare, DifferentPassesPerRepetitionCompareByRate) {
+  testing::Spec s{"s", "e", "pread", "read", 4096, 8u << 20, 1000, 0.01, 5};
+  s.passes = 1;
+  auto a = run_of({make(s)});
+  s.passes = 8;
+  s.mib_s = 1200;
+  auto b = run_of({make(s)});
+  ASSERT_GT(b.results[0].seconds().median, 6 * a.results[0].seconds().median);  // raw times would say B is slower
+  Comparison c = compare(a, b);
+  EXPECT_NEAR(c.matched[0].ratio, 1.2, 1e-9);
+  EXPECT_TRUE(c.matched[0].significant);
 }
 
 TEST(Compare, SlowerAndInsideTheNoise) {
@@ -42,10 +96,24 @@ TEST(Compare, SlowerAndInsideTheNoise) {
   EXPECT_TRUE(c.matched[0].significant);
   EXPECT_FALSE(c.matched[1].significant);
   std::string text = format_text(c, "a", "b");
-  EXPECT_NE(text.find("B is 2.00 ± 0.0"), std::string::npos) << text;
-  EXPECT_NE(text.find("x slower than A"), std::string::npos) << text;
+  EXPECT_NE(text.find("B is 2.00x slower than A (1,000 MiB/s vs 2,000 MiB/s), 95% interval 1.9"), std::string::npos) << text;
   EXPECT_NE(text.find("(not significant: inside the noise)"), std::string::npos) << text;
-  EXPECT_NE(text.find("2 matched experiments: 0 faster in B, 1 slower in B, 1 inside the noise"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 matched experiments: 0 faster in B, 1 slower in B, 1 inside the noise, 0 not compared"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Compare, WarningsAndUnusableFiguresAreShown) {
+  auto a = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 1000}), make({"s", "e", "mmap", "read", 4096, 8u << 20, 900})});
+  auto b = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 1000}), make({"s", "e", "mmap", "read", 4096, 8u << 20, 900})});
+  b.results[0].warn(harness::WarningKind::Outliers, "outliers");
+  b.results[1].samples_s.assign(5, 0.0);  // a file whose times are all 0
+  Comparison c = compare(a, b);
+  ASSERT_EQ(c.matched.size(), 2u);
+  EXPECT_EQ(c.matched[0].warnings_b, std::vector<std::string>{"outliers"});
+  EXPECT_EQ(c.matched[1].skipped.rfind("no usable figures in B", 0), 0u) << c.matched[1].skipped;
+  std::string text = format_text(c, "a", "b");
+  EXPECT_NE(text.find("figures with warnings: B outliers"), std::string::npos) << text;
 }
 
 TEST(Compare, UnmatchedAndSkippedAreListed) {
@@ -66,9 +134,23 @@ TEST(Compare, UnmatchedAndSkippedAreListed) {
   EXPECT_NE(text.find("Only in A (a):\n  s / e / stdio: read seq bs=4k"), std::string::npos) << text;
   EXPECT_NE(text.find("Only in B (b):\n  s / e / pread: read seq bs=8k"), std::string::npos) << text;
   std::string md = format_markdown(c, "a", "b");
-  EXPECT_NE(md.find("| experiment | A | B | B vs A | significant |"), std::string::npos);
+  EXPECT_NE(md.find("| experiment | A (median) | B (median) | B vs A | 95% interval | significant | warnings |"),
+            std::string::npos);
   EXPECT_NE(md.find("- only in A: s / e / stdio"), std::string::npos) << md;
   EXPECT_NE(md.find("skipped in B: no mmap here"), std::string::npos) << md;
+}
+
+// Strings from the files cannot drive the terminal or forge a line.
+TEST(Compare, TextFromTheFilesIsShownWithControlCharactersEscaped) {
+  auto r = make({"s\x1b]0;title\x07", "e\nforged", "m\x1b[2J", "read", 4096, 8u << 20, 1000});
+  auto a = run_of({r}), b = run_of({r});
+  Comparison c = compare(a, b);
+  for (const std::string& out : {format_text(c, "a\x1b[1m", "b"), format_markdown(c, "a", "b")}) {
+    EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+    EXPECT_EQ(out.find('\x07'), std::string::npos) << out;
+    EXPECT_EQ(out.find("\nforged"), std::string::npos) << out;
+    EXPECT_NE(out.find("s\\x1b]0;title\\x07 / e\\x0aforged / m\\x1b[2J"), std::string::npos) << out;
+  }
 }
 
 TEST(Compare, KeyIncludesEveryParameter) {
@@ -78,6 +160,9 @@ TEST(Compare, KeyIncludesEveryParameter) {
   EXPECT_NE(match_key(x), match_key(y));
   y = x;
   y.threads = 2;
+  EXPECT_NE(match_key(x), match_key(y));
+  y = x;
+  y.queue_depth = 32;
   EXPECT_NE(match_key(x), match_key(y));
   y = x;
   y.samples_s[0] *= 2;  // figures are not part of the key

@@ -4,12 +4,14 @@
 #include <fstream>
 #include <regex>
 #include <set>
+#include <type_traits>
 
 #include "chromium.h"
 #include "iolab/report/html.h"
 #include "report/common.h"
 #include "report/explain.h"
 #include "report/families.h"
+#include "report/html_text.h"
 #include "synthetic.h"
 
 namespace iolab::report {
@@ -37,6 +39,36 @@ TEST(Escape, ScriptJsonCannotCloseTheScriptOrOpenAComment) {
   EXPECT_EQ(s.find('<'), std::string::npos);
   // Still the same JSON.
   EXPECT_EQ(nlohmann::json::parse(s)["name"], "</script><!-- <b>&amp;");
+}
+
+// Issue 14 #13: a U+2028 in a name stopped every chart from rendering.
+TEST(Escape, ScriptJsonEscapesLineAndParagraphSeparators) {
+  nlohmann::json j = {{"m", "a\u2028b\u2029c"}};
+  std::string s = script_json(j);
+  EXPECT_EQ(s.find("\xE2\x80\xA8"), std::string::npos);
+  EXPECT_EQ(s.find("\xE2\x80\xA9"), std::string::npos);
+  EXPECT_NE(s.find("a\\u2028b\\u2029c"), std::string::npos) << s;
+  EXPECT_EQ(nlohmann::json::parse(s)["m"], "a\u2028b\u2029c");
+}
+
+TEST(Escape, VisibleShowsControlCharactersSeparatorsAndBadUtf8) {
+  EXPECT_EQ(visible("plain µs ±"), "plain µs ±");
+  EXPECT_EQ(visible("a\x1b[31mb\nc\td\x7f"), "a\\x1b[31mb\\x0ac\\x09d\\x7f");
+  EXPECT_EQ(visible("x\u2028y\u2029z\u202e"), "x\\u2028y\\u2029z\\u202e");
+  EXPECT_EQ(visible("\xc2\x85"), "\\u0085");                 // C1 NEL
+  EXPECT_EQ(visible(std::string("a\xff\xc0\x80" "b", 5)), "a\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" "b");  // invalid, overlong
+  EXPECT_EQ(visible(std::string("\0", 1)), "\\x00");
+  EXPECT_EQ(visible(visible("a\x1b" "b")), visible("a\x1b" "b"));   // idempotent
+}
+
+// Html is built from literals and escaped text only: a runtime string cannot become markup.
+static_assert(!std::is_constructible_v<Html, std::string>);
+static_assert(!std::is_constructible_v<Html, std::string_view>);
+static_assert(!std::is_convertible_v<std::string, Html>);
+
+TEST(Escape, HtmlTextEscapesAndShowsControls) {
+  Html h = Html("<b>") + text("<i>\x1b</i> & 'q'") + "</b>";
+  EXPECT_EQ(h.str(), "<b>&lt;i&gt;\\x1b&lt;/i&gt; &amp; &#39;q&#39;</b>");
 }
 
 TEST(Numbers, GroupedAndSignificant) {
@@ -70,109 +102,6 @@ TEST(Bundles, AllThreeEmbeddedAndSafeInsideScript) {
   EXPECT_NE(bundles[0].text.find("vega"), std::string::npos);
 }
 
-TEST(Families, OneChartPerOpCacheAndFlushWithBlockSizeOnX) {
-  harness::Results rs = testing::realistic();
-  std::vector<Source> sources{{&rs, "run"}};
-  auto suites = group_results(sources);
-  ASSERT_EQ(suites.size(), 3u);
-  EXPECT_EQ(suites[0].suite, "seq-read");
-  ASSERT_EQ(suites[0].families.size(), 2u);  // warm, cold
-  const Family& warm = suites[0].families[0];
-  EXPECT_EQ(warm.axis, Axis::BlockSize);
-  // syscall ran with two buffers, so its lines name them.
-  EXPECT_NE(std::find(warm.series.begin(), warm.series.end(), "syscall (aligned)"), warm.series.end());
-  EXPECT_NE(std::find(warm.series.begin(), warm.series.end(), "syscall (heap)"), warm.series.end());
-  EXPECT_NE(std::find(warm.series.begin(), warm.series.end(), "mmap"), warm.series.end());
-  // packet-sweep: read, write (no flush), write (periodic flush, msync vs fdatasync as separate lines).
-  const auto& ps = suites[1];
-  ASSERT_EQ(ps.families.size(), 3u);
-  const Family& periodic = ps.families[2];
-  EXPECT_EQ(periodic.axis, Axis::None);
-  EXPECT_NE(std::find(periodic.series.begin(), periodic.series.end(), "mmap [async-16k:msync]"), periodic.series.end());
-}
-
-TEST(Families, SplitsByExperimentWhenTwoPointsWouldShareALine) {
-  harness::Results rs;
-  rs.results.push_back(make({"write-path", "pwrite 1k heap vs aligned", "pread", "write", 1024, 1u << 20, 500, 0.02, 3, ""}));
-  rs.results.push_back(make({"write-path", "buffer size swept", "pread", "write", 1024, 8u << 20, 600, 0.02, 3, ""}));
-  rs.results.push_back(make({"write-path", "buffer size swept", "pread", "write", 65536, 8u << 20, 900, 0.02, 3, ""}));
-  std::vector<Source> sources{{&rs, "run"}};
-  auto suites = group_results(sources);
-  ASSERT_EQ(suites.size(), 1u);
-  ASSERT_EQ(suites[0].families.size(), 2u);
-  EXPECT_NE(suites[0].families[0].title.find("pwrite 1k heap vs aligned"), std::string::npos);
-  EXPECT_EQ(suites[0].families[1].axis, Axis::BlockSize);
-}
-
-TEST(Families, ASweepStoredAsOneExperimentPerSizeIsOneChartAgain) {
-  harness::Results rs;
-  for (std::uint64_t bs : {4096ull, 65536ull, 1ull << 20})
-    for (std::string buffer : {"heap", "aligned"})
-      rs.results.push_back(make({"write-path", "pwrite 32m in " + std::to_string(bs) + " writes", "pread", "write", bs, 32u << 20,
-                                 500, 0.02, 3, "", "none", buffer}));
-  // Overlaps the sweep at 4 KiB: a chart of its own.
-  for (std::uint64_t bs : {1024ull, 4096ull, 20480ull})
-    rs.results.push_back(make({"write-path", "2k pwrites of 1..20k", "pread", "write", bs, 2000 * bs, 400, 0.02, 3, ""}));
-  std::vector<Source> sources{{&rs, "run"}};
-  auto suites = group_results(sources);
-  ASSERT_EQ(suites.at(0).families.size(), 2u);
-  const Family& sweep = suites[0].families[0];
-  EXPECT_EQ(sweep.axis, Axis::BlockSize);
-  EXPECT_EQ(sweep.points.size(), 6u);
-  EXPECT_EQ(sweep.series, (std::vector<std::string>{"pread (heap)", "pread (aligned)"}));
-  EXPECT_EQ(suites[0].families[1].points.size(), 3u);
-  EXPECT_NE(suites[0].families[1].title.find("2k pwrites of 1..20k"), std::string::npos);
-}
-
-TEST(Families, OnePointPerMethodAtDifferentSizesIsABarChart) {
-  harness::Results rs;
-  rs.results.push_back(make({"copy", "copy 32m", "readwrite", "copy", 4096, 32u << 20, 300}));
-  rs.results.push_back(make({"copy", "copy 32m", "sendfile", "copy", 32u << 20, 32u << 20, 900}));
-  rs.results.push_back(make({"copy", "copy 32m", "splice", "copy", 1u << 20, 32u << 20, 600}));
-  std::vector<Source> sources{{&rs, "run"}};
-  auto suites = group_results(sources);
-  ASSERT_EQ(suites.at(0).families.size(), 1u);
-  const Family& f = suites[0].families[0];
-  EXPECT_EQ(f.axis, Axis::None);
-  EXPECT_EQ(f.series, (std::vector<std::string>{"readwrite · 4 KiB", "sendfile · 32 MiB", "splice · 1 MiB"}));
-  auto text = explain(f);
-  ASSERT_GE(text.size(), 2u);
-  EXPECT_EQ(text[0].rfind("sendfile · 32 MiB is 3.0x faster than readwrite · 4 KiB", 0), 0u) << text[0];
-}
-
-TEST(Families, TwoRunsShareChartsWithTheirNamesOnTheLines) {
-  harness::Results a, b;
-  a.results.push_back(make({"s", "e", "pread", "read", 4096, 8u << 20, 1000}));
-  a.results.push_back(make({"s", "e", "pread", "read", 65536, 8u << 20, 3000}));
-  b.results.push_back(make({"s", "e", "pread", "read", 4096, 8u << 20, 1500}));
-  b.results.push_back(make({"s", "e", "pread", "read", 65536, 8u << 20, 3300}));
-  std::vector<Source> sources{{&a, "laptop.json"}, {&b, "server.json"}};
-  auto suites = group_results(sources);
-  ASSERT_EQ(suites.at(0).families.size(), 1u);
-  EXPECT_EQ(suites[0].families[0].series, (std::vector<std::string>{"pread — laptop.json", "pread — server.json"}));
-  std::string page = render_html_report({a, b}, {{"laptop.json", "server.json"}, "two"});
-  EXPECT_NE(page.find("<h3>server.json</h3>"), std::string::npos);  // a decision table per run
-}
-
-TEST(Explain, NamesTheGapWithCallsAndFaultsFromTheRecords) {
-  harness::Results rs;
-  // 1 GiB read at 1 KiB: syscall 1,048,576 calls; mmap 262,144 faults, 9.1x faster.
-  // 1 GiB in 1,048,576 calls of exactly 1 µs: 976.5625 MiB/s.
-  rs.results.push_back(make({"s", "e", "syscall", "read", 1024, 1ull << 30, 976.5625, 0.02}));
-  rs.results.push_back(make({"s", "e", "mmap", "read", 1024, 1ull << 30, 976.5625 * 9.1, 0.02}));
-  rs.results.push_back(make({"s", "e", "syscall", "read", 1u << 20, 1ull << 30, 6000, 0.02}));
-  rs.results.push_back(make({"s", "e", "mmap", "read", 1u << 20, 1ull << 30, 5000, 0.02}));
-  std::vector<Source> sources{{&rs, "run"}};
-  auto suites = group_results(sources);
-  ASSERT_EQ(suites.at(0).families.size(), 1u);
-  auto text = explain(suites[0].families[0]);
-  ASSERT_GE(text.size(), 2u);
-  EXPECT_NE(text[0].find("At 1 KiB, mmap is 9.1x faster than syscall"), std::string::npos) << text[0];
-  EXPECT_NE(text[0].find("syscall made 1,048,576 calls of 1.0 µs each"), std::string::npos) << text[0];
-  EXPECT_NE(text[0].find("mmap took 262,144 minor faults"), std::string::npos) << text[0];
-  EXPECT_NE(text[1].find("The lead changes: mmap at 1 KiB and syscall at 1 MiB"), std::string::npos) << text[1];
-}
-
 TEST(Html, EscapesJobNamesAndLabelsEverywhere) {
   std::string page = render_html_report({testing::realistic()}, {{"results <i>.json"}, "t"});
   EXPECT_EQ(page.find("<script>alert(1)</script>"), std::string::npos);
@@ -197,53 +126,89 @@ TEST(Html, CarriesWarningsSkipsEnvironmentReferencesAndTheDecisionTable) {
   EXPECT_NE(page.find("Decision table"), std::string::npos);
 }
 
+// What Chromium made of a report page: the charts the page says it has, how
+// many drew, the errors it caught, and each chart's DOM.
+struct Drawn {
+  std::size_t charts = 0, rendered = 0, errors = 0;
+  std::string dom, log;
+  std::vector<std::string> chart_dom;  // per chart, from its div to its explanation
+};
+
+Drawn draw_in_chromium(const std::filesystem::path& page) {
+  Drawn d;
+  auto run = testing::run_chromium(page, "--dump-dom");
+  EXPECT_EQ(run.status, 0) << run.err;
+  d.dom = run.out;
+  d.log = run.err;
+  std::smatch m;
+  if (!std::regex_search(d.dom, m, std::regex("id=\"iolab-status\"[^>]*"))) {
+    ADD_FAILURE() << "no status element in the page";
+    return d;
+  }
+  std::string status = m.str();
+  auto attribute = [&](const char* name) {
+    std::smatch v;
+    return std::regex_search(status, v, std::regex(std::string(name) + "=\"(\\d+)\"")) ? std::stoul(v[1]) : 0ul;
+  };
+  d.charts = attribute("data-charts");
+  d.rendered = attribute("data-rendered");
+  d.errors = attribute("data-errors");
+  for (std::size_t i = 0; i < d.charts; ++i) {
+    std::size_t at = d.dom.find("id=\"chart-" + std::to_string(i) + "\"");
+    if (at == std::string::npos) {
+      ADD_FAILURE() << "chart-" << i << " missing";
+      continue;
+    }
+    d.chart_dom.push_back(d.dom.substr(at, d.dom.find("class=\"explain\"", at) - at));
+  }
+  return d;
+}
+
+// Every chart holds an SVG with marks drawn; nothing was logged.
+void expect_all_drawn(const Drawn& d) {
+  EXPECT_EQ(d.rendered, d.charts);
+  EXPECT_EQ(d.errors, 0u) << d.dom.substr(d.dom.find("iolab-errors"), 2000);
+  // Chromium's log of console messages (--enable-logging=stderr): none expected.
+  EXPECT_EQ(d.log.find(":CONSOLE("), std::string::npos) << d.log;
+  for (std::size_t i = 0; i < d.chart_dom.size(); ++i) {
+    const std::string& chart = d.chart_dom[i];
+    EXPECT_NE(chart.find("data-drawn=\"true\""), std::string::npos) << "chart-" << i;
+    EXPECT_NE(chart.find("<svg"), std::string::npos) << "chart-" << i;
+    EXPECT_GT(count(chart, "role-mark"), 0u) << "chart-" << i;
+    EXPECT_GT(count(chart, "<path"), 3u) << "chart-" << i;
+  }
+}
+
+std::filesystem::path test_dir() {
+  std::filesystem::path dir = std::filesystem::path(IOLAB_BINARY_DIR) / "report-test";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 // The page in a real browser: every chart drew, nothing logged, markup shown as text.
 TEST(HtmlInChromium, ChartsDrawWithoutErrorsAndMarkupStaysText) {
   if (testing::chromium_path().empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh test installs it)";
-  std::filesystem::path dir = std::filesystem::path(IOLAB_BINARY_DIR) / "report-test";
-  std::filesystem::create_directories(dir);
+  std::filesystem::path dir = test_dir();
   harness::Results rs = testing::realistic();
   harness::write_json(rs, dir / "synthetic-results.json");
   std::filesystem::path page = dir / "report.html";
   write_html_report({rs}, page);
 
-  auto run = testing::run_chromium(page, "--dump-dom");
-  ASSERT_EQ(run.status, 0) << run.err;
-  const std::string& dom = run.out;
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(dom, m, std::regex("id=\"iolab-status\"[^>]*")));
-  std::string status = m.str();
-  std::smatch charts, rendered, errors;
-  ASSERT_TRUE(std::regex_search(status, charts, std::regex("data-charts=\"(\\d+)\"")));
-  ASSERT_TRUE(std::regex_search(status, rendered, std::regex("data-rendered=\"(\\d+)\"")));
-  ASSERT_TRUE(std::regex_search(status, errors, std::regex("data-errors=\"(\\d+)\"")));
-  std::size_t n = std::stoul(charts[1]);
-  EXPECT_GE(n, 6u);
-  EXPECT_EQ(rendered[1], charts[1]) << status;
-  EXPECT_EQ(errors[1], "0") << dom.substr(dom.find("iolab-errors"), 2000);
-  // Chromium's log of console messages (--enable-logging=stderr): none expected.
-  EXPECT_EQ(run.err.find(":CONSOLE("), std::string::npos) << run.err;
-
-  // Each chart holds an SVG with marks drawn, and every suite has one.
+  Drawn d = draw_in_chromium(page);
+  EXPECT_GE(d.charts, 6u);
+  expect_all_drawn(d);
+  // Every suite has a chart.
   std::set<std::string> suites_drawn;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::string id = "id=\"chart-" + std::to_string(i) + "\"";
-    std::size_t at = dom.find(id);
-    ASSERT_NE(at, std::string::npos) << id;
-    std::size_t end = dom.find("class=\"explain\"", at);
-    std::string chart = dom.substr(at, end - at);
-    EXPECT_NE(chart.find("data-drawn=\"true\""), std::string::npos) << id;
-    EXPECT_NE(chart.find("<svg"), std::string::npos) << id;
-    EXPECT_GT(count(chart, "role-mark"), 0u) << id;
-    EXPECT_GT(count(chart, "<path"), 3u) << id;
+  for (std::size_t i = 0; i < d.charts; ++i) {
+    std::size_t at = d.dom.find("id=\"chart-" + std::to_string(i) + "\"");
     std::smatch s;
-    std::string head = dom.substr(dom.rfind("<div", at), 300);
+    std::string head = d.dom.substr(d.dom.rfind("<div", at), 300);
     if (std::regex_search(head, s, std::regex("data-suite=\"([^\"]*)\""))) suites_drawn.insert(s[1]);
   }
   EXPECT_EQ(suites_drawn, (std::set<std::string>{"seq-read", "packet-sweep", "&lt;script&gt;alert(1)&lt;/script&gt;"}));
   // The job name is text, not an element.
-  EXPECT_EQ(dom.find("<script>alert(1)</script>"), std::string::npos);
-  EXPECT_NE(dom.find("Suite: &lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_EQ(d.dom.find("<script>alert(1)</script>"), std::string::npos);
+  EXPECT_NE(d.dom.find("Suite: &lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
 
   std::filesystem::path shot = dir / "report-screenshot.png";
   std::filesystem::remove(shot);
@@ -256,6 +221,23 @@ TEST(HtmlInChromium, ChartsDrawWithoutErrorsAndMarkupStaysText) {
   png.read(sig, 8);
   EXPECT_EQ(std::string(sig + 1, 3), "PNG");
   std::printf("report and screenshot: %s, %s\n", page.c_str(), shot.c_str());
+}
+
+// Issue 14 #13: a U+2028 (or U+2029, or a control character) in a method or
+// experiment name made the chart library's expression parser throw
+// ("Unexpected token ILLEGAL") and no chart drew. They still draw.
+TEST(HtmlInChromium, ALineSeparatorInANameDoesNotStopTheCharts) {
+  if (testing::chromium_path().empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh test installs it)";
+  harness::Results rs;
+  for (std::uint64_t bs : {1024u, 4096u, 65536u})
+    for (const char* m : {"mm\u2028ap", "pr\u2029ead", "sys\x1b[31mcall"})
+      rs.results.push_back(make({"s\u2028uite", "e\u2028xp", m, "read", bs, 4u << 20, 100.0 * static_cast<double>(bs >> 10)}));
+  std::filesystem::path page = test_dir() / "u2028.html";
+  write_html_report({rs}, page);
+  Drawn d = draw_in_chromium(page);
+  EXPECT_EQ(d.charts, 1u);
+  expect_all_drawn(d);
+  EXPECT_NE(d.dom.find("mm\\u2028ap"), std::string::npos);  // shown, visibly
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // Damaged journals: truncated at every offset, bytes flipped everywhere,
-// mid-file damage reported with its offset and salvaged on request, and
-// input that is not a journal at all. Open reports or salvages; it never
-// crashes and no get ever returns a record that was not written.
+// damage to durable records reported with its offset and salvaged on
+// request, crash debris told apart from it by the checkpoint, version 1
+// journals, and input that is not a journal at all. Open reports or
+// salvages; it never crashes and no get ever returns a record that was not
+// written.
 #include <cstring>
 #include <map>
 
@@ -46,6 +48,7 @@ SmallJournal build(io::ScratchDir& scratch) {
   {
     StoreOptions o;
     o.backend = Backend::Gather;
+    o.sync = SyncPolicy::at_close();  // closed cleanly: the checkpoint says every byte is durable
     RecordStore s(path, o);
     for (int i = 0; i < 6; ++i) s.put(small(i));
     s.remove(key_name(4));   // a hole of the largest-but-one record...
@@ -109,7 +112,7 @@ TEST(StoreCorruption, TruncatedAtEveryOffset) {
             EXPECT_TRUE(s.contains(key)) << key;
           }
         }
-        if (cut >= kFileHeaderSize) {  // the report accounts for every byte dropped
+        if (cut >= kRecordsStart) {  // the report accounts for every byte dropped
           EXPECT_EQ(r.torn_tail_bytes + r.zero_tail_bytes, cut - s.stats().file_bytes);
         }
         s.close();
@@ -212,9 +215,9 @@ TEST(StoreCorruption, NewerVersionOfAKeyWinsAfterACrashMidReplace) {
   std::memcpy(rec.data() + kRecordHeaderSize, data.data(), len);
   encode_record_header(rec.data(), kKindActive, 99, len, data);
   // The newer copy first in the file, so file order alone would pick the wrong one.
-  std::vector<std::byte> crafted(bytes.begin(), bytes.begin() + kFileHeaderSize);
+  std::vector<std::byte> crafted(bytes.begin(), bytes.begin() + kRecordsStart);
   crafted.insert(crafted.end(), rec.begin(), rec.end());
-  crafted.insert(crafted.end(), bytes.begin() + kFileHeaderSize, bytes.end());
+  crafted.insert(crafted.end(), bytes.begin() + kRecordsStart, bytes.end());
   write_bytes(path, crafted);
   {
     RecordStore s(path, StoreOptions{});
@@ -226,6 +229,116 @@ TEST(StoreCorruption, NewerVersionOfAKeyWinsAfterACrashMidReplace) {
   RecordStore s(path, StoreOptions{});  // the stale copy does not come back after the remove
   EXPECT_FALSE(s.contains(key_name(1)));
   EXPECT_EQ(s.size(), 1u);
+}
+
+// Damage a crash can leave is told from damage to durable data by the
+// checkpoint: a record header newer than it, or bytes past its end.
+TEST(StoreCorruption, CheckpointTellsCrashDebrisFromDurableDamage) {
+  io::ScratchDir scratch(testing::fast_scratch_parent());
+  SmallJournal j = build(scratch);
+  ScanResult scan = scan_journal(j.bytes, "small");
+  ASSERT_TRUE(scan.has_checkpoint);
+  EXPECT_FALSE(scan.checkpoint.unordered);
+  EXPECT_EQ(scan.checkpoint.end, j.bytes.size());
+  auto [offset, key] = *std::next(j.record_at.begin());
+  // The same torn data under a header older than the checkpoint (durable:
+  // refused) and under one newer (a half-done write into a hole: repaired).
+  for (bool newer : {false, true}) {
+    SCOPED_TRACE(newer ? "newer" : "older");
+    auto bad = j.bytes;
+    bad[offset + kRecordHeaderSize + 6] ^= std::byte{0x20};
+    if (newer) {
+      RecordHeader h = decode_record_header(bad.data() + offset);
+      std::byte head[kRecordHeaderSize];
+      encode_record_header(head, kKindActive, scan.checkpoint.sequence + 1, h.data_length,
+                           std::span<const std::byte>(j.bytes).subspan(offset + kRecordHeaderSize, h.data_length));
+      std::memcpy(bad.data() + offset, head, kRecordHeaderSize);
+    }
+    ScanResult r = scan_journal(bad, "bad");
+    ASSERT_EQ(r.damage.size(), 1u);
+    EXPECT_EQ(r.damage[0].crash_debris, newer);
+    auto path = scratch.create_unique_file("debris");
+    write_bytes(path, bad);
+    if (!newer) {
+      EXPECT_THROW(RecordStore(path, StoreOptions{}), Error);
+      continue;
+    }
+    {
+      RecordStore s(path, StoreOptions{});
+      ASSERT_EQ(s.open_report().repaired.size(), 1u);
+      EXPECT_EQ(s.open_report().repaired[0].offset, offset);
+      EXPECT_FALSE(s.contains(key));
+      expect_subset(s, j.live);
+    }
+    RecordStore clean(path, StoreOptions{});  // repaired for good
+    EXPECT_TRUE(clean.open_report().repaired.empty());
+  }
+}
+
+// A journal written by a store whose writes no sync orders (policy none):
+// after a crash any range may be half-written, so open repairs damage
+// anywhere and reports it instead of refusing.
+TEST(StoreCorruption, UnorderedJournalsAreRepairedNotRefused) {
+  io::ScratchDir scratch(testing::fast_scratch_parent());
+  SmallJournal j = build(scratch);
+  auto path = scratch.create_file("unordered");
+  write_bytes(path, j.bytes);
+  {
+    RecordStore s(path, StoreOptions{});  // policy none: the first change marks the journal unordered
+    s.put(small(7));
+    s.close();
+  }
+  auto bytes = read_bytes(path);
+  ScanResult scan = scan_journal(bytes, "unordered");
+  ASSERT_TRUE(scan.has_checkpoint);
+  EXPECT_TRUE(scan.checkpoint.unordered);
+  auto [offset, key] = *std::next(j.record_at.begin());
+  bytes[offset + kRecordHeaderSize + 6] ^= std::byte{0x20};
+  write_bytes(path, bytes);
+  RecordStore s(path, StoreOptions{});
+  ASSERT_EQ(s.open_report().repaired.size(), 1u);
+  EXPECT_TRUE(s.open_report().salvaged.empty());
+  EXPECT_FALSE(s.contains(key));
+  EXPECT_TRUE(s.contains(key_name(7)));
+}
+
+// Version 1 journals (no checkpoint, records from offset 16) still open,
+// take writes, and compact() rewrites them as the current version.
+TEST(StoreFormat, VersionOneStillOpensAndCompactsToTheCurrentVersion) {
+  io::ScratchDir scratch(testing::fast_scratch_parent());
+  std::vector<std::byte> v1(kFileHeaderSize);
+  write_file_header(v1.data(), 1);
+  for (int i : {1, 2}) {
+    std::vector<std::byte> data;
+    encode(small(i), data);
+    auto len = static_cast<std::uint32_t>(data.size());
+    std::vector<std::byte> rec(slot_size(len));
+    std::memcpy(rec.data() + kRecordHeaderSize, data.data(), len);
+    encode_record_header(rec.data(), kKindActive, static_cast<std::uint64_t>(i), len, data);
+    v1.insert(v1.end(), rec.begin(), rec.end());
+  }
+  auto path = scratch.create_file("v1");
+  write_bytes(path, v1);
+  {
+    RecordStore s(path, StoreOptions{});
+    EXPECT_EQ(s.size(), 2u);
+    EXPECT_EQ(*s.get(key_name(2)), small(2));
+    s.put(small(3));
+    s.close();
+  }
+  EXPECT_EQ(scan_journal(read_bytes(path), "v1").version, 1u);
+  {
+    RecordStore s(path, StoreOptions{});
+    EXPECT_EQ(s.size(), 3u);
+    s.compact();
+    s.close();
+  }
+  ScanResult now = scan_journal(read_bytes(path), "v1");
+  EXPECT_EQ(now.version, kJournalVersion);
+  EXPECT_TRUE(now.has_checkpoint);
+  RecordStore s(path, StoreOptions{});
+  EXPECT_EQ(s.size(), 3u);
+  EXPECT_EQ(*s.get(key_name(1)), small(1));
 }
 
 TEST(StoreBadInput, ClearErrors) {
@@ -282,7 +395,8 @@ TEST(StoreBadInput, ClearErrors) {
     RecordStore bad(newer, StoreOptions{});
     ADD_FAILURE() << "opened a newer format";
   } catch (const Error& err) {
-    EXPECT_NE(std::string(err.what()).find("format version 2 is newer"), std::string::npos) << err.what();
+    EXPECT_NE(std::string(err.what()).find("format version " + std::to_string(v2) + " is newer"), std::string::npos)
+        << err.what();
   }
 
   EXPECT_THROW(RecordStore(scratch.path(), StoreOptions{}), Error);  // a directory

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "iolab/store/record_store.h"
+#include "store/test_records.h"
 
 namespace iolab::store::testing {
 
@@ -27,31 +28,10 @@ inline std::filesystem::path fast_scratch_parent() {
 
 inline std::string key_name(std::uint64_t i) { return "Key" + std::to_string(i); }
 
-// splitmix64: a cheap, good-enough generator (mt19937's 2.5 KB state made
-// building thousands of records slow under ASan).
-struct SplitMix {
-  std::uint64_t x;
-  std::uint64_t operator()() {
-    std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-};
-
 // A record whose size varies widely with `version`, so holes get split and reused.
 inline Employee make_employee(const std::string& key, std::uint64_t version) {
   SplitMix rng{std::hash<std::string>{}(key) ^ (version * 0x9E3779B97F4A7C15ull)};
-  Employee e;
-  e.last = key;
-  e.first = "First" + std::to_string(rng() % 1000);
-  e.id = static_cast<std::int32_t>(rng());
-  e.zip = static_cast<std::int32_t>(rng() % 100000);
-  e.employed = (rng() & 1) != 0;
-  std::size_t n = rng() % 8 == 0 ? rng() % 2000 : rng() % 120;
-  e.comments.assign(n, static_cast<char>('a' + rng() % 26));
-  e.comments += " v" + std::to_string(version);
-  return e;
+  return random_employee(key, version, rng, 8, 0, 2000, 120);
 }
 
 inline std::vector<std::byte> read_bytes(const std::filesystem::path& p) {

@@ -66,6 +66,9 @@ struct Job {
 // Throws UsageError with one line naming the file, and the key or the TOML
 // error with its line, for anything wrong.
 Job read_job(const std::filesystem::path& file);
+// The same from a job file's text; `source` names it in errors (read_job's
+// core, and the fuzz target's entry).
+Job parse_job(std::string_view text, const std::string& source);
 
 // "a,b,c" -> {"a","b","c"} (empty items are an error).
 std::vector<std::string> split_list(std::string_view text, std::string_view what);

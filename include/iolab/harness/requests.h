@@ -67,6 +67,9 @@ class WriteSource final : public Content {
     return {ring_.data() + offset % period_, length};
   }
   std::uint64_t period() const noexcept { return period_; }
+  // The ring every write takes its bytes from, for io_uring's fixed buffers
+  // to register (registration pins the pages; nothing writes to them).
+  std::span<std::byte> buffer() const noexcept { return {const_cast<std::byte*>(ring_.data()), ring_.size()}; }
   bool matches(std::uint64_t offset, std::span<const std::byte> data) const override;
   // Compares [offset, offset + length) of `file` (read back with pread) with
   // what a write from this source put there; the first bad offset, if any.
@@ -85,6 +88,8 @@ class ReadSlots {
   std::span<std::byte> slot(unsigned i) noexcept { return buffer_.span().subspan(i * block_, block_); }
   unsigned count() const noexcept { return slots_; }
   const void* address() const noexcept { return buffer_.data(); }
+  // All slots as one buffer (io_uring fixed buffers register it).
+  std::span<std::byte> buffer() noexcept { return buffer_.span(); }
 
  private:
   unsigned slots_;

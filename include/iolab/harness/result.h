@@ -37,6 +37,7 @@ struct Environment {
   bool can_drop_caches = false;
   std::string created;  // UTC, ISO 8601
   std::string command;  // the command line that produced the results
+  std::string block_device;  // the block device whose counters records report ("" when none)
   // /proc/sys/vm/dirty_*: how much written data the kernel lets sit in the
   // page cache, and for how long, before it writes it back.
   std::map<std::string, std::int64_t> vm_dirty;
@@ -112,7 +113,13 @@ struct Result {
   std::int64_t minor_faults = 0, major_faults = 0;      // per repetition (median)
   std::int64_t voluntary_ctx = 0, involuntary_ctx = 0;  // per repetition (median)
   std::uint64_t io_calls = 0;    // system calls that moved data, per repetition (median)
-  std::uint64_t storage_read_bytes = 0, storage_write_bytes = 0;  // per repetition (median)
+  // Per repetition (median), from /proc/self/io: bytes fetched from storage
+  // for this process, and page-cache bytes it dirtied (not device writes).
+  std::uint64_t storage_read_bytes = 0, dirtied_bytes = 0;
+  // Per repetition (median): what the scratch filesystem's block device read
+  // and wrote during the timed passes, for every process on the machine
+  // (unset when the device is unknown: tmpfs, overlay).
+  std::optional<std::uint64_t> device_read_bytes, device_write_bytes;
   bool verified = false;
   std::optional<std::string> skipped;  // the reason, when the experiment could not run here
   std::vector<Warning> warnings;

@@ -129,6 +129,9 @@ std::uint64_t file_length(const FileExperiment& e);
 // in half of the memory. The runner skips such an experiment before
 // allocating anything; `iolab run` refuses it before any work starts.
 std::optional<std::string> resource_problem(const FileExperiment& e, const std::filesystem::path& scratch_dir);
+// The file a read experiment reads: io::fill_pattern(seed) bytes written
+// with pwrite and made durable (untimed preparation); `file` exists.
+void write_pattern_file(const std::filesystem::path& file, std::uint64_t size, std::uint64_t seed);
 
 // Cache control, usable on its own (tests, custom workloads).
 // Fraction of the file's pages resident in the page cache (mincore).

@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <string>
 #include <sys/resource.h>
 
 namespace iolab::harness {
@@ -13,14 +15,26 @@ struct Usage {
   double user_s = 0, sys_s = 0;
   std::int64_t minor_faults = 0, major_faults = 0;
   std::int64_t voluntary_ctx = 0, involuntary_ctx = 0;
-  // From /proc/<self or thread>/io: read-like and write-like system calls,
-  // and bytes that really went to or came from storage (0 for a warm read).
+  // From /proc/<self or thread>/io: read-like and write-like system calls;
+  // bytes the process had fetched from storage (0 for a warm read); and
+  // page-cache bytes it dirtied (write_bytes - cancelled_write_bytes), which
+  // Linux charges when a page is dirtied, NOT when it reaches the device.
   std::uint64_t syscalls_read = 0, syscalls_write = 0;
-  std::uint64_t storage_read_bytes = 0, storage_write_bytes = 0;
+  std::uint64_t storage_read_bytes = 0, dirtied_bytes = 0;
   bool have_proc_io = false;
+  // The watched block device (watch_device): bytes it really read and wrote
+  // in the interval, for every process on the machine.
+  std::uint64_t device_read_bytes = 0, device_write_bytes = 0;
+  bool have_device = false;
 
   Usage& operator+=(const Usage& o);
 };
+
+// From now on, every UsageMeter also counts what the block device holding
+// `dir` read and wrote (/sys/dev/block/<major>:<minor>/stat). Returns the
+// device's name, or "" when there is none (tmpfs, overlay): then nothing is
+// counted.
+std::string watch_device(const std::filesystem::path& dir);
 
 // Measures the region between start() and stop(). Scope::Thread counts only
 // the calling thread (RUSAGE_THREAD, /proc/thread-self/io); Scope::Process
@@ -35,8 +49,10 @@ class UsageMeter {
  private:
   struct Snapshot {
     rusage ru{};
-    std::uint64_t syscr = 0, syscw = 0, read_bytes = 0, write_bytes = 0;
+    std::uint64_t syscr = 0, syscw = 0, read_bytes = 0, write_bytes = 0, cancelled = 0;
     bool have_io = false;
+    std::uint64_t device_read_sectors = 0, device_write_sectors = 0;
+    bool have_device = false;
   };
   Snapshot snapshot() const;
   static std::uint64_t self_overhead(Scope scope);

@@ -130,6 +130,9 @@ class RequestSource {
   virtual bool next(IoRequest& request) = 0;
   // A request completed: `result` holds its bytes (a read comes back short
   // only at end of file). Called once per request, in completion order.
+  // After a failure (a request failed, or next() or done() threw) stream()
+  // calls neither again: it waits for what is in flight and throws; requests
+  // not handed to done() may or may not have reached the file.
   virtual void done(IoRequest& request) = 0;
 };
 
@@ -180,6 +183,19 @@ class File {
 
   // The alignment the method needs for buffer address, offset and length (1 when none).
   virtual std::size_t alignment() const { return 1; }
+
+  // The buffers later requests will use, which the caller keeps allocated
+  // and in place until close() or the next call (an empty list releases
+  // them). io_uring with UringOptions::fixed_buffers registers them (pins
+  // their pages once) and then refuses, with EINVAL, a request whose data
+  // does not lie inside one of them; other methods ignore the call.
+  virtual void register_buffers(std::span<const std::span<std::byte>> buffers) { (void)buffers; }
+
+  // CPU time (ns) used since open by a kernel thread working for this File
+  // beside the caller's threads (io_uring's SQPOLL thread, which polls the
+  // submission ring); nullopt when it has none. getrusage(RUSAGE_SELF)
+  // includes it, RUSAGE_THREAD does not.
+  virtual std::optional<std::uint64_t> poller_cpu_ns() const { return std::nullopt; }
 
   const std::filesystem::path& path() const noexcept { return path_; }
   const IoCounters& counters() const noexcept { return counters_; }

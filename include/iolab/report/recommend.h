@@ -1,10 +1,11 @@
 // This machine's decision table, in the spirit of seed 004's ("read with
 // mmap, write with FileChannel, avoid force with mmap"), from measured data:
 // op x packet-size band x flush policy x cache state -> the best method, its
-// margin over the runner-up, and whether that margin exceeds the noise.
+// margin over the runner-up, and whether it won everywhere beyond the noise.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,26 +25,40 @@ Band band_of(std::uint64_t block_size);
 struct Cell {
   std::string op;     // "read", "write"
   Band band = Band::Under64;
-  std::string flush;  // "none", "every-16k", "async-16k", "every" (reads: "none")
+  std::string flush;  // "none", "end", "every-16k", "async-16k", "every" (reads: "none")
   std::string cache;  // "warm", "cold" (cold includes O_DIRECT)
 
-  std::vector<std::string> methods;          // every method measured in this cell
+  std::vector<std::string> methods;          // every method measured in this cell (with or without warnings)
   std::vector<std::uint64_t> block_sizes;    // packet sizes measured in this cell
-  // best: ahead (geometric mean of speed ratios where they met) of every
-  // method it met, else the best overall score; runner_up: its closest competitor.
+  // Records left out because their figures carry warnings (distrust():
+  // too_short, outliers, not_warm, not_cold), by kind.
+  std::map<std::string, std::size_t> left_out;
+  std::size_t left_out_records = 0;
+  // Among the records kept: best is ahead (geometric mean of median-rate
+  // ratios where they met) of every method it met, else the best overall
+  // score; runner_up is its closest head-to-head competitor.
   std::string best, runner_up;               // empty when fewer than two methods were compared
   bool ahead_of_all = false;                 // best is ahead of every method it met
-  double margin = 0;                         // best's median speed / runner-up's, geometric mean over shared conditions
-  double margin_stddev = 0;
-  std::size_t shared = 0;                    // conditions (size, file, pattern, suite) where both ran
-  std::size_t shared_beyond_noise = 0;       // ... where best's slowest repetition beat runner-up's fastest
-  double worst_ratio = 0;                    // best's slowest rep / runner-up's fastest, least favourable condition
-  bool noise_known = false;                  // both had >= 2 repetitions at every shared condition
-  bool clear = false;                        // ahead_of_all, noise known, and worst_ratio > 1
+  double margin = 0;                         // best's median rate / runner-up's, geometric mean over shared conditions
+  std::size_t shared = 0;                    // conditions (suite, pattern, size, file, flush) where best and runner-up both ran
+  std::size_t contested = 0;                 // conditions where at least two methods ran
+  std::size_t won = 0;                       // ... where best ran and clearly beat every other method there
+  std::size_t absent = 0;                    // ... where best did not run
+  // best's slowest repetition / the fastest repetition of any other method,
+  // at the least favourable contested condition; against whom, at what size.
+  double worst_ratio = 0;
+  std::string worst_against;
+  std::uint64_t worst_block = 0;
+  bool noise_known = false;                  // every record compared had >= 2 repetitions
+  // The clear-winner rule: best ran at every contested condition, and at each
+  // its slowest repetition beat the fastest of every other method there by a
+  // median ratio above thresholds::kTieRatio (clearly_faster), noise known.
+  bool clear = false;
 
   // "mmap", "no clear winner", "only pread measured", "no data".
   std::string verdict() const;
   // One line: verdict with margin, e.g. "mmap: 3.10x over pread at 2 conditions (at worst 2.71x)".
+  // Method names from the results are shown with control characters escaped.
   std::string summary() const;
 };
 
@@ -60,7 +75,7 @@ std::string format_markdown(const DecisionTable& table);
 nlohmann::json to_json(const DecisionTable& table);
 
 // The smallest set of experiments that fills the table: one packet size per
-// band, warm and cold reads, writes under the three flush policies, with the
+// band, warm and cold reads, writes under the five flush policies, with the
 // methods that compete for each cell. Files are at most `max_file` bytes (at
 // least one block). Cold reads are evicted the way `eviction` says.
 std::vector<harness::FileExperiment> table_experiments(std::uint64_t max_file,

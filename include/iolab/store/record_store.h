@@ -17,12 +17,22 @@
 //              pwrite(2)s; gets decode in place from a read-only mapping
 //              (LMDB's split), or from the buffer while staged
 //
-// Crash safety (process crash: SIGKILL, abort): after a put returns with
-// sync-every-put, the record survives. A replaced record's old version is
-// freed only after the new one is synced, and a freed hole is reused only
-// after its free mark is synced, so a power loss cannot leave an
-// acknowledged key without any valid version either (when every-put or
-// every-N durability is used). Writes into a hole put the header last.
+// Durability (docs/store-format.md states the contract the crash-state
+// explorer, bench/crash_states, checks over power-loss states):
+//  - every-put / every-N: a mutation is durable once a sync follows it
+//    (StoreStats::durable_mutations counts them); after a power loss every
+//    key holds its value as of the last sync, or a value a later mutation
+//    gave it; a removed key never comes back once its remove is durable.
+//  - none / at close: durable only after close (at close) or compact();
+//    after a power loss before that, a key changed since may hold any value
+//    it had, or be absent; keys not changed since are intact.
+//  - open always succeeds on what a power loss or a crash left (a crash's
+//    half-done writes are repaired and reported); damage to what was
+//    durable is refused with its offset unless StoreOptions::salvage.
+// Every file operation goes through an io::Env (StoreOptions::env), so the
+// store runs on the real file system or on the fault env (io/fault_env.h).
+// After a failed write or sync the store refuses further changes (what
+// reached the disk is unknown): close it and open the journal again.
 //
 // Not safe for concurrent use: one thread at a time. One process per journal.
 #pragma once
@@ -34,8 +44,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
+#include "iolab/io/env.h"
 #include "iolab/io/file.h"
 #include "iolab/store/employee.h"
 #include "iolab/store/journal.h"
@@ -72,6 +84,8 @@ struct StoreOptions {
   // compact(): the temporary journal, renamed over the journal when done.
   // Empty: "<journal>.compact" beside it.
   std::filesystem::path compact_path;
+  // The file system to run on; nullptr: io::Env::posix(). Must outlive the store.
+  io::Env* env = nullptr;
 };
 
 // What open found and did.
@@ -82,7 +96,9 @@ struct OpenReport {
   std::uint64_t torn_tail_bytes = 0;   // truncated: a crash mid-write
   std::uint64_t torn_tail_records = 0;
   std::uint64_t zero_tail_bytes = 0;   // preallocated zeros trimmed (mmap growth), not damage
-  std::vector<Damage> salvaged;        // mid-file damage skipped (salvage only)
+  std::vector<Damage> salvaged;        // damage to durable data skipped (salvage only)
+  std::vector<Damage> repaired;        // writes a crash left half-done, made free space
+  bool leftover_removed = false;       // a temporary journal a crashed compact() left was removed
   std::uint64_t stale_versions_freed = 0;  // older versions of a key left by a crash mid-replace
   bool created = false;                // the file was empty: a new journal was started
 };
@@ -97,6 +113,8 @@ struct StoreStats {
   std::uint64_t bytes_read = 0;
   std::uint64_t syncs = 0;
   std::uint64_t holes_reused = 0;
+  std::uint64_t mutations = 0;          // puts and removes since the store was opened
+  std::uint64_t durable_mutations = 0;  // ... of which a sync (or compact) made durable: the first N
 };
 
 class Journal;  // the backend (src/store)
@@ -125,7 +143,10 @@ class RecordStore {
   std::uint64_t size() const noexcept;
   // Every live record in file order.
   void for_each(const std::function<void(const Employee&)>& fn);
-  // Rewrites the journal with only live records (temporary file + rename + fsync).
+  // Rewrites the journal with only live records (temporary file, synced,
+  // renamed over the journal, directory synced): every mutation is durable
+  // once it returns, whatever the policy. A failure before the rename
+  // leaves the store as it was and removes the temporary file.
   void compact();
   // Hands staged data to the kernel and syncs whatever the policy still owes.
   void commit();
@@ -135,11 +156,21 @@ class RecordStore {
 
   // Flushes, syncs when the policy says so, trims preallocation, closes. Twice is harmless.
   void close();
+  // Whether a sync (or compact, or open's repairs) since the last mutation
+  // made every mutation so far durable, those of earlier stores on this
+  // journal included: the store's acknowledgement, which the crash-state
+  // explorer checks. StoreStats::durable_mutations says how many of this
+  // store's mutations the latest such sync covered.
+  bool durable() const noexcept { return durable_; }
 
  private:
   struct Location {
     std::uint64_t offset;
     std::uint32_t data_length;
+  };
+  struct Stale {  // an old version of a key, freed after the next sync
+    Location location;
+    std::uint64_t key_hash;
   };
   void open_journal();
   void after_mutation();
@@ -147,9 +178,16 @@ class RecordStore {
   void add_hole(std::uint64_t offset, std::uint64_t slot);
   void free_record(const Location& loc);
   std::uint64_t take_hole(std::uint64_t need, std::uint64_t& slot);
+  void write_checkpoint(bool unordered);
+  std::uint64_t next_sequence();
+  void before_mutation(const char* what);
+  void put_unguarded(const Employee& e);
+  void remove_found(std::string_view last, const Location& found);
+  bool ordered() const noexcept;
 
   std::filesystem::path path_;
   StoreOptions options_;
+  io::Env& env_;
   OpenReport report_;
   std::unique_ptr<Journal> journal_;
   class Index;
@@ -159,13 +197,23 @@ class RecordStore {
   std::uint64_t unsynced_ = 0;  // mutations since the last sync
   std::uint64_t holes_reused_ = 0;
   std::uint64_t syncs_ = 0;
+  std::uint64_t mutations_ = 0;
+  std::uint64_t durable_mutations_ = 0;
+  bool durable_ = false;
+  std::uint32_t version_ = 0;        // of the open journal's format
+  bool marked_unordered_ = false;    // its durable checkpoint says "unordered"
+  std::string failed_;               // why a write or sync failed: changes are refused
   // holes by slot size (smallest that fits wins), their bytes
   class FreeList;
   std::unique_ptr<FreeList> free_;
   // Sync ordering (see the top of this file): holes whose free mark is
   // written but not yet synced; old versions to free after the next sync.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> holes_unsynced_;  // offset, slot
-  std::vector<Location> free_after_sync_;
+  std::vector<Stale> free_after_sync_;
+  // Keys (hashed) with an old version whose free mark is written but not
+  // yet synced: removing such a key syncs first, or a power loss could
+  // keep the remove and lose the older free mark, bringing the old version back.
+  std::unordered_set<std::uint64_t> stale_unsynced_;
   std::vector<std::byte> image_;  // scratch: one encoded record
   bool closed_ = false;
 };

@@ -65,6 +65,8 @@ struct RegionSpec {
   Layout layout = Layout::SharedFile;
   io::FileOptions options;             // queue depth for queued methods, ...
   bool sync_at_end = false;            // writes: each worker's data sync inside its timed region
+  harness::AccessPattern pattern = harness::AccessPattern::Seq;  // rand: each worker's blocks in a fixed permutation
+  std::uint64_t seed = 0;              // of that permutation (worker w uses seed + w)
 };
 
 // The files of a region run. Before every write pass they are made anew
@@ -90,6 +92,9 @@ class RegionFiles {
   // fdatasync of the files this process created (untimed): reads after
   // writes neither race writeback nor, under O_DIRECT, miss data.
   void flush() const;
+  // Writes `source`'s bytes over every region this process owns and makes
+  // them durable (untimed): for read-only runs that need no write pass.
+  void fill(const harness::WriteSource& source) const;
   std::uint64_t total_bytes() const noexcept;
 
  private:

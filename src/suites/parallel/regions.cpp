@@ -123,6 +123,25 @@ const std::filesystem::path& RegionFiles::file_of(unsigned worker) const {
   return p;
 }
 
+void RegionFiles::fill(const harness::WriteSource& source) const {
+  const std::vector<unsigned> local = team_.local_workers();
+  for (unsigned w : local) {
+    const Region& r = regions_[w];
+    const auto& path = file_of(w);
+    if (std::find(owned_.begin(), owned_.end(), path) == owned_.end()) continue;  // another process fills it
+    auto f = io::find_file_method("pread").open(path, io::Access::ReadWrite);
+    for (std::uint64_t done = 0; done < r.length;) {
+      // Pieces that stay inside one period of the source's ring.
+      std::uint64_t at = (r.offset + done) % source.period();
+      std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(source.period() - at, r.length - done));
+      f->write_at(r.offset + done, source.at(r.offset + done, n));
+      done += n;
+    }
+    f->sync(io::Durability::Fdatasync);
+    f->close();
+  }
+}
+
 void RegionFiles::flush() const {
   for (const auto& p : owned_) {
     auto f = io::find_file_method("pread").open(p, io::Access::Read);
@@ -176,7 +195,7 @@ std::optional<std::string> RegionWorkload::setup() {
   for (unsigned w : team_.local_workers()) {
     auto wk = std::make_unique<Worker>();
     const Region& r = files_.region_of(w);
-    wk->plan = harness::make_plan(op_, r.offset, r.length, spec_.block_size, harness::AccessPattern::Seq, 0);
+    wk->plan = harness::make_plan(op_, r.offset, r.length, spec_.block_size, spec_.pattern, spec_.seed + w);
     if (op_ == harness::Op::Read)
       wk->slots = std::make_unique<harness::ReadSlots>(slots, std::min(spec_.block_size, r.length), io::BufferKind::Aligned);
     workers_[w] = std::move(wk);
@@ -207,6 +226,9 @@ harness::PassBody RegionWorkload::pass(harness::PassKind kind) {
     Worker& wk = *workers_[w];
     wk.outcome = {};
     wk.file = method_.open(files_.file_of(w), write ? io::Access::ReadWrite : io::Access::Read, spec_.options);
+    // The buffers every request will use (io_uring's fixed buffers pin them once; others ignore it).
+    std::span<std::byte> buffers[] = {write ? source_.buffer() : wk.slots->buffer()};
+    wk.file->register_buffers(buffers);
   };
   body.timed = [this, kind, write](unsigned w) {
     Worker& wk = *workers_[w];
@@ -265,6 +287,7 @@ harness::LatencySource RegionWorkload::latency_source() const {
 
 void RegionWorkload::describe(harness::Result& r) const {
   r.threads = spec_.workers;
+  r.pattern = spec_.pattern;
   if (traits_.queued) r.queue_depth = std::max(1u, spec_.options.queue_depth);
   if (op_ == harness::Op::Read && !traits_.bypasses_page_cache && !files_.owned().empty()) {
     r.resident_fraction = least_resident_;

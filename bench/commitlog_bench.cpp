@@ -1,0 +1,247 @@
+// Runs commit-log designs with the workload driver and prints what they did:
+// messages/s, MiB/s, append latency percentiles, stalls, flushes, time to
+// durable, the consumer's delay; with --series, the per-second throughput and
+// p99; with --catch-up, whole-log reads warm and cold by pread, mmap and
+// sendfile. For group-commit it also prints the bound the flushes allow
+// (messages per flush / mean fdatasync latency, from the same run) and the
+// fraction of it reached (docs/performance.md).
+//
+//   commitlog_bench [--design kafka,rocketmq,...] [--size 1k] [--producers 1] [--topics 1]
+//                   [--messages N | --seconds S] [--rate MSGS_PER_S] [--segment 1g] [--batch 16k]
+//                   [--flush-interval-ms 10] [--flush-min 16k] [--no-flush] [--warm-up]
+//                   [--transient-buffer 64m] [--commit-interval-ms 200]
+//                   [--no-consumer] [--catch-up] [--series]
+//                   [--dir PARENT] [--reps N]
+//
+// Every design runs in a fresh scratch directory under --dir (default $TMPDIR
+// or /tmp), removed afterwards. --reps runs each design N times, interleaved,
+// and prints every run.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iolab/commitlog/workload.h"
+#include "iolab/error.h"
+#include "iolab/io/scratch.h"
+#include "iolab/units.h"
+
+namespace {
+
+using namespace iolab;
+
+// Ctrl-C ends the current run early; its files are removed before exiting.
+std::atomic<bool> g_cancel{false};
+extern "C" void on_signal(int) { g_cancel.store(true); }
+
+using namespace iolab::commitlog;
+
+struct Args {
+  std::vector<Design> designs{std::begin(kAllDesigns), std::end(kAllDesigns)};
+  WorkloadConfig config;
+  std::filesystem::path dir;
+  bool catch_up_reads = false, series = false;
+  unsigned reps = 1;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::fprintf(stderr, "commitlog_bench: %s (see the comment at the top of bench/commitlog_bench.cpp)\n",
+               why.c_str());
+  std::exit(2);
+}
+
+std::vector<std::string> split(std::string_view s) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= s.size()) {
+    std::size_t comma = s.find(',', at);
+    if (comma == std::string_view::npos) comma = s.size();
+    out.emplace_back(s.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  a.config.messages = 1'000'000;
+  a.config.log.segment_size = std::uint64_t{1} << 30;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(flag + " needs a value");
+      return argv[++i];
+    };
+    if (flag == "--design") {
+      a.designs.clear();
+      for (const auto& d : split(value())) a.designs.push_back(parse_design(d));
+    } else if (flag == "--size") {
+      a.config.message_size = parse_size(value());
+    } else if (flag == "--producers") {
+      a.config.producers = static_cast<unsigned>(std::stoul(value()));
+    } else if (flag == "--topics") {
+      a.config.log.topics = static_cast<std::uint32_t>(std::stoul(value()));
+    } else if (flag == "--messages") {
+      a.config.messages = std::stoull(value());
+      a.config.seconds = 0;
+    } else if (flag == "--seconds") {
+      a.config.seconds = std::stod(value());
+      a.config.messages = 0;
+    } else if (flag == "--rate") {
+      a.config.loop = Loop::Open;
+      a.config.rate = std::stod(value());
+    } else if (flag == "--segment") {
+      a.config.log.segment_size = parse_size(value());
+    } else if (flag == "--batch") {
+      a.config.log.batch_bytes = parse_size(value());
+    } else if (flag == "--flush-interval-ms") {
+      a.config.log.flush_interval = std::chrono::microseconds(static_cast<long>(std::stod(value()) * 1000));
+    } else if (flag == "--flush-min") {
+      a.config.log.flush_min_bytes = parse_size(value());
+    } else if (flag == "--no-flush") {
+      // The flush threads never find enough to sync (close still syncs): a
+      // design's write path without its flushing, for hypothesis (b).
+      a.config.log.flush_min_bytes = SIZE_MAX;
+      a.config.log.flush_thorough_interval = std::chrono::hours(24 * 365);
+    } else if (flag == "--transient-buffer") {
+      a.config.log.transient_buffer = parse_size(value());
+    } else if (flag == "--commit-interval-ms") {
+      a.config.log.commit_interval = std::chrono::microseconds(static_cast<long>(std::stod(value()) * 1000));
+    } else if (flag == "--warm-up") {
+      a.config.log.warm_up = true;
+    } else if (flag == "--no-consumer") {
+      a.config.consumer = false;
+    } else if (flag == "--catch-up") {
+      a.catch_up_reads = true;
+    } else if (flag == "--series") {
+      a.series = true;
+    } else if (flag == "--dir") {
+      a.dir = value();
+    } else if (flag == "--reps") {
+      a.reps = static_cast<unsigned>(std::stoul(value()));
+    } else {
+      usage("unknown option " + flag);
+    }
+  }
+  return a;
+}
+
+std::string ns(double v) { return format_duration(v / 1e9); }
+
+void print_result(const WorkloadResult& r, const Args& a) {
+  const auto& l = r.append_latency;
+  std::printf("%-19s %9s msg/s %8.1f MiB/s  p50 %8s p99 %8s p99.9 %8s max %8s  >1ms %llu >10ms %llu >100ms %llu >1s %llu\n",
+              std::string(to_string(r.design)).c_str(), format_count(r.messages_per_second).c_str(), r.mib_per_second,
+              ns(l.percentile(0.5)).c_str(), ns(l.percentile(0.99)).c_str(), ns(l.percentile(0.999)).c_str(),
+              ns(static_cast<double>(l.max())).c_str(), static_cast<unsigned long long>(r.slower_than_1ms),
+              static_cast<unsigned long long>(r.slower_than_10ms), static_cast<unsigned long long>(r.slower_than_100ms),
+              static_cast<unsigned long long>(r.slower_than_1s));
+  std::printf("    %llu messages in %.3f s, acknowledged %s; close (final sync) %s; producers' CPU %.3f s = %s msg per CPU-second\n",
+              static_cast<unsigned long long>(r.messages), r.seconds, std::string(to_string(r.ack)).c_str(),
+              format_duration(r.close_seconds).c_str(), r.producer_cpu_seconds,
+              format_count(r.producer_cpu_seconds > 0 ? static_cast<double>(r.messages) / r.producer_cpu_seconds : 0).c_str());
+  std::printf("    flushes %llu (%.1f messages, %s each; flush call p50 %s p99 %s mean %s); commits %llu; buffer-full waits %llu\n",
+              static_cast<unsigned long long>(r.log.flushes), r.messages_per_flush(),
+              format_bytes(r.bytes_per_flush()).c_str(), ns(r.log.flush_latency.percentile(0.5)).c_str(),
+              ns(r.log.flush_latency.percentile(0.99)).c_str(), format_duration(r.mean_flush_seconds()).c_str(),
+              static_cast<unsigned long long>(r.log.commits), static_cast<unsigned long long>(r.log.buffer_full_waits));
+  if (r.durable_samples + r.not_durable_during_run > 0)
+    std::printf("    time to durable p50 %s p99 %s max %s (%llu samples; %llu not durable before the run ended)\n",
+                ns(r.time_to_durable.percentile(0.5)).c_str(), ns(r.time_to_durable.percentile(0.99)).c_str(),
+                ns(static_cast<double>(r.time_to_durable.max())).c_str(),
+                static_cast<unsigned long long>(r.durable_samples),
+                static_cast<unsigned long long>(r.not_durable_during_run));
+  if (a.config.consumer)
+    std::printf("    consumer read %llu, delay p50 %s p99 %s max %s\n", static_cast<unsigned long long>(r.consumed),
+                ns(r.consumer_delay.percentile(0.5)).c_str(), ns(r.consumer_delay.percentile(0.99)).c_str(),
+                ns(static_cast<double>(r.consumer_delay.max())).c_str());
+  std::printf("    rolls %llu on the append path (p50 %s max %s, %llu waited for the next segment); %llu segments made ahead in %s%s%s\n",
+              static_cast<unsigned long long>(r.log.rolls), ns(r.log.roll_latency.percentile(0.5)).c_str(),
+              ns(static_cast<double>(r.log.roll_latency.max())).c_str(), static_cast<unsigned long long>(r.log.roll_waits),
+              static_cast<unsigned long long>(r.log.segments_allocated_ahead),
+              format_duration(static_cast<double>(r.log.allocate_ahead_ns) / 1e9).c_str(),
+              r.log.warm_up_note.empty() ? "" : "; warm-up: ", r.log.warm_up_note.c_str());
+  if (r.design == Design::GroupCommit && r.mean_flush_seconds() > 0) {
+    double bound = r.messages_per_flush() / r.mean_flush_seconds();
+    std::printf("    group commit: %.2f messages per fdatasync; bound = messages per flush / mean flush = %s msg/s; "
+                "reached %.2fx of it\n",
+                r.messages_per_flush(), format_count(bound).c_str(), r.messages_per_second / bound);
+  }
+  if (a.series) {
+    std::printf("    second  messages/s      MiB/s        p99        max\n");
+    for (const auto& s : r.per_second)
+      std::printf("    %6.0f %11s %10.1f %10s %10s\n", s.start, format_count(static_cast<double>(s.messages)).c_str(),
+                  static_cast<double>(s.bytes) / (1024.0 * 1024.0), ns(s.p99_ns).c_str(), ns(s.max_ns).c_str());
+  }
+}
+
+void print_catch_up(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> logs;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::string name = e.path().filename();
+    if (name == "log" || name.starts_with("topic-")) logs.push_back(e.path());
+  }
+  for (bool cold : {false, true})
+    for (ReadPath p : {ReadPath::Pread, ReadPath::Mmap, ReadPath::Sendfile}) {
+      CatchUpResult c = catch_up(logs, p, cold);
+      std::printf("    catch-up %-8s %s: %s in %s = %s (%s msg/s, %llu calls, %.0f%% cached before)\n",
+                  std::string(to_string(p)).c_str(), cold ? "cold" : "warm",
+                  format_bytes(static_cast<double>(c.bytes)).c_str(), format_duration(c.seconds).c_str(),
+                  format_rate(static_cast<double>(c.bytes) / c.seconds).c_str(),
+                  format_count(static_cast<double>(c.messages) / c.seconds).c_str(),
+                  static_cast<unsigned long long>(c.calls), c.resident_before * 100);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    Args a = parse(argc, argv);
+    std::printf("commitlog_bench: %s messages of %s, %u producer(s), %u topic(s), %s loop%s, segments of %s\n",
+                a.config.messages ? format_count(static_cast<double>(a.config.messages)).c_str()
+                                  : (std::to_string(a.config.seconds) + " s of").c_str(),
+                format_bytes(static_cast<double>(a.config.message_size)).c_str(), a.config.producers,
+                a.config.log.topics, std::string(to_string(a.config.loop)).c_str(),
+                a.config.loop == Loop::Open ? (" at " + format_count(a.config.rate) + " msg/s").c_str() : "",
+                format_bytes(static_cast<double>(a.config.log.segment_size)).c_str());
+    std::printf("    ");
+    for (const auto& [name, value] : dirty_page_settings()) std::printf("%s=%s ", name.c_str(), value.c_str());
+    std::printf("\n");
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    a.config.cancel = &g_cancel;
+    for (unsigned rep = 0; rep < a.reps && !g_cancel.load(); ++rep)
+      for (Design d : a.designs) {
+        if (g_cancel.load()) break;
+        io::ScratchDir scratch(a.dir);
+        WorkloadConfig c = a.config;
+        c.log.design = d;
+        try {
+          WorkloadResult r = run_workload(scratch.path(), c);
+          print_result(r, a);
+          if (a.catch_up_reads) print_catch_up(scratch.path());
+        } catch (...) {
+          remove_log_files(scratch.path());
+          throw;
+        }
+        remove_log_files(scratch.path());
+        std::fflush(stdout);
+      }
+    if (g_cancel.load()) {
+      std::fprintf(stderr, "commitlog_bench: interrupted; the last run is partial\n");
+      return 130;
+    }
+    return 0;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "commitlog_bench: %s\n", one_line(e.what()).c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "commitlog_bench: %s\n", one_line(e.what()).c_str());
+    return 1;
+  }
+}

@@ -1,0 +1,49 @@
+// libFuzzer target for the results-JSON reader that `report`, `compare` and
+// `recommend` share, and for what each of them does with what it read: any
+// bytes are either refused (not JSON, or an Error naming the source) or
+// read into results that survive a write/read round trip unchanged and that
+// compare, the decision table and the HTML report (chart bundles left out)
+// process without crashing.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fuzz_check.h"
+#include "iolab/error.h"
+#include "iolab/harness/result.h"
+#include "iolab/report/compare.h"
+#include "iolab/report/html.h"
+#include "iolab/report/recommend.h"
+
+using namespace iolab;
+
+using iolab::fuzz::require;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return 0;  // not JSON: read_results refuses it with an Error
+  harness::Results r;
+  try {
+    r = harness::results_from_json(j, "fuzz.json");
+  } catch (const Error& e) {
+    require(std::string(e.what()).find("fuzz.json") != std::string::npos);
+    return 0;
+  }
+  // What was read writes back to what reads back the same.
+  std::string once = harness::to_json(r).dump();
+  harness::Results again = harness::results_from_json(nlohmann::json::parse(once), "round trip");
+  require(harness::to_json(again).dump() == once);
+  // compare (two runs), recommend (the decision table), report (HTML).
+  report::Comparison c = report::compare(r, again);
+  require(c.matched.size() + c.only_a.size() == r.results.size());
+  (void)report::format_text(c, "a", "b");
+  (void)report::format_markdown(c, "a", "b");
+  report::DecisionTable t = report::decide(r.results);
+  (void)report::format_text(t);
+  (void)report::format_markdown(t);
+  (void)report::to_json(t).dump();
+  std::string html = report::render_html_report({r});
+  require(html.find("<html") != std::string::npos);
+  return 0;
+}

@@ -1,0 +1,92 @@
+// The commit-log workload: producers appending messages to a design, a
+// tailing consumer reading along, and what a run measured, as plain data.
+//
+// Latency is measured per message from its send time to its
+// acknowledgement. In the open loop the send time is the *intended* one
+// (message i of a producer at start + i / rate), so a stall delays every
+// message queued behind it and none of that waiting is lost (no coordinated
+// omission). In the closed loop a producer sends as fast as it can and the
+// send time is when it made the message.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "iolab/commitlog/commit_log.h"
+#include "iolab/harness/histogram.h"
+
+namespace iolab::commitlog {
+
+enum class Loop { Closed, Open };
+std::string_view to_string(Loop l) noexcept;
+
+struct WorkloadConfig {
+  Options log;                      // the design and its settings (topics among them)
+  std::size_t message_size = 1024;  // body bytes; at least 16 (a send time and an id lead every body)
+  unsigned producers = 1;
+  Loop loop = Loop::Closed;
+  double rate = 0;                  // open loop: messages per second, all producers together
+  std::uint64_t messages = 0;       // stop after this many in all; 0: run for `seconds`
+  double seconds = 0;
+  bool consumer = true;             // a tailing consumer reads along through the design's read path
+  // Bytes of messages a producer gathers per append of a topic; 0: the
+  // design's own (Kafka's batch.size, one message for the others).
+  std::size_t batch_bytes = 0;
+  std::uint64_t seed = 1;           // message contents
+  // When set, the run ends early once it reads true (a Ctrl-C handler sets
+  // it): producers stop, the log is closed, what was measured is returned.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// One second of the run (by acknowledgement time): a flush stall shows as a dip here.
+struct SecondSample {
+  double start = 0;  // seconds since the run began
+  std::uint64_t messages = 0, bytes = 0;
+  double p99_ns = 0, max_ns = 0;
+};
+
+struct WorkloadResult {
+  Design design = Design::Kafka;
+  AckLevel ack = AckLevel::Written;
+  std::uint64_t messages = 0, bytes = 0;  // acknowledged messages and their body bytes
+  double seconds = 0;                     // from the start to the last acknowledgement
+  double messages_per_second = 0, mib_per_second = 0;
+  harness::LatencyHistogram append_latency;  // per message: send (intended, in the open loop) to acknowledgement
+  std::uint64_t slower_than_1ms = 0, slower_than_10ms = 0, slower_than_100ms = 0, slower_than_1s = 0;
+  std::vector<SecondSample> per_second;
+  // Sampled messages (one per producer every 100 µs at most): from the send
+  // time to the end of the sync that made them durable (for group-commit,
+  // whose acknowledgement waits for that sync, the append latency).
+  harness::LatencyHistogram time_to_durable;
+  std::uint64_t durable_samples = 0, not_durable_during_run = 0;
+  harness::LatencyHistogram consumer_delay;  // send to the tailing consumer reading it
+  std::uint64_t consumed = 0;
+  double close_seconds = 0;  // close(): the final sync of a clean shutdown, not in `seconds`
+  // CPU time of the producer threads (user + system): on a busy machine,
+  // messages per producer-CPU-second is what an idle one would reach when
+  // the producers are what limits.
+  double producer_cpu_seconds = 0;
+  Stats log;                 // flushes, bytes per flush, commits, rolls, ... (Stats in commit_log.h)
+
+  double messages_per_flush() const noexcept;
+  double bytes_per_flush() const noexcept;
+  // Mean of the flush calls' latency (each fdatasync or msync round), seconds.
+  double mean_flush_seconds() const noexcept;
+};
+
+// Creates a log of `config.log.design` in `dir` (an empty directory iolab
+// made), runs the workload, closes the log. Throws UsageError for a bad
+// configuration and Error for a failure of the log (after closing it).
+WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConfig& config);
+
+// The kernel's dirty-page limits (/proc/sys/vm/dirty_*), name and value: how
+// much written data the page cache holds before writeback starts and before
+// writers are throttled. Empty when /proc cannot be read.
+std::vector<std::pair<std::string, std::string>> dirty_page_settings();
+
+}  // namespace iolab::commitlog

@@ -1,0 +1,152 @@
+// `iolab crosscheck`: iolab against fio, experiment by experiment, in
+// interleaved rounds; per CPU second and per wall second with their ratios,
+// and what differs wherever they part (harness/crosscheck.h does the work).
+#include <fmt/core.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+
+#include "app.h"
+#include "iolab/error.h"
+#include "iolab/harness/crosscheck.h"
+#include "iolab/harness/fio.h"
+#include "iolab/harness/result.h"
+#include "iolab/harness/runner.h"
+#include "iolab/harness/thresholds.h"
+#include "iolab/io/scratch.h"
+#include "iolab/units.h"
+
+namespace iolab::cli {
+
+namespace {
+
+struct CrosscheckOptions : MatrixOptions {
+  unsigned rounds = 3, reps = 5, warmup = 1;
+  double min_time = harness::thresholds::kDefaultMinTimeSeconds;
+  double max_time = harness::thresholds::kDefaultMaxTimeSeconds;
+  std::uint64_t seed = 0x10AB;
+  std::string dir, fio = "fio", out;
+  bool fio_clock = false, json = false;
+};
+
+void add_crosscheck_command(CLI::App& app, Action& action) {
+  auto o = std::make_shared<CrosscheckOptions>();
+  auto* cmd = app.add_subcommand(
+      "crosscheck", "Run read experiments through iolab and through fio on the same kind of file, interleaved; "
+                    "compare per CPU second and per wall second (needs fio)");
+  auto* matrix = cmd->add_option_group(
+      "experiments", "Instead of the default five (warm pread 4k and 1m, warm mmap 4k, io_uring QD 32 O_DIRECT 4k "
+                     "random and 1m sequential), exactly this matrix of reads; lists are comma-separated");
+  matrix->add_option("--method", o->method, "pread, direct, vectored, syscall, mmap, io_uring (those with a fio engine)");
+  matrix->add_option("--pattern", o->pattern, "seq, rand (default seq)");
+  matrix->add_option("--bs", o->bs, "Block sizes per call, e.g. 4k,1m (default 1m)");
+  matrix->add_option("--cache", o->cache, "warm, direct (default warm; fio cannot repeat a cold pass)");
+  matrix->add_option("--buffer", o->buffer, "heap, aligned (default: aligned for O_DIRECT methods, else heap)");
+  matrix->add_option("--qd", o->qd, "Queue depths of queued methods, e.g. 1,32 (default 32)");
+  cmd->add_option("--size", o->size, "File size of every experiment (default: 256m, 64m for random O_DIRECT 4k)");
+  cmd->add_option("--rounds", o->rounds, "Rounds; each runs iolab and fio once per experiment, who goes first "
+                                         "alternating (default 3)")
+      ->check(CLI::Range(1u, 1000u));
+  cmd->add_option("--reps", o->reps, "iolab's timed repetitions per run (default 5)")->check(CLI::Range(1u, 100000u));
+  cmd->add_option("--warmup", o->warmup, "iolab's untimed passes before them (default 1)")->check(CLI::Range(0u, 1000u));
+  cmd->add_option("--min-time", o->min_time, "Seconds each iolab repetition lasts at least (default 0.1)")
+      ->check(CLI::Range(0.0, 3600.0));
+  cmd->add_option("--max-time", o->max_time, "Seconds iolab's repetitions may take when lengthened (default 3)")
+      ->check(CLI::Range(0.0, 86400.0));
+  cmd->add_option("--seed", o->seed, "Seed of the data pattern and of random offsets (default 0x10AB = 4267)");
+  cmd->add_option("--dir", o->dir, "Parent of the scratch directory (default: $TMPDIR or /tmp)");
+  cmd->add_option("--fio", o->fio, "The fio program (default: fio, found on PATH)");
+  cmd->add_flag("--fio-clock", o->fio_clock,
+                "Let fio time every I/O for its latency statistics, as it does by default (shows what its clock "
+                "reads cost); otherwise --gtod_reduce=1");
+  cmd->add_flag("--json", o->json, "Print the rows as JSON (every round, the fio command lines, the differences)");
+  cmd->add_option("--out", o->out, "Also write that JSON to this file (the table still goes to the terminal)");
+  cmd->footer(
+      "fio does the same work as iolab: as many loops over its file as iolab's timed passes, with --invalidate=0\n"
+      "(warm stays warm), --gtod_reduce=1 and buffers aligned as iolab's. Rates are per CPU second (user + system\n"
+      "time, which other work on a shared machine does not steal) and per wall second.\n"
+      "Examples:\n"
+      "  iolab crosscheck\n"
+      "  iolab crosscheck --rounds 5 --json > crosscheck.json\n"
+      "  iolab crosscheck --method pread,vectored,mmap --bs 4k,64k --size 128m");
+
+  cmd->callback([o, &action] {
+    // Validate everything before any work starts: bad input is one line and exit 2.
+    bool custom = !o->method.empty() || !o->pattern.empty() || !o->bs.empty() || !o->cache.empty() ||
+                  !o->buffer.empty() || !o->qd.empty();
+    std::optional<std::uint64_t> size;
+    if (!o->size.empty()) size = parse_size(o->size);
+    std::vector<harness::FileExperiment> experiments =
+        custom ? harness::expand(matrix_from(*o)) : harness::crosscheck_cases(size);
+
+    action = [o, experiments] {
+      const char* path = std::getenv("PATH");
+      auto fio = harness::find_program(o->fio, path ? path : "");
+      if (!fio) {
+        std::fprintf(stderr, "iolab: crosscheck needs fio, and '%s' is not %s (Debian: apt-get install fio)\n",
+                     o->fio.c_str(), o->fio.find('/') == std::string::npos ? "on PATH" : "an executable file");
+        return 2;
+      }
+      io::ScratchDir scratch(o->dir);
+      harness::Environment env = harness::collect_environment(scratch.path());
+      env.command = command_line();
+      const std::string version = harness::fio_version(*fio, scratch);
+
+      harness::RunConfig config;
+      config.reps = o->reps;
+      config.warmup = o->warmup;
+      config.seed = o->seed;
+      config.min_time = o->min_time;
+      config.max_time = o->max_time;
+      config.latency = false;
+      harness::Runner runner(config, scratch);
+      harness::CrosscheckSettings settings;
+      settings.rounds = o->rounds;
+      settings.fio = *fio;
+      settings.fio_times_every_io = o->fio_clock;
+
+      if (!o->json) {
+        fmt::print("iolab crosscheck · {} ({}) · scratch {} ({}, {}) · {} · {}\n", version, fio->string(),
+                   env.scratch_dir, env.fs_type, env.device, env.kernel, env.created);
+        fmt::print("{} rounds, who goes first alternating · iolab: {} timed reps of at least {} + {} warm-up per run "
+                   "· fio: the same bytes (--loops = iolab's timed passes), --invalidate=0{}\n",
+                   o->rounds, o->reps, format_duration(o->min_time), o->warmup,
+                   o->fio_clock ? ", every I/O timed (its default)" : ", --gtod_reduce=1");
+        std::fflush(stdout);
+      }
+      auto on_round = [&](const harness::CrosscheckRow& row, const harness::CrosscheckRound& round) {
+        if (o->json) return;
+        fmt::print("{}\n", harness::format_round(row, round));
+        std::fflush(stdout);
+      };
+      auto run_fio = [&](const std::vector<std::string>& args) { return harness::run_fio(*fio, args, scratch); };
+      std::vector<harness::CrosscheckRow> rows = harness::crosscheck(experiments, settings, runner, run_fio, on_round);
+
+      nlohmann::json j{{"format", "iolab-crosscheck"},
+                       {"fio_version", version},
+                       {"fio", fio->string()},
+                       {"rounds", o->rounds},
+                       {"tolerance", settings.tolerance},
+                       {"environment", harness::to_json(env)}};
+      j["rows"] = nlohmann::json::array();
+      for (const auto& row : rows) j["rows"].push_back(harness::to_json(row, settings.tolerance));
+      if (!o->out.empty()) {
+        std::ofstream file(o->out, std::ios::trunc);
+        file << j.dump(2) << '\n';
+        file.close();
+        if (!file) throw Error("write", o->out, errno ? errno : EIO);
+      }
+      if (o->json) fmt::print("{}\n", j.dump(2));
+      else fmt::print("\n{}", harness::format_crosscheck(rows, settings));
+      return 0;
+    };
+  });
+}
+
+const CommandRegistration registration{55, add_crosscheck_command};
+
+}  // namespace
+}  // namespace iolab::cli

@@ -1,0 +1,105 @@
+#include "iolab/commitlog/format.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "iolab/store/crc32c.h"
+
+namespace iolab::commitlog {
+namespace {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the frame format is little-endian; add byte swaps");
+
+template <typename T>
+T load(const std::byte* p) noexcept {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <typename T>
+void store(std::byte* p, T v) noexcept {
+  std::memcpy(p, &v, sizeof v);
+}
+
+constexpr std::size_t kSegmentDigits = 20;
+
+}  // namespace
+
+std::uint32_t body_crc(std::span<const std::byte> body) noexcept { return store::crc32c(body); }
+
+std::uint32_t frame_crc(std::uint32_t crc_of_body, std::uint32_t length, std::uint64_t sequence) noexcept {
+  std::byte fields[12];
+  store(fields, length);
+  store(fields + 4, sequence);
+  return store::crc32c(crc_of_body, fields);
+}
+
+void encode_header(std::byte* out, std::uint32_t body_size, std::uint32_t crc_of_body,
+                   std::uint64_t sequence) noexcept {
+  store(out, body_size);
+  store(out + 4, frame_crc(crc_of_body, body_size, sequence));
+  store(out + 8, sequence);
+}
+
+void encode_frame(std::byte* out, std::uint64_t sequence, std::span<const std::byte> body) noexcept {
+  auto length = static_cast<std::uint32_t>(body.size());
+  encode_header(out, length, body_crc(body), sequence);
+  if (!body.empty()) std::memcpy(out + kFrameHeaderSize, body.data(), body.size());
+}
+
+FrameHeader decode_header(const std::byte* in) noexcept {
+  return FrameHeader{load<std::uint32_t>(in), load<std::uint32_t>(in + 4), load<std::uint64_t>(in + 8)};
+}
+
+std::string_view to_string(FrameCheck c) noexcept {
+  switch (c) {
+    case FrameCheck::Valid: return "valid";
+    case FrameCheck::Unwritten: return "unwritten";
+    case FrameCheck::Truncated: return "frame runs past the end of the file";
+    case FrameCheck::BadLength: return "length too large";
+    case FrameCheck::BadCrc: return "CRC32C mismatch";
+    case FrameCheck::BadSequence: return "unexpected sequence number";
+  }
+  return "?";
+}
+
+FrameCheck check_frame(std::span<const std::byte> bytes, std::uint64_t expected_sequence, Frame& frame) noexcept {
+  if (bytes.size() < kFrameHeaderSize) {
+    bool zero = std::all_of(bytes.begin(), bytes.end(), [](std::byte b) { return b == std::byte{0}; });
+    return zero ? FrameCheck::Unwritten : FrameCheck::Truncated;
+  }
+  FrameHeader h = decode_header(bytes.data());
+  // A zero sequence is never written: this is preallocated (or zero-filled) space.
+  if (h.sequence == 0 && h.length == 0 && h.crc == 0) return FrameCheck::Unwritten;
+  if (h.length > kMaxBodySize) return FrameCheck::BadLength;
+  if (h.length > bytes.size() - kFrameHeaderSize) return FrameCheck::Truncated;
+  auto body = bytes.subspan(kFrameHeaderSize, h.length);
+  if (frame_crc(body_crc(body), h.length, h.sequence) != h.crc) return FrameCheck::BadCrc;
+  frame.sequence = h.sequence;
+  frame.body = body;
+  if (expected_sequence != 0 && h.sequence != expected_sequence) return FrameCheck::BadSequence;
+  return FrameCheck::Valid;
+}
+
+std::string segment_name(std::uint64_t base_position, std::string_view suffix) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%020llu", static_cast<unsigned long long>(base_position));
+  return std::string(buf) + std::string(suffix);
+}
+
+bool parse_segment_name(std::string_view name, std::uint64_t& base_position, std::string_view suffix) noexcept {
+  if (name.size() != kSegmentDigits + suffix.size() || !name.ends_with(suffix)) return false;
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < kSegmentDigits; ++i) {
+    char c = name[i];
+    if (c < '0' || c > '9') return false;
+    std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  base_position = v;
+  return true;
+}
+
+}  // namespace iolab::commitlog

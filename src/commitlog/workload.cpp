@@ -1,0 +1,382 @@
+#include "iolab/commitlog/workload.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <random>
+#include <thread>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "iolab/commitlog/consumer.h"
+#include "iolab/error.h"
+#include "iolab/io/file.h"
+
+namespace iolab::commitlog {
+
+std::string_view to_string(Loop l) noexcept { return l == Loop::Closed ? "closed" : "open"; }
+
+double WorkloadResult::messages_per_flush() const noexcept {
+  return log.flushes > 0 ? static_cast<double>(log.messages) / static_cast<double>(log.flushes) : 0;
+}
+double WorkloadResult::bytes_per_flush() const noexcept {
+  return log.flushes > 0 ? static_cast<double>(log.flushed_bytes) / static_cast<double>(log.flushes) : 0;
+}
+double WorkloadResult::mean_flush_seconds() const noexcept {
+  return log.flushes > 0 ? static_cast<double>(log.flush_ns) / static_cast<double>(log.flushes) / 1e9 : 0;
+}
+
+namespace {
+
+constexpr std::size_t kBodyHeader = 16;  // send time, producer and index
+constexpr std::uint64_t kDurableSampleEvery = 100'000;  // ns
+
+// A message whose time to durable is measured: the last of an append.
+struct DurableSample {
+  std::uint32_t log = 0;
+  std::uint64_t sequence = 0, send_ns = 0;
+};
+
+struct Second {
+  std::uint64_t messages = 0, bytes = 0;
+  harness::LatencyHistogram latency;
+};
+
+// What one producer measured.
+struct ProducerResult {
+  double cpu_seconds = 0;
+  harness::LatencyHistogram latency;
+  std::vector<Second> seconds;
+  std::vector<DurableSample> samples;
+  std::uint64_t messages = 0, bytes = 0, last_ack_ns = 0;
+  std::uint64_t over[4] = {0, 0, 0, 0};
+};
+
+// Messages waiting to be sent to one topic, back to back.
+struct Batch {
+  std::vector<std::byte> bytes;
+  std::vector<std::uint64_t> send_ns;
+  void clear() {
+    bytes.clear();
+    send_ns.clear();
+  }
+};
+
+void sleep_until_ns(std::uint64_t t) {
+  timespec ts{static_cast<time_t>(t / 1'000'000'000), static_cast<long>(t % 1'000'000'000)};
+  while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+class Producer {
+ public:
+  Producer(CommitLog& log, const WorkloadConfig& config, unsigned id, std::uint64_t quota, std::size_t batch_bytes)
+      : log_(log), config_(config), id_(id), quota_(quota), batch_bytes_(batch_bytes),
+        batches_(config.log.topics) {
+    body_.resize(config.message_size);
+    std::mt19937_64 rng(config.seed * 1'000'003 + id);
+    for (auto& b : body_) b = static_cast<std::byte>(rng());
+  }
+
+  void run(std::uint64_t start_ns, std::uint64_t end_ns, const std::atomic<bool>& stop) {
+    start_ns_ = start_ns;
+    const bool open = config_.loop == Loop::Open;
+    // Open loop: sleep until each send time rather than spin (two cores are
+    // shared with the log's own threads), with the timer's slack cut from
+    // 50 µs to 1 ns so the sleep ends on time; what it overshoots is counted
+    // in the latency, measured from the intended time.
+    if (open) ::prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    const double interval = open ? static_cast<double>(config_.producers) / config_.rate * 1e9 : 0;
+    // One message per append in the closed loop: the next message is made
+    // right after the last acknowledgement, so that reading of the clock
+    // serves as its send time too (one clock read per message, not two).
+    const bool reuse_ack_time = !open && batch_bytes_ <= body_.size();
+    std::uint64_t made = 0;
+    for (;;) {
+      if (stop.load(std::memory_order_relaxed) ||
+          (config_.cancel != nullptr && config_.cancel->load(std::memory_order_relaxed)))
+        break;
+      std::uint64_t now = reuse_ack_time && made > 0 ? result_.last_ack_ns : io::steady_ns();
+      bool out_of_time = quota_ == 0 && now >= end_ns;
+      if ((quota_ > 0 && made >= quota_) || out_of_time) break;
+      if (open) {
+        // Every message whose intended time has come joins its topic's batch.
+        auto intended = [&](std::uint64_t i) {
+          return start_ns + static_cast<std::uint64_t>(std::llround(static_cast<double>(i) * interval));
+        };
+        if (intended(made) > now) {
+          std::uint64_t next = intended(made);
+          if (next - now > 5'000) sleep_until_ns(next);
+          continue;
+        }
+        while ((quota_ == 0 || made < quota_) && intended(made) <= now) {
+          make(made, intended(made));
+          ++made;
+        }
+        send_all();
+      } else {
+        make(made, now);
+        ++made;
+      }
+    }
+    send_all();
+    timespec cpu{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    result_.cpu_seconds = static_cast<double>(cpu.tv_sec) + static_cast<double>(cpu.tv_nsec) / 1e9;
+  }
+
+  ProducerResult& result() noexcept { return result_; }
+
+ private:
+  // Creates message `index` (sent at `send_ns`) for its topic and sends it,
+  // or, when batching, adds it to the topic's batch and sends that once it
+  // holds batch_bytes.
+  void make(std::uint64_t index, std::uint64_t send_ns) {
+    std::uint32_t topic = static_cast<std::uint32_t>((id_ + index) % config_.log.topics);
+    std::uint64_t id = (std::uint64_t{id_} << 40) | index;
+    if (batch_bytes_ <= body_.size()) {
+      // One message per append: straight from the template, no copy.
+      std::memcpy(body_.data(), &send_ns, 8);
+      std::memcpy(body_.data() + 8, &id, 8);
+      std::span<const std::byte> one(body_);
+      acknowledged(log_.append(topic, {&one, 1}), {&send_ns, 1});
+      return;
+    }
+    Batch& b = batches_[topic];
+    std::size_t at = b.bytes.size();
+    b.bytes.insert(b.bytes.end(), body_.begin(), body_.end());
+    std::memcpy(b.bytes.data() + at, &send_ns, 8);
+    std::memcpy(b.bytes.data() + at + 8, &id, 8);
+    b.send_ns.push_back(send_ns);
+    if (b.bytes.size() >= batch_bytes_) send(topic);
+  }
+
+  void send_all() {
+    for (std::uint32_t t = 0; t < batches_.size(); ++t)
+      if (!batches_[t].send_ns.empty()) send(t);
+  }
+
+  void send(std::uint32_t topic) {
+    Batch& b = batches_[topic];
+    spans_.clear();
+    for (std::size_t at = 0; at < b.bytes.size(); at += body_.size()) spans_.emplace_back(b.bytes.data() + at, body_.size());
+    acknowledged(log_.append(topic, spans_), b.send_ns);
+    b.clear();
+  }
+
+  // Records the messages an acknowledgement covers, sent at `send_ns`.
+  void acknowledged(const Ack& ack, std::span<const std::uint64_t> send_ns) {
+    std::uint64_t ack_ns = io::steady_ns();
+    for (std::uint64_t sent : send_ns) record(sent, ack_ns, body_.size());
+    result_.last_ack_ns = ack_ns;
+    if (ack_ns - last_sample_ns_ >= kDurableSampleEvery) {
+      result_.samples.push_back({ack.log, ack.first_sequence + ack.count - 1, send_ns.back()});
+      last_sample_ns_ = ack_ns;
+    }
+  }
+
+  void record(std::uint64_t send_ns, std::uint64_t ack_ns, std::size_t bytes) {
+    std::uint64_t latency = ack_ns > send_ns ? ack_ns - send_ns : 0;
+    result_.latency.record(latency);
+    result_.over[0] += latency > 1'000'000;
+    result_.over[1] += latency > 10'000'000;
+    result_.over[2] += latency > 100'000'000;
+    result_.over[3] += latency > 1'000'000'000;
+    std::size_t second = (ack_ns - start_ns_) / 1'000'000'000;
+    if (second >= result_.seconds.size()) result_.seconds.resize(second + 1);
+    Second& s = result_.seconds[second];
+    ++s.messages;
+    s.bytes += bytes;
+    s.latency.record(latency);
+    ++result_.messages;
+    result_.bytes += bytes;
+  }
+
+  CommitLog& log_;
+  const WorkloadConfig& config_;
+  unsigned id_;
+  std::uint64_t quota_;
+  std::size_t batch_bytes_;
+  std::vector<std::byte> body_;
+  std::vector<Batch> batches_;
+  std::vector<std::span<const std::byte>> spans_;
+  std::uint64_t start_ns_ = 0, last_sample_ns_ = 0;
+  ProducerResult result_;
+};
+
+void check(const WorkloadConfig& c) {
+  if (c.message_size < kBodyHeader || c.message_size > kMaxBodySize)
+    throw UsageError("message size " + std::to_string(c.message_size),
+                     "must be 16 bytes (a send time and an id) to 16 MiB");
+  if (c.producers == 0) throw UsageError("producers 0", "at least one producer is needed");
+  if (c.messages == 0 && !(c.seconds > 0)) throw UsageError("workload", "give a message count or a duration");
+  if (c.loop == Loop::Open && !(c.rate > 0)) throw UsageError("open loop", "needs a rate above 0 messages/s");
+}
+
+}  // namespace
+
+WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConfig& config) {
+  check(config);
+  const DesignTraits t = traits(config.log.design);
+  std::size_t batch_bytes = config.batch_bytes > 0 ? config.batch_bytes : (t.batches ? config.log.batch_bytes : 1);
+  auto log = open_commit_log(dir, config.log);
+
+  WorkloadResult r;
+  r.design = config.log.design;
+  r.ack = t.ack;
+
+  std::vector<std::unique_ptr<Producer>> producers;
+  for (unsigned p = 0; p < config.producers; ++p) {
+    std::uint64_t quota = config.messages / config.producers + (p < config.messages % config.producers ? 1 : 0);
+    if (config.messages > 0 && quota == 0) continue;
+    producers.push_back(std::make_unique<Producer>(*log, config, p, quota, batch_bytes));
+  }
+
+  std::atomic<bool> stop{false}, producing{true};
+  std::exception_ptr error;
+  std::mutex error_mu;
+  auto fail = [&](std::exception_ptr e) {
+    std::lock_guard lock(error_mu);
+    if (!error) error = std::move(e);
+    stop = true;
+  };
+
+  // The tailing consumer reads along until the producers are done and it has caught up.
+  std::thread consumer;
+  std::atomic<std::uint64_t> to_consume{UINT64_MAX};
+  if (config.consumer) {
+    consumer = std::thread([&] {
+      try {
+        TailingConsumer c(*log, t.read_path);
+        auto visit = [&](std::uint32_t, const Frame& f) {
+          std::uint64_t sent;
+          std::memcpy(&sent, f.body.data(), 8);
+          std::uint64_t now = io::steady_ns();
+          r.consumer_delay.record(now > sent ? now - sent : 0);
+        };
+        std::uint64_t give_up = UINT64_MAX;
+        while (!stop.load()) {
+          c.poll_wait(std::chrono::milliseconds(1), visit);
+          if (producing.load()) continue;
+          if (c.consumed() >= to_consume.load()) break;
+          // What a commit thread still holds becomes visible within its
+          // interval; past that, report what was read.
+          std::uint64_t now = io::steady_ns();
+          if (give_up == UINT64_MAX)
+            give_up = now + 2'000'000'000ull + static_cast<std::uint64_t>(config.log.commit_interval.count());
+          if (now > give_up) break;
+        }
+        r.consumed = c.consumed();
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    });
+  }
+
+  std::uint64_t start_ns = io::steady_ns() + 1'000'000;  // every producer starts together
+  std::uint64_t end_ns = start_ns + static_cast<std::uint64_t>(config.seconds * 1e9);
+  std::vector<std::thread> threads;
+  for (auto& p : producers)
+    threads.emplace_back([&, p = p.get()] {
+      sleep_until_ns(start_ns);
+      try {
+        p->run(start_ns, end_ns, stop);
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    });
+  for (auto& th : threads) th.join();
+
+  std::uint64_t last_ack = start_ns;
+  for (auto& p : producers) {
+    ProducerResult& pr = p->result();
+    r.append_latency.merge(pr.latency);
+    r.producer_cpu_seconds += pr.cpu_seconds;
+    r.messages += pr.messages;
+    r.bytes += pr.bytes;
+    r.slower_than_1ms += pr.over[0];
+    r.slower_than_10ms += pr.over[1];
+    r.slower_than_100ms += pr.over[2];
+    r.slower_than_1s += pr.over[3];
+    last_ack = std::max(last_ack, pr.last_ack_ns);
+  }
+  to_consume = r.messages;
+  producing = false;
+  if (consumer.joinable()) consumer.join();
+
+  std::uint64_t close_start = io::steady_ns();
+  try {
+    log->close();
+  } catch (...) {
+    if (!error) error = std::current_exception();
+  }
+  r.close_seconds = static_cast<double>(io::steady_ns() - close_start) / 1e9;
+  if (error) std::rethrow_exception(error);
+
+  r.log = log->stats();
+  r.seconds = static_cast<double>(last_ack - start_ns) / 1e9;
+  if (r.seconds > 0) {
+    r.messages_per_second = static_cast<double>(r.messages) / r.seconds;
+    r.mib_per_second = static_cast<double>(r.bytes) / r.seconds / (1024.0 * 1024.0);
+  }
+
+  // Per second, all producers together.
+  std::size_t seconds = 0;
+  for (auto& p : producers) seconds = std::max(seconds, p->result().seconds.size());
+  for (std::size_t s = 0; s < seconds; ++s) {
+    harness::LatencyHistogram h;
+    SecondSample out;
+    out.start = static_cast<double>(s);
+    for (auto& p : producers) {
+      auto& v = p->result().seconds;
+      if (s >= v.size()) continue;
+      out.messages += v[s].messages;
+      out.bytes += v[s].bytes;
+      h.merge(v[s].latency);
+    }
+    out.p99_ns = h.percentile(0.99);
+    out.max_ns = static_cast<double>(h.max());
+    r.per_second.push_back(out);
+  }
+
+  // Time to durable: each sample against the first sync of its log that
+  // covered it, among the syncs done by the end of the run.
+  std::map<std::uint32_t, std::vector<FlushEvent>> events;
+  for (const FlushEvent& e : r.log.flush_events)
+    if (e.done_ns <= last_ack) events[e.log].push_back(e);
+  for (auto& p : producers)
+    for (const DurableSample& s : p->result().samples) {
+      auto it = events.find(s.log);
+      const FlushEvent* hit = nullptr;
+      if (it != events.end()) {
+        auto& v = it->second;
+        auto e = std::lower_bound(v.begin(), v.end(), s.sequence,
+                                  [](const FlushEvent& f, std::uint64_t seq) { return f.sequence < seq; });
+        if (e != v.end()) hit = &*e;
+      }
+      if (hit == nullptr) {
+        ++r.not_durable_during_run;
+        continue;
+      }
+      ++r.durable_samples;
+      r.time_to_durable.record(hit->done_ns > s.send_ns ? hit->done_ns - s.send_ns : 0);
+    }
+  return r;
+}
+
+std::vector<std::pair<std::string, std::string>> dirty_page_settings() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const char* name : {"dirty_background_bytes", "dirty_background_ratio", "dirty_bytes", "dirty_ratio",
+                           "dirty_expire_centisecs", "dirty_writeback_centisecs"}) {
+    std::ifstream in(std::string("/proc/sys/vm/") + name);
+    std::string value;
+    if (in >> value) out.emplace_back(std::string("vm.") + name, value);
+  }
+  return out;
+}
+
+}  // namespace iolab::commitlog

@@ -1,0 +1,227 @@
+// Linux native AIO through libaio (io_setup/io_submit/io_getevents): what
+// fio users compare io_uring against. O_DIRECT only: on a buffered file
+// io_submit does the I/O before it returns, so there would be no queue.
+// Requests stream through the same queue pump as io_uring (queue_pump.h):
+// each io_submit hands over what was prepared, then io_getevents waits for
+// one completion (the queue is full) or all that remain (the tail). A batch
+// cut short by submit_batch is handed over without a wait; its completions
+// are reaped at the next one.
+#include <fcntl.h>
+#include <libaio.h>
+
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "methods.h"
+#include "queued_file.h"
+
+namespace iolab::io {
+namespace {
+
+// libaio returns -errno; posix::retry_eintr expects -1 and errno.
+template <typename F>
+int call_aio(F&& f) {
+  return posix::retry_eintr([&] {
+    int r = f();
+    if (r < 0) {
+      errno = -r;
+      return -1;
+    }
+    return r;
+  });
+}
+
+// Why io_setup refused `depth`, with what to change.
+std::string setup_refused(int err, unsigned depth) {
+  std::string why = std::strerror(err);
+  if (err == EAGAIN) {
+    std::ifstream max("/proc/sys/fs/aio-max-nr"), used("/proc/sys/fs/aio-nr");
+    unsigned long m = 0, u = 0;
+    max >> m;
+    used >> u;
+    why += " (queue depth " + std::to_string(depth) + " needs more AIO events than fs.aio-max-nr=" + std::to_string(m) +
+           " leaves; " + std::to_string(u) + " in use)";
+  }
+  return why;
+}
+
+// io_destroy waits for an RCU grace period (~32 ms here), so a closed file
+// parks its idle context for the next open of the same depth. A parked
+// context has nothing in flight and no event unreaped (the queue pump never
+// returns otherwise); the kernel tears the last ones down at exit.
+class IdleContexts {
+ public:
+  static IdleContexts& instance() {
+    static IdleContexts* pool = new IdleContexts;  // never destroyed: files may close during exit
+    return *pool;
+  }
+  // A context for `depth` events: a parked one, or a new one (0 or -errno).
+  int take(unsigned depth, io_context_t& ctx) {
+    {
+      std::lock_guard lock(mutex_);
+      for (auto it = idle_.begin(); it != idle_.end(); ++it)
+        if (it->first == depth) {
+          ctx = it->second;
+          idle_.erase(it);
+          return 0;
+        }
+    }
+    ctx = nullptr;
+    return ::io_setup(static_cast<int>(depth), &ctx);
+  }
+  void give(unsigned depth, io_context_t ctx) {
+    {
+      std::lock_guard lock(mutex_);
+      if (idle_.size() < kKeep) {
+        idle_.emplace_back(depth, ctx);
+        return;
+      }
+    }
+    ::io_destroy(ctx);
+  }
+
+ private:
+  static constexpr std::size_t kKeep = 8;
+  std::mutex mutex_;
+  std::vector<std::pair<unsigned, io_context_t>> idle_;
+};
+
+class LibaioFile final : public QueuedFile {
+ public:
+  LibaioFile(const std::filesystem::path& p, Access a, const FileOptions& o)
+      : QueuedFile(p, a, /*direct=*/true, "libaio"), pump_(*this, queue_settings(o), path(), counters_) {
+    const unsigned depth = pump_.depth();
+    if (int r = IdleContexts::instance().take(depth, ctx_); r < 0)
+      throw Error("io_setup", path().string(), setup_refused(-r, depth), -r);
+    iocbs_.resize(depth);
+    pending_.reserve(depth);
+    events_.resize(depth);
+  }
+  ~LibaioFile() override { destroy(); }
+
+  void stream(RequestSource& source, bool time_requests) override {
+    if (ctx_ == nullptr) throw Error("libaio", path().string(), "the file is closed", EBADF);
+    pump_.run(source, time_requests);
+  }
+
+  void close() override {
+    destroy();
+    fd_.close(path());
+  }
+
+  // ---- the queue pump's backend (queue_pump.h; check() is QueuedFile's) ----
+  void prepare(std::uint32_t slot, const queue::Piece& p) {
+    iocb& cb = iocbs_[slot];
+    if (p.kind == IoRequest::Kind::Read)
+      ::io_prep_pread(&cb, fd_.get(), p.data, p.length, static_cast<long long>(p.offset));
+    else
+      ::io_prep_pwrite(&cb, fd_.get(), p.data, p.length, static_cast<long long>(p.offset));
+    pending_.push_back(&cb);
+  }
+
+  queue::Submitted submit(unsigned wait_for) {
+    queue::Submitted s;
+    if (!pending_.empty()) {
+      ++counters_.calls;
+      int r = call_aio([&] { return ::io_submit(ctx_, static_cast<long>(pending_.size()), pending_.data()); });
+      if (r < 0) {
+        s.error = errno;
+        s.call = "io_submit";
+        return s;
+      }
+      s.went = static_cast<std::size_t>(r);
+      pending_.erase(pending_.begin(), pending_.begin() + r);
+      if (!pending_.empty()) return s;  // the kernel took part: no wait, the pump submits the rest
+    }
+    if (wait_for == 0 || ready_ != 0) return s;
+    ++counters_.calls;
+    int r = call_aio([&] {
+      return ::io_getevents(ctx_, static_cast<long>(wait_for), static_cast<long>(events_.size()), events_.data(), nullptr);
+    });
+    if (r < 0) {
+      s.error = errno;
+      s.call = "io_getevents";
+      return s;
+    }
+    ready_ = static_cast<std::size_t>(r);
+    return s;
+  }
+
+  std::size_t discard_unsubmitted() {
+    const std::size_t n = pending_.size();
+    pending_.clear();
+    return n;
+  }
+
+  std::size_t reap(std::span<queue::Completion> out) {
+    const std::size_t n = std::min(ready_, out.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const io_event& e = events_[i];
+      out[i].slot = static_cast<std::uint32_t>(e.obj - iocbs_.data());
+      out[i].result = static_cast<long>(e.res);  // bytes, or -errno in the same word
+    }
+    ready_ = 0;
+    return n;
+  }
+
+ private:
+  void destroy() {
+    if (ctx_ != nullptr) IdleContexts::instance().give(pump_.depth(), ctx_);
+    ctx_ = nullptr;
+  }
+
+  queue::QueuePump<LibaioFile> pump_;
+  io_context_t ctx_ = nullptr;
+  std::vector<iocb> iocbs_;       // one per slot, so a completion names its slot
+  std::vector<iocb*> pending_;    // prepared, not yet taken by io_submit, oldest first
+  std::vector<io_event> events_;  // what the last io_getevents returned
+  std::size_t ready_ = 0;         // of which not yet reaped
+};
+
+class LibaioMethod final : public Method {
+ public:
+  std::string_view name() const override { return "libaio"; }
+  MethodTraits traits(const FileOptions&) const override {
+    MethodTraits t;
+    t.queued = true;
+    t.bypasses_page_cache = true;
+    t.needs_alignment = true;
+    return t;
+  }
+  std::string_view description() const override {
+    return "Linux native AIO via libaio (io_submit/io_getevents), O_DIRECT only: a queue kept full, settable depth "
+           "and batch; fio's libaio engine";
+  }
+  Availability probe(const std::filesystem::path& dir) const override {
+    if (Availability a = direct_method().probe(dir); !a.available) return a;
+    return supports_depth(1);
+  }
+  Availability supports_options(const FileOptions& o, const std::filesystem::path&) const override {
+    return supports_depth(o.queue_depth == 0 ? 1 : o.queue_depth);
+  }
+  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions& o) const override {
+    return std::make_unique<LibaioFile>(p, a, o);
+  }
+
+ private:
+  static Availability supports_depth(unsigned depth) {
+    io_context_t ctx = nullptr;
+    if (int r = IdleContexts::instance().take(depth, ctx); r < 0)
+      return {false, "io_setup refuses a queue of " + std::to_string(depth) + ": " + setup_refused(-r, depth)};
+    IdleContexts::instance().give(depth, ctx);
+    return {};
+  }
+};
+
+}  // namespace
+
+const Method& libaio_method() {
+  static const LibaioMethod m;
+  return m;
+}
+
+}  // namespace iolab::io

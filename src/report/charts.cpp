@@ -1,0 +1,212 @@
+#include "charts.h"
+
+#include <set>
+
+#include "common.h"
+
+namespace iolab::report {
+
+using nlohmann::json;
+
+namespace {
+
+json x_encoding(const Family& f, const std::vector<double>& xs) {
+  json enc{{"field", "x"}, {"type", "quantitative"}, {"title", axis_title(f)}};
+  bool pow2 = f.axis == Axis::BlockSize || f.axis == Axis::Threads;
+  enc["scale"] = pow2 ? json{{"type", "log"}, {"base", 2}, {"nice", false}} : json{{"type", "log"}, {"nice", false}};
+  // Ticks exactly at the measured sizes, thinned to about ten.
+  std::vector<double> ticks;
+  std::size_t step = (xs.size() + 9) / 10;
+  for (std::size_t i = 0; i < xs.size(); i += step) ticks.push_back(xs[i]);
+  json axis{{"values", ticks}, {"labelOverlap", "greedy"}, {"grid", true}};
+  if (f.axis == Axis::BlockSize || (f.axis == Axis::WorkPerPass && f.bytes_metric))
+    axis["labelExpr"] =
+        "datum.value >= 1073741824 ? format(datum.value / 1073741824, '~g') + ' GiB' : "
+        "datum.value >= 1048576 ? format(datum.value / 1048576, '~g') + ' MiB' : "
+        "datum.value >= 1024 ? format(datum.value / 1024, '~g') + ' KiB' : format(datum.value, '~g') + ' B'";
+  else
+    axis["labelExpr"] = "format(datum.value, '~s')";
+  enc["axis"] = axis;
+  return enc;
+}
+
+// Log axes of nanoseconds, labelled as durations, with few ticks.
+json duration_axis() {
+  return {{"tickCount", 5},
+          {"labelOverlap", "greedy"},
+          {"labelExpr",
+           "datum.value >= 1e9 ? format(datum.value / 1e9, '~g') + ' s' : datum.value >= 1e6 ? format(datum.value / 1e6, "
+           "'~g') + ' ms' : datum.value >= 1e3 ? format(datum.value / 1e3, '~g') + ' µs' : format(datum.value, '~g') + ' ns'"}};
+}
+
+// The tooltip of a throughput point: every fact the row has.
+json tooltip(const Family& f, bool flushes) {
+  json t = json::array();
+  t.push_back({{"field", "series"}, {"title", "method"}});
+  if (f.axis != Axis::None) t.push_back({{"field", "xl"}, {"title", axis_title(f)}});
+  t.push_back({{"field", "rate_t"}, {"title", "median"}});
+  t.push_back({{"field", "spread_t"}, {"title", "spread"}});
+  t.push_back({{"field", "reps_t"}, {"title", "repetitions"}});
+  t.push_back({{"field", "cpu_t"}, {"title", "CPU"}});
+  t.push_back({{"field", "faults_t"}, {"title", "page faults"}});
+  t.push_back({{"field", "calls_t"}, {"title", "I/O calls"}});
+  t.push_back({{"field", "latency_t"}, {"title", "latency p50 / p99"}});
+  t.push_back({{"field", "cache_t"}, {"title", "cache / bytes ended"}});
+  if (flushes) t.push_back({{"field", "flushes_t"}, {"title", "flushes"}});
+  t.push_back({{"field", "exp"}, {"title", "experiment"}});
+  return t;
+}
+
+// Every string of the spec as visible() makes it: whatever the facts hold,
+// no control character or line separator reaches the chart library.
+void make_visible(json& j) {
+  if (j.is_string()) j = visible(j.get_ref<const std::string&>());
+  else if (j.is_array() || j.is_object())
+    for (auto& v : j) make_visible(v);
+}
+
+json latency_transform() {
+  return json::array({{{"fold", {"p50", "p99", "p999"}}, {"as", {"pk", "ns"}}},
+                      {{"filter", "isValid(datum.ns) && datum.ns > 0"}},
+                      {{"calculate", "datum.pk == 'p999' ? 'p99.9' : datum.pk"}, {"as", "percentile"}}});
+}
+
+}  // namespace
+
+json chart_spec(const Family& f, const std::vector<PointFacts>& points) {
+  json rows = json::array(), refs = json::array();
+  std::set<double> xset;
+  bool any_latency = false, any_cpu = false, any_flushes = false;
+  for (const auto& p : points) {
+    xset.insert(p.x);
+    json row{{"series", p.series},   {"x", p.x},           {"xl", p.x_text},         {"rate", p.rate},
+             {"lo", p.slowest},      {"hi", p.fastest},    {"rate_t", p.rate_t},     {"spread_t", p.spread_t},
+             {"reps_t", p.reps_t},   {"cpu_t", p.cpu_t},   {"faults_t", p.faults_t}, {"calls_t", p.calls_t},
+             {"latency_t", p.latency_t + (p.latency_source_t.empty() ? "" : " (" + p.latency_source_t + ")")},
+             {"cache_t", p.destination_t.empty() ? p.cache_t : p.destination_t},
+             {"flushes_t", p.flushes_t},
+             {"exp", p.experiment}};
+    any_flushes |= !p.flushes_t.empty();
+    row["p50"] = p.p50 ? json(*p.p50) : json(nullptr);
+    row["p99"] = p.p99 ? json(*p.p99) : json(nullptr);
+    row["p999"] = p.p999 ? json(*p.p999) : json(nullptr);
+    any_latency |= p.p50.has_value();
+    row["cpu"] = p.cpu;
+    any_cpu |= p.cpu > 0;
+    rows.push_back(row);
+    if (p.published)
+      refs.push_back({{"series", p.series}, {"x", p.x}, {"value", *p.published}, {"text", p.published_t}, {"xl", p.x_text}});
+  }
+  std::vector<double> xs(xset.begin(), xset.end());
+  std::string y_unit = f.bytes_metric ? "MiB/s" : "ops/s";
+  json color{{"field", "series"}, {"type", "nominal"}, {"title", "method"}, {"sort", f.series}};
+  json diamond{{"type", "point"}, {"shape", "diamond"}, {"filled", true}, {"size", 110}, {"color", "#222"}};
+  std::string cpu_title = f.bytes_metric ? "CPU seconds per GiB" : "CPU µs per operation";
+  std::string cpu_unit = f.bytes_metric ? "s/GiB (user+sys)" : "µs/op (user+sys)";
+
+  json throughput, latency, cpu;
+  if (f.axis != Axis::None) {
+    json x = x_encoding(f, xs);
+    json y{{"field", "rate"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}},
+           {"title", y_unit + " (median; bars: slowest..fastest rep)"}};
+    json layers = json::array();
+    layers.push_back({{"mark", {{"type", "rule"}, {"strokeWidth", 2}, {"opacity", 0.6}}},
+                      {"encoding", {{"x", x}, {"y", {{"field", "lo"}, {"type", "quantitative"}}}, {"y2", {{"field", "hi"}}},
+                                    {"color", color}}}});
+    layers.push_back({{"mark", {{"type", "line"}, {"point", true}}},
+                      {"encoding", {{"x", x}, {"y", y}, {"color", color}, {"tooltip", tooltip(f, any_flushes)}}}});
+    if (!refs.empty())
+      layers.push_back({{"data", {{"values", refs}}},
+                        {"mark", diamond},
+                        {"encoding", {{"x", x}, {"y", {{"field", "value"}, {"type", "quantitative"}}},
+                                      {"tooltip", json::array({{{"field", "text"}, {"title", "published"}},
+                                                               {{"field", "series"}, {"title", "our method"}},
+                                                               {{"field", "xl"}, {"title", axis_title(f)}}})}}}});
+    throughput = {{"title", "Throughput (log-log)"}, {"width", 560}, {"height", 260}, {"layer", layers}};
+    if (any_latency)
+      latency = {{"title", "Latency: p50, p99, p99.9 (log)"},
+                 {"width", 250},
+                 {"height", 170},
+                 {"transform", latency_transform()},
+                 {"mark", {{"type", "line"}, {"point", false}, {"strokeWidth", 1.5}}},
+                 {"encoding", {{"x", x},
+                               {"y", {{"field", "ns"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", nullptr},
+                                      {"axis", duration_axis()}}},
+                               {"color", color},
+                               {"strokeDash", {{"field", "percentile"}, {"type", "nominal"}, {"sort", {"p50", "p99", "p99.9"}}}},
+                               {"detail", {{"field", "percentile"}}},
+                               {"tooltip", json::array({{{"field", "series"}, {"title", "method"}},
+                                                        {{"field", "xl"}, {"title", axis_title(f)}},
+                                                        {{"field", "percentile"}},
+                                                        {{"field", "ns"}, {"type", "quantitative"}, {"format", ",.0f"}},
+                                                        {{"field", "latency_t"}, {"title", "latency"}}})}}}};
+    if (any_cpu)
+      cpu = {{"title", cpu_title + " (log)"},
+             {"width", 250},
+             {"height", 170},
+             {"transform", json::array({{{"filter", "datum.cpu > 0"}}})},
+             {"mark", {{"type", "line"}, {"point", true}}},
+             {"encoding", {{"x", x},
+                           {"y", {{"field", "cpu"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", cpu_unit}}},
+                           {"color", color},
+                           {"tooltip", json::array({{{"field", "series"}, {"title", "method"}},
+                                                    {{"field", "xl"}, {"title", axis_title(f)}},
+                                                    {{"field", "cpu_t"}, {"title", "CPU"}}})}}}};
+  } else {
+    // One point per method: bars.
+    json yname{{"field", "series"}, {"type", "nominal"}, {"title", nullptr}, {"sort", f.series}};
+    json layers = json::array();
+    layers.push_back({{"mark", {{"type", "bar"}}},
+                      {"encoding", {{"y", yname},
+                                    {"x", {{"field", "rate"}, {"type", "quantitative"}, {"title", y_unit + " (median)"}}},
+                                    {"color", color},
+                                    {"tooltip", tooltip(f, any_flushes)}}}});
+    layers.push_back({{"mark", {{"type", "rule"}, {"color", "#222"}}},
+                      {"encoding", {{"y", yname}, {"x", {{"field", "lo"}, {"type", "quantitative"}}}, {"x2", {{"field", "hi"}}}}}});
+    if (!refs.empty())
+      layers.push_back({{"data", {{"values", refs}}},
+                        {"mark", diamond},
+                        {"encoding", {{"y", yname}, {"x", {{"field", "value"}, {"type", "quantitative"}}},
+                                      {"tooltip", json::array({{{"field", "text"}, {"title", "published"}}})}}}});
+    throughput = {{"title", "Throughput"}, {"width", 560}, {"layer", layers}};
+    if (any_latency)
+      latency = {{"title", "Latency: p50, p99, p99.9 (log)"},
+                 {"width", 250},
+                 {"transform", latency_transform()},
+                 {"mark", {{"type", "point"}, {"filled", true}}},
+                 {"encoding", {{"y", yname},
+                               {"x", {{"field", "ns"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", nullptr},
+                                      {"axis", duration_axis()}}},
+                               {"color", color},
+                               {"shape", {{"field", "percentile"}, {"type", "nominal"}, {"sort", {"p50", "p99", "p99.9"}}}},
+                               {"tooltip", json::array({{{"field", "series"}, {"title", "method"}},
+                                                        {{"field", "percentile"}},
+                                                        {{"field", "ns"}, {"type", "quantitative"}, {"format", ",.0f"}},
+                                                        {{"field", "latency_t"}, {"title", "latency"}}})}}}};
+    if (any_cpu)
+      cpu = {{"title", cpu_title},
+             {"width", 250},
+             {"transform", json::array({{{"filter", "datum.cpu > 0"}}})},
+             {"mark", {{"type", "bar"}}},
+             {"encoding", {{"y", yname},
+                           {"x", {{"field", "cpu"}, {"type", "quantitative"}, {"title", cpu_unit}}},
+                           {"color", color},
+                           {"tooltip", json::array({{{"field", "series"}, {"title", "method"}}, {{"field", "cpu_t"}, {"title", "CPU"}}})}}}};
+  }
+  json lower_row = json::array();
+  if (!latency.is_null()) lower_row.push_back(latency);
+  if (!cpu.is_null()) lower_row.push_back(cpu);
+  json parts = json::array({throughput});
+  if (!lower_row.empty()) parts.push_back({{"hconcat", lower_row}});
+  json spec{{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
+            {"data", {{"values", rows}}},
+            {"vconcat", parts},
+            {"config", {{"font", "system-ui, sans-serif"},
+                        {"view", {{"stroke", "#ddd"}}},
+                        {"legend", {{"symbolOpacity", 1}}},
+                        {"axisY", {{"tickCount", 6}}}}}};
+  make_visible(spec);
+  return spec;
+}
+
+}  // namespace iolab::report

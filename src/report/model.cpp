@@ -1,0 +1,237 @@
+#include "model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "charts.h"
+#include "common.h"
+#include "explain.h"
+#include "iolab/harness/thresholds.h"
+
+namespace iolab::report {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// A published figure in the chart's units (MiB/s or ops/s), when its unit converts.
+std::optional<double> reference_value(const harness::Reference& ref, bool bytes_metric) {
+  std::string u = lower(ref.unit);
+  u.erase(std::remove(u.begin(), u.end(), ' '), u.end());
+  std::optional<double> v;
+  if (bytes_metric) {
+    if (u == "mib/s") v = ref.value;
+    else if (u == "kib/s") v = ref.value / 1024;
+    else if (u == "gib/s") v = ref.value * 1024;
+    else if (u == "b/s" || u == "bytes/s") v = ref.value / kMiB;
+    else if (u == "kb/s") v = ref.value * 1e3 / kMiB;
+    else if (u == "mb/s") v = ref.value * 1e6 / kMiB;
+    else if (u == "gb/s") v = ref.value * 1e9 / kMiB;
+  } else if (u == "ops/s" || u == "op/s" || u == "calls/s") {
+    v = ref.value;
+  }
+  // A log axis shows positive finite values only.
+  if (v && !(std::isfinite(*v) && *v > 0)) v.reset();
+  return v;
+}
+
+std::string reference_text(const harness::Reference& ref) {
+  return ref.source + ": " + sig(ref.value, 3) + " " + ref.unit + " (theirs)";
+}
+
+std::string cache_text(const harness::Result& r) {
+  if (!r.cache) return "";
+  std::string t = harness::cache_name(r);
+  if (!r.cache_method.empty()) t += " (" + r.cache_method + ")";
+  if (r.resident_fraction) t += ", " + percent(*r.resident_fraction) + " resident";
+  return t;
+}
+
+std::string calls_text(const harness::Result& r) {
+  double calls = per_pass(r, static_cast<double>(r.io_calls));
+  if (calls <= 0) return "0";
+  return count(calls) + " (" + duration_text(seconds_per_call(r)) + " each)";
+}
+
+std::string record_name(const harness::Result& r) {
+  std::string s = method_label(r);
+  if (std::string q = queue_label(r); !q.empty()) s += " " + q;
+  s += ", " + r.experiment + " (" + std::string(harness::to_string(r.op)) + (r.block_size ? " " + bytes_text(r.block_size) : "") + ")";
+  return visible(s);
+}
+
+// The warnings and skips of one suite, with counts by kind.
+void collect_notes(SuiteSection& section, const SuiteView& suite, const std::vector<Source>& sources, ReportModel& model) {
+  auto from = [&](std::size_t src) { return sources.size() > 1 ? " [" + visible(sources[src].label) + "]" : std::string(); };
+  section.records = suite.records.size();
+  for (const auto& [r, src] : suite.records) {
+    if (r->skipped) {
+      section.skipped.push_back({record_name(*r) + from(src), visible(*r->skipped)});
+      continue;
+    }
+    // Warnings are grouped by their kind, never by their wording.
+    std::vector<std::string> notes;
+    auto note = [&](std::string kind, std::string text) {
+      notes.push_back(std::move(text));
+      ++section.warning_kinds[kind];
+    };
+    if (std::string why = unusable_reason(*r); !why.empty()) {
+      note("no_figures", why);
+      ++model.unusable;
+    }
+    for (const auto& w : r->warnings) note(std::string(harness::to_string(w.kind)), visible(w.text));
+    // Files from elsewhere (or schema 1) may hold a "cold" figure whose file was not cold.
+    if (r->cache == harness::CacheState::Cold && r->resident_fraction &&
+        *r->resident_fraction > harness::thresholds::kColdResidentMax && !r->has_warning(harness::WarningKind::NotCold))
+      note("not_cold", "\"cold\" but " + percent(*r->resident_fraction) + " of the file was resident before a timed run");
+    if (measured(*r)) {
+      harness::Summary s = r->seconds();
+      if (s.n >= 2 && s.cv > 0.10 && !r->has_warning(harness::WarningKind::Outliers))
+        note("noisy", "noisy: cv " + percent(s.cv) + " over " + std::to_string(s.n) + " repetitions");
+      if (!r->verified && r->op == harness::Op::Read) note("not_verified", "data read was not verified");
+    }
+    if (notes.empty()) continue;
+    std::string joined;
+    for (const auto& n : notes) joined += (joined.empty() ? "" : "; ") + n;
+    section.warnings.push_back({record_name(*r) + from(src), joined});
+  }
+}
+
+std::vector<DecisionRow> decision_rows(const DecisionTable& table) {
+  std::vector<DecisionRow> rows;
+  auto cls = [](const Cell& c) { return c.clear ? "clear" : c.methods.empty() ? "nodata" : "unclear"; };
+  for (const auto& c : table.cells) {
+    if (c.cache != "warm") continue;
+    DecisionRow row{c.op, std::string(to_string(c.band)), c.op == "read" ? "—" : c.flush, c.summary(), "", cls(c), "nodata"};
+    const Cell* cold = table.find(c.op, c.band, c.flush, "cold");
+    if (cold && !cold->methods.empty()) {
+      row.cold = cold->summary();
+      row.cold_class = cls(*cold);
+    } else {
+      row.cold = c.op == "write" ? "—" : "no data";  // writes go to a fresh file: no cold column
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<std::pair<std::string, std::string>> environment_rows(const harness::Environment& env) {
+  auto v = [](const std::string& s) { return s.empty() ? std::string("unknown") : visible(s); };
+  return {
+      {"host", v(env.hostname)},
+      {"CPU", v(env.cpu_model + (env.cores ? " (" + std::to_string(env.cores) + " cores)" : ""))},
+      {"RAM", env.ram_bytes ? bytes_text(env.ram_bytes) : "unknown"},
+      {"kernel", v(env.kernel)},
+      {"scratch directory", v(env.scratch_dir)},
+      {"filesystem", v(env.fs_type + (env.mount_options.empty() ? "" : " (" + env.mount_options + ")"))},
+      {"device", v(env.device + (env.rotational ? (*env.rotational ? ", rotational" : ", not rotational") : "") +
+                   (env.scheduler.empty() ? "" : ", scheduler " + env.scheduler))},
+      {"iolab", v(env.iolab_version + (env.build_type.empty() ? "" : ", " + env.build_type) +
+                  (env.compiler.empty() ? "" : ", " + env.compiler))},
+      {"privileges", std::string(env.root ? "root" : "not root") +
+                         (env.can_drop_caches ? ", can drop caches" : ", cannot drop caches (cold = fadvise)")},
+      {"created", v(env.created)},
+      {"command", v(env.command)},
+  };
+}
+
+}  // namespace
+
+PointFacts facts_of(const Family& f, const Point& p) {
+  const harness::Result& r = *p.result;
+  PointFacts out;
+  Rate rt = rate(r);
+  harness::Summary s = r.seconds();
+  std::string unit = f.bytes_metric ? " MiB/s" : " ops/s";
+  out.series = p.series;
+  out.x = p.x;
+  out.x_text = x_text(f, p.x);
+  out.experiment = visible(r.experiment);
+  out.rate = rt.median;
+  out.slowest = rt.slowest;
+  out.fastest = rt.fastest;
+  out.rate_t = sig(rt.median, 3) + unit;
+  out.spread_t = sig(rt.slowest, 3) + " .. " + sig(rt.fastest, 3) + unit + " (cv " + percent(s.cv) + ")";
+  out.reps_t = std::to_string(s.n) + (s.n == 1 ? " rep" : " reps") + " of " + count(passes(r)) +
+               (passes(r) == 1 ? " pass" : " passes");
+  if (r.latency_ns && std::isfinite(r.latency_ns->p50) && r.latency_ns->p50 > 0) {
+    auto ns = [](double v) { return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt; };
+    out.p50 = ns(r.latency_ns->p50);
+    out.p99 = ns(r.latency_ns->p99);
+    out.p999 = ns(r.latency_ns->p999);
+    out.latency_t = duration_text(r.latency_ns->p50 * 1e-9) + " / " + duration_text(r.latency_ns->p99 * 1e-9);
+    out.latency_source_t = latency_source_text(r);
+  }
+  double cpu = f.bytes_metric ? cpu_per_gib(r) : (r.ops ? (r.user_s + r.sys_s) / static_cast<double>(r.ops) * 1e6 : 0);
+  out.cpu = std::isfinite(cpu) ? cpu : 0;
+  out.cpu_t = sig(per_pass(r, r.user_s), 2) + " s user + " + sig(per_pass(r, r.sys_s), 2) + " s sys per pass" +
+              (r.bytes ? "; " + sig(cpu_per_gib(r), 2) + " s/GiB" : "");
+  out.faults_t = count(per_pass(r, static_cast<double>(r.minor_faults))) + " minor, " +
+                 count(per_pass(r, static_cast<double>(r.major_faults))) + " major per pass";
+  out.calls_t = calls_text(r) + " per pass";
+  out.cache_t = visible(cache_text(r));
+  out.destination_t = destination(r);
+  out.flushes_t = flushes_text(r);
+  out.verified = r.verified;
+  if (r.reference) {
+    out.published = reference_value(*r.reference, f.bytes_metric);
+    out.published_t = visible(reference_text(*r.reference));
+  }
+  return out;
+}
+
+ReportModel build_model(const std::vector<harness::Results>& runs, const ReportOptions& options) {
+  ReportModel model;
+  model.title = visible(options.title);
+  std::vector<Source> sources;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    sources.push_back({&runs[i], i < options.source_names.size() && !options.source_names[i].empty()
+                                     ? options.source_names[i]
+                                     : "run " + std::to_string(i + 1)});
+  for (const auto& run : runs)
+    for (const auto& r : run.results) {
+      if (r.skipped) ++model.skipped;
+      else if (measured(r)) ++model.measured;
+    }
+
+  std::size_t family_index = 0;
+  for (const SuiteView& suite : group_results(sources)) {
+    SuiteSection section;
+    section.suite = visible(suite.suite);
+    for (const Family& f : suite.families) {
+      FamilySection fs;
+      fs.id = "chart-" + std::to_string(family_index++);
+      fs.family = f;
+      fs.explanation = explain(f);
+      for (const auto& p : f.points) {
+        fs.points.push_back(facts_of(f, p));
+        fs.has_reference |= p.result->reference.has_value();
+        fs.has_flushes |= !fs.points.back().flushes_t.empty();
+      }
+      fs.chart = chart_spec(f, fs.points);
+      section.families.push_back(std::move(fs));
+    }
+    collect_notes(section, suite, sources, model);
+    model.suites.push_back(std::move(section));
+  }
+
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    RunSection run;
+    run.label = visible(sources[i].label);
+    run.created = visible(runs[i].environment.created);
+    run.decision = decision_rows(decide(runs[i].results));
+    run.environment = environment_rows(runs[i].environment);
+    if (runs[i].incomplete) run.incomplete = visible(*runs[i].incomplete);
+    model.runs.push_back(std::move(run));
+  }
+  for (const auto& b : chart_bundles()) model.bundle_names.emplace_back(b.name);
+  return model;
+}
+
+}  // namespace iolab::report

@@ -1,0 +1,86 @@
+// Internal: the report as data, before any HTML: what each section shows,
+// every figure already worded (plain text, not escaped), every chart as a
+// Vega-Lite spec. html.cpp only lays it out.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "families.h"
+#include "iolab/harness/result.h"
+#include "iolab/report/html.h"
+#include "iolab/report/recommend.h"
+
+namespace iolab::report {
+
+// Everything shown about one point of a chart: numbers for the chart, text
+// for its tooltip and the figures table.
+struct PointFacts {
+  std::string series, x_text, experiment;
+  double x = 0;
+  double rate = 0, slowest = 0, fastest = 0;        // MiB/s or ops/s
+  std::optional<double> p50, p99, p999;             // latency, ns
+  double cpu = 0;                                   // s per GiB (bytes) or µs per op
+  std::optional<double> published;                  // the seed's figure in the chart's unit
+  std::string rate_t, spread_t, reps_t, latency_t, latency_source_t, cpu_t, faults_t, calls_t;
+  std::string cache_t;        // reads: cache state, how it was made, resident fraction
+  std::string destination_t;  // writes: where the bytes ended (as the console says it)
+  std::string flushes_t;      // writes with a flush policy: flushes per pass, bytes per flush
+  std::string published_t;    // "seed 001: ... (theirs)"
+  bool verified = false;
+};
+PointFacts facts_of(const Family& f, const Point& p);
+
+struct FamilySection {
+  std::string id;  // "chart-3"
+  Family family;
+  std::vector<std::string> explanation;  // sentences
+  std::vector<PointFacts> points;
+  bool has_reference = false, has_flushes = false;
+  nlohmann::json chart;  // Vega-Lite spec
+};
+
+// One record's line in a suite's warnings or skipped list.
+struct RecordNote {
+  std::string record;  // "pread, read 8m (read 4 KiB) [run.json]"
+  std::string text;
+};
+
+struct SuiteSection {
+  std::string suite;
+  std::vector<FamilySection> families;
+  std::vector<RecordNote> warnings, skipped;
+  std::map<std::string, std::size_t> warning_kinds;  // kind -> records
+  std::size_t records = 0;
+};
+
+struct DecisionRow {
+  std::string op, band, flush;
+  std::string warm, cold;  // cell summaries
+  std::string warm_class, cold_class;  // "clear", "unclear", "nodata"
+};
+
+struct RunSection {
+  std::string label, created;
+  std::vector<DecisionRow> decision;
+  std::vector<std::pair<std::string, std::string>> environment;  // (what, value)
+  std::optional<std::string> incomplete;
+};
+
+struct ReportModel {
+  std::string title;
+  std::size_t measured = 0, skipped = 0, unusable = 0;
+  std::vector<SuiteSection> suites;
+  std::vector<RunSection> runs;
+  std::vector<std::string> bundle_names;
+};
+
+ReportModel build_model(const std::vector<harness::Results>& runs, const ReportOptions& options);
+
+}  // namespace iolab::report

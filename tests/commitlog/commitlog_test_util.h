@@ -1,0 +1,135 @@
+// Shared helpers for the commit-log tests: deterministic messages, small
+// logs, and reading a log back as message numbers.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <span>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "iolab/commitlog/commit_log.h"
+#include "iolab/commitlog/reader.h"
+#include "iolab/io/scratch.h"
+
+namespace iolab::commitlog::testing {
+
+// A RAM-backed parent (/dev/shm) for tests that sync a lot, else the default.
+inline std::filesystem::path fast_scratch_parent() {
+  std::error_code ec;
+  if (std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0) return "/dev/shm";
+  return {};
+}
+
+// A scratch directory that also removes the commit-log files made in it.
+class LogScratch {
+ public:
+  explicit LogScratch(const std::filesystem::path& parent = {}) : dir_(parent) {}
+  ~LogScratch() {
+    try {
+      remove_log_files(dir_.path());
+    } catch (...) {  // the ScratchDir's own removal reports nothing either
+    }
+  }
+  const std::filesystem::path& path() const noexcept { return dir_.path(); }
+
+ private:
+  io::ScratchDir dir_;
+};
+
+inline std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Message number `n`: its number first, then bytes derived from it; the
+// length varies (16..~500 bytes) so frames straddle pages and segment ends.
+inline std::vector<std::byte> message(std::uint64_t n, std::size_t min_size = 16) {
+  std::size_t size = std::max<std::size_t>(min_size, 16 + mix(n) % 480);
+  std::vector<std::byte> b(size);
+  std::memcpy(b.data(), &n, 8);
+  for (std::size_t i = 8; i < size; ++i) b[i] = static_cast<std::byte>(mix(n * 1000003 + i));
+  return b;
+}
+
+// The number of a message body, or UINT64_MAX when the body is not message(n).
+inline std::uint64_t message_number(std::span<const std::byte> body) {
+  if (body.size() < 16) return UINT64_MAX;
+  std::uint64_t n;
+  std::memcpy(&n, body.data(), 8);
+  auto expect = message(n, body.size());
+  if (expect.size() != body.size() || std::memcmp(expect.data(), body.data(), body.size()) != 0) return UINT64_MAX;
+  return n;
+}
+
+// Small settings that roll segments often and keep the test fast.
+inline Options small_options(Design d, std::uint32_t topics = 1) {
+  Options o;
+  o.design = d;
+  o.topics = topics;
+  o.segment_size = 64 * 1024;
+  o.batch_bytes = 2048;
+  o.index_interval = 1024;
+  o.flush_interval = std::chrono::milliseconds(1);
+  o.commit_interval = std::chrono::milliseconds(1);
+  o.transient_buffer = 256 * 1024;
+  o.index_entries_per_file = 500;
+  return o;
+}
+
+// Message numbers of a log directory, in log order; checks every body.
+inline std::vector<std::uint64_t> numbers_in(const std::filesystem::path& log_dir, LogScan* scan_out = nullptr) {
+  std::vector<std::uint64_t> out;
+  LogScan scan = scan_log(log_dir, [&](const MessageView& m) { out.push_back(message_number(m.body)); });
+  if (scan_out) *scan_out = scan;
+  return out;
+}
+
+// Every log of `log`, by log number.
+inline std::map<std::uint32_t, std::vector<std::uint64_t>> numbers_in(CommitLog& log) {
+  std::map<std::uint32_t, std::vector<std::uint64_t>> out;
+  for (std::uint32_t l = 0; l < log.log_count(); ++l) out[l] = numbers_in(log.log_dir(l));
+  return out;
+}
+
+// A design's name as a test name ("rocketmq-transient" -> "rocketmq_transient").
+inline std::string test_name(const ::testing::TestParamInfo<Design>& info) {
+  std::string n(to_string(info.param));
+  for (char& c : n)
+    if (c == '-') c = '_';
+  return n;
+}
+
+// Which log message `n` goes to when messages are sent round robin over topics.
+inline std::uint32_t topic_of(std::uint64_t n, std::uint32_t topics) { return static_cast<std::uint32_t>(n % topics); }
+
+inline std::vector<std::byte> read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> out(c.size());
+  std::memcpy(out.data(), c.data(), c.size());
+  return out;
+}
+
+inline void write_file(const std::filesystem::path& p, std::span<const std::byte> b) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+
+inline std::vector<std::filesystem::path> segment_files(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".log") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace iolab::commitlog::testing

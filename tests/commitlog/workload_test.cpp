@@ -1,0 +1,139 @@
+// The workload driver: its counts add up, in both loops, for every design;
+// the consumer reads everything; durable designs report time-to-durable.
+// Speed is never asserted here (bench/commitlog_bench.cpp measures it).
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "commitlog/commitlog_test_util.h"
+#include "iolab/commitlog/workload.h"
+#include "iolab/error.h"
+
+namespace iolab::commitlog {
+namespace {
+
+WorkloadConfig small_workload(Design d) {
+  WorkloadConfig c;
+  c.log = testing::small_options(d, 4);
+  c.message_size = 200;
+  c.producers = 2;
+  c.messages = 3000;
+  return c;
+}
+
+void check_counts(const WorkloadResult& r, const WorkloadConfig& c) {
+  EXPECT_EQ(r.messages, c.messages);
+  EXPECT_EQ(r.bytes, c.messages * c.message_size);
+  EXPECT_EQ(r.append_latency.count(), c.messages);
+  EXPECT_EQ(r.log.messages, c.messages);
+  std::uint64_t per_second = 0, bytes = 0;
+  for (const auto& s : r.per_second) {
+    per_second += s.messages;
+    bytes += s.bytes;
+    EXPECT_LE(s.p99_ns, s.max_ns);
+  }
+  EXPECT_EQ(per_second, c.messages);
+  EXPECT_EQ(bytes, r.bytes);
+  EXPECT_GE(r.slower_than_1ms, r.slower_than_10ms);
+  EXPECT_GE(r.slower_than_10ms, r.slower_than_100ms);
+  EXPECT_GE(r.slower_than_100ms, r.slower_than_1s);
+  EXPECT_GT(r.seconds, 0);
+  EXPECT_GT(r.messages_per_second, 0);
+  EXPECT_GT(r.producer_cpu_seconds, 0);
+  if (c.consumer) {
+    EXPECT_EQ(r.consumed, c.messages);
+    EXPECT_EQ(r.consumer_delay.count(), c.messages);
+  }
+  EXPECT_GT(r.log.flushes, 0u) << "close syncs at least once";
+  EXPECT_GT(r.bytes_per_flush(), 0);
+}
+
+class CommitLogWorkload : public ::testing::TestWithParam<Design> {};
+
+TEST_P(CommitLogWorkload, ClosedLoopCountsAddUp) {
+  testing::LogScratch scratch(testing::fast_scratch_parent());
+  WorkloadConfig c = small_workload(GetParam());
+  WorkloadResult r = run_workload(scratch.path(), c);
+  check_counts(r, c);
+  EXPECT_EQ(r.design, GetParam());
+  EXPECT_EQ(r.ack, traits(GetParam()).ack);
+  if (traits(GetParam()).batches) {
+    EXPECT_LT(r.log.appends, c.messages) << "kafka sends batches";
+  } else {
+    EXPECT_EQ(r.log.appends, c.messages);
+  }
+  if (r.ack == AckLevel::Durable) {
+    // Every acknowledgement waited for its sync: all samples are durable.
+    EXPECT_GT(r.durable_samples, 0u);
+    EXPECT_EQ(r.not_durable_during_run, 0u);
+    EXPECT_GT(r.messages_per_flush(), 0);
+    // Its sync ends before its acknowledgement: never later than the latency.
+    EXPECT_LE(r.time_to_durable.max(), r.append_latency.max());
+  }
+  // The log is left for catch-up reads, then removed.
+  std::vector<std::filesystem::path> dirs;
+  for (const auto& e : std::filesystem::directory_iterator(scratch.path())) {
+    std::string name = e.path().filename();
+    if (name == "log" || name.starts_with("topic-")) dirs.push_back(e.path());
+  }
+  CatchUpResult cu = catch_up(dirs, ReadPath::Pread, false);
+  EXPECT_EQ(cu.messages, c.messages);
+}
+
+TEST_P(CommitLogWorkload, OpenLoopMeasuresFromIntendedSendTimes) {
+  testing::LogScratch scratch(testing::fast_scratch_parent());
+  WorkloadConfig c = small_workload(GetParam());
+  c.loop = Loop::Open;
+  c.rate = 20'000;  // 3000 messages: 0.15 s
+  c.messages = 3000;
+  WorkloadResult r = run_workload(scratch.path(), c);
+  check_counts(r, c);
+  // The run cannot end before the last message's intended send time.
+  EXPECT_GE(r.seconds, (static_cast<double>(c.messages) / c.rate) * 0.9);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogWorkload, ::testing::ValuesIn(kAllDesigns), testing::test_name);
+
+TEST(CommitLogWorkloadConfig, BadConfigurationsAreRefused) {
+  testing::LogScratch scratch;
+  WorkloadConfig c = small_workload(Design::Qmq);
+  c.message_size = 8;
+  EXPECT_THROW(run_workload(scratch.path(), c), UsageError);
+  c = small_workload(Design::Qmq);
+  c.messages = 0;
+  c.seconds = 0;
+  EXPECT_THROW(run_workload(scratch.path(), c), UsageError);
+  c = small_workload(Design::Qmq);
+  c.loop = Loop::Open;
+  EXPECT_THROW(run_workload(scratch.path(), c), UsageError);
+  c = small_workload(Design::Qmq);
+  c.producers = 0;
+  EXPECT_THROW(run_workload(scratch.path(), c), UsageError);
+}
+
+TEST(CommitLogWorkloadConfig, DurationBoundRunsStop) {
+  testing::LogScratch scratch(testing::fast_scratch_parent());
+  WorkloadConfig c = small_workload(Design::ActiveMq);
+  c.messages = 0;
+  c.seconds = 0.05;
+  c.consumer = false;
+  WorkloadResult r = run_workload(scratch.path(), c);
+  EXPECT_GT(r.messages, 0u);
+  EXPECT_EQ(r.append_latency.count(), r.messages);
+  EXPECT_EQ(r.consumed, 0u);
+}
+
+TEST(CommitLogWorkloadConfig, DirtyPageSettingsAreRead) {
+  auto settings = dirty_page_settings();
+  if (settings.empty()) GTEST_SKIP() << "/proc/sys/vm is not readable here";
+  bool ratio = false;
+  for (const auto& [name, value] : settings) {
+    EXPECT_TRUE(name.starts_with("vm.dirty_")) << name;
+    EXPECT_FALSE(value.empty());
+    ratio |= name == "vm.dirty_ratio";
+  }
+  EXPECT_TRUE(ratio);
+}
+
+}  // namespace
+}  // namespace iolab::commitlog
