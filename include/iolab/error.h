@@ -3,12 +3,15 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace iolab {
 
 // Thrown for every failure iolab reports: a failed system call (errno set),
 // bad input (errno 0, `detail` says what is wrong), data that does not verify.
-// what() is one line: "<operation> <subject>: <cause>".
+// what() is one printable line: "<operation> <subject>: <cause>", with any
+// control character in them (a newline in a path, an escape sequence in a
+// value) shown escaped (printable()).
 class Error : public std::runtime_error {
  public:
   // A failed system call: cause is strerror(err).
@@ -34,8 +37,15 @@ class UsageError : public Error {
       : Error("invalid", std::move(what_was_given), std::move(problem)) {}
 };
 
-// `text` as one line: newlines become spaces, trailing spaces go (library
-// messages, CLI11's among them, span several lines; iolab's errors do not).
-std::string one_line(std::string text);
+// `text` safe to show on a terminal: control characters (newline, tab,
+// escape, DEL, and the C1 controls of UTF-8) become \n, \t, \x1b, \u009b...;
+// everything else, UTF-8 included, is kept. For strings from outside
+// (paths, option values, file contents) that a message repeats.
+std::string printable(std::string_view text);
+
+// `text` as one line: line breaks become spaces, trailing spaces go, other
+// control characters are escaped (printable). For library messages that
+// span several lines (CLI11's); iolab's own errors are one line already.
+std::string one_line(std::string_view text);
 
 }  // namespace iolab

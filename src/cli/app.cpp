@@ -1,6 +1,7 @@
 #include "app.h"
 
 #include <algorithm>
+#include <new>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -25,19 +26,20 @@ std::vector<std::pair<int, AddCommand>>& registry() {
 
 CommandRegistration::CommandRegistration(int order, AddCommand add) { registry().emplace_back(order, add); }
 
-std::vector<std::uint64_t> parse_size_list(const std::string& text) {
-  std::vector<std::uint64_t> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    out.push_back(parse_size(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 namespace {
+
+// An option given an empty value (--method '') is a slip, not "the
+// default": refused before any command runs, whatever the option.
+void reject_empty_values(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->count() == 0 || opt->get_expected_min() == 0) continue;  // not given, or a flag
+    for (const std::string& value : opt->results())
+      if (value.empty())
+        throw UsageError(opt->get_name() + " ''", "empty; give a value, or leave the option out for its default");
+  }
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->get_name().empty() || sub->parsed()) reject_empty_values(*sub);  // option groups, and the command given
+}
 
 template <typename T, typename Parse>
 std::vector<T> list_of(const std::string& text, const char* what, Parse parse) {
@@ -63,9 +65,9 @@ harness::Matrix matrix_from(const MatrixOptions& o) {
   if (!o.method.empty()) m.methods = harness::variants_of(harness::split_list(o.method, "--method"));
   if (!o.op.empty()) m.ops = list_of<harness::Op>(o.op, "--op", harness::parse_op);
   if (!o.pattern.empty()) m.patterns = list_of<harness::AccessPattern>(o.pattern, "--pattern", harness::parse_pattern);
-  if (!o.bs.empty()) m.block_sizes = list_of<std::uint64_t>(o.bs, "--bs", [](const std::string& s) { return parse_size(s); });
-  if (!o.size.empty()) m.file_size = parse_size(o.size);
-  if (!o.ops.empty()) m.ops_per_rep = parse_size(o.ops);
+  if (!o.bs.empty()) m.block_sizes = list_of<std::uint64_t>(o.bs, "--bs", [](const std::string& s) { return parse_size(s, "--bs"); });
+  if (!o.size.empty()) m.file_size = parse_size(o.size, "--size");
+  if (!o.ops.empty()) m.ops_per_rep = parse_size(o.ops, "--ops");
   if (!o.cache.empty()) m.caches = list_of<harness::CacheState>(o.cache, "--cache", harness::parse_cache);
   if (!o.buffer.empty())
     m.buffers = list_of<std::optional<io::BufferKind>>(o.buffer, "--buffer",
@@ -73,11 +75,8 @@ harness::Matrix matrix_from(const MatrixOptions& o) {
   if (!o.sync.empty()) m.syncs = list_of<harness::SyncPolicy>(o.sync, "--sync", harness::parse_sync_policy);
   if (!o.evict.empty()) m.eviction = harness::parse_eviction(o.evict);
   if (!o.qd.empty())
-    m.queue_depths = list_of<unsigned>(o.qd, "--qd", [](const std::string& s) {
-      std::uint64_t v = parse_size(s);
-      if (v == 0 || v > 4096) throw UsageError("--qd " + s, "a queue depth is 1 to 4096");
-      return static_cast<unsigned>(v);
-    });
+    m.queue_depths = list_of<unsigned>(
+        o.qd, "--qd", [](const std::string& s) { return static_cast<unsigned>(parse_count(s, "--qd", 1, 4096)); });
   m.latency = !o.no_latency;
   return m;
 }
@@ -91,6 +90,7 @@ int main(int argc, char** argv) {
   app.footer("Examples:\n  iolab methods\n  iolab run --quick\n  iolab run --method pread,mmap --op read --bs 4k,1m --size 256m");
 
   Action action;
+  app.parse_complete_callback([&app] { reject_empty_values(app); });
   std::sort(registry().begin(), registry().end(), [](auto& a, auto& b) { return a.first < b.first; });
   for (auto& [order, add] : registry()) add(app, action);
 
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
     bool known = false;
     for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) known |= sub->get_name() == argv[1];
     if (!known) {
-      std::fprintf(stderr, "iolab: unknown command '%s' (see iolab --help)\n", argv[1]);
+      std::fprintf(stderr, "iolab: unknown command '%s' (see iolab --help)\n", printable(argv[1]).c_str());
       return 2;
     }
   }
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
     // CLI11 reports a missing subcommand before an unknown option, so
     // "iolab --frobnicate" would not name --frobnicate.
     if (auto rest = app.remaining(); !rest.empty() && rest.front().starts_with('-')) {
-      std::fprintf(stderr, "iolab: unknown option '%s' (see iolab --help)\n", rest.front().c_str());
+      std::fprintf(stderr, "iolab: unknown option '%s' (see iolab --help)\n", printable(rest.front()).c_str());
       return 2;
     }
     std::fprintf(stderr, "iolab: %s (see iolab --help)\n", one_line(e.what()).c_str());
@@ -131,11 +131,14 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::fprintf(stderr, "iolab: %s\n", e.what());
     return 2;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "iolab: %s\n", e.what());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "iolab: out of memory (std::bad_alloc)\n");
     return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "iolab: %s\n", e.what());
+  } catch (const std::exception& e) {  // iolab::Error, and what libraries throw
+    // A write that failed because a signal is ending the process (SIGPIPE)
+    // is not the story: the signal's cleanup is, and it ends the process.
+    if (io::interrupting_signal() != 0) io::wait_for_signal_cleanup();
+    std::fprintf(stderr, "iolab: %s\n", one_line(e.what()).c_str());
     return 1;
   }
 }

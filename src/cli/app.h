@@ -25,9 +25,6 @@ struct CommandRegistration {
 // 1 failure while running, 2 bad usage (one line on stderr).
 int main(int argc, char** argv);
 
-// Validators/transforms for sizes ("4k") and lists ("4k,1m").
-std::vector<std::uint64_t> parse_size_list(const std::string& text);
-
 // The command line as typed (from /proc/self/cmdline, which CLI11's
 // callbacks cannot see), for the record of what produced a result.
 std::string command_line();

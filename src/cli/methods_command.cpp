@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
+#include "iolab/error.h"
 #include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
 
@@ -45,9 +46,10 @@ void add_methods_command(CLI::App& app, Action& action) {
         std::string avail = m["available"].get<bool>() ? "yes" : "no";
         fmt::print("{:<16} {:<5} {:<10} {}\n", m["name"].get<std::string>(), m["kind"].get<std::string>(), avail,
                    m["description"].get<std::string>());
-        if (!m["reason"].is_null()) fmt::print("{:<33}why not: {}\n", "", m["reason"].get<std::string>());
+        if (!m["reason"].is_null()) fmt::print("{:<33}why not: {}\n", "", printable(m["reason"].get<std::string>()));
       }
-      fmt::print("\nprobed in {} (filesystem of the scratch directory)\n", opts->dir.empty() ? "$TMPDIR or /tmp" : opts->dir);
+      fmt::print("\nprobed in {} (filesystem of the scratch directory)\n",
+                 opts->dir.empty() ? "$TMPDIR or /tmp" : printable(opts->dir));
       return 0;
     };
   });

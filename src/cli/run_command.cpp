@@ -1,13 +1,23 @@
 // `iolab run`: runs suites (default: the seeds group) or a custom matrix of
 // file experiments, prints a table per experiment group, and writes the
-// results as JSON and CSV.
+// results as JSON, CSV and an HTML report.
+//
+// Nothing the user ran is lost: the results are published atomically
+// (io/publish.h) under a name no other run takes; when an experiment fails
+// or a signal ends the run, the records so far are published, marked
+// incomplete with the reason. Whatever can be checked is checked before any
+// work starts (bad input: one line, exit 2): every value, the output
+// location, the matrix's size, each experiment's file against the free space
+// and its buffers against the memory.
 #include <fmt/core.h>
 
 #include <unistd.h>
 
+#include <chrono>
 #include <ctime>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <set>
 
 #include "app.h"
@@ -17,9 +27,10 @@
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
 #include "iolab/harness/thresholds.h"
-#include "iolab/report/html.h"
 #include "iolab/io/buffer.h"
+#include "iolab/io/publish.h"
 #include "iolab/io/scratch.h"
+#include "iolab/report/html.h"
 #include "iolab/suites/suite.h"
 #include "iolab/units.h"
 
@@ -30,57 +41,257 @@ namespace {
 // Suites with order below this are the seeds group (suite.h).
 constexpr const char* kSeedsGroup = "seeds";
 
+// As given; every value is parsed and checked when parsing ends (an empty
+// string means "not given": empty values are refused by app.cpp).
 struct RunOptions : MatrixOptions {
   std::vector<std::string> suites;
-  std::string scale = "default";
+  std::string scale;
   bool quick = false;
+  std::string reps, warmup, seed, min_time, max_time, records, threads;
+  std::string dir, out, job;
+};
+
+// The run's settings, parsed.
+struct Settings {
   unsigned reps = 5;
   unsigned warmup = 1;
   std::uint64_t seed = 0x10AB;
-  std::string dir, out, job;
-  std::uint64_t records = 0;
-  std::string threads;
   double min_time = harness::thresholds::kDefaultMinTimeSeconds;
   double max_time = harness::thresholds::kDefaultMaxTimeSeconds;
 };
 
-std::string utc_stamp() {
-  std::time_t now = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
-  return buf;
+// ---- where the results go ---------------------------------------------------
+
+// FILE.json, with FILE.csv and FILE.html beside it: three names that can
+// never be the same file.
+struct Outputs {
+  std::filesystem::path json, csv, html;
+  // --out: iolab's own files there are replaced. Default names: nothing is
+  // ever replaced; a taken name gets a suffix.
+  bool named = false;
+};
+
+Outputs outputs_for(const std::filesystem::path& json, bool named) {
+  return {json, std::filesystem::path(json).replace_extension(".csv"),
+          std::filesystem::path(json).replace_extension(".html"), named};
+}
+
+// "results/iolab-20261130T211017.123Z-4242": millisecond time and the
+// process id, so two runs started together never choose the same name (and
+// publishing refuses a taken one anyway).
+std::filesystem::path default_json() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  ::gmtime_r(&t, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &utc);
+  return std::filesystem::path("results") / fmt::format("iolab-{}.{:03}Z-{}.json", stamp, ms, ::getpid());
+}
+
+std::string head_of(const std::filesystem::path& file, std::size_t bytes) {
+  std::ifstream in(file, std::ios::binary);
+  std::string text(bytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(bytes));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
+// Whether an existing file is one iolab wrote (the only kind --out replaces):
+// by what each of the three always starts with.
+bool written_by_iolab(const std::filesystem::path& file, const std::string& extension) {
+  const std::string head = head_of(file, 64 * 1024);
+  if (extension == ".json") return head.starts_with("{") && head.find("\"format\": \"iolab-results\"") != std::string::npos;
+  if (extension == ".csv") return head.starts_with("suite,experiment,method,");
+  return head.starts_with("<!DOCTYPE html>") && head.find("<title>iolab") != std::string::npos;
+}
+
+// --out, checked before any work: a .json name; the three files are not the
+// job file, not directories, and replace only files iolab wrote.
+Outputs named_outputs(const std::string& out, const std::string& job) {
+  const std::string given = "--out " + out;
+  if (std::filesystem::path(out).extension() != ".json")
+    throw UsageError(given, "name the results JSON, ending in .json (the CSV and the HTML report go beside it, same stem)");
+  Outputs o = outputs_for(out, true);
+  for (const auto* file : {&o.json, &o.csv, &o.html}) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(*file, ec);
+    if (!std::filesystem::exists(status)) continue;
+    if (std::filesystem::is_directory(status)) throw UsageError(given, file->string() + " is a directory");
+    if (!job.empty() && std::filesystem::equivalent(*file, job, ec))
+      throw UsageError(given, file->string() + " is the job file; results never replace an input");
+    if (!std::filesystem::is_regular_file(status) || !written_by_iolab(*file, file->extension().string()))
+      throw UsageError(given, file->string() + " exists and is not one iolab wrote; iolab replaces only its own "
+                                               "results (choose another name, or remove it)");
+  }
+  return o;
+}
+
+// The run's records so far, published once: at the end, or when the run
+// stops early (an error on the main thread, a signal on the cleanup thread:
+// hence the lock).
+class RunRecord {
+ public:
+  RunRecord(Outputs outputs, harness::Environment environment) : outputs_(std::move(outputs)) {
+    results_.environment = std::move(environment);
+  }
+
+  // A record the runner has just finished (it may be replaced by its suite's final version).
+  void pending(const harness::Result& r) {
+    std::lock_guard lock(mutex_);
+    pending_.push_back(r);
+  }
+  // The final records of what is done (a suite, an experiment): they replace the pending ones.
+  void done(const std::vector<harness::Result>& rs) {
+    std::lock_guard lock(mutex_);
+    results_.results.insert(results_.results.end(), rs.begin(), rs.end());
+    pending_.clear();
+  }
+
+  struct Publication {
+    std::optional<Outputs> files;  // where the records went; none when there was none to write
+    std::size_t results = 0, skipped = 0;
+    bool earlier = false;  // published already, by the other thread
+  };
+  // Publishes the records (incomplete: why the run stopped), once.
+  Publication publish(std::optional<std::string> incomplete) {
+    std::lock_guard lock(mutex_);
+    Publication p;
+    if (published_) {
+      p.earlier = true;
+      return p;
+    }
+    harness::Results all = results_;
+    all.results.insert(all.results.end(), pending_.begin(), pending_.end());
+    all.incomplete = std::move(incomplete);
+    p.results = all.results.size();
+    for (const auto& r : all.results) p.skipped += r.skipped.has_value();
+    if (all.incomplete && all.results.empty()) return p;
+    published_ = true;
+    const std::string json = harness::to_json(all).dump(2) + "\n", csv = harness::to_csv(all);
+    if (outputs_.named) {
+      write(all, outputs_, json, csv, io::IfExists::Replace);
+      p.files = outputs_;
+      return p;
+    }
+    // A default name taken (by a run started in the same millisecond with a
+    // reused pid, or by hand): the next suffix, never a replaced file.
+    for (int attempt = 1;; ++attempt) {
+      std::filesystem::path name = outputs_.json;
+      if (attempt > 1) name.replace_filename(outputs_.json.stem().string() + "-" + std::to_string(attempt) + ".json");
+      Outputs o = outputs_for(name, false);
+      try {
+        write(all, o, json, csv, io::IfExists::Refuse);
+        p.files = o;
+        return p;
+      } catch (const Error& e) {
+        if (e.error_number() != EEXIST || attempt >= 100) throw;
+      }
+    }
+  }
+
+ private:
+  // The JSON first: the CSV and the report are derived from it. Under
+  // Refuse, a taken name removes what this call published before it.
+  static void write(const harness::Results& all, const Outputs& o, const std::string& json, const std::string& csv,
+                    io::IfExists if_exists) {
+    std::vector<std::filesystem::path> written;
+    try {
+      io::publish_file(o.json, json, if_exists);
+      written.push_back(o.json);
+      io::publish_file(o.csv, csv, if_exists);
+      written.push_back(o.csv);
+      report::ReportOptions options;
+      options.source_names = {o.json.filename().string()};
+      options.title = "iolab run " + o.json.stem().string();
+      io::publish_file(o.html, report::render_html_report({all}, options), if_exists);
+    } catch (const Error& e) {
+      if (e.error_number() == EEXIST && if_exists == io::IfExists::Refuse)
+        for (const auto& f : written) ::unlink(f.c_str());
+      throw;
+    }
+  }
+
+  std::mutex mutex_;
+  Outputs outputs_;
+  harness::Results results_;
+  std::vector<harness::Result> pending_;
+  bool published_ = false;
+};
+
+void print_outputs(const Outputs& o) {
+  fmt::print("JSON: {}\nCSV:  {}\nHTML: {}\n", printable(o.json.string()), printable(o.csv.string()),
+             printable(o.html.string()));
+}
+
+// ---- parsing ---------------------------------------------------------------
+
+Settings settings_from(const RunOptions& o) {
+  Settings s;
+  if (o.quick) {  // a first look: fewer and shorter repetitions, unless asked for more
+    s.reps = 3;
+    s.min_time = 0.05;
+    s.max_time = 1.0;
+  }
+  if (!o.reps.empty()) s.reps = static_cast<unsigned>(parse_count(o.reps, "--reps", 1, 100000));
+  if (!o.warmup.empty()) s.warmup = static_cast<unsigned>(parse_count(o.warmup, "--warmup", 0, 1000));
+  if (!o.seed.empty()) s.seed = parse_count(o.seed, "--seed");
+  if (!o.min_time.empty()) s.min_time = parse_seconds(o.min_time, "--min-time", 3600);
+  if (!o.max_time.empty()) s.max_time = parse_seconds(o.max_time, "--max-time", 86400);
+  return s;
 }
 
 std::vector<unsigned> thread_list(const std::string& text) {
   std::vector<unsigned> out;
   if (text.empty()) return out;
-  for (const auto& item : harness::split_list(text, "--threads")) {
-    std::uint64_t n = 0;
-    try {
-      n = parse_size(item);
-    } catch (const UsageError&) {
-      throw UsageError("--threads " + text, "expected a list of thread counts such as 1,2,4");
-    }
-    if (n == 0 || n > 1024) throw UsageError("--threads " + text, "each count must be 1 to 1024");
-    out.push_back(static_cast<unsigned>(n));
-  }
+  for (const auto& item : harness::split_list(text, "--threads"))
+    out.push_back(static_cast<unsigned>(parse_count(item, "--threads", 1, 1024)));
   return out;
+}
+
+// Every experiment must fit this machine: refused before any work starts.
+void check_resources(const std::vector<harness::FileExperiment>& experiments, const std::string& dir) {
+  const std::filesystem::path parent = io::ScratchDir::parent_for(dir);
+  for (const auto& e : experiments)
+    if (auto why = harness::resource_problem(e, parent))
+      throw UsageError("experiment '" + e.suite + " / " + e.experiment + "' (" + e.method + ")", *why);
+}
+
+// Command-line (and job-file) strings are already checked; the header also
+// shows what came from the system (paths, device names): printable.
+void print_header(const harness::Environment& env, const Settings& s, bool no_latency,
+                  std::optional<harness::Eviction> eviction) {
+  fmt::print("iolab {} · scratch {} ({}{}, {}) · {} timed reps + {} warm-up · seed {}\n", env.iolab_version,
+             printable(env.scratch_dir), printable(env.fs_type),
+             env.rotational ? (*env.rotational ? ", rotational" : ", SSD/virtual") : "", printable(env.device), s.reps,
+             s.warmup, s.seed);
+  fmt::print("{} · {} cores · {} RAM · {} · cold = {}\n", printable(env.cpu_model), env.cores,
+             format_bytes(static_cast<double>(env.ram_bytes)), printable(env.kernel),
+             eviction == harness::Eviction::DropCaches
+                 ? "drop_caches (empties the whole machine's page cache, as asked)"
+                 : "per file (fdatasync + fadvise of the file alone; the rest of the machine's cache is untouched)");
+  fmt::print("each repetition lasts at least {} (passes repeated within {} per experiment){}\n",
+             format_duration(s.min_time), format_duration(s.max_time),
+             no_latency ? "; no latency pass" : "; latency from a separate pass timing every call");
+  std::fflush(stdout);
 }
 
 void add_run_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "Run suites (default: the seeds) or a custom matrix; print tables, write JSON and CSV");
   cmd->add_option("suites", o->suites, "Suites to run (see iolab suites); 'seeds' = the seed suites (default)");
-  cmd->add_option("--scale", o->scale, "Sizes: tiny, quick, default (<= 5 min for the seeds) or full (the seeds' own sizes)")
-      ->check(CLI::IsMember({"tiny", "quick", "default", "full"}));
+  cmd->add_option("--scale", o->scale, "Sizes: tiny, quick, default (<= 5 min for the seeds) or full (the seeds' own sizes)");
   cmd->add_flag("--quick", o->quick,
                 "A first look: --scale quick, 3 repetitions of at least 50 ms, at most 1 s per experiment");
-  cmd->add_option("--reps", o->reps, "Timed repetitions per experiment (default 5)")->check(CLI::Range(1u, 100000u));
-  cmd->add_option("--warmup", o->warmup, "Untimed repetitions before the timed ones (default 1)")->check(CLI::Range(0u, 1000u));
-  cmd->add_option("--seed", o->seed, "Seed of the data pattern and of random offsets (default 0x10AB = 4267)");
+  cmd->add_option("--reps", o->reps, "Timed repetitions per experiment, 1 to 100000 (default 5)")->type_name("N");
+  cmd->add_option("--warmup", o->warmup, "Untimed repetitions before the timed ones, 0 to 1000 (default 1)")->type_name("N");
+  cmd->add_option("--seed", o->seed, "Seed of the data pattern and of random offsets (default 0x10AB = 4267)")->type_name("N");
   cmd->add_option("--dir", o->dir, "Parent of the scratch directory (default: $TMPDIR or /tmp); its filesystem is measured");
-  cmd->add_option("--out", o->out, "Results JSON (default results/iolab-<UTC time>.json); CSV and the report beside it, same stem");
-  cmd->add_option("--records", o->records, "Store suite: number of records (default: per scale)");
+  cmd->add_option("--out", o->out,
+                  "Results JSON, ending in .json (default results/iolab-<UTC time>-<pid>.json); the CSV and HTML "
+                  "report beside it, same stem. Replaces only files iolab wrote");
+  cmd->add_option("--records", o->records, "Store suite: number of records (default: per scale)")->type_name("N");
   cmd->add_option("--threads", o->threads, "Parallel suite: worker counts, e.g. 1,2,4");
   cmd->add_option("--job", o->job, "Run the matrix of a TOML job file: keys method, op, pattern, bs, size, ops, cache, buffer, sync, "
                   "qd, evict, latency (as the matrix options; a string \"4k,1m\" or a list), reps, warmup, seed");
@@ -102,11 +313,12 @@ void add_run_command(CLI::App& app, Action& action) {
   matrix->add_option("--qd", o->qd, "Queue depths of queued methods (io_uring), e.g. 1,32 (default 32)");
   cmd->add_flag("--no-latency", o->no_latency, "Skip the latency pass (every call timed, separately from throughput)");
   cmd->add_option("--min-time", o->min_time,
-                  "Seconds each timed repetition lasts at least; short passes are repeated within it (default 0.1)")
-      ->check(CLI::Range(0.0, 3600.0));
+                  "Seconds (or 100ms, 1min...) each timed repetition lasts at least; short passes are repeated within "
+                  "it (default 0.1)")
+      ->type_name("TIME");
   cmd->add_option("--max-time", o->max_time,
                   "Seconds the timed repetitions of one experiment may take when lengthened (default 3)")
-      ->check(CLI::Range(0.0, 86400.0));
+      ->type_name("TIME");
   cmd->footer(
       "Examples:\n"
       "  iolab run --quick\n"
@@ -114,33 +326,32 @@ void add_run_command(CLI::App& app, Action& action) {
       "  iolab run --method pread,mmap --op read --pattern seq --bs 4k,1m --size 1g --cache warm --reps 5 --out r.json\n"
       "  iolab run --job my-job.toml   # e.g. method = [\"pread\", \"mmap\"]  bs = \"4k,1m\"  size = \"1g\"  reps = 5");
 
-  cmd->callback([o, cmd, &action] {
-    bool custom = !o->method.empty() || !o->op.empty() || !o->pattern.empty() || !o->bs.empty() || !o->size.empty() ||
-                  !o->ops.empty() || !o->cache.empty() || !o->buffer.empty() || !o->sync.empty() || !o->qd.empty();
+  cmd->callback([o, matrix, &action] {
+    const bool custom = matrix->count_all() > 0;
     if (!o->job.empty() && custom)
       throw UsageError("--job", "a job file describes the whole matrix; give it or the matrix options, not both");
     if ((custom || !o->job.empty()) && !o->suites.empty())
       throw UsageError("suites " + o->suites.front(), "give suites or a custom matrix, not both");
+    const std::pair<bool, const char*> suites_only[] = {
+        {!o->scale.empty(), "--scale"}, {!o->records.empty(), "--records"}, {!o->threads.empty(), "--threads"}};
+    if (custom || !o->job.empty())
+      for (const auto& [given, name] : suites_only)
+        if (given) throw UsageError(name, "applies to suites; a custom matrix has its own sizes");
+    std::string scale = o->scale.empty() ? "default" : o->scale;
     if (o->quick) {
-      if (cmd->count("--scale") > 0 && o->scale != "quick")
-        throw UsageError("--quick with --scale " + o->scale, "choose one");
-      o->scale = "quick";
-      // A first look: fewer and shorter repetitions, unless asked for more.
-      if (cmd->count("--reps") == 0) o->reps = 3;
-      if (cmd->count("--min-time") == 0) o->min_time = 0.05;
-      if (cmd->count("--max-time") == 0) o->max_time = 1.0;
+      if (!o->scale.empty() && o->scale != "quick") throw UsageError("--quick with --scale " + o->scale, "choose one");
+      scale = "quick";
     }
     // Validate everything before any work starts: bad input is one line and exit 2.
+    Settings settings = settings_from(*o);
     std::vector<harness::FileExperiment> experiments;
     std::vector<const suites::Suite*> chosen;
-    unsigned reps = o->reps, warmup = o->warmup;
-    std::uint64_t seed = o->seed;
     if (!o->job.empty()) {
       harness::Job job = harness::read_job(o->job);
       experiments = harness::expand(job.matrix);
-      if (job.reps && cmd->count("--reps") == 0) reps = *job.reps;
-      if (job.warmup && cmd->count("--warmup") == 0) warmup = *job.warmup;
-      if (job.seed && cmd->count("--seed") == 0) seed = *job.seed;
+      if (job.reps && o->reps.empty()) settings.reps = *job.reps;
+      if (job.warmup && o->warmup.empty()) settings.warmup = *job.warmup;
+      if (job.seed && o->seed.empty()) settings.seed = *job.seed;
     } else if (custom) {
       experiments = harness::expand(matrix_from(*o));
     } else {
@@ -159,83 +370,109 @@ void add_run_command(CLI::App& app, Action& action) {
       if (chosen.empty())
         throw Error("run", "the seeds group", "no suites are registered in this build; run a custom matrix (iolab run --method pread --bs 4k --size 64m)", ENOENT);
     }
-    if (std::filesystem::path(o->out).extension() == ".csv")
-      throw UsageError("--out " + o->out, "name the JSON file; the CSV is written beside it with the same stem");
+    check_resources(experiments, o->dir);
+    const std::optional<Outputs> named = o->out.empty() ? std::nullopt : std::optional(named_outputs(o->out, o->job));
     suites::SuiteOptions suite_options;
-    suite_options.scale = suites::parse_scale(o->scale);
-    suite_options.records = o->records;
+    suite_options.scale = suites::parse_scale(scale);
+    if (!o->records.empty()) suite_options.records = parse_count(o->records, "--records", 1);
     suite_options.threads = thread_list(o->threads);
+    for (const auto* s : chosen) s->check(suite_options);
 
     std::optional<harness::Eviction> eviction;
     if (!o->evict.empty()) eviction = harness::parse_eviction(o->evict);
 
-    action = [o, experiments, chosen, suite_options, reps, warmup, seed, eviction] {
+    action = [o, experiments, chosen, suite_options, settings, eviction, named] {
       io::ScratchDir scratch(o->dir);
-      harness::Results results;
-      results.environment = harness::collect_environment(scratch.path());
-      results.environment.command = command_line();
-      std::filesystem::path out = o->out.empty() ? std::filesystem::path("results") / ("iolab-" + utc_stamp() + ".json")
-                                                 : std::filesystem::path(o->out);
-      std::filesystem::path csv = std::filesystem::path(out).replace_extension(".csv");
+      const Outputs outputs = named ? *named : outputs_for(default_json(), false);
+      io::check_publishable(outputs.json.has_parent_path() ? outputs.json.parent_path() : ".");
+      harness::Environment environment = harness::collect_environment(scratch.path());
+      environment.command = command_line();
+      RunRecord record(outputs, environment);
 
       bool color = harness::use_color(stdout);
       harness::Progress progress(::isatty(STDERR_FILENO) == 1, static_cast<unsigned>(experiments.size()),
                                 harness::use_color(stderr));
+      // On the cleanup thread when a signal ends the run (io/scratch.h).
+      io::InterruptHook save_on_signal([&record, erase = progress.enabled()](int sig) {
+        std::string line = "interrupted by " + io::signal_name(sig);
+        try {
+          RunRecord::Publication p = record.publish(line);
+          if (p.files)
+            line += fmt::format("; the {} results so far are in {} (and .csv, .html), marked incomplete", p.results,
+                                printable(p.files->json.string()));
+          else if (!p.earlier)
+            line += "; no experiment had finished, so no results were written";
+        } catch (const std::exception& e) {
+          line += "; the results so far could not be written: " + one_line(e.what());
+        }
+        std::fprintf(stderr, "%siolab: %s\n", erase ? "\r\033[K" : "", line.c_str());
+      });
+
       harness::RunConfig config;
-      config.reps = reps;
-      config.warmup = warmup;
-      config.seed = seed;
+      config.reps = settings.reps;
+      config.warmup = settings.warmup;
+      config.seed = settings.seed;
       config.eviction = eviction;
-      config.min_time = o->min_time;
-      config.max_time = o->max_time;
+      config.min_time = settings.min_time;
+      config.max_time = settings.max_time;
       config.latency = !o->no_latency;
       config.show_progress = progress.enabled();
       config.on_experiment = [&](const std::string& label) { progress.begin(label); };
       config.on_pass = [&](unsigned done, unsigned total) { progress.pass(done, total); };
-      config.on_result = [&](const harness::Result&) { progress.end(); };
+      std::vector<harness::Result> unshown;  // finished, not yet in a table
+      config.on_result = [&](const harness::Result& r) {
+        progress.end();
+        record.pending(r);
+        unshown.push_back(r);
+      };
       harness::Runner runner(config, scratch);
-
-      const auto& env = results.environment;
-      fmt::print("iolab {} · scratch {} ({}{}, {}) · {} timed reps + {} warm-up · seed {}\n", env.iolab_version,
-                 env.scratch_dir, env.fs_type, env.rotational ? (*env.rotational ? ", rotational" : ", SSD/virtual") : "",
-                 env.device, reps, warmup, seed);
-      fmt::print("{} · {} cores · {} RAM · {} · cold = {}\n", env.cpu_model, env.cores,
-                 format_bytes(static_cast<double>(env.ram_bytes)), env.kernel,
-                 eviction == harness::Eviction::DropCaches
-                     ? "drop_caches (empties the whole machine's page cache, as asked)"
-                     : "per file (fdatasync + fadvise of the file alone; the rest of the machine's cache is untouched)");
-      fmt::print("each repetition lasts at least {} (passes repeated within {} per experiment){}\n",
-                 format_duration(o->min_time), format_duration(o->max_time),
-                 o->no_latency ? "; no latency pass" : "; latency from a separate pass timing every call");
-      std::fflush(stdout);
+      print_header(environment, settings, o->no_latency, eviction);
 
       auto show = [&](const std::vector<harness::Result>& rs) {
         progress.clear();
         fmt::print("{}", harness::format_tables(rs, color));
         std::fflush(stdout);
+        unshown.clear();
       };
-      if (!experiments.empty()) {
-        for (const auto& e : experiments) results.results.push_back(runner.run(e));
-        show(results.results);
-      } else {
-        unsigned i = 0;
-        for (const suites::Suite* s : chosen) {
-          progress.set_context(fmt::format("suite {}/{} {}", ++i, chosen.size(), s->name()));
-          std::vector<harness::Result> rs = s->run(runner, suite_options);
-          show(rs);
-          for (auto& r : rs) results.results.push_back(std::move(r));
+      try {
+        if (!experiments.empty()) {
+          // A table as soon as its group (methods vary fastest) is complete.
+          for (std::size_t i = 0; i < experiments.size(); ++i) {
+            record.done({runner.run(experiments[i])});
+            if (i + 1 == experiments.size() || experiments[i + 1].experiment != experiments[i].experiment)
+              show(unshown);
+          }
+        } else {
+          unsigned i = 0;
+          for (const suites::Suite* s : chosen) {
+            progress.set_context(fmt::format("suite {}/{} {}", ++i, chosen.size(), s->name()));
+            std::vector<harness::Result> rs = s->run(runner, suite_options);
+            record.done(rs);
+            show(rs);
+          }
         }
+      } catch (const std::exception& e) {
+        if (io::interrupting_signal() != 0) io::wait_for_signal_cleanup();
+        if (!unshown.empty()) show(unshown);
+        try {
+          RunRecord::Publication p = record.publish(one_line(e.what()));
+          if (p.files) {
+            fmt::print("\nThe run stopped early: the {} results so far, marked incomplete with the error below.\n",
+                       p.results);
+            print_outputs(*p.files);
+            std::fflush(stdout);
+          }
+        } catch (const std::exception& failed) {
+          std::fprintf(stderr, "iolab: the results so far could not be written: %s\n", one_line(failed.what()).c_str());
+        }
+        throw;
       }
       progress.clear();
-      harness::write_json(results, out);
-      harness::write_csv(results, csv);
-      std::filesystem::path html = std::filesystem::path(out).replace_extension(".html");
-      report::write_html_report({results}, html, {{out.filename().string()}});
-      std::size_t skipped = 0;
-      for (const auto& r : results.results) skipped += r.skipped.has_value();
-      fmt::print("\n{} results ({} skipped, with the reason); every figure comes from data that verified.\n"
-                 "JSON: {}\nCSV:  {}\nHTML: {}\n",
-                 results.results.size(), skipped, out.string(), csv.string(), html.string());
+      RunRecord::Publication p = record.publish(std::nullopt);
+      if (p.earlier) io::wait_for_signal_cleanup();  // a signal's cleanup published them
+      fmt::print("\n{} results ({} skipped, with the reason); every figure comes from data that verified.\n", p.results,
+                 p.skipped);
+      print_outputs(*p.files);
       return 0;
     };
   });

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "iolab/error.h"
+#include "iolab/io/publish.h"
 #include "iolab/version.h"
 
 namespace iolab::harness {
@@ -411,12 +412,7 @@ Results results_from_json(const json& j, const std::string& source) {
 }
 
 void write_json(const Results& r, const std::filesystem::path& path) {
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw Error("write results", path.string(), errno);
-  out << to_json(r).dump(2) << '\n';
-  out.close();
-  if (!out) throw Error("write results", path.string(), errno ? errno : EIO);
+  io::publish_file(path, to_json(r).dump(2) + "\n", io::IfExists::Replace);
 }
 
 namespace {
@@ -428,10 +424,8 @@ std::string csv_field(const std::string& s) {
 }
 }  // namespace
 
-void write_csv(const Results& rs, const std::filesystem::path& path) {
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw Error("write results", path.string(), errno);
+std::string to_csv(const Results& rs) {
+  std::ostringstream out;
   // Columns are only ever appended, so older readers keep working (docs/results-format.md).
   out << "suite,experiment,method,op,pattern,block_size,file_size,buffer,cache,cache_method,resident_fraction,sync,"
          "threads,reps,bytes,ops,seconds_median,seconds_min,seconds_max,seconds_mean,seconds_stddev,mib_per_s_median,"
@@ -470,17 +464,22 @@ void write_csv(const Results& rs, const std::filesystem::path& path) {
         << ',' << (r.device_read_bytes ? std::to_string(*r.device_read_bytes) : "") << ','
         << (r.device_write_bytes ? std::to_string(*r.device_write_bytes) : "") << '\n';
   }
-  out.close();
-  if (!out) throw Error("write results", path.string(), errno ? errno : EIO);
+  return out.str();
+}
+
+void write_csv(const Results& r, const std::filesystem::path& path) {
+  io::publish_file(path, to_csv(r), io::IfExists::Replace);
 }
 
 Results read_results(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw Error("read results", path.string(), errno);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error("read results", path.string(), EISDIR);
   json j;
   try {
     j = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse errors, and numbers out of range ("1e999")
     throw Error("read results", path.string(), "not JSON (" + std::string(e.what()) + ")", EINVAL);
   }
   return results_from_json(j, path.string());

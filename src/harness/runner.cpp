@@ -239,8 +239,9 @@ class FileWorkload final : public Workload {
     if (e_.op == Op::Read && e_.sync.flushes())
       throw UsageError("sync '" + to_string(e_.sync) + "' for a read", "sync applies to writes only");
 
-    std::uint64_t length = e_.ops != 0 ? e_.ops * e_.block_size : e_.file_size;
-    plan_ = make_plan(e_.op, 0, length, e_.block_size, e_.pattern, config_.seed);
+    // Before the plan (a random one holds an offset per call) and any file or buffer.
+    if (auto why = resource_problem(e_, scratch_.path())) return why;
+    plan_ = make_plan(e_.op, 0, file_length(e_), e_.block_size, e_.pattern, config_.seed);
     record_.file_size = plan_.length;
     if (plan_.length % plan_.block != 0)
       record_.warn(WarningKind::ShortLastCall,
@@ -252,7 +253,6 @@ class FileWorkload final : public Workload {
                    "the block (" + size_label(plan_.block) + ") is larger than the file (" + size_label(plan_.length) +
                        "): one call of " + size_label(plan_.length) + " per pass");
 
-    if (auto why = check_resources()) return why;
     if (e_.op == Op::Read) return setup_reads();
     return setup_writes();
   }
@@ -422,28 +422,6 @@ class FileWorkload final : public Workload {
   }
 
  private:
-  // Before anything is allocated or written: the file must fit in the free
-  // space of the scratch filesystem, the buffers in half of the memory.
-  std::optional<std::string> check_resources() const {
-    const std::uint64_t buffers =
-        plan_.block * (e_.op == Op::Read ? (queued_ ? std::max(1u, opts_.queue_depth) : 1u) : 2u);
-    long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0) {
-      std::uint64_t ram = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
-      if (buffers > ram / 2)
-        return "its buffers need " + format_bytes(static_cast<double>(buffers)) + ", more than half of the " +
-               format_bytes(static_cast<double>(ram)) + " of memory";
-    }
-    struct statvfs fs {};
-    if (::statvfs(scratch_.path().c_str(), &fs) == 0) {
-      std::uint64_t free = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
-      if (plan_.length > free)
-        return "its " + format_bytes(static_cast<double>(plan_.length)) + " file is larger than the " +
-               format_bytes(static_cast<double>(free)) + " free in " + scratch_.path().string();
-    }
-    return std::nullopt;
-  }
-
   std::optional<std::string> setup_reads() {
     const unsigned slots = queued_ ? std::max(1u, opts_.queue_depth) : 1;
     slots_ = std::make_unique<ReadSlots>(slots, plan_.block, buffer_);
@@ -559,6 +537,38 @@ class CallbackWorkload final : public Workload {
 };
 
 }  // namespace
+
+std::uint64_t file_length(const FileExperiment& e) {
+  if (e.ops == 0) return e.file_size;
+  return e.ops > UINT64_MAX / e.block_size ? UINT64_MAX : e.ops * e.block_size;
+}
+
+std::optional<std::string> resource_problem(const FileExperiment& e, const std::filesystem::path& scratch_dir) {
+  const io::Method& method = e.method_object ? *e.method_object : io::find_file_method(e.method);
+  const std::uint64_t length = file_length(e), block = std::max<std::uint64_t>(e.block_size, 1);
+  const bool queued = method.traits(e.options).queued;
+  // Read slots (one per request in flight), or a write source's blocks; a
+  // random plan's offsets, one per call.
+  const long double slots = e.op == Op::Read ? (queued ? std::max(1u, e.options.queue_depth) : 1u) : 2u;
+  long double memory = static_cast<long double>(block) * slots;
+  if (e.pattern == AccessPattern::Rand) memory += static_cast<long double>(length / block + 1) * sizeof(std::uint64_t);
+  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) {
+    const auto ram = static_cast<long double>(pages) * static_cast<long double>(page);
+    if (memory > ram / 2)
+      return "it needs " + format_bytes(static_cast<double>(memory)) + " of memory (buffers" +
+             (e.pattern == AccessPattern::Rand ? std::string(" and an offset per call") : "") + "), more than half of the " +
+             format_bytes(static_cast<double>(ram)) + " here";
+  }
+  struct statvfs fs {};
+  if (::statvfs(scratch_dir.c_str(), &fs) == 0) {
+    const std::uint64_t free = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+    if (length > free)
+      return "its " + format_bytes(static_cast<double>(length)) + " file is larger than the " +
+             format_bytes(static_cast<double>(free)) + " free in " + scratch_dir.string();
+  }
+  return std::nullopt;
+}
 
 Result labels_of(const FileExperiment& e) {
   Result r;

@@ -1,15 +1,19 @@
 #include "iolab/io/scratch.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <utility>
 
 #include "iolab/error.h"
 #include "iolab/units.h"
@@ -18,50 +22,54 @@
 namespace iolab::io {
 namespace {
 
-// Live scratch directories, so a signal handler can remove them. A fixed
-// array, because a handler may not allocate or lock.
-constexpr int kMaxLive = 64;
-ScratchDir* g_live[kMaxLive] = {};
-std::mutex g_live_mutex;
-
-void track(ScratchDir* d) {
-  std::lock_guard lock(g_live_mutex);
-  for (auto& slot : g_live)
-    if (slot == nullptr) { slot = d; return; }
-}
-
-void untrack(ScratchDir* d) {
-  std::lock_guard lock(g_live_mutex);
-  for (auto& slot : g_live)
-    if (slot == d) slot = nullptr;
+// Live scratch directories and interrupt hooks. One mutex guards them and
+// every ScratchDir's list of files, so the cleanup thread sees each list
+// whole; once the cleanup has begun it keeps the mutex until the process
+// ends, so nothing is created or removed behind it. Never destroyed: the
+// cleanup may run while static destructors do.
+struct Registry {
+  std::recursive_mutex mutex;  // recursive: the cleanup thread holds it while it removes each directory
+  std::vector<ScratchDir*> live;
+  std::vector<std::pair<std::uint64_t, std::function<void(int)>>> hooks;
+  std::uint64_t next_hook = 0;
+};
+Registry& registry() {
+  static auto* r = new Registry;
+  return *r;
 }
 
 }  // namespace
 
+std::filesystem::path ScratchDir::parent_for(const std::filesystem::path& parent) {
+  if (!parent.empty()) return parent;
+  const char* tmp = std::getenv("TMPDIR");
+  return (tmp && *tmp) ? tmp : "/tmp";
+}
+
 ScratchDir::ScratchDir(const std::filesystem::path& parent) {
-  std::filesystem::path base = parent;
-  if (base.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    base = (tmp && *tmp) ? tmp : "/tmp";
-  }
+  const std::filesystem::path base = parent_for(parent);
   struct stat st {};
   if (::stat(base.c_str(), &st) != 0) posix::fail("use scratch directory", base);
   if (!S_ISDIR(st.st_mode)) throw Error("use scratch directory", base.string(), "not a directory", ENOTDIR);
   std::string tmpl = (base / "iolab-XXXXXX").string();
+  std::lock_guard lock(registry().mutex);
   if (::mkdtemp(tmpl.data()) == nullptr) posix::fail("create scratch directory in", base);
   path_ = tmpl;
-  track(this);
+  registry().live.push_back(this);
 }
 
 ScratchDir::~ScratchDir() {
+  std::lock_guard lock(registry().mutex);
   remove_all();
-  untrack(this);
+  auto& live = registry().live;
+  live.erase(std::remove(live.begin(), live.end(), this), live.end());
 }
 
 std::filesystem::path ScratchDir::create_file(std::string_view name) {
   if (name.empty() || name.find('/') != std::string_view::npos || name == "." || name == "..")
     throw UsageError("scratch file name '" + std::string(name) + "'", "must be a plain file name");
   std::filesystem::path p = path_ / std::string(name);
+  std::lock_guard lock(registry().mutex);
   int fd = posix::retry_eintr(
       [&] { return ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644); });
   if (fd < 0) posix::fail("create", p);
@@ -75,6 +83,7 @@ std::filesystem::path ScratchDir::create_unique_file(std::string_view stem) {
 }
 
 void ScratchDir::remove_file(const std::filesystem::path& file) {
+  std::lock_guard lock(registry().mutex);
   auto it = std::find(created_.begin(), created_.end(), file);
   if (it == created_.end()) throw Error("remove", file.string(), "not a file iolab created", EPERM);
   if (::unlink(file.c_str()) != 0 && errno != ENOENT) posix::fail("remove", file);
@@ -82,34 +91,118 @@ void ScratchDir::remove_file(const std::filesystem::path& file) {
 }
 
 void ScratchDir::remove_all() noexcept {
+  std::lock_guard lock(registry().mutex);
   if (path_.empty()) return;
-  for (const auto& f : created_) ::unlink(f.c_str());
+  std::vector<std::string> ours;
+  for (const auto& f : created_) {
+    ::unlink(f.c_str());
+    ours.push_back(f.filename().string() + "-");
+  }
   created_.clear();
-  ::rmdir(path_.c_str());  // fails harmlessly if something else put a file here
+  if (::rmdir(path_.c_str()) != 0 && errno == ENOTEMPTY) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(path_, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (std::any_of(ours.begin(), ours.end(), [&](const std::string& prefix) { return name.starts_with(prefix); }))
+        ::unlink(entry.path().c_str());
+    }
+    ::rmdir(path_.c_str());  // fails harmlessly if something else put a file here
+  }
   path_.clear();
 }
 
 void remove_all_scratch_dirs() noexcept {
-  // Called from a signal handler: no locking, only unlink/rmdir on known paths.
-  for (auto* d : g_live)
-    if (d != nullptr) {
-      // c_str() of already-built paths: no allocation.
-      for (const auto& f : d->created()) ::unlink(f.c_str());
-      ::rmdir(d->path().c_str());
-    }
+  std::lock_guard lock(registry().mutex);
+  for (ScratchDir* d : registry().live) d->remove_all();
 }
 
+// ---- signals ---------------------------------------------------------------
+
 namespace {
-void remove_and_reraise(int sig) {
-  remove_all_scratch_dirs();
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
+
+// The handler hands the signal to the cleanup thread through this pipe.
+int g_pipe[2] = {-1, -1};
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the handler may only use lock-free atomics");
+
+constexpr int kHandledSignals[] = {SIGINT,    SIGTERM,   SIGHUP,  SIGPIPE, SIGQUIT, SIGUSR1,
+                                   SIGUSR2,   SIGALRM,   SIGVTALRM, SIGXCPU, SIGXFSZ};
+
+void hand_over(int sig) {
+  const int saved = errno;
+  int none = 0;
+  g_signal.compare_exchange_strong(none, sig);
+  const auto byte = static_cast<unsigned char>(sig);
+  [[maybe_unused]] ssize_t n = ::write(g_pipe[1], &byte, 1);  // a full pipe: the cleanup has begun anyway
+  errno = saved;
 }
+
+[[noreturn]] void clean_up_and_end() {
+  unsigned char byte = 0;
+  while (posix::retry_eintr([&] { return ::read(g_pipe[0], &byte, 1); }) != 1) {
+  }
+  const int sig = byte;
+  Registry& r = registry();
+  r.mutex.lock();  // kept until the process ends
+  for (auto it = r.hooks.rbegin(); it != r.hooks.rend(); ++it) {
+    try {
+      it->second(sig);
+    } catch (...) {
+      // A hook that fails must not keep the scratch directories.
+    }
+  }
+  remove_all_scratch_dirs();
+  // End by the same signal, with its default action, from this thread.
+  ::signal(sig, SIG_DFL);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  ::raise(sig);
+  ::_exit(128 + sig);
+}
+
 }  // namespace
 
 void remove_scratch_dirs_on_signals() {
-  std::signal(SIGINT, remove_and_reraise);
-  std::signal(SIGTERM, remove_and_reraise);
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (::pipe2(g_pipe, O_CLOEXEC) != 0) throw Error("pipe2", "for signal cleanup", errno);
+    ::fcntl(g_pipe[1], F_SETFL, O_NONBLOCK);
+    std::thread(clean_up_and_end).detach();
+    for (int sig : kHandledSignals) {
+      struct sigaction old {};
+      if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;  // nohup, background jobs
+      struct sigaction sa {};
+      sa.sa_handler = hand_over;
+      sigemptyset(&sa.sa_mask);
+      sa.sa_flags = SA_RESTART;
+      ::sigaction(sig, &sa, nullptr);
+    }
+  });
+}
+
+InterruptHook::InterruptHook(std::function<void(int)> hook) {
+  std::lock_guard lock(registry().mutex);
+  id_ = registry().next_hook++;
+  registry().hooks.emplace_back(id_, std::move(hook));
+}
+
+InterruptHook::~InterruptHook() {
+  std::lock_guard lock(registry().mutex);
+  auto& hooks = registry().hooks;
+  hooks.erase(std::remove_if(hooks.begin(), hooks.end(), [&](const auto& h) { return h.first == id_; }), hooks.end());
+}
+
+int interrupting_signal() noexcept { return g_signal.load(); }
+
+void wait_for_signal_cleanup() {
+  for (;;) ::pause();
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
 void preallocate(const std::filesystem::path& file, std::uint64_t size) {

@@ -19,6 +19,7 @@
 
 #include <fmt/core.h>
 
+#include "iolab/io/copy.h"
 #include "iolab/store/engine.h"
 #include "seed_common.h"
 #include "store_workload.h"
@@ -290,6 +291,11 @@ class EngineRun {
     }
     files_.erase(std::remove(files_.begin(), files_.end(), p), files_.end());
   }
+  // Through iolab's read/write loop: its errors name the file and the cause,
+  // where std::filesystem::copy_file reports a full disk as EIO.
+  static void copy_store(const std::filesystem::path& from, const std::filesystem::path& to) {
+    io::find_copy_method("readwrite").copy(from, to);
+  }
   void open_engine(const std::filesystem::path& p) {
     engine_ = store::open_engine(method_, p, options_);
     traits_ = engine_->traits();
@@ -362,7 +368,7 @@ class EngineRun {
     c.prepare = [this, op, &from] {
       if (!work_.empty()) remove_file(work_);
       work_ = new_file(std::string(harness::to_string(op)));
-      if (!from.empty()) std::filesystem::copy_file(from, work_, std::filesystem::copy_options::overwrite_existing);
+      if (!from.empty()) copy_store(from, work_);
       open_engine(work_);
       begin_rep();
     };
@@ -486,12 +492,17 @@ class StoreSuite final : public Suite {
            "buffered backends beside LMDB and SQLite, each table at one commit cadence for all";
   }
 
+  void check(const SuiteOptions& options) const override {
+    const std::uint64_t n = options.records;
+    if (n != 0 && n < 10) throw UsageError("--records " + std::to_string(n), "the store suite needs at least 10 records");
+    if (n > 50000000) throw UsageError("--records " + std::to_string(n), "at most 50,000,000 (all are kept in memory)");
+  }
+
   std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
+    check(options);
     std::uint64_t n = options.records != 0
                           ? options.records
                           : by_scale<std::uint64_t>(options.scale, 2000, 20000, 100000, 100000);
-    if (n < 10) throw UsageError("--records " + std::to_string(n), "the store suite needs at least 10 records");
-    if (n > 50000000) throw UsageError("--records " + std::to_string(n), "at most 50,000,000 (all are kept in memory)");
     Workload w = make_workload(n, runner.config().seed);
     // LMDB's map must hold the data with B-tree overhead; the file stays sparse.
     std::uint64_t map_bytes = std::max<std::uint64_t>(64 * MiB, w.data_bytes * 4);

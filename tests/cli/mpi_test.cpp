@@ -3,6 +3,7 @@
 // said so for every result, that the JSON is iolab's, and that errors are
 // one clear line with a non-zero exit.
 #include <gtest/gtest.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -107,6 +108,25 @@ TEST_F(MpiRun, BadInputIsOneLineOnRankZeroAndANonZeroExit) {
   o = run(mpirun(2) + " parallel --dir " + (scratch.path() / "missing").string());
   EXPECT_NE(o.exit_code, 0);
   EXPECT_NE(o.output.find("iolab-mpi: error: use scratch directory"), std::string::npos) << o.output;
+}
+
+// Issue 14, item 10: a region larger than the free space is refused on every
+// rank before any file is written, in one line.
+TEST_F(MpiRun, ASizeBeyondTheFreeSpaceIsOneLineBeforeAnyWork) {
+  iolab::io::ScratchDir scratch;
+  struct statvfs fs {};
+  ASSERT_EQ(::statvfs(scratch.path().c_str(), &fs), 0);
+  const std::uint64_t free = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+  // 64g per rank, or more where two such regions would fit.
+  const std::string size = free < (std::uint64_t{128} << 30) ? "64g" : std::to_string((free / (1 << 20) + 1) << 20);
+  Outcome o = run(mpirun(2) + " parallel --size " + size + " --dir " + scratch.path().string());
+  EXPECT_NE(o.exit_code, 0) << o.output;
+  const std::string line = "iolab-mpi: error: files in " + scratch.path().string();
+  auto at = o.output.find(line);
+  ASSERT_NE(at, std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("free on its filesystem\n", at), std::string::npos) << o.output;
+  EXPECT_EQ(o.output.find(line, at + 1), std::string::npos) << "printed by more than one rank:\n" << o.output;
+  EXPECT_TRUE(std::filesystem::is_empty(scratch.path())) << "no scratch directory left";
 }
 
 }  // namespace

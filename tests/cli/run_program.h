@@ -1,30 +1,36 @@
 // Runs the built iolab binary as a user would, stdout and stderr captured
-// into scratch files; shared by the CLI tests.
+// into scratch files; shared by the CLI tests. run_iolab runs it to the end;
+// start_iolab leaves it running (to signal it, or to run several at once)
+// with a working directory, a file-size limit or stdout into a pipe.
 #pragma once
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "iolab/io/scratch.h"
 
-extern char** environ;
-
 namespace iolab::test {
 
 struct ProgramRun {
-  int exit_code = -1;
+  int exit_code = -1;  // -1 when it died of a signal
+  int signal = 0;      // the signal it died of, 0 when it exited
   std::string out, err;
   // Lines of stderr (a trailing newline does not start another line).
   std::size_t err_lines() const {
@@ -41,37 +47,100 @@ inline std::string read_all(const std::filesystem::path& p) {
   return s.str();
 }
 
-// `iolab ARGS...`; a death by signal is a test failure.
-inline ProgramRun run_iolab(const std::vector<std::string>& args) {
-  io::ScratchDir scratch("/tmp");
-  auto out = scratch.create_file("stdout");
-  auto err = scratch.create_file("stderr");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW, 0);
-  std::string binary = IOLAB_BINARY_DIR "/iolab";
-  std::vector<std::string> copies{binary};
-  copies.insert(copies.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : copies) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ProgramRun r;
-  if (rc != 0) {
-    ADD_FAILURE() << "cannot run " << binary << ": " << std::strerror(rc);
+struct StartOptions {
+  std::filesystem::path cwd;          // empty: the test's own
+  std::uint64_t file_size_limit = 0;  // RLIMIT_FSIZE, 0 = none; SIGXFSZ ignored, so a write past it fails (EFBIG)
+  int stdout_fd = -1;                 // stdout to this descriptor (a pipe) instead of a file
+};
+
+// A started iolab; finish() waits for it and collects what it printed.
+class RunningProgram {
+ public:
+  RunningProgram(const std::vector<std::string>& args, const StartOptions& options) {
+    out_ = scratch_.create_file("stdout");
+    err_ = scratch_.create_file("stderr");
+    std::string binary = IOLAB_BINARY_DIR "/iolab";
+    std::vector<std::string> copies{binary};
+    copies.insert(copies.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : copies) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_ = ::fork();
+    if (pid_ == 0) {  // the child: only async-signal-safe calls until exec
+      int out = options.stdout_fd >= 0 ? options.stdout_fd : ::open(out_.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW);
+      int err = ::open(err_.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW);
+      if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(126);
+      if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ::_exit(126);
+      // Signals as a terminal would deliver them, whatever the test runner
+      // inherited (a background job ignores SIGINT).
+      for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM}) ::signal(sig, SIG_DFL);
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      if (options.file_size_limit != 0) {
+        struct rlimit limit {options.file_size_limit, options.file_size_limit};
+        ::signal(SIGXFSZ, SIG_IGN);
+        if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(126);
+      }
+      ::execv(binary.c_str(), argv.data());
+      ::_exit(127);
+    }
+    if (pid_ < 0) ADD_FAILURE() << "fork: " << std::strerror(errno);
+  }
+  ~RunningProgram() {
+    if (pid_ > 0 && !finished_) {
+      ::kill(pid_, SIGKILL);
+      finish();
+    }
+  }
+  RunningProgram(const RunningProgram&) = delete;
+  RunningProgram& operator=(const RunningProgram&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // What it has printed on stdout so far.
+  std::string out_so_far() const { return read_all(out_); }
+  void send(int sig) const { ::kill(pid_, sig); }
+
+  ProgramRun finish() {
+    ProgramRun r;
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    finished_ = true;
+    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+    r.out = read_all(out_);
+    r.err = read_all(err_);
     return r;
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  else ADD_FAILURE() << "iolab died of signal " << WTERMSIG(status);
-  r.out = read_all(out);
-  r.err = read_all(err);
+
+ private:
+  io::ScratchDir scratch_{"/tmp"};
+  std::filesystem::path out_, err_;
+  pid_t pid_ = -1;
+  bool finished_ = false;
+};
+
+inline std::unique_ptr<RunningProgram> start_iolab(const std::vector<std::string>& args, const StartOptions& options = {}) {
+  return std::make_unique<RunningProgram>(args, options);
+}
+
+// `iolab ARGS...` to the end; a death by signal is a test failure.
+inline ProgramRun run_iolab(const std::vector<std::string>& args, const StartOptions& options = {}) {
+  ProgramRun r = start_iolab(args, options)->finish();
+  if (r.signal != 0) ADD_FAILURE() << "iolab died of signal " << r.signal;
   return r;
+}
+
+// Polls `ready` (every 5 ms) until it holds, for at most `limit`: for a
+// state another process reaches, not a sleep that decides an outcome.
+inline bool wait_until(const std::function<bool()>& ready, std::chrono::seconds limit = std::chrono::seconds(120)) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
 }
 
 }  // namespace iolab::test

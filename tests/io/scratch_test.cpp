@@ -1,8 +1,14 @@
 // ScratchDir: the only place iolab writes. Fresh directory, O_EXCL files,
 // removes only what it created, cleans up at destruction.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -115,6 +121,110 @@ TEST(ScratchDir, RemoveAllIsIdempotent) {
   d.remove_all();
   EXPECT_FALSE(std::filesystem::exists(dir));
   d.remove_all();  // again, and then the destructor: harmless
+}
+
+// A file a library makes beside one of ours (SQLite's -wal) goes with it;
+// a file of another name, which iolab did not make, stays (and so does the directory).
+TEST(ScratchDir, RemoveAllTakesCompanionsOfItsFilesOnly) {
+  ScratchDir outer;
+  std::filesystem::path dir;
+  {
+    ScratchDir d(outer.path());
+    dir = d.path();
+    auto db = d.create_file("store-sqlite-3");
+    std::ofstream(db.string() + "-wal") << "log";
+    std::ofstream(db.string() + "-journal") << "log";
+    d.remove_all();
+    EXPECT_FALSE(std::filesystem::exists(dir)) << "companions removed, then the directory";
+  }
+  {
+    ScratchDir d(outer.path());
+    dir = d.path();
+    d.create_file("data");
+    std::ofstream(dir / "stranger") << "not ours";
+    std::ofstream(dir / "database") << "not ours either: not data-<suffix>";
+    d.remove_all();
+    EXPECT_TRUE(std::filesystem::exists(dir / "stranger"));
+    EXPECT_TRUE(std::filesystem::exists(dir / "database"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "data"));
+  }
+  std::filesystem::remove(dir / "stranger");
+  std::filesystem::remove(dir / "database");
+  std::filesystem::remove(dir);
+}
+
+// What a child process left after `sig`: how it ended, and what its hook wrote.
+struct SignalOutcome {
+  int status = 0;
+  bool scratch_left = true;
+  std::string hook_saw;
+};
+
+// A child that sets up the cleanup, makes a scratch directory with a file
+// and a SQLite-style companion, registers a hook, and is sent `sig` by itself.
+SignalOutcome signal_child(int sig, bool ignored_before = false) {
+  // Not a ScratchDir: the child's cleanup removes every ScratchDir it knows,
+  // those it inherited from this process included.
+  std::string parent = "/tmp/iolab-signal-test-XXXXXX";
+  if (::mkdtemp(parent.data()) == nullptr) ADD_FAILURE() << std::strerror(errno);
+  const std::filesystem::path marker = std::filesystem::path(parent) / "hook", where = std::filesystem::path(parent) / "where";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    struct rlimit no_core {0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);  // SIGQUIT, SIGXCPU, SIGXFSZ dump core by default
+    if (ignored_before) ::signal(sig, SIG_IGN);
+    remove_scratch_dirs_on_signals();
+    ScratchDir d(parent);
+    auto db = d.create_file("db");
+    std::ofstream(db.string() + "-wal") << "log";
+    std::ofstream(where) << d.path().string();
+    InterruptHook hook([&](int s) { std::ofstream(marker) << signal_name(s); });
+    ::kill(::getpid(), sig);
+    if (ignored_before) ::_exit(0);  // still here: the signal stayed ignored; the destructors are skipped
+    for (;;) ::pause();
+  }
+  SignalOutcome o;
+  EXPECT_GT(pid, 0);
+  while (::waitpid(pid, &o.status, 0) < 0 && errno == EINTR) {
+  }
+  std::ifstream in(where);
+  std::string dir;
+  std::getline(in, dir);
+  o.scratch_left = dir.empty() || std::filesystem::exists(dir);
+  std::ifstream hook_file(marker);
+  std::getline(hook_file, o.hook_saw);
+  std::error_code ec;
+  std::filesystem::remove_all(parent, ec);
+  return o;
+}
+
+TEST(ScratchSignals, EachSignalRunsTheHooksRemovesScratchAndEndsByThatSignal) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU, SIGXFSZ}) {
+    SCOPED_TRACE(signal_name(sig));
+    SignalOutcome o = signal_child(sig);
+    ASSERT_TRUE(WIFSIGNALED(o.status)) << "exit status " << o.status;
+    EXPECT_EQ(WTERMSIG(o.status), sig);
+    EXPECT_FALSE(o.scratch_left) << "the directory, its file and the -wal beside it are gone";
+    EXPECT_EQ(o.hook_saw, signal_name(sig));
+  }
+}
+
+TEST(ScratchSignals, ASignalInheritedAsIgnoredStaysIgnored) {
+  SignalOutcome o = signal_child(SIGHUP, /*ignored_before=*/true);  // nohup
+  ASSERT_TRUE(WIFEXITED(o.status)) << "killed by " << WTERMSIG(o.status);
+  EXPECT_EQ(WEXITSTATUS(o.status), 0);
+  EXPECT_EQ(o.hook_saw, "") << "no cleanup ran";
+}
+
+TEST(ScratchSignals, SignalNames) {
+  EXPECT_EQ(signal_name(SIGINT), "SIGINT");
+  EXPECT_EQ(signal_name(SIGPIPE), "SIGPIPE");
+}
+
+TEST(ScratchDir, ParentForFollowsTheConstructor) {
+  EXPECT_EQ(ScratchDir::parent_for("/some/where"), "/some/where");
+  const char* tmp = std::getenv("TMPDIR");
+  EXPECT_EQ(ScratchDir::parent_for({}), (tmp && *tmp) ? std::filesystem::path(tmp) : std::filesystem::path("/tmp"));
 }
 
 TEST(ScratchDir, MissingOrNonDirectoryParentIsAnError) {

@@ -22,9 +22,71 @@ TEST(ParseSize, AcceptsNumbersAndBinaryUnits) {
   EXPECT_EQ(parse_size("2t"), std::uint64_t{2} << 40);
 }
 
+TEST(ParseSize, IsExactUpToTwoToTheSixtyFour) {
+  EXPECT_EQ(parse_size("18446744073709551615"), UINT64_MAX);
+  EXPECT_EQ(parse_size("9007199254740993"), 9007199254740993u) << "no rounding through a double";
+  EXPECT_EQ(parse_size("16777215t"), std::uint64_t{16777215} << 40);
+  EXPECT_EQ(parse_size("1.25k"), 1280u);
+  EXPECT_EQ(parse_size("0.001953125k"), 2u);
+  EXPECT_EQ(parse_size("1.50000g"), 1610612736u);
+}
+
+TEST(ParseSize, NamesTheOptionItWasGivenFor) {
+  try {
+    parse_size("4q", "--bs");
+    ADD_FAILURE() << "accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "invalid --bs '4q': unknown unit; use b, k, m, g or t (powers of 1024)");
+  }
+}
+
+TEST(ParseCount, DecimalOrHexWithinItsRange) {
+  EXPECT_EQ(parse_count("0", "--seed"), 0u);
+  EXPECT_EQ(parse_count("4267", "--seed"), 4267u);
+  EXPECT_EQ(parse_count("0x10AB", "--seed"), 4267u);
+  EXPECT_EQ(parse_count("0X10ab", "--seed"), 4267u);
+  EXPECT_EQ(parse_count("18446744073709551615", "--seed"), UINT64_MAX);
+  EXPECT_EQ(parse_count("0xffffffffffffffff", "--seed"), UINT64_MAX);
+  EXPECT_EQ(parse_count("100000", "--reps", 1, 100000), 100000u);
+  for (const char* bad : {"", "-5", "+5", "1.5", "1e3", " 7", "7 ", "0x", "0xg", "18446744073709551616",
+                          "0x10000000000000000", "99999999999999999999", "4k", "nan"}) {
+    SCOPED_TRACE(std::string("'") + bad + "'");
+    try {
+      parse_count(bad, "--seed");
+      ADD_FAILURE() << "accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("--seed '") + bad + "'"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(parse_count("0", "--reps", 1, 100000), UsageError);
+  EXPECT_THROW(parse_count("100001", "--reps", 1, 100000), UsageError);
+}
+
+TEST(ParseSeconds, PlainSecondsOrAUnit) {
+  EXPECT_DOUBLE_EQ(parse_seconds("0.1", "--min-time", 3600), 0.1);
+  EXPECT_DOUBLE_EQ(parse_seconds("0", "--min-time", 3600), 0);
+  EXPECT_DOUBLE_EQ(parse_seconds("2s", "--min-time", 3600), 2);
+  EXPECT_DOUBLE_EQ(parse_seconds("100ms", "--min-time", 3600), 0.1);
+  EXPECT_DOUBLE_EQ(parse_seconds("250us", "--min-time", 3600), 250e-6);
+  EXPECT_DOUBLE_EQ(parse_seconds("250\u00b5s", "--min-time", 3600), 250e-6);
+  EXPECT_DOUBLE_EQ(parse_seconds("5ns", "--min-time", 3600), 5e-9);
+  EXPECT_DOUBLE_EQ(parse_seconds("1.5min", "--min-time", 3600), 90);
+  EXPECT_DOUBLE_EQ(parse_seconds("1h", "--min-time", 3600), 3600);
+  for (const char* bad : {"", "nan", "inf", "-1", "1e999", "1e3", "5x", "1.", " 1", "1 s", "2h", "0x10"}) {
+    SCOPED_TRACE(std::string("'") + bad + "'");
+    try {
+      parse_seconds(bad, "--min-time", 3600);
+      ADD_FAILURE() << "accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("--min-time '") + bad + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(ParseSize, RejectsWithUsageErrorNamingTheText) {
   for (const char* bad : {"12q", "", "-1", "1.5", "k", "KiB", "1..5k", ".", "4 k", "1e3", "4kk", " 4k", "0x10",
-                          "99999999999t"}) {
+                          "99999999999t", "18446744073709551616", "16777216t", "1.", ".5k", "4k ", "+4k", "1.3b",
+                          "0.0001k", "nan", "inf"}) {
     SCOPED_TRACE(std::string("'") + bad + "'");
     try {
       parse_size(bad);
@@ -82,6 +144,15 @@ TEST(Errors, OneLineWithOperationSubjectAndCause) {
   EXPECT_EQ(d.error_number(), 0);
   UsageError u("size '12q'", "unknown unit");
   EXPECT_EQ(std::string(u.what()), "invalid size '12q': unknown unit");
+}
+
+TEST(Errors, ControlCharactersFromOutsideAreEscaped) {
+  Error e("open", "/tmp/a\nb\x1b[31m", "No such file or directory\r", ENOENT);
+  EXPECT_EQ(std::string(e.what()), "open /tmp/a\\nb\\x1b[31m: No such file or directory\\r");
+  EXPECT_EQ(e.subject(), "/tmp/a\nb\x1b[31m") << "the subject itself is kept as given";
+  EXPECT_EQ(printable("tab\there \x7f del, \xc2\x9b csi, caf\xc3\xa9 \xe2\x82\xac"),
+            "tab\\there \\x7f del, \\u009b csi, caf\xc3\xa9 \xe2\x82\xac");
+  EXPECT_EQ(one_line("CLI11 says:\n  something\n\x1b[0m\n"), "CLI11 says:   something \\x1b[0m");
 }
 
 }  // namespace

@@ -155,9 +155,12 @@ nlohmann::json to_json(const Results& r);
 // JSON is not iolab results, is a newer schema, or lacks or mistypes a field.
 Results results_from_json(const nlohmann::json& j, const std::string& source);
 
-// Writes JSON (pretty) to `path`; returns the path. Parent directories are created.
+// Writes JSON (pretty) to `path`, published atomically (io/publish.h:
+// replaced whole or not at all). Parent directories are created.
 void write_json(const Results& r, const std::filesystem::path& path);
 // One row per result, a header line first; nested fields are flattened (seconds_median, ...).
+std::string to_csv(const Results& r);
+// Writes to_csv(r) to `path`, published atomically like write_json.
 void write_csv(const Results& r, const std::filesystem::path& path);
 Results read_results(const std::filesystem::path& path);
 

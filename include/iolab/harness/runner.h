@@ -121,6 +121,14 @@ class Runner {
 // Labels of a file experiment's record (before it runs).
 Result labels_of(const FileExperiment& e);
 
+// The experiment's file: file_size, or ops x block_size (UINT64_MAX when
+// that overflows).
+std::uint64_t file_length(const FileExperiment& e);
+// Why `e` cannot run here, or nullopt: its file must fit in the free space
+// of `scratch_dir`'s filesystem, its buffers (and a random plan's offsets)
+// in half of the memory. The runner skips such an experiment before
+// allocating anything; `iolab run` refuses it before any work starts.
+std::optional<std::string> resource_problem(const FileExperiment& e, const std::filesystem::path& scratch_dir);
 // The file a read experiment reads: io::fill_pattern(seed) bytes written
 // with pwrite and made durable (untimed preparation); `file` exists.
 void write_pattern_file(const std::filesystem::path& file, std::uint64_t size, std::uint64_t seed);

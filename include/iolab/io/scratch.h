@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,8 @@ class ScratchDir {
   ScratchDir& operator=(const ScratchDir&) = delete;
 
   const std::filesystem::path& path() const noexcept { return path_; }
+  // The directory ScratchDir(parent) is made in: parent, or $TMPDIR, or /tmp.
+  static std::filesystem::path parent_for(const std::filesystem::path& parent);
 
   // Creates a new empty file "<dir>/<name>" (O_EXCL: fails if it exists).
   std::filesystem::path create_file(std::string_view name);
@@ -32,8 +35,12 @@ class ScratchDir {
   // Removes a file this ScratchDir created; other paths are refused.
   void remove_file(const std::filesystem::path& file);
 
-  // Removes every file created and the directory. Called by the destructor;
-  // safe to call from a signal-handling path after the run stops.
+  // Removes every file created, their companions (files a library made
+  // beside one of ours by extending its name: SQLite's "<db>-wal" and
+  // "<db>-journal", LMDB's "<db>-lock"), and the directory. Called by the
+  // destructor and by the signal cleanup (remove_scratch_dirs_on_signals).
+  // A file something else put here under another name is left, and so is
+  // the directory then.
   void remove_all() noexcept;
 
   // Files created and not yet removed.
@@ -45,12 +52,47 @@ class ScratchDir {
   std::uint64_t next_unique_ = 0;
 };
 
-// Removes every live ScratchDir's files; for SIGINT/SIGTERM handlers set up by the CLI.
+// Removes every live ScratchDir (as remove_all does); for paths that end the
+// process without running destructors (MPI_Abort).
 void remove_all_scratch_dirs() noexcept;
 
-// Makes SIGINT and SIGTERM remove every live ScratchDir's files, then end
-// the process by the same signal (the programs call this once at start).
+// Makes the signals that end a process by default and come from outside it
+// (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+// SIGVTALRM, SIGXCPU, SIGXFSZ) end it cleanly: a cleanup thread runs the
+// InterruptHooks (newest first), removes every live ScratchDir, then ends
+// the process by the same signal (so the parent sees it). The handler only
+// hands the signal over (a pipe); the rest runs on that thread, where it may
+// allocate and lock, while the interrupted code stands still or goes on
+// until the process ends. A signal the process inherited as ignored (nohup,
+// a background job's SIGINT) stays ignored. Call once at start (again: no-op).
 void remove_scratch_dirs_on_signals();
+
+// Work for the cleanup thread when a signal ends the process, before the
+// scratch directories go: saving the results so far. Registered while the
+// object lives (once the cleanup has begun, its destructor blocks until
+// the process ends). A hook
+// runs while the rest of the program may still run: it must lock what it
+// shares, must not create or remove scratch files, and must not wait for
+// the interrupted thread.
+class InterruptHook {
+ public:
+  explicit InterruptHook(std::function<void(int signal)> hook);
+  ~InterruptHook();
+  InterruptHook(const InterruptHook&) = delete;
+  InterruptHook& operator=(const InterruptHook&) = delete;
+
+ private:
+  std::uint64_t id_;
+};
+
+// The signal being handled by the cleanup thread, or 0. Code that fails
+// because of it (a write to a closed pipe after SIGPIPE) calls
+// wait_for_signal_cleanup() rather than report its own error and exit.
+int interrupting_signal() noexcept;
+// Blocks until the cleanup thread ends the process. Only after interrupting_signal() != 0.
+[[noreturn]] void wait_for_signal_cleanup();
+// "SIGINT", "SIGPIPE", ...
+std::string signal_name(int signal);
 
 // Allocates `size` bytes of blocks for an existing file (fallocate, or
 // posix_fallocate where the filesystem lacks it), untimed, so that writes

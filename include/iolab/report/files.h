@@ -18,7 +18,8 @@ harness::Results read_results_file(const std::filesystem::path& path);
 // `inputs` (the report would overwrite the results it was made from).
 void check_report_output(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs);
 
-// Replaces `path` with `contents` or leaves it as it was: the bytes go to a
+// Replaces `path` with `contents` or leaves it as it was (io::publish_file,
+// the tree's one atomic writer): the bytes go to a
 // new temporary file in the same directory (O_EXCL, never through a
 // symlink), are synced, and the file is renamed over `path`, then the
 // directory is synced. On any failure (ENOSPC, EIO...) the temporary file is

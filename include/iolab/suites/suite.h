@@ -31,6 +31,10 @@ class Suite {
   virtual std::string_view name() const = 0;         // "seq-read"
   virtual std::string_view seed() const = 0;         // "001", "002 #1-#2", ...
   virtual std::string_view description() const = 0;  // one line: what it measures
+  // Throws UsageError for options this suite cannot run with (a record
+  // count out of range). `iolab run` calls it for every chosen suite before
+  // any work starts.
+  virtual void check(const SuiteOptions&) const {}
   // Runs every experiment through the runner; results in a stable order.
   virtual std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const = 0;
 };
