@@ -133,6 +133,7 @@ json to_json(const Result& r) {
          {"block_size", r.block_size},
          {"file_size", r.file_size},
          {"buffer", r.buffer ? json(io::to_string(*r.buffer)) : json("")},
+         {"buffer_offset", r.buffer_offset ? json(*r.buffer_offset) : json(nullptr)},
          {"cache", r.cache ? json(to_string(*r.cache)) : json("")},
          {"cache_method", r.cache_method},
          {"resident_fraction", opt(r.resident_fraction)},
@@ -267,6 +268,7 @@ Result result_from_json(const Reader& rd, const json& x, const std::string& at, 
   r.file_size = rd.integer<std::uint64_t>(x, at, "file_size");
   std::string buffer = rd.text(x, at, "buffer");
   r.buffer = buffer.empty() ? std::nullopt : std::optional(rd.parsed(x, at, "buffer", io::parse_buffer_kind));
+  if (rd.find(x, at, "buffer_offset")) r.buffer_offset = rd.integer<std::uint64_t>(x, at, "buffer_offset");
   std::string cache = rd.text(x, at, "cache");
   r.cache = cache.empty() ? std::nullopt : std::optional(rd.parsed(x, at, "cache", parse_cache));
   r.cache_method = rd.text(x, at, "cache_method");

@@ -1,5 +1,6 @@
 #include "iolab/io/buffer.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -24,7 +25,13 @@ void Buffer::Free::operator()(std::byte* p) const noexcept {
 Buffer::Buffer(std::size_t size, BufferKind kind, std::size_t alignment) : size_(size), kind_(kind) {
   if (kind == BufferKind::Heap) {
     // value-initialised: the pages are touched now, not inside a timed loop.
-    owner_ = std::unique_ptr<std::byte[], Free>(new std::byte[size == 0 ? 1 : size](), Free{kind});
+    // Over-allocated so the data can start at the fixed offset in a page
+    // wherever new[] put the block (see kHeapBufferOffset).
+    constexpr std::size_t slack = kPageSize + kHeapBufferOffset;
+    if (size > SIZE_MAX - slack) throw std::bad_alloc();
+    owner_ = std::unique_ptr<std::byte[], Free>(new std::byte[size + slack](), Free{kind});
+    auto at = reinterpret_cast<std::uintptr_t>(owner_.get());
+    data_ = owner_.get() + ((kPageSize - at % kPageSize) % kPageSize + kHeapBufferOffset);
   } else {
     if (alignment == 0) alignment = kPageSize;
     if ((alignment & (alignment - 1)) != 0)
@@ -38,8 +45,8 @@ Buffer::Buffer(std::size_t size, BufferKind kind, std::size_t alignment) : size_
     if (err != 0) throw Error("allocate", std::to_string(size) + "-byte aligned buffer", err);
     std::memset(p, 0, rounded == 0 ? alignment : rounded);
     owner_ = std::unique_ptr<std::byte[], Free>(static_cast<std::byte*>(p), Free{kind});
+    data_ = owner_.get();
   }
-  data_ = owner_.get();
 }
 
 }  // namespace iolab::io

@@ -30,6 +30,7 @@ Results sample() {
   r.reps = 3;
   r.passes = 4;
   r.queue_depth = 32;
+  r.buffer_offset = 64;
   r.bytes = 1 << 20;
   r.ops = 256;
   r.samples_s = {0.5, 1.0, 2.0};
@@ -75,7 +76,7 @@ TEST(ResultsFormat, HoldsEveryFieldOfTheIssue) {
   for (const char* key : {"suite", "experiment", "method", "op", "pattern", "block_size", "file_size", "buffer", "cache",
                           "resident_fraction", "sync", "reps", "bytes", "ops", "seconds", "mib_per_s", "ops_per_s",
                           "latency_ns", "cpu", "faults", "ctx", "io_calls", "verified", "skipped", "passes",
-                          "queue_depth", "warnings"})
+                          "queue_depth", "warnings", "buffer_offset"})
     EXPECT_TRUE(r.contains(key)) << key;
   for (const char* key : {"median", "min", "max", "mean", "stddev"}) EXPECT_TRUE(r["seconds"].contains(key)) << key;
   for (const char* key : {"median", "min", "max"}) EXPECT_TRUE(r["mib_per_s"].contains(key)) << key;
@@ -116,6 +117,8 @@ TEST(ResultsFormat, JsonRoundTrips) {
   EXPECT_EQ(b.results[0].latency_ns->source, LatencySource::EveryRequest);
   EXPECT_FALSE(b.results[1].cache.has_value());
   EXPECT_EQ(b.results[1].sync, a.results[1].sync);
+  EXPECT_EQ(b.results[0].buffer_offset, 64u);
+  EXPECT_FALSE(b.results[1].buffer_offset.has_value());  // null: not recorded
 }
 
 // Files of schema 1 (string warnings, "format_version", "periodic-16k") still read.

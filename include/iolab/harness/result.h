@@ -97,6 +97,7 @@ struct Result {
   std::uint64_t block_size = 0;  // bytes per call
   std::uint64_t file_size = 0;
   std::optional<io::BufferKind> buffer = io::BufferKind::Heap;  // nullopt when not applicable
+  std::optional<std::uint64_t> buffer_offset;  // the buffer's first byte within its page; nullopt when not recorded
   std::optional<CacheState> cache = CacheState::Warm;          // nullopt: not applicable (a fresh file, an allocation)
   std::string cache_method;      // how the cache state was made: "read once", "fadvise", "drop_caches", "O_DIRECT", "fresh file"
   std::optional<double> resident_fraction;  // of the file, measured just before each timed pass (the extreme over passes)
