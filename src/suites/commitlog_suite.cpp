@@ -59,7 +59,7 @@ struct Plan {
 
 Plan plan_for(Scale s) {
   switch (s) {
-    case Scale::Tiny: return {0, 2000, 256 * KiB, 64 * KiB, {1 * KiB}, {2}, {4}, 2, 2 * MiB, false, 0};
+    case Scale::Tiny: return {0, 500, 256 * KiB, 64 * KiB, {1 * KiB}, {2}, {4}, 2, 2 * MiB, false, 0};
     case Scale::Quick:
       return {0.5, 0, 64 * MiB, 1 * MiB, {64, 1 * KiB, 64 * KiB}, {1, 4}, {1, 64}, 2, 32 * MiB, false, 0};
     case Scale::Default:
