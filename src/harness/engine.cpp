@@ -214,8 +214,25 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
       return false;
     }
     if (verify_pass) one_pass(PassKind::Verify);
-    double estimate = 0;
-    for (unsigned i = 0; i < std::max(1u, settings.warmup); ++i) estimate = one_pass(PassKind::Warmup).seconds;
+    // The estimate is the fastest warm-up pass. A first pass that paid for
+    // page faults or a cold TLB promises longer passes than the timed ones
+    // get and leaves repetitions short of min_time, so passes shorter than
+    // min_time get at least two warm-up passes, and more until they add up to
+    // a quarter of min_time (at most 64).
+    const unsigned warmups = std::max(1u, settings.warmup);
+    double estimate = 0, warmed = 0;
+    auto more_warmup = [&](unsigned done) {
+      if (done < warmups) return true;
+      bool short_pass = settings.min_time > 0 && estimate < settings.min_time;
+      return short_pass && done < 64 && (done < 2 || warmed < settings.min_time / 4);
+    };
+    for (unsigned i = 0; more_warmup(i); ++i) {
+      if (i >= warmups) ++progress.total;
+      // (The team's longest figure, so that every MPI rank decides alike.)
+      double seconds = team.max(one_pass(PassKind::Warmup).seconds);
+      estimate = i == 0 ? seconds : std::min(estimate, seconds);
+      warmed += seconds;
+    }
     // Passes per repetition: enough for min_time, within max_time for all of them.
     unsigned passes = 1;
     if (settings.min_time > 0 && estimate > 0 && estimate < settings.min_time) {
