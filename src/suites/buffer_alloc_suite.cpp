@@ -117,7 +117,7 @@ class BufferAllocSuite final : public Suite {
   }
 
   std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
-    auto counts = by_scale<std::vector<std::uint64_t>>(options.scale, {1000}, {50000}, {100000, 1000000},
+    auto counts = by_scale<std::vector<std::uint64_t>>(options.scale, {1000}, {10000}, {100000, 1000000},
                                                        {100000, 1000000, 2000000});
     std::vector<harness::Result> out;
     for (std::uint64_t n : counts)

@@ -38,7 +38,7 @@ class DirectSuite final : public Suite {
     const std::uint64_t size = by_scale<std::uint64_t>(s, 2 * MiB, 64 * MiB, 256 * MiB, 1 * GiB);
     // Most blocks per experiment (0 = the whole file).
     const std::uint64_t cap = by_scale<std::uint64_t>(s, 64, 512, 2048, 0);
-    const auto blocks = by_scale<std::vector<std::uint64_t>>(s, {4 * KiB, 1 * MiB}, {4 * KiB, 1 * MiB},
+    const auto blocks = by_scale<std::vector<std::uint64_t>>(s, {4 * KiB, 1 * MiB}, {1 * MiB},
                                                              {4 * KiB, 64 * KiB, 1 * MiB},
                                                              {4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB});
     std::vector<FileExperiment> table;

@@ -163,7 +163,11 @@ class WriteBufferingSuite final : public Suite {
     // #2: the half-buffer rule.
     std::uint64_t writes = by_scale<std::uint64_t>(s, 500, 8000, 50000, 100000);
     const Writer big_writers[] = {{"stdio", "", kStreamBuffer}, {"iostream", "", kStreamBuffer}, {"syscall", "", 0}};
-    for (std::uint64_t size : {1 * KiB, 2 * KiB, 3 * KiB, 4 * KiB}) {
+    // (The quick scale: one size under half the buffer and one over.)
+    auto sizes = by_scale<std::vector<std::uint64_t>>(s, {1 * KiB, 3 * KiB}, {1 * KiB, 3 * KiB},
+                                                      {1 * KiB, 2 * KiB, 3 * KiB, 4 * KiB},
+                                                      {1 * KiB, 2 * KiB, 3 * KiB, 4 * KiB});
+    for (std::uint64_t size : sizes) {
       std::string experiment = count_label(writes) + " writes of " + label(size) + " via a 4k buffer";
       table.clear();
       for (const Writer& w : big_writers) {

@@ -50,14 +50,17 @@ class WritePathSuite final : public Suite {
 
     // #4b: the write size swept with the total fixed.
     const std::uint64_t total = by_scale<std::uint64_t>(s, 1 * MiB, 32 * MiB, 128 * MiB, 1 * GiB);
-    for (std::uint64_t size = 4 * KiB; size <= std::min<std::uint64_t>(64 * MiB, total); size *= 4)
+    // (Every fourfold size; the quick scale every 256-fold: 4 KiB and 1 MiB.)
+    const std::uint64_t step = s == Scale::Quick ? 256 : 4;
+    for (std::uint64_t size = 4 * KiB; size <= std::min<std::uint64_t>(64 * MiB, total); size *= step)
       for (io::BufferKind b : {io::BufferKind::Heap, io::BufferKind::Aligned})
         table.push_back(writer(name(), "pwrite " + label(total) + " in " + label(size) + " writes", "pread", size,
                                total / size, b));
 
     // #5: mmap vs pwrite vs buffered stdio, 1 KiB and 2 KiB writes.
     const std::uint64_t n5 = by_scale<std::uint64_t>(s, 1000, 16000, 128000, 1000000);
-    for (std::uint64_t size : {1 * KiB, 2 * KiB}) {
+    for (std::uint64_t size : by_scale<std::vector<std::uint64_t>>(s, {1 * KiB}, {1 * KiB}, {1 * KiB, 2 * KiB},
+                                                                    {1 * KiB, 2 * KiB})) {
       std::string experiment = count_label(n5) + " writes of " + label(size);
       for (const char* method : {"mmap", "pread", "stdio"}) {
         FileExperiment e = writer(name(), experiment, method, size, n5);
@@ -75,7 +78,9 @@ class WritePathSuite final : public Suite {
 
     // #6: pwrite of 1 KiB and 4..20 KiB in 4 KiB steps, fixed call count.
     const std::uint64_t n6 = by_scale<std::uint64_t>(s, 256, 2000, 8000, 1000000);
-    for (std::uint64_t size : {1 * KiB, 4 * KiB, 8 * KiB, 12 * KiB, 16 * KiB, 20 * KiB})
+    for (std::uint64_t size : by_scale<std::vector<std::uint64_t>>(
+             s, {1 * KiB, 8 * KiB, 20 * KiB}, {1 * KiB, 8 * KiB, 20 * KiB},
+             {1 * KiB, 4 * KiB, 8 * KiB, 12 * KiB, 16 * KiB, 20 * KiB}, {1 * KiB, 4 * KiB, 8 * KiB, 12 * KiB, 16 * KiB, 20 * KiB}))
       table.push_back(writer(name(), count_label(n6) + " pwrites of 1..20k", "pread", size, n6, io::BufferKind::Aligned));
 
     std::vector<harness::Result> out;

@@ -178,5 +178,35 @@ TEST(Engine, PassesPerRepetitionComeFromTheFastestWarmupPass) {
   EXPECT_GE(r.passes, 5u);
 }
 
+// Warm-up passes slower than every timed one (40 ms against 2 ms): the first
+// repetition comes in far under min_time, is taken as a warm-up, and the
+// passes are recomputed from it. Judged by the warm-ups alone, 3 passes
+// would make a repetition (~6 ms). Sleeps are lower bounds: the bound below
+// fails only if the first repetition's passes overslept by 8 ms each.
+class SlowWarmups final : public Workload {
+ public:
+  PassBody pass(PassKind kind) override {
+    PassBody b;
+    b.timed = [kind](unsigned) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(kind == PassKind::Warmup ? 40 : 2));
+      return WorkerTally{4096, 1, 1};
+    };
+    return b;
+  }
+};
+
+TEST(Engine, AFirstRepetitionFarUnderMinTimeIsRedoneWithMorePasses) {
+  SlowWarmups w;
+  LocalTeam team(1);
+  EngineSettings s = quick();
+  s.reps = 2;
+  s.min_time = 0.1;
+  s.latency = false;
+  Result r;
+  ASSERT_TRUE(measure(w, team, s, r));
+  EXPECT_EQ(r.samples_s.size(), 2u);  // the discarded repetition is not among them
+  EXPECT_GE(r.passes, 10u);
+}
+
 }  // namespace
 }  // namespace iolab::harness

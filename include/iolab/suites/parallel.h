@@ -210,6 +210,7 @@ struct ParallelPlan {
   std::uint64_t element_cap_ints = 0;     // element-stream: ints moved per pass, over all workers
   std::uint64_t buffered_cap_ints = 0;    // buffered-element-stream: the same (a call per int is slow even buffered)
   std::vector<unsigned> threads;          // default worker counts
+  std::vector<Layout> layouts{Layout::SharedFile, Layout::FilePerWorker};
 };
 ParallelPlan plan_for(Scale scale);
 
