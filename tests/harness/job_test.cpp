@@ -107,7 +107,11 @@ TEST(Job, BadJobFilesFailWithOneLine) {
   io::ScratchDir s("/tmp");
   for (const char* text : {"method = \"pread\"\nbs = \"4q\"\n", "method = \"nosuch\"\n", "methd = \"pread\"\n",
                            "method = \"pread\"\nreps = 0\n", "method = [\"pread\"\n", "bs = \"4k\"\n",
-                           "method = \"pread\"\nlatency = \"yes\"\n"}) {
+                           "method = \"pread\"\nlatency = \"yes\"\n",
+                           // A float where an integer belongs, beyond int64's range (fuzz/job_fuzz found
+                           // toml++ converting it, undefined behaviour): refused like any other bad value.
+                           "method = \"syscall\"\nops = 2e104\n", "method = \"pread\"\nreps = 3.0\n",
+                           "method = \"pread\"\nseed = 1e300\n"}) {
     auto p = write(s, text);
     try {
       read_job(p);
