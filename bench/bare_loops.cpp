@@ -110,7 +110,10 @@ int open_or_create(const char* path, bool& created) {
   return fd;
 }
 
+// Warm as iolab makes a file warm: written back, evicted, read once (a file
+// still holding the pages its writes made reads slower, and unevenly).
 void warm(int fd, std::size_t size, const char* path) {
+  if (::fdatasync(fd) != 0 || ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0) die("evict", path);
   std::vector<char> buf(1 << 20);
   for (off_t off = 0; static_cast<std::size_t>(off) < size;) {
     ssize_t n = ::pread(fd, buf.data(), buf.size(), off);
@@ -172,7 +175,11 @@ int reads(bool mapped, const char* path, std::size_t block, int passes) {
 
 int fwrites(const char* dir, std::size_t size, std::size_t block, int passes) {
   std::string path = std::string(dir) + "/bare-fwrite-" + std::to_string(::getpid());
-  std::vector<char> data(block);
+  // Each offset's own bytes, from a ring of up to 8 MiB as iolab's write
+  // source has (so that what is written can be checked): the same memory
+  // traffic, where one block written again and again would stay in L1.
+  const std::size_t period = std::max(block, std::min<std::size_t>(size, std::size_t{8} << 20) / block * block);
+  std::vector<char> data(period + block);
   std::mt19937_64 rng(7);
   for (auto& c : data) c = static_cast<char>(rng());
   FILE* f = nullptr;
@@ -187,7 +194,7 @@ int fwrites(const char* dir, std::size_t size, std::size_t block, int passes) {
   auto pass = [&] {
     std::size_t ops = 0;
     for (std::size_t done = 0; done < size; done += block, ++ops)
-      if (std::fwrite(data.data(), 1, std::min(block, size - done), f) == 0) die("fwrite", path.c_str());
+      if (std::fwrite(data.data() + done % period, 1, std::min(block, size - done), f) == 0) die("fwrite", path.c_str());
     if (std::fclose(f) != 0) die("fclose", path.c_str());
     return ops;
   };

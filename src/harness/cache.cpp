@@ -52,6 +52,11 @@ void make_warm(const std::filesystem::path& file) {
   }
 }
 
+void make_warm_from_disk(const std::filesystem::path& file) {
+  make_cold(file, Eviction::PerFile);
+  make_warm(file);
+}
+
 bool can_drop_caches() { return ::geteuid() == 0 && ::access("/proc/sys/vm/drop_caches", W_OK) == 0; }
 
 std::string make_cold(const std::filesystem::path& file, Eviction how) {

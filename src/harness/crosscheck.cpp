@@ -43,6 +43,7 @@ class FioFiles {
     std::filesystem::path f = scratch_.create_unique_file("fio");
     files_.emplace(size, f);
     write_pattern_file(f, size, seed_);
+    make_warm_from_disk(f);  // as the runner's warm files start
     return files_.at(size);
   }
 

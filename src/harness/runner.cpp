@@ -433,6 +433,7 @@ class FileWorkload final : public Workload {
     content_ = std::make_unique<PatternContent>(config_.seed);
     file_ = files_.create("exp");
     write_pattern_file(file_, plan_.length, config_.seed);
+    if (e_.cache == CacheState::Warm && !direct_) make_warm_from_disk(file_);
     return preflight(file_, io::Access::Read, slots_->address(), std::nullopt);
   }
 

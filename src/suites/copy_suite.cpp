@@ -133,7 +133,7 @@ class CopySuite final : public Suite {
     src.path = runner.scratch().create_unique_file("copy-src");
     write_pattern_file(src.path, src.size, kCustomSeed);
     src.digest = io::pattern_digest(kCustomSeed, 0, src.size);
-    harness::make_warm(src.path);
+    harness::make_warm_from_disk(src.path);  // as every warm file starts
 
     std::vector<harness::Result> out;
     // (The quick scale copies without the flush only.)
