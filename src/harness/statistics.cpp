@@ -5,6 +5,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "iolab/harness/thresholds.h"
+
 namespace iolab::harness {
 
 double median(std::span<const double> samples) {
@@ -32,9 +34,9 @@ Summary summarize(std::span<const double> samples) {
   dev.reserve(s.n);
   for (double x : samples) dev.push_back(std::fabs(x - s.median));
   s.mad = median(dev);
-  if (s.mad > 0)
+  if (s.mad > 0 && s.n >= thresholds::kOutlierMinSamples)
     for (std::size_t i = 0; i < s.n; ++i)
-      if (0.6745 * std::fabs(samples[i] - s.median) / s.mad > 3.5) s.outliers.push_back(i);
+      if (0.6745 * std::fabs(samples[i] - s.median) / s.mad > thresholds::kOutlierZ) s.outliers.push_back(i);
   return s;
 }
 

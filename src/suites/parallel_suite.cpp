@@ -28,11 +28,12 @@ ParallelPlan plan_for(Scale scale) {
   constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
   switch (scale) {
     // region total, block, array total, element-stream cap, buffered cap (ints), worker counts
-    // Worker counts: 2 (this kind of machine's cores) on the shared file only in
-    // the quick run, 1, 2 and 4 (oversubscribed) by default, up to 8 at the full scale.
+    // Worker counts: 2 (this kind of machine's cores) in the quick run, 1 and 2
+    // by default, up to 8 (oversubscribed here) at the full scale; a file per
+    // worker beside the shared file at the tiny and full scales.
     case Scale::Tiny: return {1 * MiB, 64 * KiB, 256 * KiB, 4 * 1024, 64 * 1024, {1, 2, 4, 8}};
     case Scale::Quick: return {32 * MiB, 1 * MiB, 32 * MiB, 64 * 1024, 4 * 1024 * 1024, {2}, {Layout::SharedFile}};
-    case Scale::Default: return {128 * MiB, 1 * MiB, 128 * MiB, 256 * 1024, 16 * 1024 * 1024, {1, 2, 4}};
+    case Scale::Default: return {64 * MiB, 1 * MiB, 64 * MiB, 256 * 1024, 16 * 1024 * 1024, {1, 2}, {Layout::SharedFile}};
     case Scale::Full: return {1 * GiB, 1 * MiB, 1 * GiB, 1024 * 1024, 64 * 1024 * 1024, {1, 2, 4, 8}};
   }
   return plan_for(Scale::Default);

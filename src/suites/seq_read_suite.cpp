@@ -72,7 +72,7 @@ class SeqReadSuite final : public Suite {
     return "read a whole file with 1 KiB, 1 MiB, 10 MiB buffers: streams, read(2) heap/aligned, mmap, io_uring; warm and cold";
   }
 
-  static std::uint64_t file_size(Scale s) { return by_scale<std::uint64_t>(s, 2 * MiB, 16 * MiB, 128 * MiB, kSeedFileBytes); }
+  static std::uint64_t file_size(Scale s) { return by_scale<std::uint64_t>(s, 2 * MiB, 16 * MiB, 64 * MiB, kSeedFileBytes); }
 
   std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const std::uint64_t size = file_size(options.scale);

@@ -50,8 +50,9 @@ class WritePathSuite final : public Suite {
 
     // #4b: the write size swept with the total fixed.
     const std::uint64_t total = by_scale<std::uint64_t>(s, 1 * MiB, 32 * MiB, 128 * MiB, 1 * GiB);
-    // (Every fourfold size; the quick scale every 256-fold: 4 KiB and 1 MiB.)
-    const std::uint64_t step = s == Scale::Quick ? 256 : 4;
+    // (Every fourfold size at the full and tiny scales; by default every
+    // sixteenfold, 4 KiB to 16 MiB; the quick scale 4 KiB and 1 MiB.)
+    const std::uint64_t step = by_scale<std::uint64_t>(s, 4, 256, 16, 4);
     for (std::uint64_t size = 4 * KiB; size <= std::min<std::uint64_t>(64 * MiB, total); size *= step)
       for (io::BufferKind b : {io::BufferKind::Heap, io::BufferKind::Aligned})
         table.push_back(writer(name(), "pwrite " + label(total) + " in " + label(size) + " writes", "pread", size,

@@ -38,6 +38,13 @@ TEST(Statistics, MadFlagsOnlyTheOutlier) {
   EXPECT_EQ(s.outliers[0], 5u);
 }
 
+// Of three, the median deviates by 0 and the MAD is the smaller other
+// deviation: 1.00, 1.01, 1.10 would flag 1.10 (z 6.1). Too few to judge.
+TEST(Statistics, ThreeSamplesAreTooFewForTheOutlierRule) {
+  std::vector<double> x{1.00, 1.01, 1.10};
+  EXPECT_TRUE(summarize(x).outliers.empty());
+}
+
 TEST(Statistics, NoOutliersInATightSample) {
   std::vector<double> x{1.00, 1.02, 0.98, 1.01, 0.99};
   EXPECT_TRUE(summarize(x).outliers.empty());

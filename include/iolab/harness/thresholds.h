@@ -1,6 +1,7 @@
 // Every limit the harness and the report judge figures by, in one place.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace iolab::harness::thresholds {
@@ -23,6 +24,10 @@ inline constexpr double kColdResidentMax = 0.05;
 // Modified z-score above which a repetition is an outlier (Iglewicz and
 // Hoaglin; hyperfine's rule): 0.6745 * |x - median| / MAD > 3.5.
 inline constexpr double kOutlierZ = 3.5;
+// Fewest repetitions the outlier rule judges: of three, the median's own
+// deviation is 0 and the MAD is the smaller of the other two, so any uneven
+// pair of neighbours makes the third an "outlier".
+inline constexpr std::size_t kOutlierMinSamples = 5;
 // A winner must beat the runner-up by more than this to be named (when the
 // repetitions' ranges do not overlap); below it the report calls a tie.
 inline constexpr double kTieRatio = 1.05;
