@@ -246,21 +246,25 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
     bool recalibrated = false;
     for (unsigned rep = 0; rep < settings.reps; ++rep) {
       Repetition r;
+      double fastest = 0;
       for (unsigned p = 0; p < passes; ++p) {
         PassTiming t = one_pass(PassKind::Timed);
+        fastest = p == 0 ? t.seconds : std::min(fastest, t.seconds);
         r.seconds += t.seconds;
         r.first_done += t.first_done_s;
         r.usage += t.usage;
         r.tally = add(r.tally, t.tally);
       }
       // Warm-up passes can be slower than timed ones by more than their
-      // minimum shows (a file's first allocation, a neighbour's load): a
-      // first repetition under 3/4 of min_time is taken as a warm-up, once,
-      // and the passes recomputed from it.
+      // minimum shows (a file's first allocation, memory the allocator has
+      // not recycled yet, a neighbour's load): when the first repetition's
+      // fastest pass says a repetition of such passes would fall under 3/4
+      // of min_time, that repetition is taken as a warm-up, once, and the
+      // passes recomputed from that pass.
       if (rep == 0 && !recalibrated && settings.min_time > 0 &&
-          team.max(r.seconds) < 0.75 * settings.min_time) {
+          team.max(fastest) * passes < 0.75 * settings.min_time) {
         recalibrated = true;
-        unsigned more = static_cast<unsigned>(team.max(static_cast<double>(passes_for(team.max(r.seconds) / passes))));
+        unsigned more = static_cast<unsigned>(team.max(static_cast<double>(passes_for(team.max(fastest)))));
         if (more > passes) {
           progress.total += passes + settings.reps * (more - passes);
           passes = more;

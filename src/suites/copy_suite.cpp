@@ -129,7 +129,7 @@ class CopySuite final : public Suite {
 
   std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     Source src;
-    src.size = by_scale<std::uint64_t>(options.scale, 4 * MiB, 32 * MiB, 64 * MiB, 2 * GiB);
+    src.size = by_scale<std::uint64_t>(options.scale, 4 * MiB, 16 * MiB, 64 * MiB, 2 * GiB);
     src.path = runner.scratch().create_unique_file("copy-src");
     write_pattern_file(src.path, src.size, kCustomSeed);
     src.digest = io::pattern_digest(kCustomSeed, 0, src.size);

@@ -35,7 +35,7 @@ class DirectSuite final : public Suite {
 
   std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const Scale s = options.scale;
-    const std::uint64_t size = by_scale<std::uint64_t>(s, 2 * MiB, 32 * MiB, 64 * MiB, 1 * GiB);
+    const std::uint64_t size = by_scale<std::uint64_t>(s, 2 * MiB, 16 * MiB, 64 * MiB, 1 * GiB);
     // Most blocks per experiment (0 = the whole file).
     const std::uint64_t cap = by_scale<std::uint64_t>(s, 64, 512, 2048, 0);
     const auto blocks = by_scale<std::vector<std::uint64_t>>(s, {4 * KiB, 1 * MiB}, {1 * MiB},

@@ -506,7 +506,7 @@ class StoreSuite final : public Suite {
     check(options);
     std::uint64_t n = options.records != 0
                           ? options.records
-                          : by_scale<std::uint64_t>(options.scale, 2000, 20000, 20000, 100000);
+                          : by_scale<std::uint64_t>(options.scale, 2000, 10000, 20000, 100000);
     Workload w = make_workload(n, runner.config().seed);
     // LMDB's map must hold the data with B-tree overhead; the file stays sparse.
     std::uint64_t map_bytes = std::max<std::uint64_t>(64 * MiB, w.data_bytes * 4);
