@@ -48,7 +48,14 @@ double median(std::vector<double> v) {
 
 struct BarePass {
   double ops_per_s, ops_per_cpu_s;
+  long minor_faults;
 };
+
+long minor_faults() {
+  rusage ru{};
+  ::getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
 
 // One bare pass over `path`: the loop bare_loops.cpp times, on this file.
 BarePass bare_pass(bool mapped, const std::filesystem::path& path, std::size_t size, std::byte* buf, std::size_t block) {
@@ -57,6 +64,7 @@ BarePass bare_pass(bool mapped, const std::filesystem::path& path, std::size_t s
   std::size_t ops = 0;
   void* map = nullptr;
   double c0 = cpu_seconds();
+  long f0 = minor_faults();
   auto t0 = std::chrono::steady_clock::now();
   if (mapped) {
     map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
@@ -72,9 +80,10 @@ BarePass bare_pass(bool mapped, const std::filesystem::path& path, std::size_t s
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   double c = cpu_seconds() - c0;
+  long faults = minor_faults() - f0;
   if (map != nullptr) ::munmap(map, size);
   ::close(fd);
-  return {static_cast<double>(ops) / s, c > 0 ? static_cast<double>(ops) / c : 0};
+  return {static_cast<double>(ops) / s, c > 0 ? static_cast<double>(ops) / c : 0, faults};
 }
 
 }  // namespace
@@ -122,16 +131,19 @@ int main(int argc, char** argv) {
     if (r.skipped) throw Error("run", method, *r.skipped, EINVAL);
     const double iolab_wall = static_cast<double>(r.ops) / median(r.samples_s);
     const double iolab_cpu = r.user_s + r.sys_s > 0 ? static_cast<double>(r.ops) / (r.user_s + r.sys_s) : 0;
-    std::vector<double> wall, cpu;
+    std::vector<double> wall, cpu, faults;
     for (const BarePass& b : bare) {
       wall.push_back(b.ops_per_s);
       cpu.push_back(b.ops_per_cpu_s);
+      faults.push_back(static_cast<double>(b.minor_faults));
     }
     const double bare_wall = median(wall), bare_cpu = median(cpu);
     std::printf("%s %s, %s file, warm, same file: iolab %.0f ops/s, %.0f ops/CPU s (%u reps x %u passes); "
                 "bare %.0f ops/s, %.0f ops/CPU s (%zu passes); iolab/bare %.3fx per CPU s, %.3fx per s\n",
                 method.c_str(), argv[2], argv[3], iolab_wall, iolab_cpu, r.reps, r.passes, bare_wall, bare_cpu,
                 bare.size(), iolab_cpu / bare_cpu, iolab_wall / bare_wall);
+    std::printf("minor faults per pass: iolab %lld (median repetition of %u passes), bare %.0f\n",
+                static_cast<long long>(r.minor_faults), r.passes, median(faults));
     std::printf("%s %.0f %.0f %.0f %.0f\n", "data", bare_wall, bare_cpu, iolab_wall, iolab_cpu);
   } catch (const std::exception& ex) {
     std::fprintf(stderr, "engine_same_file: %s\n", ex.what());
