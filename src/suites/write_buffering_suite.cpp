@@ -161,7 +161,7 @@ class WriteBufferingSuite final : public Suite {
     run_all(runner, table, out);
 
     // #2: the half-buffer rule.
-    std::uint64_t writes = by_scale<std::uint64_t>(s, 500, 8000, 50000, 100000);
+    std::uint64_t writes = by_scale<std::uint64_t>(s, 500, 8000, 20000, 100000);
     const Writer big_writers[] = {{"stdio", "", kStreamBuffer}, {"iostream", "", kStreamBuffer}, {"syscall", "", 0}};
     // (The quick scale: one size under half the buffer and one over.)
     auto sizes = by_scale<std::vector<std::uint64_t>>(s, {1 * KiB, 3 * KiB}, {1 * KiB, 3 * KiB},

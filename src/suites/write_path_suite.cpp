@@ -43,7 +43,7 @@ class WritePathSuite final : public Suite {
     std::vector<FileExperiment> table;
 
     // #4a: 1 KiB pwrite, heap vs aligned, several call counts.
-    for (std::uint64_t n : by_scale<std::vector<std::uint64_t>>(s, {1000}, {50000}, {100000},
+    for (std::uint64_t n : by_scale<std::vector<std::uint64_t>>(s, {1000}, {50000}, {50000},
                                                                  {100000, 1000000, 10000000}))
       for (io::BufferKind b : {io::BufferKind::Heap, io::BufferKind::Aligned})
         table.push_back(writer(name(), count_label(n) + " pwrites of 1k", "pread", 1 * KiB, n, b));
@@ -59,7 +59,7 @@ class WritePathSuite final : public Suite {
                                total / size, b));
 
     // #5: mmap vs pwrite vs buffered stdio, 1 KiB and 2 KiB writes.
-    const std::uint64_t n5 = by_scale<std::uint64_t>(s, 1000, 16000, 128000, 1000000);
+    const std::uint64_t n5 = by_scale<std::uint64_t>(s, 1000, 16000, 32000, 1000000);
     for (std::uint64_t size : by_scale<std::vector<std::uint64_t>>(s, {1 * KiB}, {1 * KiB}, {1 * KiB, 2 * KiB},
                                                                     {1 * KiB, 2 * KiB})) {
       std::string experiment = count_label(n5) + " writes of " + label(size);
