@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +39,9 @@ namespace {
 // The user data of a transfer taken back after a failure: its sqe became a
 // no-op whose completion is skipped.
 constexpr std::uint64_t kTakenBack = ~std::uint64_t{0};
+// How long a wait may see no completion at all before the ring is taken to
+// have lost its requests (see IoUringFile::recover_stall).
+constexpr long long kStallSeconds = 20;
 // The kernel registers buffers of at most 1 GiB each.
 constexpr std::size_t kMaxFixedBuffer = std::size_t{1} << 30;
 
@@ -225,12 +229,15 @@ class IoUringFile final : public QueuedFile {
     if (opts_.registered_files) sqe->flags |= IOSQE_FIXED_FILE;
     ::io_uring_sqe_set_data64(sqe, slot);
     unsubmitted_.push_back(sqe);
+    if (slot >= held_.size()) held_.resize(slot + 1, 0);
+    held_[slot] = 1;
   }
 
   queue::Submitted submit(unsigned wait_for) {
     queue::Submitted s;
     // With SQPOLL, only a wait or waking the poller enters the kernel.
     const bool enters = !opts_.sqpoll || wait_for > 0 || (IO_URING_READ_ONCE(*ring_.ring.sq.kflags) & IORING_SQ_NEED_WAKEUP);
+    if (wait_for > 0 && !opts_.sqpoll) return submit_and_wait_bounded(wait_for);
     int r = posix::retry_eintr([&] {
       int n = wait_for > 0         ? ::io_uring_submit_and_wait(&ring_.ring, wait_for)
               : opts_.single_issuer ? ::io_uring_submit_and_get_events(&ring_.ring)  // deferred completions run only here
@@ -270,6 +277,7 @@ class IoUringFile final : public QueuedFile {
     // it can become a no-op that touches no buffer.
     const std::size_t n = unsubmitted_.size();
     for (io_uring_sqe* sqe : unsubmitted_) {
+      if (std::uint64_t slot = sqe->user_data; slot < held_.size()) held_[slot] = 0;
       ::io_uring_prep_nop(sqe);
       ::io_uring_sqe_set_data64(sqe, kTakenBack);
     }
@@ -279,14 +287,20 @@ class IoUringFile final : public QueuedFile {
   }
 
   std::size_t reap(std::span<queue::Completion> out) {
-    unsigned head, seen = 0;
     std::size_t n = 0;
+    // Requests a lost ring never ran come back as EAGAIN: the pump issues them again.
+    while (!lost_.empty() && n < out.size()) {
+      out[n++] = {lost_.back(), -EAGAIN};
+      lost_.pop_back();
+    }
+    unsigned head, seen = 0;
     io_uring_cqe* cqe = nullptr;
     io_uring_for_each_cqe(&ring_.ring, head, cqe) {
       if (n == out.size()) break;
       ++seen;
       const std::uint64_t data = ::io_uring_cqe_get_data64(cqe);
       if (data == kTakenBack) continue;
+      if (data < held_.size()) held_[data] = 0;
       out[n++] = {static_cast<std::uint32_t>(data), cqe->res};
     }
     ::io_uring_cq_advance(&ring_.ring, seen);
@@ -294,6 +308,64 @@ class IoUringFile final : public QueuedFile {
   }
 
  private:
+  // Hands over what is prepared and waits for `wait_for` completions, but
+  // never forever. On this machine's kernel (6.18) a fresh ring has been
+  // seen, twice in ~10 default runs, to take buffered writes and never
+  // complete them: SQ head 8, CQ tail 0, no io-wq worker, the process asleep
+  // in io_cqring_wait for good. What the kernel took is read off the SQ
+  // head, so the count is exact however the wait ends.
+  queue::Submitted submit_and_wait_bounded(unsigned wait_for) {
+    queue::Submitted s;
+    const unsigned head0 = IO_URING_READ_ONCE(*ring_.ring.sq.khead);
+    const std::size_t flushed = unsubmitted_.size();
+    __kernel_timespec ts{kStallSeconds, 0};
+    io_uring_cqe* cqe = nullptr;
+    int r = ::io_uring_submit_and_wait_timeout(&ring_.ring, &cqe, wait_for, &ts, nullptr);
+    ++counters_.calls;
+    std::size_t took = static_cast<unsigned>(IO_URING_READ_ONCE(*ring_.ring.sq.khead) - head0);
+    const std::size_t old = std::min(took, stale_);  // the ring hands over oldest first
+    stale_ -= old;
+    took = std::min(took - old, flushed);
+    unsubmitted_.erase(unsubmitted_.begin(), unsubmitted_.begin() + static_cast<std::ptrdiff_t>(took));
+    s.went = took;
+    if (r == -ETIME && ::io_uring_cq_ready(&ring_.ring) == 0 && unsubmitted_.empty()) {
+      recover_stall();
+    } else if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
+      s.error = -r;
+      s.call = "io_uring_enter";
+    }
+    return s;
+  }
+
+  // No completion for kStallSeconds with requests in the kernel: the ring
+  // is replaced (closing it cancels what it holds) and its requests come
+  // back from reap() as EAGAIN, so the pump issues them again; reads and
+  // writes at an offset are safe to repeat. Said on stderr: the repetition
+  // that waited is slow by that long and shows as such.
+  void recover_stall() {
+    std::size_t held = 0;
+    for (std::uint32_t slot = 0; slot < held_.size(); ++slot)
+      if (held_[slot]) {
+        lost_.push_back(slot);
+        held_[slot] = 0;
+        ++held;
+      }
+    if (held == 0) return;
+    if (opts_.fixed_buffers || opts_.sqpoll)
+      throw Error("io_uring_enter", path().string(),
+                  "no completion in " + std::to_string(kStallSeconds) + " s with " + std::to_string(held) +
+                      " requests in flight",
+                  ETIMEDOUT);
+    ring_.exit();
+    if (int err = ring_.setup(pump_.depth(), opts_); err != 0) posix::fail("io_uring_setup", path(), err);
+    if (opts_.registered_files)
+      if (int refused = register_file(ring_.ring, fd_.get()); refused != 0)
+        posix::fail("io_uring_register_files", path(), refused);
+    stale_ = 0;
+    std::fprintf(stderr, "iolab: io_uring %s: %zu requests had no completion in %lld s; the ring was replaced and they were issued again\n",
+                 path().c_str(), held, kStallSeconds);
+  }
+
   struct Fixed {
     const std::byte* begin;
     const std::byte* end;
@@ -325,6 +397,8 @@ class IoUringFile final : public QueuedFile {
   std::vector<Fixed> fixed_;                 // buffers registered for fixed_buffers
   std::vector<io_uring_sqe*> unsubmitted_;   // prepared, not yet taken by the kernel, oldest first
   std::size_t stale_ = 0;                    // no-ops still on the ring ahead of them
+  std::vector<char> held_;                   // per slot: a request the kernel (or the ring) holds
+  std::vector<std::uint32_t> lost_;          // slots of a replaced ring's requests, for reap()
   std::vector<pid_t> new_tasks_;             // threads that appeared during setup (SQPOLL)
   std::string poller_name_;                  // what the SQPOLL thread calls itself
   mutable pid_t sq_thread_ = 0;              // the SQPOLL thread, once known
