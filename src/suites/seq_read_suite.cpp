@@ -40,6 +40,7 @@ struct ReadPath {
   harness::MethodVariant variant;
   const char* java;       // the seed's counterpart, "" when none
   double Published::*ms;  // its published time
+  bool at_default = true; // run at the default scale (all run at tiny and full)
 };
 
 io::FileOptions stream_buffer(std::size_t bytes) {
@@ -60,7 +61,7 @@ const std::array<ReadPath, 7> kPaths{{
     {{"syscall", "", {}, io::BufferKind::Aligned}, "FileChannel.read, direct ByteBuffer", &Published::nio_direct_ms},
     {{"mmap", "", {}, io::BufferKind::Heap}, "MappedByteBuffer.get(byte[])", &Published::mmap_ms},
     // io_uring at one request in flight (a verdict on the depth, not the method) and at 32.
-    {{"io_uring", "", queue_depth(1), io::BufferKind::Aligned}, "", nullptr},
+    {{"io_uring", "", queue_depth(1), io::BufferKind::Aligned}, "", nullptr, false},
     {{"io_uring", "", queue_depth(32), io::BufferKind::Aligned}, "", nullptr},
 }};
 
@@ -89,7 +90,8 @@ class SeqReadSuite final : public Suite {
     m.file_size = size;
     m.eviction = kEviction;
     for (const ReadPath& path : kPaths)
-      if (!quick || path.ms != nullptr) m.methods.push_back(path.variant);
+      if (quick ? path.ms != nullptr : options.scale != Scale::Default || path.at_default)
+        m.methods.push_back(path.variant);
     std::vector<FileExperiment> table = harness::expand(m);
     for (FileExperiment& e : table) {
       e.suite = std::string(name());
