@@ -96,7 +96,7 @@ class DirectSuite final : public Suite {
     // (one request each). Every block of a rand_ops-block file once, in a
     // shuffled order; latency per request, from submission to completion.
     const std::uint64_t rand_ops = by_scale<std::uint64_t>(s, 256, 1024, 2048, 65536);
-    const auto depths = by_scale<std::vector<unsigned>>(s, {1, 4}, {1, 32}, {1, 4, 16, 64}, {1, 2, 4, 8, 16, 32, 64, 128});
+    const auto depths = by_scale<std::vector<unsigned>>(s, {1, 4}, {1, 32}, {1, 16, 64}, {1, 2, 4, 8, 16, 32, 64, 128});
     const std::string curve = "QD curve: random 4k O_DIRECT reads x " + count_label(rand_ops);
     table.clear();
     harness::Matrix m;

@@ -33,7 +33,7 @@ ParallelPlan plan_for(Scale scale) {
     // worker beside the shared file at the tiny and full scales.
     case Scale::Tiny: return {1 * MiB, 64 * KiB, 256 * KiB, 4 * 1024, 64 * 1024, {1, 2, 4, 8}};
     case Scale::Quick: return {16 * MiB, 1 * MiB, 16 * MiB, 64 * 1024, 4 * 1024 * 1024, {2}, {Layout::SharedFile}};
-    case Scale::Default: return {64 * MiB, 1 * MiB, 64 * MiB, 256 * 1024, 16 * 1024 * 1024, {1, 2}, {Layout::SharedFile}};
+    case Scale::Default: return {64 * MiB, 1 * MiB, 64 * MiB, 64 * 1024, 4 * 1024 * 1024, {1, 2}, {Layout::SharedFile}};
     case Scale::Full: return {1 * GiB, 1 * MiB, 1 * GiB, 1024 * 1024, 64 * 1024 * 1024, {1, 2, 4, 8}};
   }
   return plan_for(Scale::Default);
