@@ -234,10 +234,10 @@ class IoUringFile final : public QueuedFile {
   }
 
   queue::Submitted submit(unsigned wait_for) {
+    if (wait_for > 0 && !opts_.sqpoll) return submit_and_wait_bounded(wait_for);
     queue::Submitted s;
     // With SQPOLL, only a wait or waking the poller enters the kernel.
     const bool enters = !opts_.sqpoll || wait_for > 0 || (IO_URING_READ_ONCE(*ring_.ring.sq.kflags) & IORING_SQ_NEED_WAKEUP);
-    if (wait_for > 0 && !opts_.sqpoll) return submit_and_wait_bounded(wait_for);
     int r = posix::retry_eintr([&] {
       int n = wait_for > 0         ? ::io_uring_submit_and_wait(&ring_.ring, wait_for)
               : opts_.single_issuer ? ::io_uring_submit_and_get_events(&ring_.ring)  // deferred completions run only here
@@ -250,25 +250,18 @@ class IoUringFile final : public QueuedFile {
     });
     const int err = r < 0 ? errno : 0;
     if (enters) ++counters_.calls;
-    std::size_t took;
     if (opts_.sqpoll) {
       // Everything flushed to the ring is the poller's now, whatever the
       // wake-up call returned (liburing counts entries it has not taken yet).
-      took = unsubmitted_.size();
       stale_ = 0;
+      s.went = hand_over(unsubmitted_.size());
     } else {
-      took = r < 0 ? 0 : static_cast<std::size_t>(r);
-      const std::size_t old = std::min(took, stale_);  // the ring hands over oldest first
-      stale_ -= old;
-      took -= old;
+      s.went = hand_over(r < 0 ? 0 : static_cast<std::size_t>(r));
     }
     if (err != 0) {
       s.error = err;
       s.call = "io_uring_enter";
     }
-    took = std::min(took, unsubmitted_.size());
-    unsubmitted_.erase(unsubmitted_.begin(), unsubmitted_.begin() + static_cast<std::ptrdiff_t>(took));
-    s.went = took;
     return s;
   }
 
@@ -308,6 +301,17 @@ class IoUringFile final : public QueuedFile {
   }
 
  private:
+  // The kernel consumed `entries` from the submission ring: first the no-ops
+  // still ahead of ours (the ring hands over oldest first), then ours. How
+  // many of ours went; they are no longer ours to take back.
+  std::size_t hand_over(std::size_t entries) {
+    const std::size_t old = std::min(entries, stale_);
+    stale_ -= old;
+    const std::size_t took = std::min(entries - old, unsubmitted_.size());
+    unsubmitted_.erase(unsubmitted_.begin(), unsubmitted_.begin() + static_cast<std::ptrdiff_t>(took));
+    return took;
+  }
+
   // Hands over what is prepared and waits for `wait_for` completions, but
   // never forever. On this machine's kernel (6.18) a fresh ring has been
   // seen, twice in ~10 default runs, to take buffered writes and never
@@ -317,17 +321,11 @@ class IoUringFile final : public QueuedFile {
   queue::Submitted submit_and_wait_bounded(unsigned wait_for) {
     queue::Submitted s;
     const unsigned head0 = IO_URING_READ_ONCE(*ring_.ring.sq.khead);
-    const std::size_t flushed = unsubmitted_.size();
     __kernel_timespec ts{kStallSeconds, 0};
     io_uring_cqe* cqe = nullptr;
     int r = ::io_uring_submit_and_wait_timeout(&ring_.ring, &cqe, wait_for, &ts, nullptr);
     ++counters_.calls;
-    std::size_t took = static_cast<unsigned>(IO_URING_READ_ONCE(*ring_.ring.sq.khead) - head0);
-    const std::size_t old = std::min(took, stale_);  // the ring hands over oldest first
-    stale_ -= old;
-    took = std::min(took - old, flushed);
-    unsubmitted_.erase(unsubmitted_.begin(), unsubmitted_.begin() + static_cast<std::ptrdiff_t>(took));
-    s.went = took;
+    s.went = hand_over(static_cast<unsigned>(IO_URING_READ_ONCE(*ring_.ring.sq.khead) - head0));
     if (r == -ETIME && ::io_uring_cq_ready(&ring_.ring) == 0 && unsubmitted_.empty()) {
       recover_stall();
     } else if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
