@@ -192,10 +192,6 @@ class AsyncFlusher final : public WriteObserver {
               EIO);
 }
 
-// Where a buffer starts in its page, recorded with the result: a copy's speed
-// can depend on it (see io::kHeapBufferOffset).
-std::uint64_t page_offset(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % io::kPageSize; }
-
 bool misaligned(std::size_t align, const void* p, std::uint64_t block) {
   return align > 1 && (reinterpret_cast<std::uintptr_t>(p) % align != 0 || block % align != 0);
 }
@@ -429,7 +425,7 @@ class FileWorkload final : public Workload {
   std::optional<std::string> setup_reads() {
     const unsigned slots = queued_ ? std::max(1u, opts_.queue_depth) : 1;
     slots_ = std::make_unique<ReadSlots>(slots, plan_.block, buffer_);
-    record_.buffer_offset = page_offset(slots_->address());
+    record_.buffer_offset = io::page_offset(slots_->address());
     content_ = std::make_unique<PatternContent>(config_.seed);
     file_ = files_.create("exp");
     write_pattern_file(file_, plan_.length, config_.seed);
@@ -448,7 +444,7 @@ class FileWorkload final : public Workload {
       return "a queued method keeps several writes in flight, so a flush after every write or every N bytes has no "
              "single point to run at; use end or async-N";
     source_ = std::make_unique<WriteSource>(config_.seed, plan_.length, plan_.block, buffer_);
-    record_.buffer_offset = page_offset(source_->at(0, 0).data());
+    record_.buffer_offset = io::page_offset(source_->at(0, 0).data());
     std::filesystem::path probe = files_.create("exp");
     std::optional<io::Durability> needs;
     if (sync_.flushes() && sync_.schedule != FlushSchedule::AsyncBytes) needs = sync_.call;

@@ -34,6 +34,9 @@ inline constexpr std::size_t kPageSize = 4096;
 // bytes out of step (the Zen 3 `rep movsb` slow case above).
 inline constexpr std::size_t kHeapBufferOffset = 64;
 
+// Where `p` lies within its page (results record it for a buffer: see above).
+inline std::size_t page_offset(const void* p) noexcept { return reinterpret_cast<std::uintptr_t>(p) % kPageSize; }
+
 class Buffer {
  public:
   Buffer() = default;
@@ -48,7 +51,7 @@ class Buffer {
   std::size_t size() const noexcept { return size_; }
   BufferKind kind() const noexcept { return kind_; }
   // The data's offset within its page: kHeapBufferOffset for Heap, 0 for Aligned.
-  std::size_t page_offset() const noexcept { return reinterpret_cast<std::uintptr_t>(data_) % kPageSize; }
+  std::size_t page_offset() const noexcept { return io::page_offset(data_); }
   std::span<std::byte> span() noexcept { return {data_, size_}; }
   std::span<const std::byte> span() const noexcept { return {data_, size_}; }
 
