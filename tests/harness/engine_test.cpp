@@ -145,35 +145,46 @@ TEST(Engine, StatisticsWarningsHaveKinds) {
   EXPECT_EQ(r.warnings.size(), n);
 }
 
-// The first warm-up pass often pays for page faults: passes per repetition
-// come from the fastest warm-up pass, not the first. Here the first pass
-// sleeps 60 ms and every later one 5 ms; judged by the first, 2 passes would
-// make a 100 ms repetition (and repetitions of ~10 ms). Sleeps are lower
-// bounds, so a loaded machine only makes later passes longer: the bound
-// below fails only if every later warm-up pass overslept by 15 ms.
-class SlowFirstPass final : public Workload {
+// Passes that sleep: the first warm-up pass `first_ms`, later warm-ups
+// `warmup_ms`, every other pass `other_ms`. Sleeps are lower bounds, so a
+// loaded machine only makes passes longer.
+class SleepingPasses final : public Workload {
  public:
+  SleepingPasses(int first_ms, int warmup_ms, int other_ms) : first_(first_ms), warmup_(warmup_ms), other_(other_ms) {}
   PassBody pass(PassKind kind) override {
     PassBody b;
     b.timed = [this, kind](unsigned) {
-      bool first = kind == PassKind::Warmup && warmups++ == 0;
-      std::this_thread::sleep_for(std::chrono::milliseconds(first ? 60 : 5));
+      int ms = other_;
+      if (kind == PassKind::Warmup) ms = warmups++ == 0 ? first_ : warmup_;
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
       return WorkerTally{4096, 1, 1};
     };
     return b;
   }
   int warmups = 0;
+
+ private:
+  int first_, warmup_, other_;
 };
 
-TEST(Engine, PassesPerRepetitionComeFromTheFastestWarmupPass) {
-  SlowFirstPass w;
-  LocalTeam team(1);
+EngineSettings calibrating(unsigned reps) {
   EngineSettings s = quick();
-  s.reps = 1;
+  s.reps = reps;
   s.min_time = 0.1;
   s.latency = false;
+  return s;
+}
+
+// The first warm-up pass often pays for page faults: passes per repetition
+// come from the fastest warm-up pass, not the first. Here the first pass
+// sleeps 60 ms and every later one 5 ms; judged by the first, 2 passes would
+// make a 100 ms repetition (and repetitions of ~10 ms). The bound below fails
+// only if every later warm-up pass overslept by 15 ms.
+TEST(Engine, PassesPerRepetitionComeFromTheFastestWarmupPass) {
+  SleepingPasses w(60, 5, 5);
+  LocalTeam team(1);
   Result r;
-  ASSERT_TRUE(measure(w, team, s, r));
+  ASSERT_TRUE(measure(w, team, calibrating(1), r));
   EXPECT_GE(w.warmups, 2);
   EXPECT_GE(r.passes, 5u);
 }
@@ -181,29 +192,13 @@ TEST(Engine, PassesPerRepetitionComeFromTheFastestWarmupPass) {
 // Warm-up passes slower than every timed one (40 ms against 2 ms): the first
 // repetition comes in far under min_time, is taken as a warm-up, and the
 // passes are recomputed from it. Judged by the warm-ups alone, 3 passes
-// would make a repetition (~6 ms). Sleeps are lower bounds: the bound below
-// fails only if the first repetition's passes overslept by 8 ms each.
-class SlowWarmups final : public Workload {
- public:
-  PassBody pass(PassKind kind) override {
-    PassBody b;
-    b.timed = [kind](unsigned) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(kind == PassKind::Warmup ? 40 : 2));
-      return WorkerTally{4096, 1, 1};
-    };
-    return b;
-  }
-};
-
+// would make a repetition (~6 ms). The bound below fails only if the first
+// repetition's passes overslept by 8 ms each.
 TEST(Engine, AFirstRepetitionFarUnderMinTimeIsRedoneWithMorePasses) {
-  SlowWarmups w;
+  SleepingPasses w(40, 40, 2);
   LocalTeam team(1);
-  EngineSettings s = quick();
-  s.reps = 2;
-  s.min_time = 0.1;
-  s.latency = false;
   Result r;
-  ASSERT_TRUE(measure(w, team, s, r));
+  ASSERT_TRUE(measure(w, team, calibrating(2), r));
   EXPECT_EQ(r.samples_s.size(), 2u);  // the discarded repetition is not among them
   EXPECT_GE(r.passes, 10u);
 }
