@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_usage.h"
+
 namespace {
 
 [[noreturn]] void die(const char* what, const char* path) {
@@ -53,19 +55,8 @@ std::size_t parse_size(const char* s) {
   return static_cast<std::size_t>(v * static_cast<double>(mult));
 }
 
-// CPU seconds (user + system) of the process: on a shared machine, ops per
-// CPU second is steadier than ops per wall second.
-double cpu_seconds() {
-  rusage ru{};
-  ::getrusage(RUSAGE_SELF, &ru);
-  auto sec = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; };
-  return sec(ru.ru_utime) + sec(ru.ru_stime);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
+using iolab_bench::cpu_seconds;
+using iolab_bench::median;
 
 // Runs `passes` timed passes of `pass` (returning ops), with untimed `before`/`after`.
 void measure(const char* what, std::size_t bytes, int passes, const std::function<void()>& before,

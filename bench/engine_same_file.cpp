@@ -13,7 +13,6 @@
 // page-cache state into a buffer at the same place in its page. Prints
 // both medians per wall and per CPU second and their ratio.
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -26,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_usage.h"
 #include "iolab/error.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/buffer.h"
@@ -34,28 +34,15 @@
 
 namespace {
 
-double cpu_seconds() {
-  rusage ru{};
-  ::getrusage(RUSAGE_SELF, &ru);
-  auto sec = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; };
-  return sec(ru.ru_utime) + sec(ru.ru_stime);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
+using iolab_bench::cpu_seconds;
+using iolab_bench::median;
+using iolab_bench::minor_faults;
 
 struct BarePass {
   double ops_per_s, ops_per_cpu_s;
   long minor_faults;
 };
 
-long minor_faults() {
-  rusage ru{};
-  ::getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_minflt;
-}
 
 // One bare pass over `path`: the loop bare_loops.cpp times, on this file.
 BarePass bare_pass(bool mapped, const std::filesystem::path& path, std::size_t size, std::byte* buf, std::size_t block) {
