@@ -5,8 +5,16 @@
 
 namespace iolab::io {
 
+CopyEnds::CopyEnds(const CopyOptions& options)
+    : buffer_(options.buffer_size == 0 ? 4096 : options.buffer_size, options.buffer) {}
+
 CopyEnds::CopyEnds(const std::filesystem::path& from, const std::filesystem::path& to, const CopyOptions& options)
-    : from_(from), to_(to) {
+    : CopyEnds(options) {
+  open(from, to);
+}
+
+void CopyEnds::open(const std::filesystem::path& from, const std::filesystem::path& to) {
+  close();
   posix::Fd in = posix::open_existing(from, Access::Read);
   posix::Fd out = posix::open_existing(to, Access::ReadWrite);
   // Truncating `to` first would destroy the source when both name one file
@@ -16,17 +24,21 @@ CopyEnds::CopyEnds(const std::filesystem::path& from, const std::filesystem::pat
   if (::fstat(out.get(), &b) != 0) posix::fail("fstat", to);
   if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
     throw Error("copy", from.string() + " to " + to.string(), "source and destination are the same file", EINVAL);
-  size_ = static_cast<std::uint64_t>(a.st_size);
   if (posix::retry_eintr([&] { return ::ftruncate(out.get(), 0); }) != 0) posix::fail("ftruncate", to);
-  buffer_ = Buffer(options.buffer_size == 0 ? 4096 : options.buffer_size, options.buffer);
+  from_ = from;
+  to_ = to;
+  size_ = static_cast<std::uint64_t>(a.st_size);
   from_fd_ = in.release();
   to_fd_ = out.release();
 }
 
-CopyEnds::~CopyEnds() {
+void CopyEnds::close() noexcept {
   if (from_fd_ >= 0) ::close(from_fd_);
   if (to_fd_ >= 0) ::close(to_fd_);
+  from_fd_ = to_fd_ = -1;
 }
+
+CopyEnds::~CopyEnds() { close(); }
 
 void CopyEnds::finish(bool flush, CopyStats& stats) {
   posix::Fd out(to_fd_);

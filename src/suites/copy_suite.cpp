@@ -52,7 +52,7 @@ Custom copy_experiment(harness::Runner& runner, std::string suite, const Source&
   struct State {
     io::ScratchDir* scratch;
     std::filesystem::path to;
-    std::unique_ptr<io::CopyEnds> ends;  // opened untimed; the copy closes the destination
+    std::unique_ptr<io::CopyEnds> ends;  // its buffer made once; opened untimed before each copy, which closes the destination
     double resident = 1.0;  // the source's, the lowest seen before a repetition
     bool all_verified = true;
     unsigned verified = 0;
@@ -91,7 +91,8 @@ Custom copy_experiment(harness::Runner& runner, std::string suite, const Source&
     st->to = st->scratch->create_unique_file("copy-dst");
     if (harness::resident_fraction(source.path) < 1.0) harness::make_warm(source.path);
     st->resident = std::min(st->resident, harness::resident_fraction(source.path));
-    st->ends = std::make_unique<io::CopyEnds>(source.path, st->to, options);
+    if (!st->ends) st->ends = std::make_unique<io::CopyEnds>(options);
+    st->ends->open(source.path, st->to);
   };
   // Timed: the copy's calls, the flush when asked, and closing the destination.
   c.timed = [st, &method, options] {
@@ -99,13 +100,14 @@ Custom copy_experiment(harness::Runner& runner, std::string suite, const Source&
     return harness::Repetition{stats.bytes, 1, stats.calls};
   };
   c.cleanup = [st, source] {
-    st->ends.reset();
-    bool same = std::filesystem::file_size(st->to) == source.size && file_digest(st->to) == source.digest;
+    st->ends->close();
+    bool same = std::filesystem::file_size(st->to) == source.size && io::digest_file(st->to) == source.digest;
     st->all_verified = st->all_verified && same;
     ++st->verified;
   };
   c.verify = [st] { return st->all_verified && st->verified > 0; };
   custom.finish = [st](harness::Result& r) {
+    st->ends.reset();
     if (!st->to.empty()) st->scratch->remove_file(st->to);
     st->to.clear();
     if (!r.skipped) {

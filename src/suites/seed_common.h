@@ -6,7 +6,6 @@
 
 #include <fcntl.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -138,7 +137,9 @@ inline bool file_matches_pattern(const std::filesystem::path& p, std::uint64_t s
   std::error_code ec;
   if (std::filesystem::file_size(p, ec) != size || ec) return false;
   Fd fd(p, O_RDONLY);
-  io::Buffer chunk(static_cast<std::size_t>(std::clamp<std::uint64_t>(size, 1, 8 * MiB)), io::BufferKind::Aligned);
+  // 1 MiB at a time: this checks every pass's file, and fresh zeroed pages
+  // for a larger buffer cost more than reading the file.
+  io::Buffer chunk(static_cast<std::size_t>(std::clamp<std::uint64_t>(size, 1, MiB)), io::BufferKind::Aligned);
   for (std::uint64_t off = 0; off < size;) {
     std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), size - off));
     if (period != 0) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, period - off % period));
@@ -150,22 +151,6 @@ inline bool file_matches_pattern(const std::filesystem::path& p, std::uint64_t s
     off += r;
   }
   return true;
-}
-
-// XXH3-64 of a file's whole contents, comparable with io::pattern_digest.
-inline std::uint64_t file_digest(const std::filesystem::path& p) {
-  Fd fd(p, O_RDONLY);
-  io::Buffer chunk(static_cast<std::size_t>(8 * MiB), io::BufferKind::Aligned);
-  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state(XXH3_createState(), XXH3_freeState);
-  if (!state) throw Error("digest", p.string(), "cannot allocate the hash state", ENOMEM);
-  XXH3_64bits_reset(state.get());
-  io::IoCounters unused;
-  for (;;) {
-    std::size_t r = io::sys::read_full(fd.get(), chunk.span(), p, unused);
-    if (r == 0) break;
-    XXH3_64bits_update(state.get(), chunk.data(), r);
-  }
-  return XXH3_64bits_digest(state.get());
 }
 
 }  // namespace iolab::suites::seeds

@@ -8,6 +8,7 @@
 // method = engine, op = phase, extra.commits = the commits its pass made.
 #include <fcntl.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cstdio>

@@ -59,6 +59,34 @@ TEST_P(CopyMethods, TruncatesLongerDestination) {
   EXPECT_EQ(testing::read_whole_file(to), testing::read_whole_file(from));
 }
 
+// One CopyEnds serves copy after copy (the copy suite opens it before each
+// pass): the buffer is the same memory every time, each copy is whole, and a
+// copy that did not finish leaves nothing open to the next.
+TEST_P(CopyMethods, EndsReopenedKeepTheirBuffer) {
+  CopyOptions o;
+  o.buffer_size = 8192;
+  CopyEnds ends(o);
+  const std::byte* buffer = ends.buffer().data();
+  for (std::uint64_t seed : {21u, 22u, 23u}) {
+    auto from = testing::write_pattern_file(scratch_, "src", 20000 + seed, seed);
+    auto to = scratch_.create_unique_file("dst");
+    ends.open(from, to);
+    EXPECT_EQ(ends.size(), 20000 + seed);
+    CopyStats s = method().copy(ends, o);
+    EXPECT_EQ(s.bytes, 20000 + seed);
+    EXPECT_EQ(digest_file(to), pattern_digest(seed, 0, 20000 + seed));
+    EXPECT_EQ(ends.buffer().data(), buffer);
+  }
+  auto from = testing::write_pattern_file(scratch_, "src", 100, 1);
+  auto to = scratch_.create_unique_file("dst");
+  ends.open(from, to);
+  ends.close();
+  EXPECT_EQ(ends.from_fd(), -1);
+  EXPECT_EQ(ends.to_fd(), -1);
+  ends.open(from, to);  // and opens again after a close
+  EXPECT_EQ(method().copy(ends, o).bytes, 100u);
+}
+
 // Copying a file onto itself would truncate the source first: refused, data kept.
 TEST_P(CopyMethods, RefusesSameFile) {
   auto p = testing::write_pattern_file(scratch_, "src", 5000, 9);
