@@ -103,6 +103,24 @@ TEST(TypedArrays, FileOrderIsBigEndianExceptRaw) {
   EXPECT_EQ(std::memcmp(raw.data(), v.data(), raw.size()), 0);
 }
 
+// The chunked check agrees with the reference encoding and catches one wrong
+// byte anywhere (first, on a page boundary of its chunks, last) and a wrong length.
+TEST(TypedArrays, MatchesEncodingAgreesWithTheReference) {
+  std::vector<std::int32_t> v = sample_ints(3000);  // more than one 4 KiB chunk of encoding
+  for (ArrayWay w : all_array_ways()) {
+    SCOPED_TRACE(std::string(to_string(w)));
+    auto bytes = encode_reference(w, v);
+    EXPECT_TRUE(matches_encoding(w, v, bytes));
+    for (std::size_t at : {std::size_t{0}, std::size_t{4095}, std::size_t{4096}, bytes.size() - 1}) {
+      bytes[at] ^= std::byte{0x40};
+      EXPECT_FALSE(matches_encoding(w, v, bytes)) << "byte " << at;
+      bytes[at] ^= std::byte{0x40};
+    }
+    EXPECT_FALSE(matches_encoding(w, v, std::span<const std::byte>(bytes).first(bytes.size() - 4)));
+    EXPECT_TRUE(matches_encoding(w, {}, {}));
+  }
+}
+
 TEST(TypedArrays, ShortFileIsAnErrorNotZeros) {
   io::ScratchDir scratch;
   for (ArrayWay way : all_array_ways()) {

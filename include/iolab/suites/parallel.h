@@ -169,6 +169,8 @@ bool per_element(ArrayWay);
 
 // The file bytes `way` produces for `values` (untimed reference for verification).
 std::vector<std::byte> encode_reference(ArrayWay way, std::span<const std::int32_t> values);
+// True when `bytes` equal encode_reference(way, values), without making it.
+bool matches_encoding(ArrayWay way, std::span<const std::int32_t> values, std::span<const std::byte> bytes);
 
 // Moves int arrays to and from one existing file with one way. Open it
 // untimed; write/read are what a benchmark times.

@@ -136,6 +136,24 @@ std::vector<std::byte> encode_reference(ArrayWay way, std::span<const std::int32
   return out;
 }
 
+bool matches_encoding(ArrayWay way, std::span<const std::int32_t> values, std::span<const std::byte> bytes) {
+  if (bytes.size() != values.size() * 4) return false;
+  if (bytes.empty()) return true;
+  if (way == ArrayWay::Raw) return std::memcmp(bytes.data(), values.data(), bytes.size()) == 0;
+  // A page of the encoding at a time, so a large array needs no second copy of itself.
+  std::array<std::byte, 4096> expected;
+  for (std::size_t i = 0; i < values.size();) {
+    const std::size_t n = std::min(values.size() - i, expected.size() / 4);
+    for (std::size_t j = 0; j < n; ++j) {
+      auto be = to_big_endian(values[i + j]);
+      std::copy(be.begin(), be.end(), expected.begin() + static_cast<std::ptrdiff_t>(4 * j));
+    }
+    if (std::memcmp(expected.data(), bytes.data() + 4 * i, 4 * n) != 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 IntArrayFile::IntArrayFile(ArrayWay way, const std::filesystem::path& path, io::Access access, std::size_t max_ints,
                            std::size_t stream_buffer)
     : way_(way) {
