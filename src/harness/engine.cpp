@@ -192,7 +192,8 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
   const bool latency = settings.latency && workload.records_latency();
   const bool verify_pass = settings.verify && workload.has_verification_pass();
   progress.total = (verify_pass ? 1 : 0) + std::max(1u, settings.warmup) + settings.reps + (latency ? 1 : 0);
-  auto one_pass = [&](PassKind kind) {
+  auto one_pass = [&](PassKind kind, DataCheck check) {
+    workload.set_data_check(check);
     workload.before_pass(kind);
     PassTiming t = team.run(workload.pass(kind));
     workload.after_pass(kind);
@@ -213,7 +214,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
       workload.teardown();
       return false;
     }
-    if (verify_pass) one_pass(PassKind::Verify);
+    if (verify_pass) one_pass(PassKind::Verify, DataCheck::Full);
     // The estimate is the fastest warm-up pass. A first pass that paid for
     // page faults or a cold TLB promises longer passes than the timed ones
     // get and leaves repetitions short of min_time, so passes shorter than
@@ -229,7 +230,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
     for (unsigned i = 0; more_warmup(i); ++i) {
       if (i >= warmups) ++progress.total;
       // (The team's longest figure, so that every MPI rank decides alike.)
-      double seconds = team.max(one_pass(PassKind::Warmup).seconds);
+      double seconds = team.max(one_pass(PassKind::Warmup, DataCheck::Tail).seconds);
       estimate = i == 0 ? seconds : std::min(estimate, seconds);
       warmed += seconds;
     }
@@ -248,7 +249,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
       Repetition r;
       double fastest = 0;
       for (unsigned p = 0; p < passes; ++p) {
-        PassTiming t = one_pass(PassKind::Timed);
+        PassTiming t = one_pass(PassKind::Timed, p == 0 ? DataCheck::Full : DataCheck::Tail);
         fastest = p == 0 ? t.seconds : std::min(fastest, t.seconds);
         r.seconds += t.seconds;
         r.first_done += t.first_done_s;
@@ -278,7 +279,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
     if (latency) {
       auto& hists = workload.latency_histograms();
       hists.assign(team.workers(), LatencyHistogram{});
-      one_pass(PassKind::Latency);
+      one_pass(PassKind::Latency, DataCheck::Full);
       LatencyHistogram all;
       for (const auto& h : hists) all.merge(h);
       team.combine(all);

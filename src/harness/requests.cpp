@@ -53,7 +53,10 @@ WriteSource::WriteSource(std::uint64_t seed, std::uint64_t total, std::uint64_t 
 }
 
 std::optional<std::uint64_t> WriteSource::mismatch(const std::filesystem::path& file, std::uint64_t offset,
-                                                   std::uint64_t length) const {
+                                                   std::uint64_t length, DataCheck check) const {
+  const std::uint64_t skip = check_start(check, length, ring_.size() - period_);  // Tail: the last block
+  offset += skip;
+  length -= skip;
   auto f = io::find_file_method("pread").open(file, io::Access::Read);
   io::Buffer chunk(static_cast<std::size_t>(std::min<std::uint64_t>(std::max<std::uint64_t>(length, 1), 1 << 20)),
                    io::BufferKind::Aligned);

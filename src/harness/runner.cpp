@@ -369,7 +369,8 @@ class FileWorkload final : public Workload {
       }
       return;
     }
-    // Every written file is read back and compared, then removed.
+    // Every written file's length is checked and its bytes read back and
+    // compared (all of them, or the last block, as data_check() says), then it is removed.
     std::error_code ec;
     std::uint64_t size = std::filesystem::file_size(file_, ec);
     if (ec || size != plan_.length)
@@ -377,7 +378,8 @@ class FileWorkload final : public Workload {
                   "written file holds " + std::to_string(ec ? 0 : size) + " bytes, expected " +
                       std::to_string(plan_.length) + " (" + experiment_label(record_) + ")",
                   EIO);
-    if (auto bad = source_->mismatch(file_, 0, plan_.length)) not_verified(record_, file_, *bad, "data written");
+    if (auto bad = source_->mismatch(file_, 0, plan_.length, data_check()))
+      not_verified(record_, file_, *bad, "data written");
     files_.remove(file_);
   }
 
@@ -528,7 +530,7 @@ class CallbackWorkload final : public Workload {
     return body;
   }
   void after_pass(PassKind) override {
-    if (e_.cleanup) e_.cleanup();
+    if (e_.cleanup) e_.cleanup(data_check());
   }
   bool records_latency() const override { return false; }
   bool has_verification_pass() const override { return false; }  // verify() runs after the last pass

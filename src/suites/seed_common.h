@@ -131,16 +131,18 @@ inline void write_pattern_file(const std::filesystem::path& p, std::uint64_t siz
 }
 
 // True when the file holds exactly `size` bytes and they are the pattern
-// `seed` repeated every `period` bytes (period 0 = not repeated).
+// `seed` repeated every `period` bytes (period 0 = not repeated); with
+// DataCheck::Tail, the length and the last 4 KiB are checked.
 inline bool file_matches_pattern(const std::filesystem::path& p, std::uint64_t size, std::uint64_t seed,
-                                 std::uint64_t period = 0) {
+                                 std::uint64_t period = 0, harness::DataCheck check = harness::DataCheck::Full) {
   std::error_code ec;
   if (std::filesystem::file_size(p, ec) != size || ec) return false;
   Fd fd(p, O_RDONLY);
   // 1 MiB at a time: this checks every pass's file, and fresh zeroed pages
   // for a larger buffer cost more than reading the file.
-  io::Buffer chunk(static_cast<std::size_t>(std::clamp<std::uint64_t>(size, 1, MiB)), io::BufferKind::Aligned);
-  for (std::uint64_t off = 0; off < size;) {
+  const std::uint64_t start = harness::check_start(check, size, 4096);
+  io::Buffer chunk(static_cast<std::size_t>(std::clamp<std::uint64_t>(size - start, 1, MiB)), io::BufferKind::Aligned);
+  for (std::uint64_t off = start; off < size;) {
     std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), size - off));
     if (period != 0) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, period - off % period));
     io::IoCounters unused;

@@ -381,7 +381,7 @@ class EngineRun {
       engine_->commit();
       return timed_rep(ops);
     };
-    c.cleanup = [this] {
+    c.cleanup = [this](harness::DataCheck) {
       end_rep();
       close_engine();
     };
@@ -419,7 +419,7 @@ class EngineRun {
       engine_->commit();  // ends the read transaction
       return timed_rep(w_.n);
     };
-    c.cleanup = [this] { end_rep(); };
+    c.cleanup = [this](harness::DataCheck) { end_rep(); };
     c.verify = [bad] { return *bad == 0; };
     harness::Result r = runner_.run(c);
     close_engine();
@@ -458,7 +458,7 @@ class EngineRun {
       if (engine_->size() != expect) *ok = false;
       return timed_rep(1);  // one reopen: tables print its time
     };
-    c.cleanup = [this] {
+    c.cleanup = [this](harness::DataCheck) {
       end_rep();
       close_engine();
     };

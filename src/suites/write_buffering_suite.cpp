@@ -105,10 +105,12 @@ Custom java_buffered(harness::Runner& runner, std::string suite, std::string exp
     st->fd->close(st->file);
     return harness::Repetition{write_size * writes, writes, out.calls()};
   };
-  // Every pass's file is read back and checked before the next replaces it.
-  c.cleanup = [st, write_size, writes] {
+  // Every pass's file is read back and checked (whole, or its length and
+  // last 4 KiB, as the engine asks) before the next replaces it.
+  c.cleanup = [st, write_size, writes](harness::DataCheck check) {
     st->fd.reset();
-    st->verified = st->verified && file_matches_pattern(st->file, write_size * writes, kCustomSeed, st->period);
+    st->verified =
+        st->verified && file_matches_pattern(st->file, write_size * writes, kCustomSeed, st->period, check);
   };
   c.verify = [st] { return st->verified; };
   custom.finish = [st](harness::Result&) {

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "iolab/error.h"
 #include "iolab/harness/engine.h"
@@ -201,6 +203,49 @@ TEST(Engine, AFirstRepetitionFarUnderMinTimeIsRedoneWithMorePasses) {
   ASSERT_TRUE(measure(w, team, calibrating(2), r));
   EXPECT_EQ(r.samples_s.size(), 2u);  // the discarded repetition is not among them
   EXPECT_GE(r.passes, 10u);
+}
+
+// Records the data check the engine asked for before each pass.
+class CheckRecorder final : public Workload {
+ public:
+  PassBody pass(PassKind) override {
+    PassBody b;
+    b.timed = [](unsigned) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      return WorkerTally{4096, 1, 1};
+    };
+    return b;
+  }
+  void after_pass(PassKind kind) override { seen.emplace_back(kind, data_check()); }
+  std::vector<std::pair<PassKind, DataCheck>> seen;
+};
+
+// Every byte is checked on the verify and latency passes and on the first
+// pass of every repetition; warm-ups and the other passes get the tail check.
+TEST(Engine, DataIsCheckedInFullOnceEveryRepetition) {
+  CheckRecorder w;
+  LocalTeam team(1);
+  Result r;
+  EngineSettings s = calibrating(3);
+  s.min_time = 0.02;
+  s.latency = true;
+  ASSERT_TRUE(measure(w, team, s, r));
+  ASSERT_GT(r.passes, 1u) << "passes of 2 ms make a 20 ms repetition of several";
+  ASSERT_GE(w.seen.size(), 3u);
+  EXPECT_EQ(w.seen.front(), std::make_pair(PassKind::Verify, DataCheck::Full));
+  EXPECT_EQ(w.seen.back(), std::make_pair(PassKind::Latency, DataCheck::Full));
+  std::vector<unsigned> groups;  // timed passes per run starting at a full check
+  for (const auto& [kind, check] : w.seen) {
+    if (kind == PassKind::Warmup) {
+      EXPECT_EQ(check, DataCheck::Tail);
+    }
+    if (kind != PassKind::Timed) continue;
+    if (check == DataCheck::Full) groups.push_back(0);
+    ASSERT_FALSE(groups.empty()) << "the first timed pass is checked in full";
+    ++groups.back();
+  }
+  ASSERT_GE(groups.size(), 3u);  // one per repetition (and a redone first repetition's)
+  for (std::size_t g = groups.size() - 3; g < groups.size(); ++g) EXPECT_EQ(groups[g], r.passes);
 }
 
 }  // namespace

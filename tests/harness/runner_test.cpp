@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "iolab/error.h"
+#include "iolab/harness/requests.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/registry.h"
 
@@ -391,7 +392,7 @@ TEST(Runner, CustomExperimentTimesAndVerifies) {
     ++timed;
     return Repetition{1000, 10, 10};
   };
-  c.cleanup = [&] { ++cleaned; };
+  c.cleanup = [&](DataCheck) { ++cleaned; };
   c.verify = [] { return true; };
   Result r = runner.run(c);
   EXPECT_EQ(prepared, 3);  // warm-up + 2 timed
@@ -430,6 +431,37 @@ TEST(Runner, ConfigEvictionReplacesTheExperiments) {
   Result r = runner.run(e);
   EXPECT_EQ(r.cache_method.rfind("fadvise", 0), 0u) << r.cache_method;
   EXPECT_TRUE(r.verified);
+}
+
+// A written file checked in full finds a wrong byte anywhere; the tail check
+// reads the last block only (and the runner checks the length every pass).
+TEST(WriteSourceCheck, FullFindsAnyByteTailTheLastBlock) {
+  io::ScratchDir scratch("/tmp");
+  const std::uint64_t block = 4096, length = 10 * block;
+  WriteSource source(5, length, block, io::BufferKind::Heap);
+  auto path = scratch.create_unique_file("check");
+  {
+    auto f = io::find_file_method("pread").open(path, io::Access::ReadWrite);
+    for (std::uint64_t off = 0; off < length; off += block) f->write_at(off, source.at(off, block));
+    f->close();
+  }
+  EXPECT_FALSE(source.mismatch(path, 0, length, DataCheck::Full));
+  EXPECT_FALSE(source.mismatch(path, 0, length, DataCheck::Tail));
+  auto flip = [&](std::uint64_t at) {
+    int fd = ::open(path.c_str(), O_RDWR);
+    ASSERT_GE(fd, 0);
+    unsigned char c = 0;
+    ASSERT_EQ(::pread(fd, &c, 1, static_cast<off_t>(at)), 1);
+    c ^= 0x5a;
+    ASSERT_EQ(::pwrite(fd, &c, 1, static_cast<off_t>(at)), 1);
+    ::close(fd);
+  };
+  flip(3 * block + 17);
+  EXPECT_EQ(source.mismatch(path, 0, length, DataCheck::Full), 3 * block + 17);
+  EXPECT_FALSE(source.mismatch(path, 0, length, DataCheck::Tail)) << "the tail check reads the last block only";
+  flip(length - 1);
+  EXPECT_EQ(source.mismatch(path, 0, length, DataCheck::Tail), length - 1);
+  EXPECT_EQ(check_start(DataCheck::Tail, 100, 4096), 0u);  // a file shorter than the tail is read whole
 }
 
 }  // namespace

@@ -41,6 +41,21 @@ namespace iolab::harness {
 // every call timed into the worker's histogram, not counted in throughput.
 enum class PassKind { Verify, Warmup, Timed, Latency };
 
+// How much of a pass's data the workload checks after it (untimed). Full:
+// every byte read or written, against what the file should hold. Tail: the
+// checks that cost nothing like the pass itself (byte counts, the file's
+// length, the last block), which catch a short, misplaced or missing
+// transfer. The engine asks for Full on the Verify and Latency passes and
+// on the first pass of every timed repetition, Tail on warm-ups and the
+// other passes of a repetition: a full check of a memory-speed pass costs
+// about as much as the pass, and repetitions of many short passes spent as
+// long checking as being timed.
+enum class DataCheck { Full, Tail };
+// Where a check reads [0, length) from: 0 (Full), or `tail` bytes before the end.
+inline std::uint64_t check_start(DataCheck check, std::uint64_t length, std::uint64_t tail) {
+  return check == DataCheck::Full || tail >= length ? 0 : length - tail;
+}
+
 // What one worker did in its timed region (summed over workers by the engine).
 struct WorkerTally {
   std::uint64_t bytes = 0;     // bytes moved
@@ -124,7 +139,8 @@ class Workload {
   // The pass. In PassKind::Latency passes, each local worker records its
   // calls into latency(worker); in Verify passes it checks every byte.
   virtual PassBody pass(PassKind kind) = 0;
-  // Untimed, after each pass (verify what was written, remove files).
+  // Untimed, after each pass (verify what was written, as data_check()
+  // says; remove files).
   virtual void after_pass(PassKind) {}
   // Untimed, once, after the last pass (also after a failure).
   virtual void teardown() {}
@@ -146,8 +162,13 @@ class Workload {
   LatencyHistogram& latency(unsigned worker) { return latency_[worker]; }
   std::vector<LatencyHistogram>& latency_histograms() { return latency_; }
 
+  // What the current pass's data checks cover; set by the engine before each pass.
+  DataCheck data_check() const { return data_check_; }
+  void set_data_check(DataCheck c) { data_check_ = c; }
+
  private:
   std::vector<LatencyHistogram> latency_;
+  DataCheck data_check_ = DataCheck::Full;
 };
 
 struct EngineSettings {

@@ -72,9 +72,10 @@ class WriteSource final : public Content {
   std::span<std::byte> buffer() const noexcept { return {const_cast<std::byte*>(ring_.data()), ring_.size()}; }
   bool matches(std::uint64_t offset, std::span<const std::byte> data) const override;
   // Compares [offset, offset + length) of `file` (read back with pread) with
-  // what a write from this source put there; the first bad offset, if any.
+  // what a write from this source put there (DataCheck::Tail: its last block
+  // only); the first bad offset, if any.
   std::optional<std::uint64_t> mismatch(const std::filesystem::path& file, std::uint64_t offset,
-                                        std::uint64_t length) const;
+                                        std::uint64_t length, DataCheck check = DataCheck::Full) const;
 
  private:
   std::uint64_t period_;

@@ -74,7 +74,7 @@ struct CustomExperiment {
   std::function<void()> prepare;     // untimed, before every pass
   std::function<Repetition()> timed; // the timed region: the workload once
   std::function<bool()> verify;      // untimed, after the last pass; false = data did not verify
-  std::function<void()> cleanup;     // untimed, after each pass
+  std::function<void(DataCheck)> cleanup;  // untimed, after each pass: checks its data as asked (engine.h)
 };
 
 struct RunConfig {

@@ -252,8 +252,9 @@ harness::PassBody RegionWorkload::pass(harness::PassKind kind) {
     const Region& r = files_.region_of(w);
     const auto& path = files_.file_of(w);
     if (write) {
-      // Each worker checks its own region after every write pass: untimed, in parallel.
-      if (auto bad = source_.mismatch(path, r.offset, r.length))
+      // Each worker checks its own region after every write pass (all of it or
+      // its last block, as data_check() says): untimed, in parallel.
+      if (auto bad = source_.mismatch(path, r.offset, r.length, data_check()))
         throw Error("verify", path.string(),
                     "byte at offset " + std::to_string(*bad) + " written by worker " + std::to_string(w) + " with " +
                         std::string(method_.name()) + " does not match what was written",
