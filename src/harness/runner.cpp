@@ -390,6 +390,8 @@ class FileWorkload final : public Workload {
   }
 
   bool kernel_counts_calls() const override { return traits_.library_calls; }
+  // Written files are read back after every pass: no verification pass.
+  bool has_verification_pass() const override { return e_.op == Op::Read; }
   LatencySource latency_source() const override {
     return queued_ ? LatencySource::EveryRequest : LatencySource::EveryCall;
   }

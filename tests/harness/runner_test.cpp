@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <vector>
 
 #include "iolab/error.h"
 #include "iolab/harness/requests.h"
@@ -375,6 +376,60 @@ TEST(Runner, TimedRegionHoldsWhatTheTableSays) {
   calls = r.extra["proc_io_syscalls"].get<std::uint64_t>();
   EXPECT_GE(calls, MarkedOpenClose::kCloseWrites) << "close() ran outside a write's timed region";
   EXPECT_LT(calls, MarkedOpenClose::kCloseWrites + MarkedOpenClose::kOpenReads) << "open() ran inside a write's timed region";
+}
+
+// A method around pread that changes one byte of the write at `bad_offset`,
+// in the middle of the file: the last-block check of a pass cannot see it,
+// the full check of the first timed pass must.
+class CorruptingWriter final : public io::Method {
+ public:
+  explicit CorruptingWriter(std::uint64_t bad_offset) : bad_(bad_offset) {}
+  std::string_view name() const override { return "corrupting"; }
+  std::string_view description() const override { return "pread, with one byte of one write changed"; }
+  io::MethodTraits traits(const io::FileOptions&) const override { return {}; }
+  io::Availability probe(const std::filesystem::path&) const override { return {}; }
+  std::unique_ptr<io::File> open(const std::filesystem::path& p, io::Access a, const io::FileOptions& o) const override {
+    return std::make_unique<Corrupting>(io::find_file_method("pread").open(p, a, o), bad_);
+  }
+
+ private:
+  class Corrupting final : public io::File {
+   public:
+    Corrupting(std::unique_ptr<io::File> f, std::uint64_t bad) : File(f->path()), f_(std::move(f)), bad_(bad) {}
+    std::size_t read_at(std::uint64_t o, std::span<std::byte> d) override { return f_->read_at(o, d); }
+    void write_at(std::uint64_t o, std::span<const std::byte> s) override {
+      if (o != bad_ || s.empty()) return f_->write_at(o, s);
+      std::vector<std::byte> changed(s.begin(), s.end());
+      changed[0] ^= std::byte{0x01};
+      f_->write_at(o, changed);
+    }
+    void sync(io::Durability d) override { f_->sync(d); }
+    bool supports(io::Durability d) const override { return f_->supports(d); }
+    std::uint64_t size() override { return f_->size(); }
+    void close() override { f_->close(); }
+
+   private:
+    std::unique_ptr<io::File> f_;
+    std::uint64_t bad_;
+  };
+  std::uint64_t bad_;
+};
+
+TEST(Runner, AWrongByteInTheMiddleOfAWrittenFileIsNoFigure) {
+  io::ScratchDir scratch("/tmp");
+  RunConfig c = tiny_config();
+  c.latency = false;  // only the timed passes' checks stand between the byte and a figure
+  Runner runner(c, scratch);
+  CorruptingWriter corrupting(8 * 4096);
+  FileExperiment e = tiny("corrupting", Op::Write, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+  e.method_object = &corrupting;
+  try {
+    Result r = runner.run(e);
+    ADD_FAILURE() << "a file with a wrong byte gave a figure (verified " << r.verified << ")";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("at offset 32768 does not match"), std::string::npos) << err.what();
+  }
+  EXPECT_TRUE(scratch.created().empty()) << "the bad file is removed";
 }
 
 // ---- custom experiments --------------------------------------------------------------

@@ -144,8 +144,11 @@ class Workload {
   virtual void after_pass(PassKind) {}
   // Untimed, once, after the last pass (also after a failure).
   virtual void teardown() {}
-  // Whether its Verify pass checks anything; when not, the engine does not
-  // run it (the workload checks its data some other way, e.g. after every pass).
+  // Whether its Verify pass checks what no timed pass can; when not, the
+  // engine does not run it. Reads through a per-call loop need it: a timed
+  // pass checks the last block only, to keep the loop bare. Data checked
+  // after the pass (writes) is checked in full on the first timed pass of
+  // every repetition, which makes a verification pass a repeat.
   virtual bool has_verification_pass() const { return true; }
   // Whether its pass can time every call into latency(worker); when not,
   // the record has no latency rather than one measured some other way.

@@ -125,6 +125,8 @@ class RegionWorkload final : public harness::Workload {
   void before_pass(harness::PassKind kind) override;
   harness::PassBody pass(harness::PassKind kind) override;
   harness::LatencySource latency_source() const override;
+  // Written regions are read back after every pass: no verification pass.
+  bool has_verification_pass() const override { return op_ == harness::Op::Read; }
   void describe(harness::Result& r) const override;
   // The O_DIRECT alignment the files need (1 when the method needs none); known after setup().
   std::size_t alignment() const noexcept { return alignment_; }
