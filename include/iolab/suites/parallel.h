@@ -215,6 +215,8 @@ struct ParallelPlan {
   std::uint64_t buffered_cap_ints = 0;    // buffered-element-stream: the same (a call per int is slow even buffered)
   std::vector<unsigned> threads;          // default worker counts
   std::vector<Layout> layouts{Layout::SharedFile, Layout::FilePerWorker};
+  // The methods whose regions are compared (seed 003 used raw reads and writes).
+  std::vector<std::string> region_methods{"pread", "mmap", "direct", "io_uring"};
 };
 ParallelPlan plan_for(Scale scale);
 
