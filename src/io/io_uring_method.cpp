@@ -321,6 +321,17 @@ class IoUringFile final : public QueuedFile {
   queue::Submitted submit_and_wait_bounded(unsigned wait_for) {
     queue::Submitted s;
     const unsigned head0 = IO_URING_READ_ONCE(*ring_.ring.sq.khead);
+    // The fault injector (tests): ETIME makes this wait the stall above
+    // without waiting kStallSeconds for a kernel that loses nothing; EINTR
+    // changes nothing (the wait is simply made again); any other error fails
+    // the call before it hands anything over.
+    if (int injected = posix::injected_error("io_uring_wait"); injected == ETIME) {
+      return lose_completions(head0);
+    } else if (injected != 0 && injected != EINTR) {
+      s.error = injected;
+      s.call = "io_uring_enter";
+      return s;
+    }
     __kernel_timespec ts{kStallSeconds, 0};
     io_uring_cqe* cqe = nullptr;
     int r = ::io_uring_submit_and_wait_timeout(&ring_.ring, &cqe, wait_for, &ts, nullptr);
@@ -332,6 +343,37 @@ class IoUringFile final : public QueuedFile {
       s.error = -r;
       s.call = "io_uring_enter";
     }
+    return s;
+  }
+
+  // The stall, made on purpose: hands over what is prepared, lets the
+  // kernel finish every request the ring holds and drops their completions
+  // unseen (so no request is still running when its buffer is reused), then
+  // recovers as from a real stall.
+  queue::Submitted lose_completions(unsigned head0) {
+    queue::Submitted s;
+    int r = ::io_uring_submit(&ring_.ring);
+    ++counters_.calls;
+    s.went = hand_over(static_cast<unsigned>(IO_URING_READ_ONCE(*ring_.ring.sq.khead) - head0));
+    if (r < 0) {
+      s.error = -r;
+      s.call = "io_uring_enter";
+      return s;
+    }
+    if (!unsubmitted_.empty()) return s;  // not all in the kernel: no stall to make
+    std::vector<char> open(held_.begin(), held_.end());
+    while (std::find(open.begin(), open.end(), 1) != open.end()) {
+      io_uring_cqe* cqe = nullptr;
+      if (int w = ::io_uring_wait_cqe(&ring_.ring, &cqe); w < 0) {
+        if (w == -EINTR) continue;
+        s.error = -w;
+        s.call = "io_uring_enter";
+        return s;
+      }
+      if (std::uint64_t data = ::io_uring_cqe_get_data64(cqe); data < open.size()) open[data] = 0;
+      ::io_uring_cqe_seen(&ring_.ring, cqe);
+    }
+    recover_stall();
     return s;
   }
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "io_test_support.h"
+#include "iolab/io/call_injection.h"
 #include "iolab/io/pattern.h"
 
 namespace iolab::io {
@@ -353,6 +355,53 @@ class ReadBlocks final : public RequestSource {
   std::optional<std::size_t> write_at_;
   std::vector<std::size_t> free_;
 };
+
+// Answers ETIME to the n-th io_uring wait: the ring then behaves as one that
+// took its requests and never completed them (seen on this machine's kernel;
+// src/io/io_uring_method.cpp, recover_stall).
+class LoseCompletionsAt final : public sys::CallInjector {
+ public:
+  explicit LoseCompletionsAt(unsigned nth) : nth_(nth) {}
+  Decision on_call(std::string_view call, std::size_t length) override {
+    if (call == "io_uring_wait" && ++seen_ == nth_) {
+      fired = true;
+      return {ETIME, 0};
+    }
+    return {0, length};
+  }
+  std::atomic<bool> fired{false};
+
+ private:
+  unsigned nth_;
+  std::atomic<unsigned> seen_{0};
+};
+
+// The ring that lost its completions is replaced and what it held is issued
+// again: every block still arrives once, whole and right, and stderr says so.
+TEST(IoUring, ARingThatLostItsCompletionsIsReplacedAndItsRequestsIssuedAgain) {
+  ScratchDir scratch;
+  auto p = testing::write_pattern_file(scratch, "ref", 64 * 4096, 90);
+  FileOptions o;
+  o.queue_depth = 8;
+  auto f = find_file_method("io_uring").open(p, Access::Read, o);
+  Buffer buf(8 * 4096, BufferKind::Aligned);
+  ReadBlocks src(buf, 64);
+  LoseCompletionsAt lose(2);
+  {
+    sys::ScopedInjector injected(lose);
+    ::testing::internal::CaptureStderr();
+    f->stream(src);
+    std::string said = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(said.find("the ring was replaced and they were issued again"), std::string::npos) << said;
+  }
+  EXPECT_TRUE(lose.fired);
+  EXPECT_EQ(src.completed, 64u);
+  EXPECT_TRUE(src.all_whole);
+  Buffer b(4096, BufferKind::Aligned);
+  EXPECT_EQ(f->read_at(63 * 4096, b.span()), 4096u) << "the new ring serves later requests";
+  EXPECT_TRUE(matches_pattern(90, 63 * 4096, b.span()));
+  f->close();
+}
 
 // Each option alone, O_DIRECT: skipped with this kernel's reason when it
 // refuses it, else a stream of reads through a File that honours it.
