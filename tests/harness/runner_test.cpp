@@ -13,6 +13,7 @@
 #include "iolab/harness/requests.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/registry.h"
+#include "io/io_test_support.h"
 
 namespace iolab::harness {
 namespace {
@@ -502,19 +503,10 @@ TEST(WriteSourceCheck, FullFindsAnyByteTailTheLastBlock) {
   }
   EXPECT_FALSE(source.mismatch(path, 0, length, DataCheck::Full));
   EXPECT_FALSE(source.mismatch(path, 0, length, DataCheck::Tail));
-  auto flip = [&](std::uint64_t at) {
-    int fd = ::open(path.c_str(), O_RDWR);
-    ASSERT_GE(fd, 0);
-    unsigned char c = 0;
-    ASSERT_EQ(::pread(fd, &c, 1, static_cast<off_t>(at)), 1);
-    c ^= 0x5a;
-    ASSERT_EQ(::pwrite(fd, &c, 1, static_cast<off_t>(at)), 1);
-    ::close(fd);
-  };
-  flip(3 * block + 17);
+  io::testing::overwrite_byte(path, 3 * block + 17);
   EXPECT_EQ(source.mismatch(path, 0, length, DataCheck::Full), 3 * block + 17);
   EXPECT_FALSE(source.mismatch(path, 0, length, DataCheck::Tail)) << "the tail check reads the last block only";
-  flip(length - 1);
+  io::testing::overwrite_byte(path, length - 1);
   EXPECT_EQ(source.mismatch(path, 0, length, DataCheck::Tail), length - 1);
   EXPECT_EQ(check_start(DataCheck::Tail, 100, 4096), 0u);  // a file shorter than the tail is read whole
 }

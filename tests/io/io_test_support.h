@@ -148,6 +148,18 @@ inline std::filesystem::path write_pattern_file(ScratchDir& scratch, std::string
   return p;
 }
 
+// Changes the byte at `offset` behind every method's back (plain pread and
+// pwrite): the data a check must now refuse.
+inline void overwrite_byte(const std::filesystem::path& p, std::uint64_t offset) {
+  int fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0) << p;
+  unsigned char b = 0;
+  ASSERT_EQ(::pread(fd, &b, 1, static_cast<off_t>(offset)), 1);
+  b ^= 0xFF;
+  ASSERT_EQ(::pwrite(fd, &b, 1, static_cast<off_t>(offset)), 1);
+  ::close(fd);
+}
+
 // Reads a whole file with plain read(2): the referee, independent of any method.
 inline std::vector<std::byte> read_whole_file(const std::filesystem::path& p) {
   std::vector<std::byte> out;

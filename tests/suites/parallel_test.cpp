@@ -20,6 +20,7 @@
 #include "iolab/io/scratch.h"
 #include "iolab/suites/parallel.h"
 #include "iolab/suites/suite.h"
+#include "io/io_test_support.h"
 
 namespace iolab::suites::parallel {
 namespace {
@@ -30,16 +31,6 @@ std::vector<std::byte> file_bytes(const std::filesystem::path& p) {
   std::vector<std::byte> b(c.size());
   std::memcpy(b.data(), c.data(), c.size());
   return b;
-}
-
-void overwrite_byte(const std::filesystem::path& p, std::uint64_t offset) {
-  int fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  unsigned char b = 0;
-  ASSERT_EQ(::pread(fd, &b, 1, static_cast<off_t>(offset)), 1);
-  b ^= 0xFF;
-  ASSERT_EQ(::pwrite(fd, &b, 1, static_cast<off_t>(offset)), 1);
-  ::close(fd);
 }
 
 // Ints with every sign and edge: negatives, both extremes, zero, and pattern noise.
@@ -305,7 +296,7 @@ TEST(ParallelRun, CorruptionIsCaughtByTheReads) {
   const io::Method& pread = io::find_file_method("pread");
   RegionWorkload writes(team, pread, spec, harness::Op::Write, files, source);
   ASSERT_TRUE(runner.run(writes, harness::Result{}, team).verified);
-  overwrite_byte(files.owned()[0], 2 * 8192 + 17);  // inside worker 2's region
+  io::testing::overwrite_byte(files.owned()[0], 2 * 8192 + 17);  // inside worker 2's region
   RegionWorkload reads(team, pread, spec, harness::Op::Read, files, source);
   try {
     runner.run(reads, harness::Result{}, team);
