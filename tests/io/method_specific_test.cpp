@@ -95,8 +95,18 @@ TEST(Mmap, ReadsAcrossWindows) {
   EXPECT_TRUE(matches_pattern(6, 0, all));
   ASSERT_EQ(f->read_at(4000, std::span(all).first(10000)), 10000u);
   EXPECT_TRUE(matches_pattern(6, 4000, std::span(all).first(10000)));
+  // The window now holds [12288, 16384): a read inside it (the lean path),
+  // one that runs past its end, one below it, one whose end wraps around.
+  ASSERT_EQ(f->read_at(12300, std::span(all).first(100)), 100u);
+  EXPECT_TRUE(matches_pattern(6, 12300, std::span(all).first(100)));
+  ASSERT_EQ(f->read_at(16300, std::span(all).first(200)), 200u);
+  EXPECT_TRUE(matches_pattern(6, 16300, std::span(all).first(200)));
+  ASSERT_EQ(f->read_at(100, std::span(all).first(100)), 100u);
+  EXPECT_TRUE(matches_pattern(6, 100, std::span(all).first(100)));
+  EXPECT_EQ(f->read_at(UINT64_MAX - 10, std::span(all).first(100)), 0u);
   EXPECT_EQ(f->read_at(49990, std::span(all).first(100)), 10u);
   EXPECT_EQ(f->read_at(50000, std::span(all).first(100)), 0u);
+  EXPECT_EQ(f->counters().bytes_read, 50000u + 10000u + 100u + 200u + 100u + 10u);
   std::byte one{};
   EXPECT_EQ(f->read_at(0, std::span(&one, 0)), 0u) << "an empty read";
   auto e = expect_error([&] { f->write_at(0, std::span(&one, 1)); });
