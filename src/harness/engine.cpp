@@ -307,12 +307,12 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
   if (!team.reports()) return true;
 
   // Figures: medians over repetitions; samples are repetitions' wall times.
-  std::vector<double> secs, first, user, sys, minf, majf, vcs, ivcs, sr, sw, dr, dw, calls, kernel_calls;
+  std::vector<double> secs, first, minf, majf, vcs, ivcs, sr, sw, dr, dw, calls, kernel_calls;
+  std::vector<CpuTime> cpu;
   for (const Repetition& r : reps) {
     secs.push_back(r.seconds);
     first.push_back(r.first_done);
-    user.push_back(r.usage.user_s);
-    sys.push_back(r.usage.sys_s);
+    cpu.push_back({r.usage.user_s, r.usage.sys_s});
     minf.push_back(static_cast<double>(r.usage.minor_faults));
     majf.push_back(static_cast<double>(r.usage.major_faults));
     vcs.push_back(static_cast<double>(r.usage.voluntary_ctx));
@@ -329,8 +329,9 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
   record.reps = static_cast<unsigned>(secs.size());
   record.bytes = reps.front().tally.bytes;
   record.ops = reps.front().tally.ops;
-  record.user_s = median(user);
-  record.sys_s = median(sys);
+  const CpuTime median_rep = median_cpu(cpu);
+  record.user_s = median_rep.user_s;
+  record.sys_s = median_rep.sys_s;
   record.minor_faults = static_cast<std::int64_t>(median(minf));
   record.major_faults = static_cast<std::int64_t>(median(majf));
   record.voluntary_ctx = static_cast<std::int64_t>(median(vcs));

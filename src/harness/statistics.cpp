@@ -17,6 +17,15 @@ double median(std::span<const double> samples) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+CpuTime median_cpu(std::span<const CpuTime> reps) {
+  if (reps.empty()) return {};
+  std::vector<CpuTime> v(reps.begin(), reps.end());
+  std::sort(v.begin(), v.end(), [](const CpuTime& a, const CpuTime& b) { return a.user_s + a.sys_s < b.user_s + b.sys_s; });
+  std::size_t n = v.size();
+  if (n % 2) return v[n / 2];
+  return {(v[n / 2 - 1].user_s + v[n / 2].user_s) / 2, (v[n / 2 - 1].sys_s + v[n / 2].sys_s) / 2};
+}
+
 Summary summarize(std::span<const double> samples) {
   if (samples.empty()) throw std::invalid_argument("summarize: no samples");
   Summary s;

@@ -58,6 +58,22 @@ TEST(Statistics, IdenticalSamplesHaveNoSpreadAndNoOutliers) {
   EXPECT_TRUE(s.outliers.empty());
 }
 
+// The kernel's user/system split moves between repetitions of equal work:
+// the medians of each apart (0.3 + 0.3) are no repetition's CPU time; the
+// median repetition's by total (0.2 + 0.35) is.
+TEST(Statistics, MedianCpuIsTheMedianRepetitionsTotalNotASumOfMedians) {
+  std::vector<CpuTime> reps{{0.1, 0.4}, {0.3, 0.3}, {0.3, 0.1}, {0.4, 0.3}, {0.2, 0.35}};
+  CpuTime m = median_cpu(reps);
+  EXPECT_DOUBLE_EQ(m.user_s, 0.2);
+  EXPECT_DOUBLE_EQ(m.sys_s, 0.35);
+  std::vector<CpuTime> even{{0.1, 0.1}, {0.3, 0.1}, {0.1, 0.2}, {0.5, 0.5}};
+  CpuTime e = median_cpu(even);
+  EXPECT_DOUBLE_EQ(e.user_s, 0.2);  // the middle two, {0.1, 0.2} and {0.3, 0.1}
+  EXPECT_DOUBLE_EQ(e.sys_s, 0.15);
+  CpuTime none = median_cpu(std::vector<CpuTime>{});
+  EXPECT_DOUBLE_EQ(none.user_s + none.sys_s, 0);
+}
+
 TEST(Statistics, EmptySampleThrows) { EXPECT_THROW(summarize(std::vector<double>{}), std::invalid_argument); }
 
 }  // namespace

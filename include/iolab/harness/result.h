@@ -110,7 +110,7 @@ struct Result {
   std::uint64_t ops = 0;         // calls of the measured operation per repetition
   std::vector<double> samples_s; // seconds of each timed repetition
   std::optional<Latency> latency_ns;
-  double user_s = 0, sys_s = 0;  // CPU per repetition (median)
+  double user_s = 0, sys_s = 0;  // CPU of the median repetition by user + sys (harness::median_cpu)
   std::int64_t minor_faults = 0, major_faults = 0;      // per repetition (median)
   std::int64_t voluntary_ctx = 0, involuntary_ctx = 0;  // per repetition (median)
   std::uint64_t io_calls = 0;    // system calls that moved data, per repetition (median)

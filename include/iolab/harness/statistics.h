@@ -23,4 +23,15 @@ Summary summarize(std::span<const double> samples);
 // Median of a sample (copied and partially sorted). Empty -> 0.
 double median(std::span<const double> samples);
 
+// User and system CPU seconds of one repetition.
+struct CpuTime {
+  double user_s = 0, sys_s = 0;
+};
+// The CPU time of the median repetition by total (the mean of the middle two
+// for an even count), so that user + sys is the median total. Medians of user
+// and of sys taken apart need not add up to it: the kernel splits a process's
+// time between the two by sampling ticks, and the split wanders from
+// repetition to repetition. Empty -> zeros.
+CpuTime median_cpu(std::span<const CpuTime> reps);
+
 }  // namespace iolab::harness
