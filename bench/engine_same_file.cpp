@@ -1,6 +1,6 @@
 // iolab's engine against a bare loop on the very same file, pass by pass.
 //
-//   engine_same_file pread|mmap BLOCK SIZE [REPS] [SCRATCH_PARENT]
+//   engine_same_file pread|mmap|fwrite BLOCK SIZE [REPS] [SCRATCH_PARENT]
 //
 // Warm reads differ from file to file by more than the engine's cost (4 KiB
 // preads of a 1 GiB file read 0.86-1.17 M/s here depending on the pages the
@@ -15,6 +15,13 @@
 // bare pass is made twice in a row, and the second's median over the
 // first's says how much a pass's place in the sequence moves it (for mmap
 // at 1 KiB here, 1.01-1.20x: the ratio against iolab carries that much).
+//
+// fwrite: a write has no file to share (both sides write a fresh one each
+// pass), so the pairing is in time: iolab runs `iolab run --method stdio
+// --op write --bs BLOCK --size SIZE`, and after each of its passes the bare
+// loop of bare_loops.cpp (fwrite of BLOCK bytes from an 8 MiB ring of data
+// into a 4 KiB stdio buffer, fclose timed, open and unlink not) writes its
+// own fresh file beside it, so a drift in the machine reaches both sides.
 #include <sys/mman.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -25,6 +32,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -76,38 +84,83 @@ BarePass bare_pass(bool mapped, const std::filesystem::path& path, std::size_t s
   return {static_cast<double>(ops) / s, c > 0 ? static_cast<double>(ops) / c : 0, faults};
 }
 
+// One bare fwrite pass: a fresh file in `dir`, written in `block`-byte
+// fwrites from `data` (a ring of `period` bytes, as bare_loops.cpp's), closed.
+BarePass bare_fwrite_pass(const std::filesystem::path& dir, std::size_t size, const std::vector<char>& data,
+                          std::size_t period, std::size_t block) {
+  const std::filesystem::path path = dir / "bare-fwrite";
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw iolab::Error("create", path.string(), errno);
+  FILE* f = ::fdopen(fd, "w");
+  if (f == nullptr) throw iolab::Error("fdopen", path.string(), errno);
+  static std::vector<char> stdio_buffer(4096);
+  if (std::setvbuf(f, stdio_buffer.data(), _IOFBF, stdio_buffer.size()) != 0)
+    throw iolab::Error("setvbuf", path.string(), EINVAL);
+  std::size_t ops = 0;
+  double c0 = cpu_seconds();
+  long f0 = minor_faults();
+  auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t done = 0; done < size; done += block, ++ops)
+    if (std::fwrite(data.data() + done % period, 1, std::min(block, size - done), f) == 0)
+      throw iolab::Error("fwrite", path.string(), errno);
+  if (std::fclose(f) != 0) throw iolab::Error("fclose", path.string(), errno);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double c = cpu_seconds() - c0;
+  long faults = minor_faults() - f0;
+  std::filesystem::remove(path);
+  return {static_cast<double>(ops) / s, c > 0 ? static_cast<double>(ops) / c : 0, faults};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace iolab;
   if (argc < 4) {
-    std::fprintf(stderr, "usage: engine_same_file pread|mmap BLOCK SIZE [REPS] [SCRATCH_PARENT]\n");
+    std::fprintf(stderr, "usage: engine_same_file pread|mmap|fwrite BLOCK SIZE [REPS] [SCRATCH_PARENT]\n");
     return 2;
   }
   try {
     const std::string method = argv[1];
-    if (method != "pread" && method != "mmap") throw UsageError(method, "expected pread or mmap");
-    const bool mapped = method == "mmap";
+    if (method != "pread" && method != "mmap" && method != "fwrite")
+      throw UsageError(method, "expected pread, mmap or fwrite");
+    const bool mapped = method == "mmap", writes = method == "fwrite";
     const std::uint64_t block = parse_size(argv[2]), size = parse_size(argv[3]);
     const unsigned reps = argc > 4 ? static_cast<unsigned>(std::stoul(argv[4])) : 5;
     io::ScratchDir scratch(argc > 5 ? argv[5] : "/tmp");
+    io::ScratchDir bare_dir(argc > 5 ? argv[5] : "/tmp");  // the bare writes' files, out of iolab's way
 
     harness::FileExperiment e;
     e.suite = "bench";
-    e.experiment = "engine against a bare loop, same file";
-    e.method = method;
-    e.op = harness::Op::Read;
+    e.experiment = writes ? "engine against a bare loop, passes interleaved" : "engine against a bare loop, same file";
+    e.method = writes ? "stdio" : method;
+    e.op = writes ? harness::Op::Write : harness::Op::Read;
     e.block_size = block;
     e.file_size = size;
     e.cache = harness::CacheState::Warm;
-    e.buffer = mapped ? io::BufferKind::Heap : io::BufferKind::Aligned;  // as engine_vs_bare.sh runs iolab
+    if (!writes) e.buffer = mapped ? io::BufferKind::Heap : io::BufferKind::Aligned;  // as engine_vs_bare.sh runs iolab
+
+    // The bare writes' data: an 8 MiB ring of random bytes, as bare_loops.cpp's.
+    const std::size_t period = std::max<std::size_t>(
+        block, std::min<std::size_t>(size, std::size_t{8} << 20) / block * block);
+    std::vector<char> data;
+    if (writes) {
+      data.resize(period + block);
+      std::mt19937_64 rng(7);
+      for (auto& c : data) c = static_cast<char>(rng());
+    }
 
     // The bare loop's buffer where iolab's is: the same kind, so the same place in its page.
-    io::Buffer buf(static_cast<std::size_t>(block), *e.buffer);
+    io::Buffer buf(static_cast<std::size_t>(block), e.buffer.value_or(io::BufferKind::Heap));
     std::vector<BarePass> bare, again;  // each pass's bare loop, and the same loop once more right after it
     harness::RunConfig config;
     config.reps = reps;
     config.on_pass = [&](unsigned, unsigned) {
+      if (writes) {
+        for (auto* into : {&bare, &again})
+          into->push_back(bare_fwrite_pass(bare_dir.path(), static_cast<std::size_t>(size), data, period,
+                                           static_cast<std::size_t>(block)));
+        return;
+      }
       // The experiment's file is the one file in the scratch directory.
       for (const auto& entry : std::filesystem::directory_iterator(scratch.path()))
         if (entry.is_regular_file() && entry.file_size() == size) {
@@ -129,9 +182,9 @@ int main(int argc, char** argv) {
       faults.push_back(static_cast<double>(b.minor_faults));
     }
     const double bare_wall = median(wall), bare_cpu = median(cpu);
-    std::printf("%s %s, %s file, warm, same file: iolab %.0f ops/s, %.0f ops/CPU s (%u reps x %u passes); "
+    std::printf("%s %s, %s file, %s: iolab %.0f ops/s, %.0f ops/CPU s (%u reps x %u passes); "
                 "bare %.0f ops/s, %.0f ops/CPU s (%zu passes); iolab/bare %.3fx per CPU s, %.3fx per s\n",
-                method.c_str(), argv[2], argv[3], iolab_wall, iolab_cpu, r.reps, r.passes, bare_wall, bare_cpu,
+                method.c_str(), argv[2], argv[3], writes ? "fresh files, passes interleaved" : "warm, same file", iolab_wall, iolab_cpu, r.reps, r.passes, bare_wall, bare_cpu,
                 bare.size(), iolab_cpu / bare_cpu, iolab_wall / bare_wall);
     std::vector<double> again_cpu;
     for (const BarePass& b : again) again_cpu.push_back(b.ops_per_cpu_s);
