@@ -258,17 +258,18 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
       }
       // Warm-up passes can be slower than timed ones by more than their
       // minimum shows (a file's first allocation, memory the allocator has
-      // not recycled yet, a neighbour's load): when the first repetition's
-      // fastest pass says a repetition of such passes would fall under 3/4
-      // of min_time, that repetition is taken as a warm-up, once, and the
-      // passes recomputed from that pass.
-      if (rep == 0 && !recalibrated && settings.min_time > 0 &&
-          team.max(fastest) * passes < 0.75 * settings.min_time) {
+      // not recycled yet, a neighbour's load), and passes can speed up after
+      // the first repetition too: when a repetition's fastest pass says a
+      // repetition of such passes would fall under 3/4 of min_time, the
+      // repetitions so far are taken as warm-ups, once, and the passes
+      // recomputed from that pass.
+      if (!recalibrated && settings.min_time > 0 && team.max(fastest) * passes < 0.75 * settings.min_time) {
         recalibrated = true;
         unsigned more = static_cast<unsigned>(team.max(static_cast<double>(passes_for(team.max(fastest)))));
         if (more > passes) {
-          progress.total += passes + settings.reps * (more - passes);
+          progress.total += (rep + 1) * passes + settings.reps * (more - passes);
           passes = more;
+          reps.clear();
           rep = static_cast<unsigned>(-1);  // the loop's ++ starts the repetitions again
           continue;
         }

@@ -147,26 +147,29 @@ TEST(Engine, StatisticsWarningsHaveKinds) {
   EXPECT_EQ(r.warnings.size(), n);
 }
 
-// Passes that sleep: the first warm-up pass `first_ms`, later warm-ups
-// `warmup_ms`, every other pass `other_ms`. Sleeps are lower bounds, so a
-// loaded machine only makes passes longer.
+// Passes that sleep: the first warm-up pass `first_ms`, later warm-ups (and
+// the first `slow_timed` timed passes) `warmup_ms`, every other pass
+// `other_ms`. Sleeps are lower bounds, so a loaded machine only makes passes
+// longer.
 class SleepingPasses final : public Workload {
  public:
-  SleepingPasses(int first_ms, int warmup_ms, int other_ms) : first_(first_ms), warmup_(warmup_ms), other_(other_ms) {}
+  SleepingPasses(int first_ms, int warmup_ms, int other_ms, int slow_timed = 0)
+      : first_(first_ms), warmup_(warmup_ms), other_(other_ms), slow_timed_(slow_timed) {}
   PassBody pass(PassKind kind) override {
     PassBody b;
     b.timed = [this, kind](unsigned) {
       int ms = other_;
       if (kind == PassKind::Warmup) ms = warmups++ == 0 ? first_ : warmup_;
+      if (kind == PassKind::Timed && timed++ < slow_timed_) ms = warmup_;
       std::this_thread::sleep_for(std::chrono::milliseconds(ms));
       return WorkerTally{4096, 1, 1};
     };
     return b;
   }
-  int warmups = 0;
+  int warmups = 0, timed = 0;
 
  private:
-  int first_, warmup_, other_;
+  int first_, warmup_, other_, slow_timed_;
 };
 
 EngineSettings calibrating(unsigned reps) {
@@ -202,6 +205,21 @@ TEST(Engine, AFirstRepetitionFarUnderMinTimeIsRedoneWithMorePasses) {
   Result r;
   ASSERT_TRUE(measure(w, team, calibrating(2), r));
   EXPECT_EQ(r.samples_s.size(), 2u);  // the discarded repetition is not among them
+  EXPECT_GE(r.passes, 10u);
+}
+
+// Passes that speed up only after the first repetition: warm-ups and the
+// first repetition's 3 passes sleep 40 ms (3 passes make 100 ms), every
+// later pass 2 ms, so the second repetition comes in far under min_time
+// (~6 ms). It is the one that has the repetitions redone with more passes.
+// The bound below fails only if the second repetition's passes overslept by
+// 23 ms each.
+TEST(Engine, ALaterRepetitionFarUnderMinTimeHasThemRedoneWithMorePasses) {
+  SleepingPasses w(40, 40, 2, 3);
+  LocalTeam team(1);
+  Result r;
+  ASSERT_TRUE(measure(w, team, calibrating(3), r));
+  EXPECT_EQ(r.samples_s.size(), 3u);  // the repetitions before the redo are not among them
   EXPECT_GE(r.passes, 10u);
 }
 
