@@ -244,7 +244,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
     // Every process of a team must run the same number of passes.
     unsigned passes = static_cast<unsigned>(team.max(static_cast<double>(passes_for(estimate))));
     progress.total += settings.reps * (passes - 1);
-    bool recalibrated = false;
+    unsigned recalibrations = 0;
     for (unsigned rep = 0; rep < settings.reps; ++rep) {
       Repetition r;
       double fastest = 0;
@@ -261,10 +261,12 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
       // not recycled yet, a neighbour's load), and passes can speed up after
       // the first repetition too: when a repetition's fastest pass says a
       // repetition of such passes would fall under 3/4 of min_time, the
-      // repetitions so far are taken as warm-ups, once, and the passes
-      // recomputed from that pass.
-      if (!recalibrated && settings.min_time > 0 && team.max(fastest) * passes < 0.75 * settings.min_time) {
-        recalibrated = true;
+      // repetitions so far are taken as warm-ups and the passes recomputed
+      // from that pass (a few times at most: a pass that keeps speeding up,
+      // such as overwrites while writeback settles, may need more than one).
+      if (recalibrations < thresholds::kMaxRecalibrations && settings.min_time > 0 &&
+          team.max(fastest) * passes < 0.75 * settings.min_time) {
+        ++recalibrations;
         unsigned more = static_cast<unsigned>(team.max(static_cast<double>(passes_for(team.max(fastest)))));
         if (more > passes) {
           progress.total += (rep + 1) * passes + settings.reps * (more - passes);

@@ -147,20 +147,29 @@ TEST(Engine, StatisticsWarningsHaveKinds) {
   EXPECT_EQ(r.warnings.size(), n);
 }
 
-// Passes that sleep: the first warm-up pass `first_ms`, later warm-ups (and
-// the first `slow_timed` timed passes) `warmup_ms`, every other pass
-// `other_ms`. Sleeps are lower bounds, so a loaded machine only makes passes
-// longer.
+// Passes that sleep: the first warm-up pass `first_ms`, later warm-ups
+// `warmup_ms`; timed passes follow `phases` ({count, ms} in order), then
+// sleep `other_ms`. Sleeps are lower bounds, so a loaded machine only makes
+// passes longer.
 class SleepingPasses final : public Workload {
  public:
-  SleepingPasses(int first_ms, int warmup_ms, int other_ms, int slow_timed = 0)
-      : first_(first_ms), warmup_(warmup_ms), other_(other_ms), slow_timed_(slow_timed) {}
+  SleepingPasses(int first_ms, int warmup_ms, int other_ms, std::vector<std::pair<int, int>> phases = {})
+      : first_(first_ms), warmup_(warmup_ms), other_(other_ms), phases_(std::move(phases)) {}
   PassBody pass(PassKind kind) override {
     PassBody b;
     b.timed = [this, kind](unsigned) {
       int ms = other_;
       if (kind == PassKind::Warmup) ms = warmups++ == 0 ? first_ : warmup_;
-      if (kind == PassKind::Timed && timed++ < slow_timed_) ms = warmup_;
+      if (kind == PassKind::Timed) {
+        int at = timed++;
+        for (auto [count, phase_ms] : phases_) {
+          if (at < count) {
+            ms = phase_ms;
+            break;
+          }
+          at -= count;
+        }
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(ms));
       return WorkerTally{4096, 1, 1};
     };
@@ -169,7 +178,8 @@ class SleepingPasses final : public Workload {
   int warmups = 0, timed = 0;
 
  private:
-  int first_, warmup_, other_, slow_timed_;
+  int first_, warmup_, other_;
+  std::vector<std::pair<int, int>> phases_;
 };
 
 EngineSettings calibrating(unsigned reps) {
@@ -215,12 +225,26 @@ TEST(Engine, AFirstRepetitionFarUnderMinTimeIsRedoneWithMorePasses) {
 // The bound below fails only if the second repetition's passes overslept by
 // 23 ms each.
 TEST(Engine, ALaterRepetitionFarUnderMinTimeHasThemRedoneWithMorePasses) {
-  SleepingPasses w(40, 40, 2, 3);
+  SleepingPasses w(40, 40, 2, {{3, 40}});
   LocalTeam team(1);
   Result r;
   ASSERT_TRUE(measure(w, team, calibrating(3), r));
   EXPECT_EQ(r.samples_s.size(), 3u);  // the repetitions before the redo are not among them
   EXPECT_GE(r.passes, 10u);
+}
+
+// Passes that speed up twice (as overwrites do while writeback settles):
+// 40 ms for the warm-ups and the first repetition's 3 passes, then 10 ms
+// (the second repetition, ~30 ms, has them redone with 10 passes), then,
+// after one repetition of those, 1 ms (10 ms repetitions: redone again,
+// with about 100 passes). With one redo only, 10 passes stay.
+TEST(Engine, PassesThatSpeedUpTwiceAreRecalibratedTwice) {
+  SleepingPasses w(40, 40, 1, {{3, 40}, {13, 10}});
+  LocalTeam team(1);
+  Result r;
+  ASSERT_TRUE(measure(w, team, calibrating(3), r));
+  EXPECT_EQ(r.samples_s.size(), 3u);
+  EXPECT_GE(r.passes, 30u);
 }
 
 // Records the data check the engine asked for before each pass.

@@ -15,6 +15,10 @@ inline constexpr double kDefaultMinTimeSeconds = 0.100;
 // Most wall time the timed repetitions of one experiment may take when the
 // engine lengthens them (--max-time): beyond it, fewer passes per repetition.
 inline constexpr double kDefaultMaxTimeSeconds = 3.0;
+// Times the engine may start an experiment's repetitions again with more
+// passes, when passes turn out faster than the warm-ups promised (each time
+// the repetitions so far become warm-ups).
+inline constexpr unsigned kMaxRecalibrations = 3;
 // A warm file must have at least this fraction resident before every pass.
 inline constexpr double kWarmResidentMin = 0.99;
 // A cold file may have at most this fraction resident before a pass; above
