@@ -48,6 +48,16 @@ Advice parse_advice(std::string_view name) {
   throw UsageError("madvise hint '" + std::string(name) + "'", "expected normal, sequential, random or willneed");
 }
 
+std::uint64_t File::read_sequence(std::uint64_t offset, std::uint64_t count, std::span<std::byte> dst) {
+  std::uint64_t bytes = 0;
+  for (std::uint64_t i = 0; i < count; ++i, offset += dst.size()) {
+    std::size_t got = read_at(offset, dst);
+    bytes += got;
+    if (got < dst.size()) break;
+  }
+  return bytes;
+}
+
 void File::submit(std::span<IoRequest> requests) {
   for (auto& r : requests) {
     if (r.kind == IoRequest::Kind::Read) {

@@ -416,6 +416,30 @@ class CorruptingWriter final : public io::Method {
   std::uint64_t bad_;
 };
 
+// A timed read pass over a file shorter than its plan counts the calls that
+// came back short alike, whether the blocks go in one call (sequential) or
+// one call each (random): 10 blocks and a half planned, 5 and a half there:
+// the half block, the 4 blocks past the end and the last half block.
+TEST(Requests, ATimedReadPassCountsShortCallsAlikeSequentialOrNot) {
+  io::ScratchDir scratch;
+  constexpr std::uint64_t kBlock = 4096;
+  auto path = io::testing::write_pattern_file(scratch, "short", 5 * kBlock + kBlock / 2, 3);
+  struct Anything final : Content {
+    bool matches(std::uint64_t, std::span<const std::byte>) const override { return true; }
+  } content;
+  for (const char* method : {"pread", "mmap"})
+    for (AccessPattern pattern : {AccessPattern::Seq, AccessPattern::Rand}) {
+      SCOPED_TRACE(std::string(method) + " " + std::string(to_string(pattern)));
+      auto f = io::find_file_method(method).open(path, io::Access::Read);
+      RequestPlan plan = make_plan(Op::Read, 0, 10 * kBlock + kBlock / 2, kBlock, pattern, 1);
+      ReadSlots slots(1, kBlock, io::BufferKind::Heap);
+      LoopOutcome out = read_pass(*f, false, plan, slots, PassKind::Timed, nullptr, content);
+      EXPECT_EQ(out.short_calls, 6u);
+      EXPECT_EQ(out.tally.bytes, 5 * kBlock + kBlock / 2);
+      EXPECT_EQ(out.tally.ops, 11u);
+    }
+}
+
 TEST(Runner, AWrongByteInTheMiddleOfAWrittenFileIsNoFigure) {
   io::ScratchDir scratch("/tmp");
   RunConfig c = tiny_config();

@@ -148,6 +148,28 @@ TEST_P(Conformance, ReadPastEndOfFileIsShort) {
   r->close();
 }
 
+// A sequential read pass in one call: every block arrives (the buffer holds
+// the last), the count is the bytes read, and a pass that runs past the end
+// stops at the first short block.
+TEST_P(Conformance, ReadSequenceReadsEveryBlockAndStopsShortAtTheEnd) {
+  auto path = scratch_.create_file("sequence");
+  constexpr std::size_t kFile = 64 * 1024, kBlock = 4096;
+  Buffer src(kFile, kind_for_aligned_io()), dst(kBlock, kind_for_aligned_io());
+  fill_pattern(kSeed, 0, src.span());
+  auto w = open(path, Access::ReadWrite, {src.span()});
+  w->write_at(0, src.span());
+  w->close();
+  auto r = open(path, Access::Read, {dst.span()});
+  EXPECT_EQ(r->read_sequence(0, kFile / kBlock, dst.span()), kFile);
+  EXPECT_TRUE(matches_pattern(kSeed, kFile - kBlock, dst.span())) << "the last block";
+  EXPECT_EQ(r->read_sequence(kBlock, 2, dst.span()), 2 * kBlock);
+  EXPECT_TRUE(matches_pattern(kSeed, 2 * kBlock, dst.span()));
+  EXPECT_EQ(r->read_sequence(kFile - 2 * kBlock, 5, dst.span()), 2 * kBlock) << "past the end";
+  EXPECT_EQ(r->read_sequence(0, 0, dst.span()), 0u);
+  EXPECT_EQ(r->counters().bytes_read, kFile + 4 * kBlock);
+  r->close();
+}
+
 // A file whose end is not on an alignment boundary: aligned reads across it
 // must come back short, not fail (O_DIRECT returns a short read there, and a
 // retry at the unaligned remainder would be refused by the kernel).

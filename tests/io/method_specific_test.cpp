@@ -107,6 +107,14 @@ TEST(Mmap, ReadsAcrossWindows) {
   EXPECT_EQ(f->read_at(49990, std::span(all).first(100)), 10u);
   EXPECT_EQ(f->read_at(50000, std::span(all).first(100)), 0u);
   EXPECT_EQ(f->counters().bytes_read, 50000u + 10000u + 100u + 200u + 100u + 10u);
+  // A pass in one call across windows of 4 KiB, in blocks of 1000 bytes
+  // (some cross a window's end), and one that runs into the end of the file.
+  ASSERT_EQ(f->read_sequence(0, 49, std::span(all).first(1000)), 49000u);
+  EXPECT_TRUE(matches_pattern(6, 48000, std::span(all).first(1000)));
+  ASSERT_EQ(f->read_sequence(8000, 4, std::span(all).first(1000)), 4000u);
+  EXPECT_TRUE(matches_pattern(6, 11000, std::span(all).first(1000))) << "a window below the current one";
+  EXPECT_EQ(f->read_sequence(48000, 5, std::span(all).first(1000)), 2000u);
+  EXPECT_TRUE(matches_pattern(6, 49000, std::span(all).first(1000)));
   std::byte one{};
   EXPECT_EQ(f->read_at(0, std::span(&one, 0)), 0u) << "an empty read";
   auto e = expect_error([&] { f->write_at(0, std::span(&one, 1)); });

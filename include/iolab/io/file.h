@@ -156,6 +156,12 @@ class File {
   // Reads up to dst.size() bytes at `offset`; fewer only at end of file.
   // Returns the count (0 at or past the end).
   virtual std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) = 0;
+  // Reads `count` consecutive blocks of dst.size() bytes, the first at
+  // `offset`, each into dst over the one before: a sequential read pass in
+  // one call, so that a method whose read is a memory copy pays no call per
+  // block. Returns the bytes read; a short block (end of file) ends it. The
+  // default calls read_at once per block.
+  virtual std::uint64_t read_sequence(std::uint64_t offset, std::uint64_t count, std::span<std::byte> dst);
   // Writes all of src at `offset`, growing the file if needed, or throws.
   virtual void write_at(std::uint64_t offset, std::span<const std::byte> src) = 0;
 
