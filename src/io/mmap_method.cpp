@@ -67,31 +67,35 @@ class MmapFile final : public File {
     return read_general(offset, dst);
   }
 
-  // The lean path's test and copy in a loop over the pass, the window's
-  // bounds held in locals (the copy may write anywhere, so members would be
-  // loaded again after each one).
+  // A pass in one call: the blocks that lie wholly in the mapped window and
+  // in the file are counted first, then copied by copy_blocks. Anything else
+  // goes to the general path.
   std::uint64_t read_sequence(std::uint64_t offset, std::uint64_t count, std::span<std::byte> dst) override {
     const std::size_t block = dst.size();
-    std::uint64_t in_window = 0, other = 0;
-    const std::byte* base = map_;
-    std::uint64_t lo = map_off_, hi = map_off_ + map_len_, size = size_;
-    for (std::uint64_t i = 0; i < count; ++i, offset += block) {
-      const std::uint64_t end = offset + block;
-      if (base != nullptr && offset >= lo && end >= offset && end <= hi && end <= size) {
-        std::memcpy(dst.data(), base + (offset - lo), block);
-        in_window += block;
+    if (block == 0) return 0;
+    std::uint64_t bytes = 0;
+    while (count > 0) {
+      std::uint64_t run = 0;
+      if (map_ != nullptr && offset >= map_off_) {
+        const std::uint64_t limit = std::min<std::uint64_t>(map_off_ + map_len_, size_);
+        if (limit > offset) run = std::min(count, (limit - offset) / block);
+      }
+      if (run > 0) {
+        copy_blocks(dst.data(), map_ + (offset - map_off_), block, run);
+        const std::uint64_t copied = run * block;
+        counters_.bytes_read += copied;
+        bytes += copied;
+        offset += copied;
+        count -= run;
         continue;
       }
-      std::size_t got = read_general(offset, dst);
-      other += got;
+      const std::size_t got = read_general(offset, dst);
+      bytes += got;
       if (got < block) break;
-      base = map_;
-      lo = map_off_;
-      hi = map_off_ + map_len_;
-      size = size_;
+      offset += block;
+      --count;
     }
-    counters_.bytes_read += in_window;
-    return in_window + other;
+    return bytes;
   }
 
   void write_at(std::uint64_t offset, std::span<const std::byte> src) override {
@@ -178,6 +182,15 @@ class MmapFile final : public File {
     map_off_ = 0;
     capacity_ = capacity;
     advise();
+  }
+
+  // `count` blocks copied one after another into `out`, each over the one
+  // before. Out of line, so the loop has registers of its own that survive
+  // the memcpy call: inlined into read_sequence, the pass's other variables
+  // were saved and reloaded around every copy, 4-5% of a 1 KiB copy from fast
+  // memory (engine_same_file mmap 1k).
+  [[gnu::noinline]] static void copy_blocks(std::byte* out, const std::byte* src, std::size_t block, std::uint64_t count) {
+    for (const std::byte* end = src + block * count; src != end; src += block) std::memcpy(out, src, block);
   }
 
   // Any read: a window to map first, a file that grew, the end of the file.

@@ -167,6 +167,12 @@ TEST_P(Conformance, ReadSequenceReadsEveryBlockAndStopsShortAtTheEnd) {
   EXPECT_EQ(r->read_sequence(kFile - 2 * kBlock, 5, dst.span()), 2 * kBlock) << "past the end";
   EXPECT_EQ(r->read_sequence(0, 0, dst.span()), 0u);
   EXPECT_EQ(r->counters().bytes_read, kFile + 4 * kBlock);
+  // Every block of a pass lands where it should: a pass of k blocks leaves
+  // block k - 1 in the buffer.
+  for (std::size_t k = 1; k <= kFile / kBlock; ++k) {
+    ASSERT_EQ(r->read_sequence(0, k, dst.span()), k * kBlock);
+    EXPECT_TRUE(matches_pattern(kSeed, (k - 1) * kBlock, dst.span())) << "block " << k - 1;
+  }
   r->close();
 }
 
