@@ -133,6 +133,15 @@ class ReadSource final : public io::RequestSource {
   std::vector<unsigned> free_;
 };
 
+// Call i of the plan alone, by the call the throughput loop makes for it
+// (read_sequence for a sequential pass's whole blocks, read_at otherwise), so
+// the latency and verification passes time and check the timed path.
+// `whole` is plan.sequence_blocks(), worked out once per pass.
+std::size_t read_call(io::File& f, const RequestPlan& plan, std::uint64_t whole, std::uint64_t i, std::span<std::byte> dst) {
+  if (i < whole) return static_cast<std::size_t>(f.read_sequence(plan.offset(i), 1, dst));
+  return f.read_at(plan.offset(i), dst);
+}
+
 }  // namespace
 
 LoopOutcome read_pass(io::File& f, bool queued, const RequestPlan& plan, ReadSlots& slots, PassKind kind,
@@ -146,12 +155,13 @@ LoopOutcome read_pass(io::File& f, bool queued, const RequestPlan& plan, ReadSlo
   } else {
     std::span<std::byte> buf = slots.slot(0);
     std::uint64_t short_calls = 0, bytes = 0;
+    const std::uint64_t whole = plan.sequence_blocks();
     if (kind == PassKind::Latency && latency) {
       // Every call timed; consecutive clock reads, so one read per call.
       std::uint64_t t = now_ns();
       for (std::uint64_t i = 0; i < n; ++i) {
         std::size_t len = plan.size(i);
-        std::size_t got = f.read_at(plan.offset(i), buf.first(len));
+        std::size_t got = read_call(f, plan, whole, i, buf.first(len));
         std::uint64_t t1 = now_ns();
         latency->record(t1 - t);
         t = t1;
@@ -162,7 +172,7 @@ LoopOutcome read_pass(io::File& f, bool queued, const RequestPlan& plan, ReadSlo
       for (std::uint64_t i = 0; i < n; ++i) {
         std::size_t len = plan.size(i);
         std::uint64_t off = plan.offset(i);
-        std::size_t got = f.read_at(off, buf.first(len));
+        std::size_t got = read_call(f, plan, whole, i, buf.first(len));
         short_calls += got != len;
         bytes += got;
         if (!out.bad_offset && !expected.matches(off, buf.first(got))) out.bad_offset = off;
@@ -171,7 +181,6 @@ LoopOutcome read_pass(io::File& f, bool queued, const RequestPlan& plan, ReadSlo
       // The throughput loop, sequential: the whole blocks in one call (a
       // method whose read is a memory copy pays no call per block), the
       // shorter last one apart. After a short block the rest count short.
-      const std::uint64_t whole = plan.length / plan.block;
       bytes = f.read_sequence(plan.begin, whole, buf.first(static_cast<std::size_t>(plan.block)));
       short_calls = whole - std::min(whole, bytes / plan.block);
       if (whole < n) {

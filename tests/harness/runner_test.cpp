@@ -379,27 +379,40 @@ TEST(Runner, TimedRegionHoldsWhatTheTableSays) {
   EXPECT_LT(calls, MarkedOpenClose::kCloseWrites + MarkedOpenClose::kOpenReads) << "open() ran inside a write's timed region";
 }
 
-// A method around pread that changes one byte of the write at `bad_offset`,
-// in the middle of the file: the last-block check of a pass cannot see it,
-// the full check of the first timed pass must.
-class CorruptingWriter final : public io::Method {
+// A method around pread that changes one byte at `bad_offset`, in the middle
+// of the file, where the last-block check of a pass cannot see it: of the
+// write there, or of the block read there by read_sequence (the sequential
+// timed path; its read_at stays right). The full check of the first timed
+// pass must find the first, the verification pass the second.
+class Corrupting final : public io::Method {
  public:
-  explicit CorruptingWriter(std::uint64_t bad_offset) : bad_(bad_offset) {}
+  enum class What { Write, SequenceRead };
+  Corrupting(What what, std::uint64_t bad_offset) : what_(what), bad_(bad_offset) {}
   std::string_view name() const override { return "corrupting"; }
-  std::string_view description() const override { return "pread, with one byte of one write changed"; }
+  std::string_view description() const override { return "pread, with one byte at one offset changed"; }
   io::MethodTraits traits(const io::FileOptions&) const override { return {}; }
   io::Availability probe(const std::filesystem::path&) const override { return {}; }
   std::unique_ptr<io::File> open(const std::filesystem::path& p, io::Access a, const io::FileOptions& o) const override {
-    return std::make_unique<Corrupting>(io::find_file_method("pread").open(p, a, o), bad_);
+    return std::make_unique<File>(io::find_file_method("pread").open(p, a, o), what_, bad_);
   }
 
  private:
-  class Corrupting final : public io::File {
+  class File final : public io::File {
    public:
-    Corrupting(std::unique_ptr<io::File> f, std::uint64_t bad) : File(f->path()), f_(std::move(f)), bad_(bad) {}
+    File(std::unique_ptr<io::File> f, What what, std::uint64_t bad) : io::File(f->path()), f_(std::move(f)), what_(what), bad_(bad) {}
     std::size_t read_at(std::uint64_t o, std::span<std::byte> d) override { return f_->read_at(o, d); }
+    std::uint64_t read_sequence(std::uint64_t o, std::uint64_t count, std::span<std::byte> d) override {
+      std::uint64_t bytes = 0;
+      for (std::uint64_t i = 0; i < count; ++i, o += d.size()) {
+        std::uint64_t got = f_->read_sequence(o, 1, d);
+        if (what_ == What::SequenceRead && o == bad_ && got > 0) d[0] ^= std::byte{0x01};
+        bytes += got;
+        if (got < d.size()) break;
+      }
+      return bytes;
+    }
     void write_at(std::uint64_t o, std::span<const std::byte> s) override {
-      if (o != bad_ || s.empty()) return f_->write_at(o, s);
+      if (what_ != What::Write || o != bad_ || s.empty()) return f_->write_at(o, s);
       std::vector<std::byte> changed(s.begin(), s.end());
       changed[0] ^= std::byte{0x01};
       f_->write_at(o, changed);
@@ -411,8 +424,10 @@ class CorruptingWriter final : public io::Method {
 
    private:
     std::unique_ptr<io::File> f_;
+    What what_;
     std::uint64_t bad_;
   };
+  What what_;
   std::uint64_t bad_;
 };
 
@@ -445,7 +460,7 @@ TEST(Runner, AWrongByteInTheMiddleOfAWrittenFileIsNoFigure) {
   RunConfig c = tiny_config();
   c.latency = false;  // only the timed passes' checks stand between the byte and a figure
   Runner runner(c, scratch);
-  CorruptingWriter corrupting(8 * 4096);
+  Corrupting corrupting(Corrupting::What::Write, 8 * 4096);
   FileExperiment e = tiny("corrupting", Op::Write, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
   e.method_object = &corrupting;
   try {
@@ -455,6 +470,22 @@ TEST(Runner, AWrongByteInTheMiddleOfAWrittenFileIsNoFigure) {
     EXPECT_NE(std::string(err.what()).find("at offset 32768 does not match"), std::string::npos) << err.what();
   }
   EXPECT_TRUE(scratch.created().empty()) << "the bad file is removed";
+}
+
+TEST(Runner, AWrongByteFromTheSequentialReadPathIsNoFigure) {
+  io::ScratchDir scratch("/tmp");
+  RunConfig c = tiny_config();
+  c.latency = false;
+  Runner runner(c, scratch);
+  Corrupting corrupting(Corrupting::What::SequenceRead, 8 * 4096);
+  FileExperiment e = tiny("corrupting", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+  e.method_object = &corrupting;
+  try {
+    Result r = runner.run(e);
+    ADD_FAILURE() << "a wrong byte from read_sequence gave a figure (verified " << r.verified << ")";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("at offset 32768 does not match"), std::string::npos) << err.what();
+  }
 }
 
 // ---- custom experiments --------------------------------------------------------------

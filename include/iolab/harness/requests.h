@@ -33,6 +33,9 @@ struct RequestPlan {
     std::uint64_t at = offset(i) - begin;
     return static_cast<std::size_t>(length - at < block ? length - at : block);
   }
+  // The calls a sequential pass hands to File::read_sequence: its whole
+  // blocks (none for a random order, whose calls go one by one).
+  std::uint64_t sequence_blocks() const noexcept { return block == 0 || !order.empty() ? 0 : length / block; }
 };
 // Throws UsageError for a zero block or length.
 RequestPlan make_plan(Op op, std::uint64_t begin, std::uint64_t length, std::uint64_t block, AccessPattern pattern,
