@@ -38,15 +38,18 @@ std::string watch_device(const std::filesystem::path& dir);
 
 // Measures the region between start() and stop(). Scope::Thread counts only
 // the calling thread (RUSAGE_THREAD, /proc/thread-self/io); Scope::Process
-// the whole process. Reading the counters is outside the timed interval.
+// the whole process. Reading the counters is outside the timed interval, and
+// outside the CPU interval too: getrusage is the last read at start() and
+// the first at stop().
 class UsageMeter {
  public:
   enum class Scope { Thread, Process };
   explicit UsageMeter(Scope scope = Scope::Process) : scope_(scope) {}
+  virtual ~UsageMeter() = default;
   void start();
   Usage stop();
 
- private:
+ protected:
   struct Snapshot {
     rusage ru{};
     std::uint64_t syscr = 0, syscw = 0, read_bytes = 0, write_bytes = 0, cancelled = 0;
@@ -54,7 +57,11 @@ class UsageMeter {
     std::uint64_t device_read_sectors = 0, device_write_sectors = 0;
     bool have_device = false;
   };
-  Snapshot snapshot() const;
+  // The two readings, virtual so a test can see the order they come in.
+  virtual void read_rusage(Snapshot& s) const;    // getrusage: CPU, faults, context switches
+  virtual void read_counters(Snapshot& s) const;  // /proc/<self|thread-self>/io and the watched device's stat
+
+ private:
   static std::uint64_t self_overhead(Scope scope);
   Scope scope_;
   Snapshot before_;
