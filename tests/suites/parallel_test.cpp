@@ -49,7 +49,7 @@ TEST_P(TypedArrayRoundTrip, EveryLengthAndOffsetComesBackExactly) {
   io::ScratchDir scratch;
   // 2049 ints = 8196 bytes: one more than an 8 KiB stream buffer holds; 2 bulk chunks + 3 ints;
   // 1 and 7 are not a block multiple either.
-  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{2049}, 2 * kBulkChunkInts + 3}) {
+  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{2049}, 2 * kArrayChunkInts + 3}) {
     SCOPED_TRACE(std::string(to_string(way)) + " n=" + std::to_string(n));
     const std::uint64_t offset = 12;  // not block-aligned: an int array inside a larger file
     auto values = sample_ints(n);
@@ -109,6 +109,28 @@ TEST(TypedArrays, MatchesEncodingAgreesWithTheReference) {
     }
     EXPECT_FALSE(matches_encoding(w, v, std::span<const std::byte>(bytes).first(bytes.size() - 4)));
     EXPECT_TRUE(matches_encoding(w, {}, {}));
+  }
+}
+
+// Raw, encode and bulk differ only in the conversion: the same calls of the
+// same size move their bytes (bulk once "beat" raw because raw made one
+// region-sized call and bulk 256 KiB ones).
+TEST(TypedArrays, RawEncodeAndBulkMakeTheSameCalls) {
+  io::ScratchDir scratch;
+  const std::size_t n = 2 * kArrayChunkInts + 100;  // two whole chunks and a short one
+  std::vector<std::int32_t> v = sample_ints(n);
+  for (ArrayWay way : {ArrayWay::Raw, ArrayWay::Encode, ArrayWay::Bulk}) {
+    SCOPED_TRACE(std::string(to_string(way)));
+    auto path = scratch.create_unique_file("chunks");
+    IntArrayFile w(way, path, io::Access::ReadWrite, n);
+    w.write(0, v);
+    EXPECT_EQ(w.counters().calls, 3u);
+    w.close();
+    IntArrayFile r(way, path, io::Access::Read, n);
+    std::vector<std::int32_t> back(n);
+    r.read(0, back);
+    EXPECT_EQ(r.counters().calls, 3u);
+    EXPECT_EQ(back, v);
   }
 }
 

@@ -151,23 +151,26 @@ class RegionWorkload final : public harness::Workload {
 // is big-endian (Java's DataOutputStream) for every way but Raw, which moves
 // the array's own (native) bytes: "the data is already in byte form".
 enum class ArrayWay {
-  Raw,                    // one write of the array's bytes
-  Encode,                 // manual loop to 4 big-endian bytes per int into a byte buffer, one write
+  Raw,                    // the array's bytes, one write per chunk
+  Encode,                 // manual loop to 4 big-endian bytes per int into a chunk buffer, one write per chunk
   ElementStream,          // one unbuffered write(2) of 4 bytes per int (DataOutputStream on a file)
   BufferedElementStream,  // one fwrite of 4 bytes per int into an 8 KiB stdio buffer
   ArrayStream,            // append 4 bytes per int to a growing std::vector<std::byte>, one write
   Bulk,                   // vectorized byte swap in cache-sized chunks, one write per chunk
 };
-// Bulk converts and moves kBulkChunkInts ints (256 KiB) at a time: the
+// Raw, Encode and Bulk move kArrayChunkInts ints (256 KiB) per call, so
+// their calls are alike and they differ only in the conversion: Bulk's
 // converted chunk is still in cache when the kernel copies it, where a
 // whole-array conversion would stream the array through memory twice more.
 // (CPU per 64 MiB here: 64 KiB chunks 21 ms, 256 KiB 17.5 ms, raw 13.4 ms.)
-inline constexpr std::size_t kBulkChunkInts = 64 * 1024;
+inline constexpr std::size_t kArrayChunkInts = 64 * 1024;
 std::span<const ArrayWay> all_array_ways();
 std::string_view to_string(ArrayWay);  // "raw", "encode", "element-stream", ...
 ArrayWay parse_array_way(std::string_view);
 // True for the ways that make one call per element (and are capped in benchmarks).
 bool per_element(ArrayWay);
+// True for the ways that move kArrayChunkInts ints per call (Raw, Encode, Bulk).
+bool chunked(ArrayWay);
 
 // The file bytes `way` produces for `values` (untimed reference for verification).
 std::vector<std::byte> encode_reference(ArrayWay way, std::span<const std::int32_t> values);

@@ -122,6 +122,7 @@ ArrayWay parse_array_way(std::string_view name) {
 }
 
 bool per_element(ArrayWay w) { return w == ArrayWay::ElementStream || w == ArrayWay::BufferedElementStream; }
+bool chunked(ArrayWay w) { return w == ArrayWay::Raw || w == ArrayWay::Encode || w == ArrayWay::Bulk; }
 
 std::vector<std::byte> encode_reference(ArrayWay way, std::span<const std::int32_t> values) {
   std::vector<std::byte> out(values.size() * 4);
@@ -163,8 +164,8 @@ IntArrayFile::IntArrayFile(ArrayWay way, const std::filesystem::path& path, io::
     throw UsageError("stream buffer 0", "buffered-element-stream needs a buffer");
   file_ = io::find_file_method(method_for(way)).open(path, access, o);
   // Scratch space belongs to the setup, not to the timed calls.
-  if (way == ArrayWay::Encode) bytes_.resize(max_ints * 4);
-  if (way == ArrayWay::Bulk) swapped_.resize(std::min(max_ints, kBulkChunkInts));
+  if (way == ArrayWay::Encode) bytes_.resize(std::min(max_ints, kArrayChunkInts) * 4);
+  if (way == ArrayWay::Bulk) swapped_.resize(std::min(max_ints, kArrayChunkInts));
 }
 
 IntArrayFile::~IntArrayFile() = default;
@@ -179,19 +180,23 @@ void IntArrayFile::write(std::uint64_t offset, std::span<const std::int32_t> val
   };
   switch (way_) {
     case ArrayWay::Raw:
-      file_->write_at(offset, std::as_bytes(values));
+      for (std::size_t i = 0; i < n; i += kArrayChunkInts)
+        file_->write_at(offset + 4 * i, std::as_bytes(values.subspan(i, std::min(kArrayChunkInts, n - i))));
       return;
     case ArrayWay::Encode: {
-      if (n * 4 > bytes_.size()) throw too_long(bytes_.size() / 4);
+      if (n > 0 && bytes_.empty()) throw too_long(0);
       std::byte* b = bytes_.data();
-      for (std::size_t i = 0; i < n; ++i) {  // the paper's loop, shifts and masks per byte
-        auto u = static_cast<std::uint32_t>(values[i]);
-        b[4 * i + 0] = static_cast<std::byte>((u >> 24) & 255);
-        b[4 * i + 1] = static_cast<std::byte>((u >> 16) & 255);
-        b[4 * i + 2] = static_cast<std::byte>((u >> 8) & 255);
-        b[4 * i + 3] = static_cast<std::byte>(u & 255);
+      for (std::size_t i = 0; i < n; i += bytes_.size() / 4) {
+        const std::size_t m = std::min(bytes_.size() / 4, n - i);
+        for (std::size_t k = 0; k < m; ++k) {  // the paper's loop, shifts and masks per byte
+          auto u = static_cast<std::uint32_t>(values[i + k]);
+          b[4 * k + 0] = static_cast<std::byte>((u >> 24) & 255);
+          b[4 * k + 1] = static_cast<std::byte>((u >> 16) & 255);
+          b[4 * k + 2] = static_cast<std::byte>((u >> 8) & 255);
+          b[4 * k + 3] = static_cast<std::byte>(u & 255);
+        }
+        file_->write_at(offset + 4 * i, std::span<const std::byte>(b, m * 4));
       }
-      file_->write_at(offset, std::span<const std::byte>(b, n * 4));
       return;
     }
     case ArrayWay::ElementStream:
@@ -232,19 +237,23 @@ void IntArrayFile::read(std::uint64_t offset, std::span<std::int32_t> out) {
   };
   switch (way_) {
     case ArrayWay::Raw:
-      read_exact(offset, std::as_writable_bytes(out));
+      for (std::size_t i = 0; i < n; i += kArrayChunkInts)
+        read_exact(offset + 4 * i, std::as_writable_bytes(out.subspan(i, std::min(kArrayChunkInts, n - i))));
       return;
     case ArrayWay::Encode: {
-      if (n * 4 > bytes_.size())
+      if (n > 0 && bytes_.empty())
         throw Error("read ints", file_->path().string(), "more ints than this file was opened for", EINVAL);
-      std::span<std::byte> raw(bytes_.data(), n * 4);
-      read_exact(offset, raw);
-      const std::byte* b = raw.data();
-      for (std::size_t i = 0; i < n; ++i)  // the paper's decode loop
-        out[i] = static_cast<std::int32_t>((std::to_integer<std::uint32_t>(b[4 * i + 3]) & 255) |
-                                           ((std::to_integer<std::uint32_t>(b[4 * i + 2]) & 255) << 8) |
-                                           ((std::to_integer<std::uint32_t>(b[4 * i + 1]) & 255) << 16) |
-                                           ((std::to_integer<std::uint32_t>(b[4 * i + 0]) & 255) << 24));
+      for (std::size_t i = 0; i < n; i += bytes_.size() / 4) {
+        const std::size_t m = std::min(bytes_.size() / 4, n - i);
+        std::span<std::byte> raw(bytes_.data(), m * 4);
+        read_exact(offset + 4 * i, raw);
+        const std::byte* b = raw.data();
+        for (std::size_t k = 0; k < m; ++k)  // the paper's decode loop
+          out[i + k] = static_cast<std::int32_t>((std::to_integer<std::uint32_t>(b[4 * k + 3]) & 255) |
+                                                 ((std::to_integer<std::uint32_t>(b[4 * k + 2]) & 255) << 8) |
+                                                 ((std::to_integer<std::uint32_t>(b[4 * k + 1]) & 255) << 16) |
+                                                 ((std::to_integer<std::uint32_t>(b[4 * k + 0]) & 255) << 24));
+      }
       return;
     }
     case ArrayWay::ElementStream:
@@ -263,8 +272,8 @@ void IntArrayFile::read(std::uint64_t offset, std::span<std::int32_t> out) {
       return;
     }
     case ArrayWay::Bulk:
-      for (std::size_t i = 0; i < n; i += kBulkChunkInts) {
-        auto chunk = out.subspan(i, std::min(kBulkChunkInts, n - i));
+      for (std::size_t i = 0; i < n; i += kArrayChunkInts) {
+        auto chunk = out.subspan(i, std::min(kArrayChunkInts, n - i));
         read_exact(offset + 4 * i, std::as_writable_bytes(chunk));
         swap_in_place(chunk);  // while the chunk is still in cache
       }
