@@ -109,6 +109,13 @@ int run(int argc, char** argv) {
     if (s.bs == 0) throw UsageError("--bs 0", "must be at least one byte");
     if (s.bs > (std::uint64_t{1} << 30)) throw UsageError("--bs " + s.block, "at most 1g (MPI counts are int)");
     if (s.reps == 0) throw UsageError("--reps 0", "at least one timed pass");
+    {
+      harness::EngineSettings engine;
+      engine.reps = s.reps;
+      engine.warmup = s.warmup;
+      engine.min_time = s.min_time;
+      harness::check_settings(engine);  // --warmup 0 with a min-time, a negative or nan min-time
+    }
     if (s.layout == "shared-file" || s.layout == "shared") s.shared = true;
     else if (s.layout == "file-per-rank" || s.layout == "per-rank") s.shared = false;
     else throw UsageError("--layout " + s.layout, "expected shared-file or file-per-rank");
@@ -150,7 +157,7 @@ int run(int argc, char** argv) {
 
   harness::EngineSettings settings;
   settings.reps = s.reps;
-  settings.warmup = std::max(1u, s.warmup);
+  settings.warmup = s.warmup;
   settings.min_time = s.min_time;
   settings.max_time = harness::thresholds::kDefaultMaxTimeSeconds;
   settings.latency = !s.no_latency;

@@ -25,6 +25,7 @@
 #include "iolab/harness/console.h"
 #include "iolab/harness/job.h"
 #include "iolab/harness/result.h"
+#include "iolab/harness/engine.h"
 #include "iolab/harness/runner.h"
 #include "iolab/harness/thresholds.h"
 #include "iolab/io/buffer.h"
@@ -368,6 +369,14 @@ void add_run_command(CLI::App& app, Action& action) {
       }
       if (chosen.empty())
         throw Error("run", "the seeds group", "no suites are registered in this build; run a custom matrix (iolab run --method pread --bs 4k --size 64m)", ENOENT);
+    }
+    {
+      harness::EngineSettings engine;
+      engine.reps = settings.reps;
+      engine.warmup = settings.warmup;
+      engine.min_time = settings.min_time;
+      engine.max_time = settings.max_time;
+      harness::check_settings(engine);  // --warmup 0 with a min-time, ...: refused before any work
     }
     check_resources(experiments, o->dir);
     const std::optional<Outputs> named = o->out.empty() ? std::nullopt : std::optional(named_outputs(o->out, o->job));

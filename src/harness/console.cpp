@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -80,14 +81,6 @@ std::string row_label(const Result& r, const std::vector<const Result*>& group) 
   add([](const Result& x) { return to_string(x.sync); });
   add([](const Result& x) { return x.threads > 1 ? std::to_string(x.threads) + "t" : std::string("1t"); });
   return s;
-}
-
-// Where a write's bytes were when its timed region ended.
-std::string destination(const Result& r) {
-  if (!writes_data(r.op)) return "";
-  if (r.cache == CacheState::Direct && !r.sync.flushes()) return "on the device (O_DIRECT; its write cache not flushed)";
-  if (!r.sync.flushes()) return "page cache only (not flushed)";
-  return "flushed (" + to_string(r.sync) + ")";
 }
 
 std::string group_heading(const std::vector<const Result*>& g) {
@@ -225,6 +218,21 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
     for (const Result* r : g) best = std::max(best, figure_of(*r));
     bool show_flushes = false;
     for (const Result* r : g) show_flushes = show_flushes || r->extra.contains("flushes");
+    // P99 of one call and of one queued request (submission to completion)
+    // are different quantities: the header names the one a table holds, and
+    // a table holding both marks each cell.
+    std::set<LatencySource> sources;
+    for (const Result* r : g)
+      if (!r->skipped && r->latency_ns) sources.insert(r->latency_ns->source);
+    auto source_word = [](LatencySource src) -> std::string {
+      switch (src) {
+        case LatencySource::EveryCall: return "call";
+        case LatencySource::EveryRequest: return "request";
+        case LatencySource::EveryOp: return "op";
+      }
+      return "call";
+    };
+    const bool mixed_sources = sources.size() > 1;
     struct Row {
       std::vector<std::string> cells;
       const Result* r;
@@ -244,19 +252,34 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
       // An operation that is a whole piece of work (reopen) shows the time each took.
       const bool as_time = reported_as_time(r->op) && r->ops > 0;
       auto each = [&](double sec) { return format_duration(sec / static_cast<double>(r->ops)); };
+      // Spread: of single passes, as throughput (a repetition of many passes
+      // averages them, so its range would shrink with the passes); the
+      // slowest and fastest, or the 5th and 95th percentile of 20 or more.
+      // Records without per-pass times (older files): the repetitions'.
+      double slow_s = s.max, fast_s = s.min;
+      if (r->pass_s) {
+        slow_s = (r->pass_s->n >= 20 ? r->pass_s->p95 : r->pass_s->max) * passes;
+        fast_s = (r->pass_s->n >= 20 ? r->pass_s->p5 : r->pass_s->min) * passes;
+      }
       if (as_time) {
         row.cells.push_back(each(s.median) + " each");
-        row.cells.push_back(each(s.max) + " … " + each(s.min));
+        row.cells.push_back(each(slow_s) + " … " + each(fast_s));
       } else {
         row.cells.push_back(bytes ? format_rate(rate(s.median)) : format_count(ops(s.median)) + " ops/s");
-        // Spread: the slowest and fastest repetition, as throughput.
-        row.cells.push_back(bytes ? format_rate(rate(s.max)) + " … " + format_rate(rate(s.min))
-                                  : format_count(ops(s.max)) + " … " + format_count(ops(s.min)));
+        row.cells.push_back(bytes ? format_rate(rate(slow_s)) + " … " + format_rate(rate(fast_s))
+                                  : format_count(ops(slow_s)) + " … " + format_count(ops(fast_s)));
       }
-      // One pass is the workload done once: what a reader compares with their own loop.
-      row.cells.push_back(format_duration(s.median / passes) + " ± " + format_duration(s.stddev / passes));
+      // One pass is the workload done once: what a reader compares with their
+      // own loop. Its spread is that of single passes (each timed alone): a
+      // repetition's σ divided by its passes would shrink with the passes.
+      if (r->pass_s)
+        row.cells.push_back(format_duration(r->pass_s->median) + " ± " + format_duration(r->pass_s->stddev));
+      else
+        row.cells.push_back(format_duration(s.median / passes) + " ± " + format_duration(s.stddev / passes));
       row.cells.push_back(r->ops && !as_time ? format_count(ops(s.median)) : "");
-      row.cells.push_back(r->latency_ns ? format_duration(r->latency_ns->p99 * 1e-9) : "—");
+      std::string p99 = r->latency_ns ? format_duration(r->latency_ns->p99 * 1e-9) : "—";
+      if (r->latency_ns && mixed_sources) p99 += " " + source_word(r->latency_ns->source);
+      row.cells.push_back(p99);
       row.cells.push_back(format_duration((r->user_s + r->sys_s) / passes));
       if (show_flushes) {
         std::string f;
@@ -271,7 +294,10 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
       row.cells.push_back(f <= 0 ? "" : f >= best ? "best" : fmt::format("{:.2f}x slower", best / f));
       rows.push_back(row);
     }
-    std::vector<std::string> header = {"METHOD", "MEDIAN", "SLOWEST … FASTEST", "TIME/PASS ± σ", "OPS/S", "P99", "CPU/PASS"};
+    std::string p99_header = "P99";
+    if (sources.size() == 1)
+      for (char ch : "/" + source_word(*sources.begin())) p99_header += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    std::vector<std::string> header = {"METHOD", "MEDIAN", "SLOWEST … FASTEST", "TIME/PASS ± σ", "OPS/S", p99_header, "CPU/PASS"};
     if (show_flushes) header.push_back("FLUSHES/PASS");
     header.push_back("VS BEST");
     std::vector<std::size_t> width(header.size(), 0);

@@ -180,9 +180,19 @@ struct Passes {
 
 }  // namespace
 
+void check_settings(const EngineSettings& s) {
+  if (s.reps == 0) throw UsageError("--reps 0", "at least one timed repetition is needed");
+  if (s.warmup == 0 && s.min_time > 0)
+    throw UsageError("--warmup 0", "with --min-time above 0 a warm-up pass sets the passes per repetition; give "
+                                   "--warmup 1 or more, or --min-time 0 (one pass per repetition)");
+  if (!(s.min_time >= 0) || !std::isfinite(s.min_time)) throw UsageError("--min-time", "must be a finite number >= 0");
+  if (!(s.max_time >= 0) || !std::isfinite(s.max_time)) throw UsageError("--max-time", "must be a finite number >= 0");
+}
+
 bool measure(Workload& workload, Team& team, const EngineSettings& settings, Result& record) {
-  if (settings.reps == 0) throw UsageError("--reps 0", "at least one timed repetition is needed");
+  check_settings(settings);
   record.samples_s.clear();
+  record.pass_s.reset();
   record.reps = 0;
   record.passes = 1;
   record.verified = false;
@@ -191,7 +201,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
   Passes progress;
   const bool latency = settings.latency && workload.records_latency();
   const bool verify_pass = settings.verify && workload.has_verification_pass();
-  progress.total = (verify_pass ? 1 : 0) + std::max(1u, settings.warmup) + settings.reps + (latency ? 1 : 0);
+  progress.total = (verify_pass ? 1 : 0) + settings.warmup + settings.reps + (latency ? 1 : 0);
   auto one_pass = [&](PassKind kind, DataCheck check) {
     workload.set_data_check(check);
     workload.before_pass(kind);
@@ -204,6 +214,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
 
   struct Repetition {
     double seconds = 0, first_done = 0;
+    std::vector<double> pass_seconds;  // each pass, timed by its own clock pair
     Usage usage;
     WorkerTally tally;
   };
@@ -220,7 +231,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
     // get and leaves repetitions short of min_time, so passes shorter than
     // min_time get at least two warm-up passes, and more until they add up to
     // a quarter of min_time (at most 64).
-    const unsigned warmups = std::max(1u, settings.warmup);
+    const unsigned warmups = settings.warmup;  // 0 only with min_time 0 (check_settings)
     double estimate = 0, warmed = 0;
     auto more_warmup = [&](unsigned done) {
       if (done < warmups) return true;
@@ -252,6 +263,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
         PassTiming t = one_pass(PassKind::Timed, p == 0 ? DataCheck::Full : DataCheck::Tail);
         fastest = p == 0 ? t.seconds : std::min(fastest, t.seconds);
         r.seconds += t.seconds;
+        r.pass_seconds.push_back(t.seconds);
         r.first_done += t.first_done_s;
         r.usage += t.usage;
         r.tally = add(r.tally, t.tally);
@@ -312,7 +324,9 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
   // Figures: medians over repetitions; samples are repetitions' wall times.
   std::vector<double> secs, first, minf, majf, vcs, ivcs, sr, sw, dr, dw, calls, kernel_calls;
   std::vector<CpuTime> cpu;
+  std::vector<double> pass_seconds;
   for (const Repetition& r : reps) {
+    pass_seconds.insert(pass_seconds.end(), r.pass_seconds.begin(), r.pass_seconds.end());
     secs.push_back(r.seconds);
     first.push_back(r.first_done);
     cpu.push_back({r.usage.user_s, r.usage.sys_s});
@@ -329,6 +343,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
                                                                        : r.tally.io_calls));
   }
   record.samples_s = secs;
+  if (!pass_seconds.empty()) record.pass_s = pass_spread(pass_seconds);
   record.reps = static_cast<unsigned>(secs.size());
   record.bytes = reps.front().tally.bytes;
   record.ops = reps.front().tally.ops;

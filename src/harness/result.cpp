@@ -113,6 +113,22 @@ std::string pattern_name(const Result& r) { return r.pattern ? std::string(to_st
 std::string buffer_name(const Result& r) { return r.buffer ? std::string(io::to_string(*r.buffer)) : ""; }
 std::string cache_name(const Result& r) { return r.cache ? std::string(to_string(*r.cache)) : ""; }
 
+bool flushes_every_write(const Result& r) {
+  if (r.sync.schedule == FlushSchedule::EveryWrite) return true;
+  auto it = r.extra.find("flush_every_write");
+  return it != r.extra.end() && it->is_boolean() && it->get<bool>();
+}
+
+std::string destination(const Result& r) {
+  if (!writes_data(r.op)) return "";
+  if (r.cache == CacheState::Direct && !r.sync.flushes()) return "on the device (O_DIRECT; its write cache not flushed)";
+  if (!r.sync.flushes()) return "page cache only (not flushed)";
+  std::string policy = to_string(r.sync);
+  // every-16k with 64 KiB writes crosses a boundary at every write: it is "every" in all but name.
+  if (r.sync.schedule == FlushSchedule::EveryBytes && flushes_every_write(r)) policy += ", i.e. after every write";
+  return "flushed (" + policy + ")";
+}
+
 json to_json(const Result& r) {
   Summary s = r.seconds();
   auto rate = [&](double sec) { return sec > 0 ? static_cast<double>(r.bytes) / kMiB / sec : 0.0; };
@@ -145,6 +161,10 @@ json to_json(const Result& r) {
          {"bytes", r.bytes},
          {"ops", r.ops},
          {"samples_s", r.samples_s},
+         {"pass_seconds", r.pass_s ? json{{"n", r.pass_s->n}, {"median", r.pass_s->median}, {"mean", r.pass_s->mean},
+                                          {"stddev", r.pass_s->stddev}, {"min", r.pass_s->min}, {"max", r.pass_s->max},
+                                          {"p5", r.pass_s->p5}, {"p95", r.pass_s->p95}}
+                                   : json(nullptr)},
          {"seconds", {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv}}},
          {"mib_per_s", {{"median", rate(s.median)}, {"min", rate(s.max)}, {"max", rate(s.min)}}},
          {"ops_per_s", {{"median", ops(s.median)}, {"min", ops(s.max)}, {"max", ops(s.min)}}},
@@ -292,6 +312,22 @@ Result result_from_json(const Reader& rd, const json& x, const std::string& at, 
       r.samples_s.push_back(d);
     }
   }
+  if (const json* p = rd.find(x, at, "pass_seconds")) {
+    if (!p->is_object()) rd.fail(Reader::join(at, "pass_seconds"), "expected an object");
+    std::string where = Reader::join(at, "pass_seconds");
+    PassSpread ps;
+    ps.n = rd.integer<std::uint64_t>(*p, where, "n");
+    ps.median = rd.number(*p, where, "median");
+    ps.mean = rd.number(*p, where, "mean");
+    ps.stddev = rd.number(*p, where, "stddev");
+    ps.min = rd.number(*p, where, "min");
+    ps.max = rd.number(*p, where, "max");
+    ps.p5 = rd.number(*p, where, "p5");
+    ps.p95 = rd.number(*p, where, "p95");
+    for (double v : {ps.median, ps.mean, ps.stddev, ps.min, ps.max, ps.p5, ps.p95})
+      if (!std::isfinite(v) || v < 0) rd.fail(where, "expected finite numbers of seconds, not negative");
+    if (ps.n > 0) r.pass_s = ps;
+  }
   if (const json* l = rd.find(x, at, "latency_ns")) {
     if (!l->is_object()) rd.fail(Reader::join(at, "latency_ns"), "expected an object");
     std::string where = Reader::join(at, "latency_ns");
@@ -434,7 +470,8 @@ std::string to_csv(const Results& rs) {
          "ops_per_s_median,latency_p50_ns,latency_p99_ns,user_s,sys_s,minor_faults,major_faults,voluntary_ctx,"
          "involuntary_ctx,io_calls,verified,skipped,seconds_cv,mib_per_s_min,mib_per_s_max,latency_p90_ns,"
          "latency_p999_ns,latency_max_ns,storage_read_bytes,dirtied_bytes,warnings,passes,queue_depth,"
-         "device_read_bytes,device_write_bytes\n";
+         "device_read_bytes,device_write_bytes,pass_seconds_median,pass_seconds_stddev,pass_seconds_p5,"
+         "pass_seconds_p95\n";
   auto num = [](double v) {
     std::ostringstream o;
     o.precision(10);
@@ -464,7 +501,9 @@ std::string to_csv(const Results& rs) {
         << lat(r, &Latency::max) << ',' << r.storage_read_bytes << ',' << r.dirtied_bytes << ','
         << csv_field(warnings) << ',' << r.passes << ',' << (r.queue_depth ? std::to_string(*r.queue_depth) : "")
         << ',' << (r.device_read_bytes ? std::to_string(*r.device_read_bytes) : "") << ','
-        << (r.device_write_bytes ? std::to_string(*r.device_write_bytes) : "") << '\n';
+        << (r.device_write_bytes ? std::to_string(*r.device_write_bytes) : "") << ','
+        << (r.pass_s ? num(r.pass_s->median) : "") << ',' << (r.pass_s ? num(r.pass_s->stddev) : "") << ','
+        << (r.pass_s ? num(r.pass_s->p5) : "") << ',' << (r.pass_s ? num(r.pass_s->p95) : "") << '\n';
   }
   return out.str();
 }

@@ -17,6 +17,32 @@ double median(std::span<const double> samples) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+double quantile_sorted(std::span<const double> v, double q) {
+  if (v.empty()) return 0;
+  double at = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
+  std::size_t lo = static_cast<std::size_t>(std::floor(at));
+  std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (at - static_cast<double>(lo));
+}
+
+PassSpread pass_spread(std::span<const double> samples) {
+  if (samples.empty()) throw std::invalid_argument("pass_spread: no passes");
+  std::vector<double> v(samples.begin(), samples.end());
+  std::sort(v.begin(), v.end());
+  PassSpread p;
+  p.n = v.size();
+  p.min = v.front();
+  p.max = v.back();
+  p.median = quantile_sorted(v, 0.5);
+  p.p5 = quantile_sorted(v, 0.05);
+  p.p95 = quantile_sorted(v, 0.95);
+  p.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(p.n);
+  double ss = 0;
+  for (double x : v) ss += (x - p.mean) * (x - p.mean);
+  p.stddev = p.n > 1 ? std::sqrt(ss / static_cast<double>(p.n - 1)) : 0.0;
+  return p;
+}
+
 CpuTime median_cpu(std::span<const CpuTime> reps) {
   if (reps.empty()) return {};
   std::vector<CpuTime> v(reps.begin(), reps.end());

@@ -142,5 +142,40 @@ TEST(Progress, DisabledWritesNothing) {
   EXPECT_TRUE(line.empty()) << line;
 }
 
+
+// A repetition of many passes averages them: its spread shrinks with the
+// passes. The table shows the spread of single passes instead.
+TEST(Console, SpreadIsThatOfSinglePassesNotOfRepetitionsOfMany) {
+  Result r = row("many", 1.0);
+  r.passes = 100;
+  r.samples_s = {1.0, 1.0, 1.0};  // three repetitions of 100 passes, alike
+  PassSpread p;
+  p.n = 300;
+  p.median = 0.01;
+  p.stddev = 0.002;
+  p.min = 0.005;
+  p.max = 0.05;
+  p.p5 = 0.008;
+  p.p95 = 0.0125;
+  r.pass_s = p;
+  std::string t = format_tables({r}, false);
+  // Per pass 1 MiB / 100 in 12.5 ms (p95) and 8 ms (p5): 0.8 and 1.25 MiB/s, not 1 MiB/s twice.
+  EXPECT_NE(t.find("819 KiB/s … 1.25 MiB/s"), std::string::npos) << t;
+  EXPECT_NE(t.find("10 ms ± 2 ms"), std::string::npos) << t;
+}
+
+// P99 of one call and of one queued request are different quantities.
+TEST(Console, P99SaysWhetherItIsPerCallOrPerRequest) {
+  Result call = row("pread", 0.5), request = row("io_uring", 0.5);
+  call.latency_ns = Latency{1000, 1000, 2000, 3000, 4000, 100, LatencySource::EveryCall};
+  request.latency_ns = Latency{1000, 1000, 50000, 60000, 70000, 100, LatencySource::EveryRequest};
+  std::string one = format_tables({call}, false);
+  EXPECT_NE(one.find("P99/CALL"), std::string::npos) << one;
+  std::string both = format_tables({call, request}, false);
+  EXPECT_EQ(both.find("P99/CALL"), std::string::npos) << both;
+  EXPECT_NE(both.find("2 µs call"), std::string::npos) << both;
+  EXPECT_NE(both.find("50 µs request"), std::string::npos) << both;
+}
+
 }  // namespace
 }  // namespace iolab::harness

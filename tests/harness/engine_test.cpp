@@ -290,5 +290,39 @@ TEST(Engine, DataIsCheckedInFullOnceEveryRepetition) {
   for (std::size_t g = groups.size() - 3; g < groups.size(); ++g) EXPECT_EQ(groups[g], r.passes);
 }
 
+
+// --warmup 0 is honoured when there is nothing to calibrate (one pass per
+// repetition), and refused, before any pass, when min_time needs a warm-up.
+TEST(Engine, NoWarmUpIsHonouredWithoutMinTimeAndRefusedWithIt) {
+  SleepyWorkload w(9, std::chrono::milliseconds(0));
+  LocalTeam team(1);
+  EngineSettings s = quick();
+  s.warmup = 0;
+  Result r;
+  ASSERT_TRUE(measure(w, team, s, r));
+  EXPECT_EQ(w.prepared.load(), 4);  // verify + 2 timed + latency: no warm-up pass
+  s.min_time = 0.01;
+  SleepyWorkload refused(9, std::chrono::milliseconds(0));
+  EXPECT_THROW(measure(refused, team, s, r), UsageError);
+  EXPECT_EQ(refused.prepared.load(), 0);
+}
+
+// Every timed pass is timed alone, so a record says how single passes spread,
+// whatever the passes per repetition.
+TEST(Engine, RecordsTheSpreadOfSinglePasses) {
+  SleepyWorkload w(9, std::chrono::milliseconds(0));
+  LocalTeam team(1);
+  EngineSettings s = quick();
+  s.reps = 3;
+  Result r;
+  ASSERT_TRUE(measure(w, team, s, r));
+  ASSERT_TRUE(r.pass_s.has_value());
+  EXPECT_EQ(r.pass_s->n, 3u * r.passes);
+  EXPECT_LE(r.pass_s->min, r.pass_s->p5);
+  EXPECT_LE(r.pass_s->p5, r.pass_s->median);
+  EXPECT_LE(r.pass_s->median, r.pass_s->p95);
+  EXPECT_LE(r.pass_s->p95, r.pass_s->max);
+}
+
 }  // namespace
 }  // namespace iolab::harness

@@ -176,13 +176,18 @@ class Workload {
 
 struct EngineSettings {
   unsigned reps = 5;
-  unsigned warmup = 1;             // untimed-for-the-record passes before the repetitions (>= 1 to calibrate)
+  unsigned warmup = 1;             // untimed-for-the-record passes before the repetitions (>= 1 when min_time > 0: they calibrate)
   double min_time = 0.100;         // seconds a repetition aims at (0: one pass per repetition)
   double max_time = 3.0;           // seconds all repetitions of one experiment may take when lengthened
   bool latency = true;             // run the latency pass
   bool verify = true;              // run the verification pass
   std::function<void(unsigned done, unsigned total)> on_pass;  // progress (passes, incl. untimed)
 };
+
+// Throws UsageError for settings the engine cannot honour (no repetitions,
+// no warm-up to calibrate min_time with, a negative or non-finite time), so
+// commands can refuse them before any work.
+void check_settings(const EngineSettings& settings);
 
 // Runs `workload` on `team` and fills `record` (labels set by the caller):
 // samples, passes, bytes, ops, usage medians, latency, first/last done for

@@ -109,6 +109,9 @@ struct Result {
   std::uint64_t bytes = 0;       // per repetition
   std::uint64_t ops = 0;         // calls of the measured operation per repetition
   std::vector<double> samples_s; // seconds of each timed repetition
+  // Seconds of single passes over every timed repetition (statistics.h:
+  // what rows with different passes per repetition are compared on).
+  std::optional<PassSpread> pass_s;
   std::optional<Latency> latency_ns;
   double user_s = 0, sys_s = 0;  // CPU of the median repetition by user + sys (harness::median_cpu)
   std::int64_t minor_faults = 0, major_faults = 0;      // per repetition (median)
@@ -140,6 +143,13 @@ struct Result {
 std::string pattern_name(const Result& r);
 std::string buffer_name(const Result& r);
 std::string cache_name(const Result& r);
+// True when the record's writes were each followed by a flush: the `every`
+// policy, or `every-N` with blocks of at least N bytes (extra.flush_every_write).
+bool flushes_every_write(const Result& r);
+// Where a write's bytes were when its timed region ended: "page cache only
+// (not flushed)", "flushed (every-16k:fdatasync)", "on the device (O_DIRECT;
+// ...)"; "" for operations that write nothing.
+std::string destination(const Result& r);
 
 struct Results {
   Environment environment;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -22,6 +23,20 @@ Summary summarize(std::span<const double> samples);
 
 // Median of a sample (copied and partially sorted). Empty -> 0.
 double median(std::span<const double> samples);
+
+// The spread of single passes (each timed by its own pair of clock reads).
+// A repetition of many passes is their sum, so the repetitions' spread
+// shrinks with the passes per repetition while a pass's does not: rows with
+// different passes per repetition are compared on this. p5 and p95 are
+// linear-interpolation quantiles (with few passes, near min and max).
+struct PassSpread {
+  std::uint64_t n = 0;
+  double median = 0, mean = 0, stddev = 0, min = 0, max = 0, p5 = 0, p95 = 0;
+};
+// Throws std::invalid_argument for an empty sample.
+PassSpread pass_spread(std::span<const double> pass_seconds);
+// The q-quantile (0..1) of a sorted sample, by linear interpolation; empty -> 0.
+double quantile_sorted(std::span<const double> sorted, double q);
 
 // User and system CPU seconds of one repetition.
 struct CpuTime {
