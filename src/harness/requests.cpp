@@ -119,6 +119,9 @@ class ReadSource final : public io::RequestSource {
     if (kind_ == PassKind::Latency && latency_) latency_->record(r.completed_ns - r.submitted_ns);
     if (kind_ == PassKind::Verify && !out_.bad_offset && !expected_.matches(r.offset, r.data.first(r.result)))
       out_.bad_offset = r.offset;
+    // Nothing is submitted after the last completion, so its slot keeps its bytes.
+    out_.last_offset = r.offset;
+    out_.last_block = r.data.first(r.result);
     free_.push_back(static_cast<unsigned>(r.tag));
   }
 
@@ -201,6 +204,11 @@ LoopOutcome read_pass(io::File& f, bool queued, const RequestPlan& plan, ReadSlo
     out.short_calls = short_calls;
     out.tally.bytes = bytes;
     out.tally.ops = n;
+    if (n > 0) {
+      // Every call reads into slot 0: the last one's bytes are still there.
+      out.last_offset = plan.offset(n - 1);
+      out.last_block = buf.first(std::min<std::size_t>(plan.size(n - 1), bytes));
+    }
   }
   out.tally.io_calls = f.counters().calls - calls_before;
   return out;
@@ -247,6 +255,11 @@ void write_loop(io::File& f, const RequestPlan& plan, const WriteSource& source,
                 InlineFlush& flush, WriteObserver* observer, LoopOutcome& out) {
   const std::uint64_t n = plan.count();
   std::uint64_t written = 0, since = 0;
+  // EveryBytes: the next multiple of the interval at which a flush is due.
+  // A write that crosses one or more boundaries is followed by one flush, so
+  // a pass of `length` bytes makes floor(length / interval) flushes when
+  // blocks are smaller than the interval, and one per write when they are not.
+  std::uint64_t boundary = flush.interval;
   std::uint64_t t = kTime ? now_ns() : 0;
   for (std::uint64_t i = 0; i < n; ++i) {
     std::uint64_t off = plan.offset(i);
@@ -257,11 +270,10 @@ void write_loop(io::File& f, const RequestPlan& plan, const WriteSource& source,
       f.sync(flush.call);
       ++flush.flushes;
     } else if constexpr (S == FlushSchedule::EveryBytes) {
-      since += len;
-      if (since >= flush.interval) {
+      if (written >= boundary) {
         f.sync(flush.call);
         ++flush.flushes;
-        since = 0;
+        boundary = (written / flush.interval + 1) * flush.interval;
       }
     } else if constexpr (S == FlushSchedule::EveryOps) {
       if (++since == flush.interval) {

@@ -309,7 +309,11 @@ class FileWorkload final : public Workload {
     body.timed = [this, kind](unsigned) {
       LatencyHistogram* hist = kind == PassKind::Latency ? &latency(0) : nullptr;
       if (e_.op == Op::Read) {
+        // Reads: the calls and close(), as for writes: mmap maps its windows
+        // inside the calls, so their unmap (page-table teardown) is the
+        // reading's cost too.
         outcome_ = read_pass(*file_open_, queued_, plan_, *slots_, kind, hist, *content_);
+        file_open_->close();
         return outcome_.tally;
       }
       // Writes: the calls, the flushes the policy asks for, and close() (which
@@ -317,7 +321,7 @@ class FileWorkload final : public Workload {
       InlineFlush inline_flush;
       if (sync_.schedule == FlushSchedule::EveryWrite || sync_.schedule == FlushSchedule::EveryBytes ||
           sync_.schedule == FlushSchedule::EveryOps)
-        inline_flush = InlineFlush{sync_.schedule, sync_.call, sync_.interval, 0};
+        inline_flush = InlineFlush{sync_.schedule, sync_.call, std::max<std::uint64_t>(sync_.interval, 1), 0};
       outcome_ = write_pass(*file_open_, queued_, plan_, *source_, kind, hist, inline_flush, flusher_.get());
       const std::uint64_t before_end = file_open_->counters().calls;
       if (sync_.schedule == FlushSchedule::End) {
@@ -361,12 +365,9 @@ class FileWorkload final : public Workload {
                         experiment_label(record_) + ")",
                     EIO);
       if (outcome_.bad_offset) not_verified(record_, file_, *outcome_.bad_offset, "data read by " + e_.method);
-      // The last block a plain loop read is still in its buffer: check it too (cheap, untimed).
-      if (!queued_ && kind != PassKind::Verify) {
-        std::uint64_t last = plan_.count() - 1;
-        if (!content_->matches(plan_.offset(last), slots_->slot(0).first(plan_.size(last))))
-          not_verified(record_, file_, plan_.offset(last), "the last block read in a timed pass");
-      }
+      // The last block read (by a plain loop or a queue) is still in its buffer: check it too (cheap, untimed).
+      if (kind != PassKind::Verify && !content_->matches(outcome_.last_offset, outcome_.last_block))
+        not_verified(record_, file_, outcome_.last_offset, "the last block read in a timed pass");
       return;
     }
     // Every written file's length is checked and its bytes read back and
@@ -406,7 +407,14 @@ class FileWorkload final : public Workload {
                "(memory pressure?); the figure mixes page-cache and device reads",
                {percent(least_resident_) + " resident"});
     }
-    if (e_.op == Op::Write) r.sync = sync_;
+    if (e_.op == Op::Write) {
+      r.sync = sync_;
+      if (sync_.schedule == FlushSchedule::EveryBytes || sync_.schedule == FlushSchedule::AsyncBytes) {
+        // A write of a whole block is never split by a flush: the interval in effect is at least a block.
+        r.extra["flush_interval_bytes"] = std::max(sync_.interval, plan_.block);
+        if (sync_.schedule == FlushSchedule::EveryBytes) r.extra["flush_every_write"] = plan_.block >= sync_.interval;
+      }
+    }
     if (!poller_ns_.empty()) r.extra["poller_cpu_s_per_pass"] = median(poller_ns_) * 1e-9;
     if (!flushes_.empty() && sync_.flushes()) {
       r.extra["flushes"] = median(flushes_);

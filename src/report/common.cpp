@@ -295,18 +295,13 @@ std::string sync_class(const harness::Result& r) {
     case harness::FlushSchedule::None: return "none";
     case harness::FlushSchedule::End: return "end";
     case harness::FlushSchedule::EveryWrite: return "every";
-    case harness::FlushSchedule::EveryBytes: return "every-" + size_label(r.sync.interval);
+    case harness::FlushSchedule::EveryBytes:
+      // Blocks of at least the interval flush after every write: the same experiment as "every".
+      return harness::flushes_every_write(r) ? "every" : "every-" + size_label(r.sync.interval);
     case harness::FlushSchedule::AsyncBytes: return "async-" + size_label(r.sync.interval);
     case harness::FlushSchedule::EveryOps: return "every-" + std::to_string(r.sync.interval) + "-ops";
   }
   return "none";
-}
-
-std::string destination(const harness::Result& r) {
-  if (!harness::writes_data(r.op)) return "";
-  if (r.cache == harness::CacheState::Direct && !r.sync.flushes()) return "on the device (O_DIRECT; its write cache not flushed)";
-  if (!r.sync.flushes()) return "page cache only (not flushed)";
-  return "flushed (" + harness::to_string(r.sync) + ")";
 }
 
 std::string flushes_text(const harness::Result& r) {

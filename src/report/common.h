@@ -104,11 +104,7 @@ std::string io_options_text(const harness::Result& r);
 std::string cache_class(const harness::Result& r);
 // Flush policy class of a record: "none", "end", "every", "every-16k", "async-16k", "every-1000-ops".
 std::string sync_class(const harness::Result& r);
-// Where a write's bytes were when its timed region ended, worded as the
-// console tables word it (src/harness/console.cpp): "page cache only (not
-// flushed)", "on the device (O_DIRECT; ...)", "flushed (every:fdatasync)";
-// "" for records that write nothing.
-std::string destination(const harness::Result& r);
+using harness::destination;  // where a write's bytes ended (result.h), as the console says it
 // Flushes per pass and bytes per flush ("16 flushes per pass, 16 KiB each"),
 // from extra.flushes and extra.bytes_per_flush; "" when the record has none.
 std::string flushes_text(const harness::Result& r);

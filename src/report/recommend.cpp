@@ -25,12 +25,28 @@ constexpr Band kBands[] = {Band::Under64, Band::To4K, Band::To1M, Band::Over1M};
 constexpr const char* kFlushes[] = {"none", "end", "every-16k", "async-16k", "every"};
 constexpr const char* kCaches[] = {"warm", "cold"};
 
-// The table's cache column. Writes go to a fresh file (the runner records no
-// cache state for buffered ones): buffered and O_DIRECT writes compete in the
-// first column, which for writes means "a fresh file".
+// The table's cache column. Buffered writes go to a fresh file (the runner
+// records no cache state for them) and end in the page cache: the first
+// column. O_DIRECT writes end on the device, which is other work: the second
+// column, beside O_DIRECT reads.
 std::string table_cache(const harness::Result& r) {
-  if (r.op == harness::Op::Write && (!r.cache || r.cache == harness::CacheState::Direct)) return "warm";
+  if (r.op == harness::Op::Write) return r.cache == harness::CacheState::Direct ? "cold" : "warm";
   return cache_class(r);
+}
+
+// The file methods that usually compete for a cell (those the table's own
+// experiments measure there), so a verdict can say which of them a results
+// file lacks.
+std::vector<std::string> usual_methods(const Cell& c) {
+  const bool aligned = c.band == Band::To1M || c.band == Band::Over1M;  // O_DIRECT needs 512 B multiples here
+  if (c.op == "read") {
+    if (c.cache == "warm") return {"io_uring", "mmap", "pread", "stdio", "syscall"};
+    std::vector<std::string> m = {"io_uring", "mmap", "pread", "stdio", "syscall"};
+    if (aligned) m.insert(m.begin(), "direct");
+    return m;
+  }
+  if (c.cache == "warm") return {"mmap", "pread", "stdio", "syscall"};
+  return aligned ? std::vector<std::string>{"direct"} : std::vector<std::string>{};
 }
 
 // What must be equal for two methods' figures to be compared directly.
@@ -235,13 +251,20 @@ std::string Cell::verdict() const {
 std::string Cell::summary() const {
   if (methods.empty()) return "no data";
   std::string left = left_out_text(*this);
-  auto with_left = [&](std::string s) { return left.empty() ? s : s + "; " + left; };
+  // Every verdict says of how many methods it is, and which usual ones did not run.
+  std::string of = "; of " + std::to_string(methods.size()) + (methods.size() == 1 ? " method" : " methods");
+  if (!absent_methods.empty()) {
+    of += " (not measured: ";
+    for (std::size_t i = 0; i < absent_methods.size(); ++i) of += (i ? ", " : "") + absent_methods[i];
+    of += ")";
+  }
+  auto with_left = [&](std::string s) { return (left.empty() ? s : s + "; " + left) + of; };
   if (methods.size() == 1)
     return with_left("only " + visible(methods.front()) + " measured (" + std::to_string(block_sizes.size()) +
                      (block_sizes.size() == 1 ? " size)" : " sizes)"));
-  if (best.empty() && left_out_records > 0) return "no figures without warnings: " + left;
+  if (best.empty() && left_out_records > 0) return "no figures without warnings: " + left + of;
   if (runner_up.empty() && left_out_records > 0)
-    return "no clear winner: only " + visible(best) + " has figures without warnings; " + left;
+    return "no clear winner: only " + visible(best) + " has figures without warnings; " + left + of;
   if (runner_up.empty()) return with_left("no clear winner (methods never measured side by side)");
   std::string ratio = sig(margin, 3) + "x";
   std::string where = shared == 1 ? "" : " at " + std::to_string(shared) + " conditions";
@@ -294,6 +317,11 @@ DecisionTable decide(std::span<const harness::Result> results) {
       in.push_back(&r);
     }
     fill(cell, in);
+    std::set<std::string> ran;
+    for (const auto* r : in) ran.insert(r->method);
+    if (!in.empty())
+      for (const auto& m : usual_methods(cell))
+        if (!ran.count(m)) cell.absent_methods.push_back(m);
   }
   return t;
 }
@@ -308,7 +336,7 @@ std::string cold_text(const Cell& warm, const Cell* cold) {
 
 std::string format_text(const DecisionTable& t) {
   std::vector<std::array<std::string, 5>> rows;
-  rows.push_back({"OP", "PACKET", "FLUSH", "READS WARM / WRITES", "READS COLD OR O_DIRECT"});
+  rows.push_back({"OP", "PACKET", "FLUSH", "READS WARM / WRITES", "READS COLD OR O_DIRECT / WRITES O_DIRECT"});
   for (const auto& c : t.cells) {
     if (c.cache != "warm") continue;
     const Cell* cold = t.find(c.op, c.band, c.flush, "cold");
@@ -336,8 +364,8 @@ std::string format_text(const DecisionTable& t) {
       "clear: best ran at every condition where methods met, and at each its slowest repetition beat every other "
       "method's fastest, with medians more than {} apart.\n"
       "Records with warnings (too short, outliers, not warm, not cold) are left out. reads warm: the file was resident; "
-      "reads cold: evicted first, or O_DIRECT. writes: to a fresh file, buffered or O_DIRECT; flush \"end\": one flush "
-      "after the last write.\n",
+      "reads cold: evicted first, or O_DIRECT. writes: to a fresh file, through the page cache (first column) or "
+      "O_DIRECT (second column: the bytes are on the device); flush \"end\": one flush after the last write.\n",
       percent(harness::thresholds::kTieRatio - 1));
   return out;
 }
@@ -348,7 +376,7 @@ std::string format_markdown(const DecisionTable& t) {
     for (char ch : s) ch == '|' ? o += "\\|" : o += ch;
     return o;
   };
-  std::string out = "| op | packet | flush | reads warm / writes | reads cold or O_DIRECT |\n|---|---|---|---|---|\n";
+  std::string out = "| op | packet | flush | reads warm / writes | reads cold or O_DIRECT / writes O_DIRECT |\n|---|---|---|---|---|\n";
   for (const auto& c : t.cells) {
     if (c.cache != "warm") continue;
     const Cell* cold = t.find(c.op, c.band, c.flush, "cold");
@@ -380,6 +408,7 @@ nlohmann::json to_json(const DecisionTable& t) {
                      {"left_out", c.left_out},
                      {"unresolved", c.unresolved},
                      {"methods", c.methods},
+                     {"absent_methods", c.absent_methods},
                      {"block_sizes", c.block_sizes},
                      {"summary", c.summary()}});
   }
@@ -417,6 +446,8 @@ std::vector<harness::FileExperiment> table_experiments(std::uint64_t max_file, h
       }
     }
     for (const char* flush : kFlushes) {
+      // Blocks of 16 KiB or more flush after every write under every-16k: that is the "every" experiment.
+      if (std::string_view(flush) == "every-16k" && s.block >= 16 * 1024) continue;
       std::vector<std::string> methods = {"stdio", "syscall", "pread", "mmap"};
       if (s.block >= 4096) methods.push_back("direct");
       for (const auto& m : methods) {

@@ -175,9 +175,10 @@ TEST(TableExperiments, FillEveryCellWithSmallFiles) {
     std::string cache = e.op == harness::Op::Write || e.cache == harness::CacheState::Warm ? "warm" : "cold";
     cells.insert({std::string(harness::to_string(e.op)), band_of(e.block_size), flush, cache});
   }
-  // Reads: 4 bands x warm/cold; writes: 4 bands x 5 flush rows (O_DIRECT writes among them from 4 KiB up).
-  EXPECT_EQ(cells.size(), 8u + 20u);
-  EXPECT_EQ(std::count_if(es.begin(), es.end(), [](const auto& e) { return e.method == "direct" && e.op == harness::Op::Write; }), 10);
+  // Reads: 4 bands x warm/cold; writes: 4 bands x 5 flush rows (O_DIRECT writes among them from 4 KiB up),
+  // less every-16k at the 64 KiB and 1 MiB sizes, where it flushes after every write: the "every" experiment.
+  EXPECT_EQ(cells.size(), 8u + 18u);
+  EXPECT_EQ(std::count_if(es.begin(), es.end(), [](const auto& e) { return e.method == "direct" && e.op == harness::Op::Write; }), 8);
 }
 
 // Issue 10: a third method that beats the winner at one size must stop a
@@ -327,6 +328,27 @@ TEST(Format, MethodNamesAreShownWithControlCharactersEscaped) {
     EXPECT_NE(out.find("\\x1b[31mred\\x1b[0m\\x0aforged line"), std::string::npos) << out;
     EXPECT_EQ(out.find("\nforged line"), std::string::npos) << out;
   }
+}
+
+
+// O_DIRECT writes end on the device, page-cache writes in memory: they are
+// different work, in different columns.
+TEST(Decide, DirectWritesHaveTheirOwnColumn) {
+  std::vector<harness::Result> rs;
+  rs.push_back(make({"direct", "write 1m", "direct", "write", 1u << 20, 64u << 20, 900, 0.02, 5, "direct", "none"}));
+  rs.push_back(make({"direct", "write 1m", "pread", "write", 1u << 20, 64u << 20, 3000, 0.02, 5, "", "none"}));
+  DecisionTable t = decide(rs);
+  EXPECT_EQ(t.find("write", Band::Over1M, "none", "warm")->verdict(), "only pread measured");
+  EXPECT_EQ(t.find("write", Band::Over1M, "none", "cold")->verdict(), "only direct measured");
+}
+
+// Every verdict says of how many methods it is, and which usual ones did not run.
+TEST(Decide, EveryVerdictSaysOfHowManyMethodsAndWhichDidNotRun) {
+  auto rs = known_winners();
+  DecisionTable t = decide(rs);
+  const Cell* c = t.find("read", Band::To4K, "none", "warm");
+  EXPECT_NE(c->summary().find("of 2 methods (not measured: io_uring, stdio, syscall)"), std::string::npos) << c->summary();
+  EXPECT_EQ(t.find("read", Band::Under64, "none", "cold")->summary(), "no data");
 }
 
 }  // namespace

@@ -106,6 +106,10 @@ struct LoopOutcome {
   WorkerTally tally;
   std::uint64_t short_calls = 0;                // reads that came back shorter than the plan
   std::optional<std::uint64_t> bad_offset;      // Verify passes: the first offset whose bytes were wrong
+  // Reads: the call (or request) that completed last, still in its buffer
+  // after the pass, so a timed pass can check one block untimed.
+  std::uint64_t last_offset = 0;
+  std::span<const std::byte> last_block;
 };
 
 // What writes do about durability inside the loop (the inline schedules of

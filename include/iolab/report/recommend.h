@@ -29,6 +29,10 @@ struct Cell {
   std::string cache;  // "warm", "cold" (cold includes O_DIRECT)
 
   std::vector<std::string> methods;          // every method measured in this cell (with or without warnings)
+  // Methods that usually compete for this cell (the table's own experiments
+  // measure them) of which the results hold no record: a verdict is only
+  // "of" the methods that ran.
+  std::vector<std::string> absent_methods;
   std::vector<std::uint64_t> block_sizes;    // packet sizes measured in this cell
   // Records left out because their figures carry warnings (distrust():
   // too_short, outliers, not_warm, not_cold), by kind.
