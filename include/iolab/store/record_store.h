@@ -78,7 +78,7 @@ std::string to_string(const SyncPolicy& p);
 struct StoreOptions {
   Backend backend = Backend::Mmap;
   SyncPolicy sync;
-  std::size_t mmap_grow_step = std::size_t{1} << 20;   // mmap: file grows by this (the seed used 1 KiB)
+  std::size_t mmap_grow_step = std::size_t{1} << 20;   // mmap: file grows by this (the seed grows by a PAGE_SIZE it never defines)
   std::size_t stage_buffer = std::size_t{1} << 20;     // buffered: staging buffer bytes
   bool salvage = false;  // open: skip mid-file damage (made into free space) instead of failing
   // compact(): the temporary journal, renamed over the journal when done.
