@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "iolab/commitlog/workload.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/scratch.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace {
 

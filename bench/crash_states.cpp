@@ -4,7 +4,7 @@
 //
 // Runs seeded workloads of puts, replaces, removes, commits, compactions
 // and reopens on every backend at every sync policy over the fault env
-// (include/iolab/io/fault_env.h), materializes N power-loss states in all
+// (include/iolab/testing/fault_env.h), materializes N power-loss states in all
 // (at every sync point and at random points between; each unsynced write
 // kept, dropped or torn at 512-byte sectors, unsynced names kept or lost),
 // reopens the journal on each and checks the durability contract of

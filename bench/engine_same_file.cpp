@@ -37,11 +37,11 @@
 #include <vector>
 
 #include "bench_usage.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/scratch.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace {
 

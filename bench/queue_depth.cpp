@@ -28,11 +28,11 @@
 #include <string_view>
 #include <vector>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/file.h"
 #include "iolab/io/registry.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace {
 

@@ -19,8 +19,8 @@
 #include "iolab/commitlog/commit_log.h"
 #include "iolab/commitlog/format.h"
 #include "iolab/commitlog/reader.h"
-#include "iolab/error.h"
-#include "iolab/io/fault_env.h"
+#include "iolab/base/error.h"
+#include "iolab/testing/fault_env.h"
 
 using namespace iolab::commitlog;
 using iolab::fuzz::require;

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/job.h"
 
 using namespace iolab::harness;

@@ -10,8 +10,8 @@
 #include <span>
 
 #include "fuzz_check.h"
-#include "iolab/error.h"
-#include "iolab/io/fault_env.h"
+#include "iolab/base/error.h"
+#include "iolab/testing/fault_env.h"
 #include "iolab/store/employee.h"
 #include "iolab/store/journal.h"
 #include "iolab/store/record_store.h"

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_check.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/result.h"
 #include "iolab/report/compare.h"
 #include "iolab/report/html.h"

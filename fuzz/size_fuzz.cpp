@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "iolab/error.h"
-#include "iolab/units.h"
+#include "iolab/base/error.h"
+#include "iolab/base/units.h"
 
 using iolab::fuzz::require;
 

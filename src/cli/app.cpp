@@ -8,10 +8,10 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/scratch.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 #include "iolab/version.h"
 
 namespace iolab::cli {

@@ -10,14 +10,14 @@
 #include <memory>
 
 #include "app.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/crosscheck.h"
 #include "iolab/harness/fio.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
 #include "iolab/harness/thresholds.h"
 #include "iolab/io/scratch.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace iolab::cli {
 

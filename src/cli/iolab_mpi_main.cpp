@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/engine.h"
 #include "iolab/harness/requests.h"
 #include "iolab/harness/result.h"
@@ -25,7 +25,7 @@
 #include "iolab/io/scratch.h"
 #include "iolab/mpi/mpi.h"
 #include "iolab/suites/parallel.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 #include "iolab/version.h"
 
 namespace iolab::cli {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
 

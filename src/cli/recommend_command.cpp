@@ -9,13 +9,13 @@
 #include <cstdio>
 
 #include "app.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
 #include "iolab/report/files.h"
 #include "iolab/report/recommend.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace iolab::cli {
 

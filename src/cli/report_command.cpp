@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 
 #include "app.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/result.h"
 #include "iolab/report/files.h"
 #include "iolab/report/html.h"

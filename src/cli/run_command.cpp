@@ -21,7 +21,7 @@
 #include <set>
 
 #include "app.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/console.h"
 #include "iolab/harness/job.h"
 #include "iolab/harness/result.h"
@@ -33,7 +33,7 @@
 #include "iolab/io/scratch.h"
 #include "iolab/report/html.h"
 #include "iolab/suites/suite.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace iolab::cli {
 

@@ -1,6 +1,6 @@
 #include "iolab/commitlog/consumer.h"
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "segment_reader.h"
 
 namespace iolab::commitlog {

@@ -7,28 +7,26 @@
 #include <deque>
 #include <thread>
 
-#include "iolab/error.h"
+#include "iolab/base/names.h"
+#include "iolab/base/error.h"
 #include "iolab/io/buffer.h"
 #include "log.h"
-#include "names.h"
 #include "segment_reader.h"
 #include "topic_index.h"
 
 namespace iolab::commitlog {
 
-std::string_view to_string(Design d) noexcept {
-  switch (d) {
-    case Design::Kafka: return "kafka";
-    case Design::RocketMq: return "rocketmq";
-    case Design::RocketMqTransient: return "rocketmq-transient";
-    case Design::Qmq: return "qmq";
-    case Design::ActiveMq: return "activemq";
-    case Design::GroupCommit: return "group-commit";
-  }
-  return "?";
-}
+namespace {
+constexpr NameTable<Design, 6> kDesignNames{{{Design::Kafka, "kafka"},
+                                            {Design::RocketMq, "rocketmq"},
+                                            {Design::RocketMqTransient, "rocketmq-transient"},
+                                            {Design::Qmq, "qmq"},
+                                            {Design::ActiveMq, "activemq"},
+                                            {Design::GroupCommit, "group-commit"}}};
+}  // namespace
 
-Design parse_design(std::string_view name) { return detail::parse_name(name, kAllDesigns, "design"); }
+std::string_view to_string(Design d) noexcept { return name_of(kDesignNames, d); }
+Design parse_design(std::string_view name) { return parse_name(kDesignNames, name, "design"); }
 
 std::string_view describe(Design d) noexcept {
   switch (d) {

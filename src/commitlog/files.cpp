@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/buffer.h"
 
 namespace iolab::commitlog::detail {

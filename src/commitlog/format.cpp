@@ -4,42 +4,30 @@
 #include <cstdio>
 #include <cstring>
 
-#include "iolab/store/crc32c.h"
+#include "iolab/base/crc32c.h"
+#include "iolab/base/le.h"
 
 namespace iolab::commitlog {
 namespace {
-
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the frame format is little-endian; add byte swaps");
-
-template <typename T>
-T load(const std::byte* p) noexcept {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-template <typename T>
-void store(std::byte* p, T v) noexcept {
-  std::memcpy(p, &v, sizeof v);
-}
 
 constexpr std::size_t kSegmentDigits = 20;
 
 }  // namespace
 
-std::uint32_t body_crc(std::span<const std::byte> body) noexcept { return store::crc32c(body); }
+std::uint32_t body_crc(std::span<const std::byte> body) noexcept { return crc32c(body); }
 
 std::uint32_t frame_crc(std::uint32_t crc_of_body, std::uint32_t length, std::uint64_t sequence) noexcept {
   std::byte fields[12];
-  store(fields, length);
-  store(fields + 4, sequence);
-  return store::crc32c(crc_of_body, fields);
+  le::store(fields, length);
+  le::store(fields + 4, sequence);
+  return crc32c(crc_of_body, fields);
 }
 
 void encode_header(std::byte* out, std::uint32_t body_size, std::uint32_t crc_of_body,
                    std::uint64_t sequence) noexcept {
-  store(out, body_size);
-  store(out + 4, frame_crc(crc_of_body, body_size, sequence));
-  store(out + 8, sequence);
+  le::store(out, body_size);
+  le::store(out + 4, frame_crc(crc_of_body, body_size, sequence));
+  le::store(out + 8, sequence);
 }
 
 void encode_frame(std::byte* out, std::uint64_t sequence, std::span<const std::byte> body) noexcept {
@@ -49,7 +37,7 @@ void encode_frame(std::byte* out, std::uint64_t sequence, std::span<const std::b
 }
 
 FrameHeader decode_header(const std::byte* in) noexcept {
-  return FrameHeader{load<std::uint32_t>(in), load<std::uint32_t>(in + 4), load<std::uint64_t>(in + 8)};
+  return FrameHeader{le::load<std::uint32_t>(in), le::load<std::uint32_t>(in + 4), le::load<std::uint64_t>(in + 8)};
 }
 
 std::string_view to_string(FrameCheck c) noexcept {

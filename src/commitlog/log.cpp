@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "iolab/error.h"
+#include "iolab/base/le.h"
+#include "iolab/base/error.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/file.h"
 #include "segment_reader.h"
@@ -45,8 +46,7 @@ OffsetIndex::OffsetIndex(LogFs& fs, std::filesystem::path path, std::uint64_t ca
 void OffsetIndex::append(std::uint32_t relative_sequence, std::uint32_t position) {
   if (entries_ >= capacity_ || map_.empty()) return;  // full: Kafka would roll; a sparse index may stop early
   std::byte* p = map_.data() + entries_ * kEntrySize;
-  std::memcpy(p, &relative_sequence, 4);
-  std::memcpy(p + 4, &position, 4);
+  le::put32(le::put32(p, relative_sequence), position);
   ++entries_;
 }
 
@@ -72,9 +72,7 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> OffsetIndex::lookup(LogFs
   std::optional<std::pair<std::uint32_t, std::uint32_t>> best;
   std::uint32_t last_position = 0;
   for (std::size_t i = 0; i + kEntrySize <= bytes.size(); i += kEntrySize) {
-    std::uint32_t seq, pos;
-    std::memcpy(&seq, bytes.data() + i, 4);
-    std::memcpy(&pos, bytes.data() + i + 4, 4);
+    const std::uint32_t seq = le::get32(bytes.data() + i), pos = le::get32(bytes.data() + i + 4);
     // Entries grow in both fields; the first that does not ends the valid part
     // (zeroed preallocation, or a crash before the index caught up).
     if ((best && (seq <= best->first || pos <= last_position)) || (!best && pos == 0)) break;

@@ -209,7 +209,7 @@ class Log {
     std::uint64_t appends = 0, messages = 0, bytes = 0;
     std::uint64_t flushes = 0, flushed_bytes = 0, flush_ns = 0, rolls = 0, roll_waits = 0;
     std::uint64_t allocated_ahead = 0, allocate_ahead_ns = 0;
-    harness::LatencyHistogram flush_latency, roll_latency;
+    LatencyHistogram flush_latency, roll_latency;
     std::vector<FlushEvent> flush_events;
     std::string warm_up_note;
   };

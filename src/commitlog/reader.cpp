@@ -9,25 +9,21 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "iolab/error.h"
+#include "iolab/base/names.h"
+#include "iolab/base/error.h"
 #include "iolab/io/syscall.h"
-#include "names.h"
 
 namespace iolab::commitlog {
 
 namespace sys = io::sys;
 
-std::string_view to_string(ReadPath p) noexcept {
-  switch (p) {
-    case ReadPath::Pread: return "pread";
-    case ReadPath::Mmap: return "mmap";
-    case ReadPath::Read: return "read";
-    case ReadPath::Sendfile: return "sendfile";
-  }
-  return "?";
-}
+namespace {
+constexpr NameTable<ReadPath, 4> kReadPathNames{
+    {{ReadPath::Pread, "pread"}, {ReadPath::Mmap, "mmap"}, {ReadPath::Read, "read"}, {ReadPath::Sendfile, "sendfile"}}};
+}  // namespace
 
-ReadPath parse_read_path(std::string_view name) { return detail::parse_name(name, kAllReadPaths, "read path"); }
+std::string_view to_string(ReadPath p) noexcept { return name_of(kReadPathNames, p); }
+ReadPath parse_read_path(std::string_view name) { return parse_name(kReadPathNames, name, "read path"); }
 
 std::string Damage::describe() const {
   std::string s = "segment " + at.segment.string() + " offset " + std::to_string(at.offset) + ": " +

@@ -2,8 +2,9 @@
 
 #include <cstring>
 
+#include "iolab/base/le.h"
 #include "iolab/commitlog/format.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 
 namespace iolab::commitlog::detail {
 namespace {
@@ -18,9 +19,9 @@ struct Entry {
 
 Entry decode(const std::byte* p) noexcept {
   Entry e;
-  std::memcpy(&e.position, p, 8);
-  std::memcpy(&e.size, p + 8, 4);
-  std::memcpy(&e.tag, p + 12, 8);
+  e.position = le::get64(p);
+  e.size = le::get32(p + 8);
+  e.tag = le::get64(p + 12);
   return e;
 }
 
@@ -103,9 +104,7 @@ void TopicIndex::append(std::uint64_t position, std::uint32_t size, std::uint64_
   // left to the kernel's writeback, and the new one's name synced at close.
   if (in_file_ == entries_per_file_) start_file(file_first_ + entries_per_file_, true);
   std::byte* p = map_.data() + in_file_ * kEntrySize;
-  std::memcpy(p, &position, 8);
-  std::memcpy(p + 8, &size, 4);
-  std::memcpy(p + 12, &tag, 8);
+  le::put64(le::put32(le::put64(p, position), size), tag);
   ++in_file_;
 }
 

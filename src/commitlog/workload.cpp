@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "iolab/commitlog/consumer.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/file.h"
 
 namespace iolab::commitlog {
@@ -43,13 +43,13 @@ struct DurableSample {
 
 struct Second {
   std::uint64_t messages = 0, bytes = 0;
-  harness::LatencyHistogram latency;
+  LatencyHistogram latency;
 };
 
 // What one producer measured.
 struct ProducerResult {
   double cpu_seconds = 0;
-  harness::LatencyHistogram latency;
+  LatencyHistogram latency;
   std::vector<Second> seconds;
   std::vector<DurableSample> samples;
   std::uint64_t messages = 0, bytes = 0, last_ack_ns = 0;
@@ -329,7 +329,7 @@ WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConf
   std::size_t seconds = 0;
   for (auto& p : producers) seconds = std::max(seconds, p->result().seconds.size());
   for (std::size_t s = 0; s < seconds; ++s) {
-    harness::LatencyHistogram h;
+    LatencyHistogram h;
     SecondSample out;
     out.start = static_cast<double>(s);
     for (auto& p : producers) {

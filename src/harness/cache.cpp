@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/syscall.h"

@@ -11,7 +11,8 @@
 
 #include <fmt/core.h>
 
-#include "iolab/units.h"
+#include "iolab/base/text_table.h"
+#include "iolab/base/units.h"
 
 // GCC 12 reports a false -Wrestrict inside std::string's operator+ once it is
 // inlined into string-building code like this file's (GCC bugs 105329, 105651).
@@ -117,19 +118,6 @@ std::string group_heading(const std::vector<const Result*>& g) {
   std::string out = h;
   for (std::size_t i = 0; i < facts.size(); ++i) out += (i == 0 ? " — " : ", ") + facts[i];
   return out;
-}
-
-// Width in characters, not bytes: µ, ± and … take several bytes in UTF-8.
-std::size_t display_width(const std::string& s) {
-  std::size_t chars = 0;
-  for (unsigned char c : s) chars += (c & 0xC0) != 0x80;
-  return chars;
-}
-
-std::string pad(const std::string& s, std::size_t width, bool right) {
-  std::size_t chars = display_width(s);
-  if (chars >= width) return s;
-  return right ? std::string(width - chars, ' ') + s : s + std::string(width - chars, ' ');
 }
 
 std::string reference_line(const Result& r) {

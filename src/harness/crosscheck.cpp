@@ -6,10 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/statistics.h"
 #include "iolab/harness/thresholds.h"
-#include "iolab/units.h"
+#include "iolab/base/text_table.h"
+#include "iolab/base/units.h"
 
 namespace iolab::harness {
 
@@ -111,23 +112,9 @@ nlohmann::json side_json(const SideFigures& s) {
 
 // Columns padded to their widest cell; the first left-aligned, the rest right-aligned.
 std::string aligned_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> width;
-  for (const auto& r : rows)
-    for (std::size_t c = 0; c < r.size(); ++c) {
-      if (width.size() <= c) width.push_back(0);
-      width[c] = std::max(width[c], r[c].size());
-    }
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < r.size(); ++c) {
-      std::string pad(width[c] - r[c].size(), ' ');
-      line += c == 0 ? r[c] + pad : "  " + pad + r[c];
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
+  TextTable table;
+  for (const auto& r : rows) table.add(r);
+  return table.render();
 }
 
 }  // namespace

@@ -11,10 +11,10 @@
 #include <exception>
 #include <thread>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/statistics.h"
 #include "iolab/harness/thresholds.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace iolab::harness {
 
@@ -298,12 +298,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
       LatencyHistogram all;
       for (const auto& h : hists) all.merge(h);
       team.combine(all);
-      if (all.count() > 0) {
-        Latency l = all.summary();
-        l.samples = all.count();
-        l.source = workload.latency_source();
-        record.latency_ns = l;
-      }
+      if (all.count() > 0) record.latency_ns = latency_of(all, workload.latency_source());
     }
   } catch (const SkipExperiment& skip) {
     workload.teardown();

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "iolab/base/proc.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/usage.h"
 #include "iolab/version.h"
@@ -109,12 +110,7 @@ Environment collect_environment(const std::filesystem::path& scratch_dir) {
   e.block_device = watch_device(scratch_dir);
   // How much written data may sit dirty in the page cache, and for how long,
   // before the kernel writes it back: what makes "page cache only" last.
-  for (const char* knob : {"dirty_ratio", "dirty_background_ratio", "dirty_bytes", "dirty_background_bytes",
-                           "dirty_expire_centisecs", "dirty_writeback_centisecs"}) {
-    std::ifstream in(std::string("/proc/sys/vm/") + knob);
-    std::int64_t v = 0;
-    if (in >> v) e.vm_dirty[knob] = v;
-  }
+  e.vm_dirty = proc::vm_dirty_settings();
   return e;
 }
 

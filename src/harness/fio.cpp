@@ -15,9 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/registry.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 extern char** environ;
 

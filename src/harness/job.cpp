@@ -7,9 +7,9 @@
 #include <fstream>
 #include <set>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/registry.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace iolab::harness {
 

@@ -1,10 +1,8 @@
 #include "iolab/harness/kinds.h"
 
-#include <array>
-#include <utility>
-
-#include "iolab/error.h"
-#include "iolab/units.h"
+#include "iolab/base/error.h"
+#include "iolab/base/names.h"
+#include "iolab/base/units.h"
 
 // GCC 12 reports a false -Wrestrict inside std::string's operator+ once it is
 // inlined into string-building code (GCC bugs 105329, 105651).
@@ -15,36 +13,22 @@
 namespace iolab::harness {
 namespace {
 
-template <typename E, std::size_t N>
-std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& names, E value) {
-  for (const auto& [v, n] : names)
-    if (v == value) return n;
-  return "?";
-}
-
-template <typename E, std::size_t N>
-std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& names, std::string_view text) {
-  for (const auto& [v, n] : names)
-    if (n == text) return v;
-  return std::nullopt;
-}
-
-constexpr std::array<std::pair<Op, std::string_view>, 11> kOps{{{Op::Read, "read"},
-                                                                {Op::Write, "write"},
-                                                                {Op::Copy, "copy"},
-                                                                {Op::Alloc, "alloc"},
-                                                                {Op::Insert, "insert"},
-                                                                {Op::Get, "get"},
-                                                                {Op::Remove, "remove"},
-                                                                {Op::Reinsert, "reinsert"},
-                                                                {Op::Reopen, "reopen"},
-                                                                {Op::Append, "append"},
-                                                                {Op::CatchUp, "catch-up"}}};
-constexpr std::array<std::pair<AccessPattern, std::string_view>, 2> kPatterns{
+constexpr NameTable<Op, 11> kOps{{{Op::Read, "read"},
+                                  {Op::Write, "write"},
+                                  {Op::Copy, "copy"},
+                                  {Op::Alloc, "alloc"},
+                                  {Op::Insert, "insert"},
+                                  {Op::Get, "get"},
+                                  {Op::Remove, "remove"},
+                                  {Op::Reinsert, "reinsert"},
+                                  {Op::Reopen, "reopen"},
+                                  {Op::Append, "append"},
+                                  {Op::CatchUp, "catch-up"}}};
+constexpr NameTable<AccessPattern, 2> kPatterns{
     {{AccessPattern::Seq, "seq"}, {AccessPattern::Rand, "rand"}}};
-constexpr std::array<std::pair<CacheState, std::string_view>, 3> kCaches{
+constexpr NameTable<CacheState, 3> kCaches{
     {{CacheState::Warm, "warm"}, {CacheState::Cold, "cold"}, {CacheState::Direct, "direct"}}};
-constexpr std::array<std::pair<Eviction, std::string_view>, 2> kEvictions{
+constexpr NameTable<Eviction, 2> kEvictions{
     {{Eviction::PerFile, "per-file"}, {Eviction::DropCaches, "drop_caches"}}};
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <random>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
 

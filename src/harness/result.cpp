@@ -5,7 +5,7 @@
 #include <limits>
 #include <sstream>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/publish.h"
 #include "iolab/version.h"
 
@@ -112,6 +112,11 @@ bool Result::has_warning(WarningKind kind) const {
 std::string pattern_name(const Result& r) { return r.pattern ? std::string(to_string(*r.pattern)) : ""; }
 std::string buffer_name(const Result& r) { return r.buffer ? std::string(io::to_string(*r.buffer)) : ""; }
 std::string cache_name(const Result& r) { return r.cache ? std::string(to_string(*r.cache)) : ""; }
+
+Latency latency_of(const LatencyHistogram& h, LatencySource source) {
+  return Latency{h.percentile(0.50), h.percentile(0.90), h.percentile(0.99), h.percentile(0.999),
+                 static_cast<double>(h.max()), h.count(), source};
+}
 
 bool flushes_every_write(const Result& r) {
   if (r.sync.schedule == FlushSchedule::EveryWrite) return true;

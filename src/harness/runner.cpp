@@ -15,13 +15,13 @@
 #include <memory>
 #include <thread>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/requests.h"
 #include "iolab/harness/statistics.h"
 #include "iolab/harness/thresholds.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace iolab::harness {
 

@@ -3,8 +3,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include <cstdio>
-#include <cstring>
+#include "iolab/base/proc.h"
 
 namespace iolab::harness {
 namespace {
@@ -50,30 +49,19 @@ Usage& Usage::operator+=(const Usage& o) {
 void UsageMeter::read_rusage(Snapshot& s) const { ::getrusage(scope_ == Scope::Thread ? RUSAGE_THREAD : RUSAGE_SELF, &s.ru); }
 
 void UsageMeter::read_counters(Snapshot& s) const {
-  // stdio here is fine: this runs outside the timed interval.
-  if (FILE* f = std::fopen(scope_ == Scope::Thread ? "/proc/thread-self/io" : "/proc/self/io", "re")) {
-    char key[64];
-    unsigned long long v = 0;
-    while (std::fscanf(f, "%63[^:]: %llu\n", key, &v) == 2) {
-      if (!std::strcmp(key, "syscr")) s.syscr = v;
-      else if (!std::strcmp(key, "syscw")) s.syscw = v;
-      else if (!std::strcmp(key, "read_bytes")) s.read_bytes = v;
-      else if (!std::strcmp(key, "write_bytes")) s.write_bytes = v;
-      else if (!std::strcmp(key, "cancelled_write_bytes")) s.cancelled = v;
-    }
+  if (auto io = proc::read_io(scope_ == Scope::Thread ? proc::IoScope::Thread : proc::IoScope::Process)) {
+    s.syscr = io->syscr;
+    s.syscw = io->syscw;
+    s.read_bytes = io->read_bytes;
+    s.write_bytes = io->write_bytes;
+    s.cancelled = io->cancelled_write_bytes;
     s.have_io = true;
-    std::fclose(f);
   }
   if (!device_stat().empty())
-    if (FILE* f = std::fopen(device_stat().c_str(), "re")) {
-      // Fields 3 and 7: sectors (512 bytes) read and written.
-      unsigned long long v[7] = {};
-      if (std::fscanf(f, "%llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7) {
-        s.device_read_sectors = v[2];
-        s.device_write_sectors = v[6];
-        s.have_device = true;
-      }
-      std::fclose(f);
+    if (auto sectors = proc::read_block_sectors(device_stat())) {
+      s.device_read_sectors = sectors->read;
+      s.device_write_sectors = sectors->written;
+      s.have_device = true;
     }
 }
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 
 namespace iolab::io::direct_io {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <new>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 
 namespace iolab::io {
 

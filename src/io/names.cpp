@@ -1,52 +1,29 @@
 // Names of the io enums, for options, job files and results.
-#include <chrono>
 #include <string>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
+#include "iolab/base/names.h"
 #include "iolab/io/file.h"
 
 namespace iolab::io {
 
-std::uint64_t steady_ns() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
-}
+namespace {
 
-std::string_view to_string(Durability d) {
-  switch (d) {
-    case Durability::None: return "none";
-    case Durability::Flush: return "flush";
-    case Durability::SyncFileRange: return "sync_file_range";
-    case Durability::Fdatasync: return "fdatasync";
-    case Durability::Fsync: return "fsync";
-    case Durability::MsyncSync: return "msync";
-  }
-  return "?";
-}
+constexpr NameTable<Durability, 6> kDurabilities{{{Durability::None, "none"},
+                                                  {Durability::Flush, "flush"},
+                                                  {Durability::SyncFileRange, "sync_file_range"},
+                                                  {Durability::Fdatasync, "fdatasync"},
+                                                  {Durability::Fsync, "fsync"},
+                                                  {Durability::MsyncSync, "msync"}}};
+constexpr NameTable<Advice, 4> kAdvice{
+    {{Advice::Normal, "normal"}, {Advice::Sequential, "sequential"}, {Advice::Random, "random"}, {Advice::WillNeed, "willneed"}}};
 
-Durability parse_durability(std::string_view name) {
-  for (auto d : {Durability::None, Durability::Flush, Durability::SyncFileRange, Durability::Fdatasync,
-                 Durability::Fsync, Durability::MsyncSync})
-    if (name == to_string(d)) return d;
-  throw UsageError("durability '" + std::string(name) + "'",
-                   "expected none, flush, sync_file_range, fdatasync, fsync or msync");
-}
+}  // namespace
 
-std::string_view to_string(Advice a) {
-  switch (a) {
-    case Advice::Normal: return "normal";
-    case Advice::Sequential: return "sequential";
-    case Advice::Random: return "random";
-    case Advice::WillNeed: return "willneed";
-  }
-  return "?";
-}
-
-Advice parse_advice(std::string_view name) {
-  for (auto a : {Advice::Normal, Advice::Sequential, Advice::Random, Advice::WillNeed})
-    if (name == to_string(a)) return a;
-  throw UsageError("madvise hint '" + std::string(name) + "'", "expected normal, sequential, random or willneed");
-}
+std::string_view to_string(Durability d) { return name_of(kDurabilities, d); }
+Durability parse_durability(std::string_view name) { return parse_name(kDurabilities, name, "durability"); }
+std::string_view to_string(Advice a) { return name_of(kAdvice, a); }
+Advice parse_advice(std::string_view name) { return parse_name(kAdvice, name, "madvise hint"); }
 
 std::uint64_t File::read_sequence(std::uint64_t offset, std::uint64_t count, std::span<std::byte> dst) {
   std::uint64_t bytes = 0;

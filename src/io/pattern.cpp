@@ -7,7 +7,7 @@
 #include <new>
 #include <vector>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "posix.h"
 
 namespace iolab::io {

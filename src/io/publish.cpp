@@ -8,7 +8,7 @@
 #include <span>
 #include <string>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/syscall.h"
 
 namespace iolab::io {

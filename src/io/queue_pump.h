@@ -46,7 +46,7 @@
 #include <string>
 #include <vector>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/file.h"
 
 namespace iolab::io::queue {

@@ -3,7 +3,7 @@
 #include <array>
 #include <string>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "methods.h"
 
 namespace iolab::io {

@@ -15,8 +15,8 @@
 #include <thread>
 #include <utility>
 
-#include "iolab/error.h"
-#include "iolab/units.h"
+#include "iolab/base/error.h"
+#include "iolab/base/units.h"
 #include "posix.h"
 
 namespace iolab::io {

@@ -3,7 +3,7 @@
 // through pread or mmap.
 #include <climits>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/mpi/mpi.h"
 
 namespace iolab::mpi {

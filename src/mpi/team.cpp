@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/mpi/mpi.h"
 
 namespace iolab::mpi {
@@ -188,8 +188,8 @@ double MpiTeam::max(double mine) {
   return out;
 }
 
-void MpiTeam::combine(harness::LatencyHistogram& h) {
-  std::array<std::uint64_t, harness::LatencyHistogram::kBuckets> counts{};
+void MpiTeam::combine(LatencyHistogram& h) {
+  std::array<std::uint64_t, LatencyHistogram::kBuckets> counts{};
   MPI_Allreduce(h.buckets().data(), counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM, comm_);
   std::uint64_t n = h.count(), lo = h.count() ? h.min() : UINT64_MAX, hi = h.max();
   std::uint64_t total = 0, least = 0, most = 0;

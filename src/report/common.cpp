@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "iolab/harness/thresholds.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace iolab::report {
 

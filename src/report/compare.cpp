@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace iolab::report {
 

@@ -8,7 +8,7 @@
 #include <cctype>
 #include <cerrno>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/publish.h"
 
 namespace iolab::report {

@@ -6,7 +6,7 @@
 
 #include "common.h"
 #include "html_text.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/thresholds.h"
 #include "iolab/report/files.h"
 #include "model.h"

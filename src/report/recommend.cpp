@@ -13,7 +13,8 @@
 #include "common.h"
 #include "iolab/harness/thresholds.h"
 #include "iolab/io/registry.h"
-#include "iolab/units.h"
+#include "iolab/base/text_table.h"
+#include "iolab/base/units.h"
 
 namespace iolab::report {
 
@@ -343,19 +344,10 @@ std::string format_text(const DecisionTable& t) {
     rows.push_back({c.op, std::string(to_string(c.band)), c.op == "read" ? "-" : c.flush, c.summary(),
                     cold_text(c, cold)});
   }
-  // Width in characters, not bytes (names may hold any UTF-8).
-  auto width = [](const std::string& s) {
-    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
-  };
-  std::array<std::size_t, 4> w{};
-  for (const auto& r : rows)
-    for (std::size_t i = 0; i < 4; ++i) w[i] = std::max(w[i], width(r[i]));
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < 4; ++i) line += r[i] + std::string(w[i] - width(r[i]) + 2, ' ');
-    out += line + r[4] + "\n";
-  }
+  using Align = TextTable::Align;
+  TextTable table({Align::Left, Align::Left, Align::Left, Align::Left, Align::Left});
+  for (auto& r : rows) table.add({r.begin(), r.end()});
+  std::string out = table.render();
   out += fmt::format(
       "\nmargin: best's median rate / runner-up's (its closest competitor), geometric mean over the conditions (suite, "
       "pattern, size, file, flush) where both ran.\n"

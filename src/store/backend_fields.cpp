@@ -8,7 +8,7 @@
 
 #include "iolab/store/journal.h"
 #include "journal_file.h"
-#include "le.h"
+#include "iolab/base/le.h"
 
 namespace iolab::store {
 namespace {

@@ -10,7 +10,7 @@
 #include <emmintrin.h>
 #include <limits>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/store/journal.h"
 #include "journal_file.h"
 

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "iolab/error.h"
-#include "le.h"
+#include "iolab/base/error.h"
+#include "iolab/base/le.h"
 
 namespace iolab::store {
 

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 
 namespace iolab::store {
 namespace {

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "iolab/error.h"
-#include "iolab/store/crc32c.h"
+#include "iolab/base/error.h"
+#include "iolab/base/crc32c.h"
 #include "iolab/store/employee.h"
-#include "le.h"
+#include "iolab/base/le.h"
 
 namespace iolab::store {
 namespace {

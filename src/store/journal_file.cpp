@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "iolab/error.h"
-#include "iolab/store/crc32c.h"
+#include "iolab/base/error.h"
+#include "iolab/base/crc32c.h"
 #include "iolab/store/journal.h"
 
 namespace iolab::store {

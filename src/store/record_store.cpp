@@ -1,3 +1,4 @@
+#include "iolab/base/names.h"
 #include "iolab/store/record_store.h"
 
 #include <algorithm>
@@ -5,28 +6,20 @@
 #include <cstring>
 #include <map>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "journal_file.h"
 #include "key_index.h"
-#include "le.h"
+#include "iolab/base/le.h"
 
 namespace iolab::store {
 
-std::string_view to_string(Backend b) {
-  switch (b) {
-    case Backend::Fields: return "fields";
-    case Backend::Gather: return "gather";
-    case Backend::Mmap: return "mmap";
-    case Backend::Buffered: return "buffered";
-  }
-  return "?";
-}
+namespace {
+constexpr NameTable<Backend, 4> kBackendNames{
+    {{Backend::Fields, "fields"}, {Backend::Gather, "gather"}, {Backend::Mmap, "mmap"}, {Backend::Buffered, "buffered"}}};
+}  // namespace
 
-Backend parse_backend(std::string_view name) {
-  for (Backend b : kAllBackends)
-    if (to_string(b) == name) return b;
-  throw UsageError("store backend '" + std::string(name) + "'", "expected fields, gather, mmap or buffered");
-}
+std::string_view to_string(Backend b) { return name_of(kBackendNames, b); }
+Backend parse_backend(std::string_view name) { return parse_name(kBackendNames, name, "store backend"); }
 
 std::string to_string(const SyncPolicy& p) {
   std::string call(io::to_string(p.call));

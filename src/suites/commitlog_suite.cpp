@@ -99,7 +99,7 @@ std::string acknowledged(AckLevel a) {
   return "?";
 }
 
-json percentiles(const harness::LatencyHistogram& h) {
+json percentiles(const LatencyHistogram& h) {
   return {{"p50_ns", h.percentile(0.50)}, {"p99_ns", h.percentile(0.99)}, {"p999_ns", h.percentile(0.999)},
           {"max_ns", h.max()},           {"samples", h.count()}};
 }
@@ -283,7 +283,7 @@ class CommitLogRuns {
     r.bytes = w.bytes;
     r.ops = w.messages;
     if (w.append_latency.count() > 0) {
-      r.latency_ns = w.append_latency.summary();
+      r.latency_ns = harness::latency_of(w.append_latency, harness::LatencySource::EveryOp);
       r.latency_ns->source = harness::LatencySource::EveryOp;
       r.latency_ns->samples = w.append_latency.count();
     }

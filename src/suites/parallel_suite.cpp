@@ -11,7 +11,7 @@
 #include <optional>
 #include <tuple>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/requests.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/pattern.h"
@@ -19,7 +19,7 @@
 #include "iolab/io/scratch.h"
 #include "iolab/suites/parallel.h"
 #include "iolab/suites/suite.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace iolab::suites {
 namespace parallel {

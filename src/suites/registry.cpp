@@ -3,7 +3,8 @@
 #include <string>
 #include <utility>
 
-#include "iolab/error.h"
+#include "iolab/base/names.h"
+#include "iolab/base/error.h"
 #include "iolab/suites/suite.h"
 
 namespace iolab::suites {
@@ -39,20 +40,12 @@ const Suite& find_suite(std::string_view name) {
   throw UsageError("suite '" + std::string(name) + "'", "unknown; known: " + known);
 }
 
-std::string_view to_string(Scale s) {
-  switch (s) {
-    case Scale::Tiny: return "tiny";
-    case Scale::Quick: return "quick";
-    case Scale::Default: return "default";
-    case Scale::Full: return "full";
-  }
-  return "?";
-}
+namespace {
+constexpr NameTable<Scale, 4> kScaleNames{
+    {{Scale::Tiny, "tiny"}, {Scale::Quick, "quick"}, {Scale::Default, "default"}, {Scale::Full, "full"}}};
+}  // namespace
 
-Scale parse_scale(std::string_view name) {
-  for (auto s : {Scale::Tiny, Scale::Quick, Scale::Default, Scale::Full})
-    if (name == to_string(s)) return s;
-  throw UsageError("scale '" + std::string(name) + "'", "expected tiny, quick, default or full");
-}
+std::string_view to_string(Scale s) { return name_of(kScaleNames, s); }
+Scale parse_scale(std::string_view name) { return parse_name(kScaleNames, name, "scale"); }
 
 }  // namespace iolab::suites

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/buffer.h"
@@ -26,7 +26,7 @@
 #include "iolab/io/scratch.h"
 #include "iolab/io/syscall.h"
 #include "iolab/suites/suite.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace iolab::suites::seeds {
 

@@ -6,7 +6,7 @@
 
 #include "commitlog/commitlog_test_util.h"
 #include "iolab/commitlog/format.h"
-#include "iolab/store/crc32c.h"
+#include "iolab/base/crc32c.h"
 
 namespace iolab::commitlog {
 namespace {
@@ -48,8 +48,8 @@ TEST(CommitLogFormat, TheCrcIsTheBodysExtendedOverTheHeaderFields) {
   std::uint64_t seq = 42;
   std::memcpy(fields, &len, 4);
   std::memcpy(fields + 4, &seq, 8);
-  EXPECT_EQ(crc, store::crc32c(store::crc32c(body), fields));
-  EXPECT_EQ(body_crc(body), store::crc32c(body));
+  EXPECT_EQ(crc, crc32c(crc32c(body), fields));
+  EXPECT_EQ(body_crc(body), crc32c(body));
 }
 
 // Frames of every size go through the CRC's three-lane paths (256- and
@@ -59,8 +59,8 @@ TEST(CommitLogFormat, BodyCrcMatchesThePortableCrcAtEverySize) {
   for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<std::byte>(testing::mix(i));
   for (std::size_t len : {0u, 7u, 255u, 767u, 768u, 769u, 1024u, 1040u, 4096u, 24575u, 24576u, 24577u, 49249u}) {
     auto s = std::span<const std::byte>(buf).subspan(3, len);
-    EXPECT_EQ(body_crc(s), store::crc32c_portable(0, s)) << len;
-    EXPECT_EQ(store::crc32c(store::crc32c(s.first(len / 2)), s.subspan(len / 2)), body_crc(s)) << len;
+    EXPECT_EQ(body_crc(s), crc32c_portable(0, s)) << len;
+    EXPECT_EQ(crc32c(crc32c(s.first(len / 2)), s.subspan(len / 2)), body_crc(s)) << len;
   }
 }
 

@@ -10,7 +10,7 @@
 
 #include "commitlog/commitlog_test_util.h"
 #include "iolab/commitlog/commit_log.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 
 namespace iolab::commitlog {
 namespace {

@@ -16,7 +16,7 @@
 #include "commitlog/commitlog_test_util.h"
 #include "commitlog/designs.h"
 #include "commitlog/segment_reader.h"
-#include "iolab/io/fault_env.h"
+#include "iolab/testing/fault_env.h"
 
 namespace iolab::commitlog {
 namespace {

@@ -8,7 +8,7 @@
 #include "commitlog/commitlog_test_util.h"
 #include "iolab/commitlog/commit_log.h"
 #include "iolab/commitlog/reader.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/scratch.h"
 
 namespace iolab::commitlog {

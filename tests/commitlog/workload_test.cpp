@@ -7,7 +7,7 @@
 
 #include "commitlog/commitlog_test_util.h"
 #include "iolab/commitlog/workload.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 
 namespace iolab::commitlog {
 namespace {

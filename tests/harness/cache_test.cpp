@@ -3,7 +3,7 @@
 // the whole machine's page cache.
 #include <gtest/gtest.h>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/crosscheck.h"
 #include "iolab/io/pattern.h"
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/engine.h"
 
 namespace iolab::harness {

@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "fio_sample.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/fio.h"
 #include "iolab/io/scratch.h"
 

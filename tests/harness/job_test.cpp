@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/job.h"
 #include "iolab/io/scratch.h"
 

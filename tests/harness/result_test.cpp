@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/result.h"
 #include "iolab/io/scratch.h"
 

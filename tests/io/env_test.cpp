@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/env.h"
-#include "iolab/io/fault_env.h"
+#include "iolab/testing/fault_env.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/scratch.h"
 

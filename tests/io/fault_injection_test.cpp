@@ -15,7 +15,7 @@
 #include <string>
 
 #include "io_test_support.h"
-#include "iolab/io/call_injection.h"
+#include "iolab/testing/call_faults.h"
 #include "iolab/io/pattern.h"
 
 namespace iolab::io {

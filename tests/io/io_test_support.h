@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/file.h"
 #include "iolab/io/pattern.h"

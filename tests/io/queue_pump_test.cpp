@@ -15,7 +15,7 @@
 
 #include "io/queue_pump.h"
 #include "io_test_support.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 
 namespace iolab::io {
 namespace {

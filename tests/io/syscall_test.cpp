@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "io_test_support.h"
-#include "iolab/io/call_injection.h"
+#include "iolab/testing/call_faults.h"
 #include "iolab/io/syscall.h"
 
 namespace iolab::io {

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <thread>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/engine.h"
 #include "iolab/mpi/mpi.h"
 

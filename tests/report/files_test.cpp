@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "io/io_test_support.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/scratch.h"
 #include "iolab/report/files.h"
 #include "iolab/report/html.h"

@@ -8,7 +8,7 @@
 #include <random>
 #include <set>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/store/journal.h"
 #include "store/test_records.h"
 

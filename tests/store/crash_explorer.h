@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "iolab/io/fault_env.h"
+#include "iolab/testing/fault_env.h"
 #include "iolab/store/record_store.h"
 
 namespace iolab::store::crash {

@@ -19,7 +19,7 @@
 
 #include <gtest/gtest.h>
 
-#include "iolab/io/fault_env.h"
+#include "iolab/testing/fault_env.h"
 #include "iolab/io/scratch.h"
 #include "iolab/store/record_store.h"
 #include "store/crash_explorer.h"

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/scratch.h"
 #include "iolab/store/engine.h"
 #include "store/store_test_util.h"

@@ -14,8 +14,8 @@
 #include <map>
 #include <optional>
 
-#include "iolab/error.h"
-#include "iolab/io/call_injection.h"
+#include "iolab/base/error.h"
+#include "iolab/testing/call_faults.h"
 #include "iolab/io/scratch.h"
 #include "iolab/store/record_store.h"
 #include "store/store_test_util.h"

@@ -13,7 +13,7 @@
 #include <atomic>
 #include <chrono>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/console.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "iolab/commitlog/reader.h"
-#include "iolab/harness/histogram.h"
+#include "iolab/base/histogram.h"
 
 namespace iolab::commitlog {
 
@@ -120,11 +120,11 @@ struct Stats {
   std::uint64_t appends = 0, messages = 0, bytes = 0;  // bytes: frames appended
   std::uint64_t flushes = 0, flushed_bytes = 0;        // syncs that made data durable, and the bytes they covered
   std::uint64_t flush_ns = 0;                          // time spent in them, in all
-  harness::LatencyHistogram flush_latency;             // per sync round (fdatasync / msync calls)
+  LatencyHistogram flush_latency;             // per sync round (fdatasync / msync calls)
   std::uint64_t commits = 0, committed_bytes = 0;      // rocketmq-transient's commit pwrites
   std::uint64_t buffer_full_waits = 0;                 // appends that waited for the commit thread
   std::uint64_t rolls = 0;                             // segment rolls on the append path ...
-  harness::LatencyHistogram roll_latency;              // ... and what each cost there
+  LatencyHistogram roll_latency;              // ... and what each cost there
   std::uint64_t segments_allocated_ahead = 0;          // created off the append path ...
   std::uint64_t allocate_ahead_ns = 0;                 // ... and the time that took (warm-up included)
   std::uint64_t roll_waits = 0;                        // rolls that waited for the next segment

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "iolab/commitlog/commit_log.h"
-#include "iolab/harness/histogram.h"
+#include "iolab/base/histogram.h"
 
 namespace iolab::commitlog {
 
@@ -56,15 +56,15 @@ struct WorkloadResult {
   std::uint64_t messages = 0, bytes = 0;  // acknowledged messages and their body bytes
   double seconds = 0;                     // from the start to the last acknowledgement
   double messages_per_second = 0, mib_per_second = 0;
-  harness::LatencyHistogram append_latency;  // per message: send (intended, in the open loop) to acknowledgement
+  LatencyHistogram append_latency;  // per message: send (intended, in the open loop) to acknowledgement
   std::uint64_t slower_than_1ms = 0, slower_than_10ms = 0, slower_than_100ms = 0, slower_than_1s = 0;
   std::vector<SecondSample> per_second;
   // Sampled messages (one per producer every 100 µs at most): from the send
   // time to the end of the sync that made them durable (for group-commit,
   // whose acknowledgement waits for that sync, the append latency).
-  harness::LatencyHistogram time_to_durable;
+  LatencyHistogram time_to_durable;
   std::uint64_t durable_samples = 0, not_durable_during_run = 0;
-  harness::LatencyHistogram consumer_delay;  // send to the tailing consumer reading it
+  LatencyHistogram consumer_delay;  // send to the tailing consumer reading it
   std::uint64_t consumed = 0;
   double close_seconds = 0;  // close(): the final sync of a clean shutdown, not in `seconds`
   // CPU time of the producer threads (user + system): on a busy machine,

@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "iolab/harness/histogram.h"
+#include "iolab/base/histogram.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/usage.h"
 

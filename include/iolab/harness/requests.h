@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "iolab/harness/engine.h"
-#include "iolab/harness/histogram.h"
+#include "iolab/base/histogram.h"
 #include "iolab/harness/kinds.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/file.h"

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "iolab/base/histogram.h"
 #include "iolab/harness/kinds.h"
 #include "iolab/harness/statistics.h"
 #include "iolab/io/buffer.h"
@@ -60,6 +61,8 @@ struct Latency {
   std::uint64_t samples = 0;  // calls or requests timed
   LatencySource source = LatencySource::EveryCall;
 };
+// p50, p90, p99, p99.9, max and the count of `h`, as taken by `source`.
+Latency latency_of(const LatencyHistogram& h, LatencySource source);
 
 // A published figure from a seed write-up, printed beside ours, labelled as theirs.
 struct Reference {

@@ -8,7 +8,7 @@
 //  - Env::posix(): the real file system, through io/syscall.h (the one
 //    EINTR loop, full transfers, errors naming the call and the path, the
 //    test-only call injector);
-//  - FaultEnv (io/fault_env.h): an in-memory file system that records every
+//  - FaultEnv (iolab/testing/fault_env.h): an in-memory file system that records every
 //    operation and can materialize the state a power loss may leave at any
 //    point (what was synced kept; unsynced writes kept, dropped or torn).
 //

@@ -19,6 +19,8 @@
 #include <string>
 #include <string_view>
 
+#include "iolab/base/clock.h"
+
 namespace iolab::io {
 
 enum class Access { Read, ReadWrite };
@@ -121,8 +123,8 @@ struct IoRequest {
   std::uint64_t submitted_ns = 0, completed_ns = 0;
 };
 
-// Steady-clock nanoseconds: the clock of IoRequest::submitted_ns/completed_ns.
-std::uint64_t steady_ns();
+// IoRequest::submitted_ns/completed_ns are on base's steady_ns().
+using iolab::steady_ns;
 
 // The requests of one File::stream call, pulled as the queue has room.
 class RequestSource {

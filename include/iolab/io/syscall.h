@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/call_injection.h"
 #include "iolab/io/file.h"
 

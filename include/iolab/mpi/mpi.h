@@ -47,7 +47,7 @@ class MpiTeam final : public harness::Team {
   std::string clock_description() const override;
   bool all(bool mine) override;
   double max(double mine) override;
-  void combine(harness::LatencyHistogram& h) override;
+  void combine(LatencyHistogram& h) override;
   std::string broadcast(const std::string& value) override;
   // Distinct hosts among the ranks.
   unsigned nodes() const noexcept { return nodes_; }

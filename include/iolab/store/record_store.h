@@ -30,7 +30,7 @@
 //    half-done writes are repaired and reported); damage to what was
 //    durable is refused with its offset unless StoreOptions::salvage.
 // Every file operation goes through an io::Env (StoreOptions::env), so the
-// store runs on the real file system or on the fault env (io/fault_env.h).
+// store runs on the real file system or on the fault env (iolab/testing/fault_env.h).
 // After a failed write or sync the store refuses further changes (what
 // reached the disk is unknown): close it and open the journal again.
 //

@@ -14,14 +14,14 @@
 #include <mutex>
 #include <thread>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
 #include "iolab/suites/parallel.h"
 #include "iolab/harness/runner.h"
 #include "iolab/harness/thresholds.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace iolab::suites::parallel {
 
@@ -232,7 +232,7 @@ harness::PassBody RegionWorkload::pass(harness::PassKind kind) {
   };
   body.timed = [this, kind, write](unsigned w) {
     Worker& wk = *workers_[w];
-    harness::LatencyHistogram* hist = kind == harness::PassKind::Latency ? &latency(w) : nullptr;
+    LatencyHistogram* hist = kind == harness::PassKind::Latency ? &latency(w) : nullptr;
     if (!write) {
       wk.outcome = harness::read_pass(*wk.file, traits_.queued, wk.plan, *wk.slots, kind, hist, source_);
       wk.file->close();  // timed, as for a single worker (a mapping's unmap is the reading's cost)

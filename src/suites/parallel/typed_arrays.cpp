@@ -6,7 +6,7 @@
 #include <bit>
 #include <cstring>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/registry.h"
 #include "iolab/suites/parallel.h"
 

@@ -1,4 +1,4 @@
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 #include <cctype>
 #include <charconv>
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 
 namespace iolab {
 

@@ -1,4 +1,4 @@
-// The fault env's crash model (include/iolab/io/fault_env.h): synced data
+// The fault env's crash model (include/iolab/testing/fault_env.h): synced data
 // survives, unsynced writes are kept, dropped or torn at sector boundaries,
 // names need their directory synced, stores through a mapping are found
 // and made durable by a range sync of their range only, and a state is a
@@ -10,8 +10,8 @@
 #include <set>
 #include <string>
 
-#include "iolab/error.h"
-#include "iolab/io/fault_env.h"
+#include "iolab/base/error.h"
+#include "iolab/testing/fault_env.h"
 #include "iolab/io/scratch.h"
 
 namespace iolab::io {

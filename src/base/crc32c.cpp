@@ -1,10 +1,10 @@
-#include "iolab/store/crc32c.h"
+#include "iolab/base/crc32c.h"
 
 #include <array>
 #include <cstring>
 #include <nmmintrin.h>
 
-namespace iolab::store {
+namespace iolab {
 namespace {
 
 constexpr std::uint32_t kPolyReflected = 0x82F63B78u;
@@ -142,4 +142,4 @@ std::uint32_t crc32c_portable(std::uint32_t crc, std::span<const std::byte> data
 
 bool crc32c_hardware() noexcept { return kHaveSse42; }
 
-}  // namespace iolab::store
+}  // namespace iolab

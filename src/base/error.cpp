@@ -1,4 +1,4 @@
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 
 #include <cstdio>
 #include <cstring>

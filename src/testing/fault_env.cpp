@@ -1,6 +1,6 @@
 // FaultEnv: an in-memory file system that records what a program does and
 // replays it into power-loss states (include/iolab/io/fault_env.h).
-#include "iolab/io/fault_env.h"
+#include "iolab/testing/fault_env.h"
 
 #include <sys/mman.h>
 
@@ -11,7 +11,7 @@
 #include <random>
 #include <span>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/buffer.h"
 
 namespace iolab::io {

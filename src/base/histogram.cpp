@@ -1,9 +1,9 @@
-#include "iolab/harness/histogram.h"
+#include "iolab/base/histogram.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace iolab::harness {
+namespace iolab {
 
 std::uint64_t LatencyHistogram::bucket_low(std::size_t i) noexcept {
   if (i < 2 * kSub) return i;
@@ -41,8 +41,5 @@ double LatencyHistogram::percentile(double q) const noexcept {
   return static_cast<double>(max_);
 }
 
-Latency LatencyHistogram::summary() const noexcept {
-  return Latency{percentile(0.50), percentile(0.90), percentile(0.99), percentile(0.999), static_cast<double>(max_)};
-}
 
-}  // namespace iolab::harness
+}  // namespace iolab

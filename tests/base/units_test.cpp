@@ -1,8 +1,8 @@
 // Sizes as people write them, and figures as people read them.
 #include <gtest/gtest.h>
 
-#include "iolab/error.h"
-#include "iolab/units.h"
+#include "iolab/base/error.h"
+#include "iolab/base/units.h"
 
 namespace iolab {
 namespace {

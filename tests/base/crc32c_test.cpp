@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "iolab/store/crc32c.h"
+#include "iolab/base/crc32c.h"
 
-namespace iolab::store {
+namespace iolab {
 namespace {
 
 std::span<const std::byte> bytes(std::string_view s) { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
@@ -39,4 +39,4 @@ TEST(Crc32c, HardwareMatchesTableAndExtends) {
 }
 
 }  // namespace
-}  // namespace iolab::store
+}  // namespace iolab

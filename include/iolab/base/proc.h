@@ -1,0 +1,43 @@
+// The kernel's counters and settings that iolab reads, each read in one
+// place: a process's I/O accounting (/proc/<self|thread-self>/io), a block
+// device's sector counts (/sys/dev/block/M:m/stat), the page-cache
+// writeback settings (/proc/sys/vm/dirty_*), the TLB shootdown count
+// (/proc/interrupts). All read outside timed regions.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace iolab::proc {
+
+// /proc/<self|thread-self>/io: bytes through read- and write-like calls,
+// their counts, bytes fetched from storage, bytes dirtied (write_bytes,
+// charged when a page is dirtied, not when it is written back), and the
+// dirtied bytes later truncated away.
+struct IoAccounting {
+  std::uint64_t rchar = 0, wchar = 0, syscr = 0, syscw = 0;
+  std::uint64_t read_bytes = 0, write_bytes = 0, cancelled_write_bytes = 0;
+};
+enum class IoScope { Process, Thread };
+// Nullopt when the file cannot be read (no CONFIG_TASK_IO_ACCOUNTING).
+std::optional<IoAccounting> read_io(IoScope scope = IoScope::Process);
+
+// A block device's stat file: sectors (512 bytes) read and written so far.
+struct BlockSectors {
+  std::uint64_t read = 0, written = 0;
+};
+std::optional<BlockSectors> read_block_sectors(const std::filesystem::path& stat_file);
+
+// /proc/sys/vm/dirty_*: how much written data the kernel lets sit in the page
+// cache, and for how long, before it writes it back. Knobs that cannot be
+// read are left out.
+std::map<std::string, std::int64_t> vm_dirty_settings();
+
+// The machine's TLB shootdown interrupts so far (the "TLB" line of
+// /proc/interrupts, summed over CPUs); nullopt where there is no such line.
+std::optional<std::uint64_t> tlb_shootdowns();
+
+}  // namespace iolab::proc

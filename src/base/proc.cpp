@@ -1,0 +1,67 @@
+#include "iolab/base/proc.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace iolab::proc {
+
+std::optional<IoAccounting> read_io(IoScope scope) {
+  // stdio: a few calls and no allocation, outside any timed region.
+  FILE* f = std::fopen(scope == IoScope::Thread ? "/proc/thread-self/io" : "/proc/self/io", "re");
+  if (f == nullptr) return std::nullopt;
+  IoAccounting a;
+  char key[64];
+  unsigned long long v = 0;
+  while (std::fscanf(f, "%63[^:]: %llu\n", key, &v) == 2) {
+    if (!std::strcmp(key, "rchar")) a.rchar = v;
+    else if (!std::strcmp(key, "wchar")) a.wchar = v;
+    else if (!std::strcmp(key, "syscr")) a.syscr = v;
+    else if (!std::strcmp(key, "syscw")) a.syscw = v;
+    else if (!std::strcmp(key, "read_bytes")) a.read_bytes = v;
+    else if (!std::strcmp(key, "write_bytes")) a.write_bytes = v;
+    else if (!std::strcmp(key, "cancelled_write_bytes")) a.cancelled_write_bytes = v;
+  }
+  std::fclose(f);
+  return a;
+}
+
+std::optional<BlockSectors> read_block_sectors(const std::filesystem::path& stat_file) {
+  FILE* f = std::fopen(stat_file.c_str(), "re");
+  if (f == nullptr) return std::nullopt;
+  // Fields 3 and 7: sectors read and written.
+  unsigned long long v[7] = {};
+  const bool ok = std::fscanf(f, "%llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7;
+  std::fclose(f);
+  if (!ok) return std::nullopt;
+  return BlockSectors{v[2], v[6]};
+}
+
+std::map<std::string, std::int64_t> vm_dirty_settings() {
+  std::map<std::string, std::int64_t> out;
+  for (const char* knob : {"dirty_ratio", "dirty_background_ratio", "dirty_bytes", "dirty_background_bytes",
+                           "dirty_expire_centisecs", "dirty_writeback_centisecs"}) {
+    std::ifstream in(std::string("/proc/sys/vm/") + knob);
+    std::int64_t v = 0;
+    if (in >> v) out[knob] = v;
+  }
+  return out;
+}
+
+std::optional<std::uint64_t> tlb_shootdowns() {
+  std::ifstream in("/proc/interrupts");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string name;
+    words >> name;
+    if (name != "TLB:") continue;
+    std::uint64_t sum = 0, n = 0;
+    while (words >> n) sum += n;
+    return sum;
+  }
+  return std::nullopt;
+}
+
+}  // namespace iolab::proc
