@@ -1,8 +1,10 @@
 // The store suite at a tiny size: every table compares engines that commit
-// at the same points, reopen is a time, and what a timed pass wrote is read
-// back value by value (a store holding a wrong value fails).
+// at the same points, reopen is a time, and what a pass wrote or got is
+// checked value by value (a store holding or a get returning a wrong value
+// fails) outside the timed region.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -186,6 +188,113 @@ TEST(ContentCheckOnDisk, ACorruptedJournalFailsVerification) {
     failed = true;  // refused at open or at the get (CRC): not verified either way
   }
   EXPECT_TRUE(failed);
+}
+
+// An engine around a real one, for one phase: it can change what gets
+// return from some get on.
+class Misbehaving final : public store::Engine {
+ public:
+  struct Faults {
+    std::uint64_t change_from_get = UINT64_MAX;  // the first get (0-based) whose record is changed
+    bool change_length = false;                  // drop the comment's last byte, else flip a bit of it
+  };
+  Misbehaving(std::unique_ptr<store::Engine> inner, Faults faults, std::uint64_t* gets)
+      : inner_(std::move(inner)), faults_(faults), gets_(gets) {}
+  std::string_view name() const override { return inner_->name(); }
+  void put(const store::Employee& e) override { inner_->put(e); }
+  bool get(std::string_view last, store::Employee& out) override {
+    bool found = inner_->get(last, out);
+    if (found && (*gets_)++ >= faults_.change_from_get && !out.comments.empty()) {
+      if (faults_.change_length) out.comments.pop_back();
+      else out.comments.back() ^= 1;
+    }
+    return found;
+  }
+  bool remove(std::string_view last) override { return inner_->remove(last); }
+  std::uint64_t size() override { return inner_->size(); }
+  void commit() override { inner_->commit(); }
+  void close() override { inner_->close(); }
+  store::EngineCounters counters() const override { return inner_->counters(); }
+  store::EngineTraits traits() const override { return inner_->traits(); }
+  std::string describe() const override { return inner_->describe(); }
+
+ private:
+  std::unique_ptr<store::Engine> inner_;
+  Faults faults_;
+  std::uint64_t* gets_;
+};
+
+// Misbehaving engines for the phases `in` (the others are the real engine).
+store_suite::EngineOpener misbehaving_in(std::set<harness::Op> in, Misbehaving::Faults faults, std::uint64_t* gets) {
+  return [in, faults, gets](const std::string& method, const std::filesystem::path& p,
+                            const store::EngineOptions& o, harness::Op phase) -> std::unique_ptr<store::Engine> {
+    auto real = store::open_engine(method, p, o);
+    if (in.count(phase) == 0) return real;
+    return std::make_unique<Misbehaving>(std::move(real), faults, gets);
+  };
+}
+
+constexpr std::uint64_t kFew = 200;
+
+harness::RunConfig two_reps() {
+  harness::RunConfig config = one_pass();
+  config.reps = 2;
+  return config;
+}
+
+// Insert and get of one engine at the first table's cadence; "" when it gave
+// figures, else the error that stopped it.
+std::string gets_error(const std::string& method, Misbehaving::Faults faults, std::uint64_t* gets,
+                       std::vector<harness::Result>* out = nullptr) {
+  io::ScratchDir scratch("/tmp");
+  harness::Runner runner(two_reps(), scratch);
+  store_suite::Workload w = store_suite::make_workload(kFew, 7);
+  try {
+    auto results = store_suite::run_engine(runner, w, method, store_suite::cadences()[0], 64ull << 20, true,
+                                           misbehaving_in({harness::Op::Get}, faults, gets));
+    if (out != nullptr) *out = results;
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A get that returns a wrong value (one bit of one record, its length kept)
+// is found by the get phase's verification pass: no figure.
+class GetVerification : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GetVerification, AWrongRecordFromAGetGivesNoFigure) {
+  std::uint64_t gets = 0;
+  Misbehaving::Faults wrong;
+  wrong.change_from_get = kFew / 2;  // one record of the verification pass, and every get after it
+  std::string err = gets_error(GetParam(), wrong, &gets);
+  EXPECT_NE(err.find("did not verify"), std::string::npos) << (err.empty() ? "a wrong record gave a figure" : err);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, GetVerification, ::testing::ValuesIn(store::engine_names()));
+
+// The timed get passes hold no digest: a record that changes after the
+// verification pass, its length kept, goes unseen by them (what they fold is
+// the count and the lengths), and the get phase gives its figure; with its
+// length changed the fold differs: no figure. Every get of the timed passes
+// went through the engine.
+TEST(GetPhase, TimedPassesFoldTheCountAndLengthsOnly) {
+  std::uint64_t gets = 0;
+  Misbehaving::Faults after_verification;
+  after_verification.change_from_get = kFew;  // the verification pass makes the first kFew gets
+  std::vector<harness::Result> results;
+  EXPECT_EQ(gets_error("gather", after_verification, &gets, &results), "");
+  ASSERT_EQ(results.size(), 2u);
+  const harness::Result& get = results[1];
+  EXPECT_EQ(get.op, harness::Op::Get);
+  EXPECT_TRUE(get.verified);
+  EXPECT_EQ(gets, kFew * (1 + 1 + 2)) << "verification, warm-up, 2 timed passes";
+  EXPECT_NE(get.extra["verified_by"].get<std::string>().find("verification pass"), std::string::npos);
+
+  gets = 0;
+  after_verification.change_length = true;
+  std::string err = gets_error("gather", after_verification, &gets);
+  EXPECT_NE(err.find("did not verify"), std::string::npos) << (err.empty() ? "a shorter record gave a figure" : err);
 }
 
 }  // namespace
