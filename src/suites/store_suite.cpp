@@ -4,9 +4,10 @@
 // checked in an untimed verification pass); remove 10%; insert 10% new ones
 // (into the freed space); reopen (our store rebuilds its index from the
 // journal). Each table compares engines that commit at the same points with
-// the same durability (the cadences of store_workload.h); each phase is one
-// result: suite "store", method = engine, op = phase, extra.commits = the
-// commits its pass made.
+// the same durability (the cadences of store_workload.h), and says what a
+// commit gives in each (atomic or not): each phase is one result: suite
+// "store", method = engine, op = phase, extra.commits = the commits its pass
+// made, extra.commit_atomicity what they gave.
 #include <fcntl.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -243,6 +244,27 @@ std::optional<harness::Reference> seed_reference(const std::string& method, harn
                             ms * static_cast<double>(n) / 100000.0, "ms"};
 }
 
+// What each engine's commits give at this durability, in every table's
+// heading: the engines of a table commit at the same points, but not the
+// same work ("commits: not atomic across records (fields, ...), atomic
+// transaction (lmdb, sqlite)").
+std::string commits_heading(bool sync) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // atomicity, its engines
+  for (const std::string& m : store::engine_names()) {
+    std::string a = store::commit_semantics(m, sync).atomicity;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == a; });
+    if (it == groups.end()) groups.push_back({a, {m}});
+    else it->second.push_back(m);
+  }
+  std::string out = "commits: ";
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    out += (i == 0 ? "" : ", ") + groups[i].first + " (";
+    for (std::size_t j = 0; j < groups[i].second.size(); ++j) out += (j == 0 ? "" : ", ") + groups[i].second[j];
+    out += ")";
+  }
+  return out;
+}
+
 // One engine through the phases, at one commit cadence.
 class EngineRun {
  public:
@@ -251,7 +273,7 @@ class EngineRun {
   EngineRun(harness::Runner& runner, const Workload& w, std::string method, const Cadence& cadence,
             std::uint64_t map_bytes, bool published_only, EngineOpener open)
       : runner_(runner), w_(w), method_(std::move(method)), cadence_(cadence), published_only_(published_only),
-        open_(std::move(open)) {
+        open_(std::move(open)), semantics_(store::commit_semantics(method_, cadence.fdatasync)) {
     options_.sync = cadence.fdatasync;
     options_.batch = cadence.every;
     options_.map_bytes = map_bytes;
@@ -288,8 +310,9 @@ class EngineRun {
     harness::Result r;
     r.suite = "store";
     // Key order and value bytes are the same in every table and engine: stated in its heading.
-    r.experiment = fmt::format("{} records (random key order; value: the encoded employee record, {}-{} B): {}, {}",
-                               count_label(w_.n), w_.min_value, w_.max_value, harness::to_string(op), cadence_.label);
+    r.experiment = fmt::format("{} records (random key order; value: the encoded employee record, {}-{} B): {}, {}; {}",
+                               count_label(w_.n), w_.min_value, w_.max_value, harness::to_string(op), cadence_.label,
+                               commits_heading(cadence_.fdatasync));
     r.method = method_;
     r.op = op;
     if (op != harness::Op::Reopen) r.pattern = harness::AccessPattern::Rand;  // key order; reopen reads the file
@@ -309,8 +332,11 @@ class EngineRun {
                                               w_.min_value, w_.max_value,
                                               static_cast<double>(w_.data_bytes) / static_cast<double>(w_.n))},
                {"commit_every_ops", cadence_.every},
-               {"commit_durability", cadence_.fdatasync ? "flushed (fdatasync; msync first for mmap)"
-                                                        : "page cache only (nothing flushed)"}};
+               {"commit_durability", cadence_.fdatasync ? "flushed (fdatasync; msync(MS_SYNC) of the dirty range for mmap)"
+                                                        : "page cache only (nothing flushed)"},
+               {"commit_atomicity", semantics_.atomicity},
+               {"commit_does", semantics_.commit},
+               {"close_does", semantics_.close}};
     return r;
   }
 
@@ -400,8 +426,10 @@ class EngineRun {
     auto size = std::filesystem::file_size(file, ec);
     if (!ec) r.extra["file_bytes"] = size;
   }
-  // One writing phase on a fresh file (a copy of `from`, or empty): the timed
-  // mutations and the commit that ends the phase; verified by reading back.
+  // One writing phase on a fresh file (a copy of `from`, or empty): timed,
+  // the mutations, the commit that ends the phase and close() (the work an
+  // engine defers to it, such as SQLite's checkpoint, is the phase's);
+  // verified by reading back.
   harness::Result mutate(harness::Op op, const std::filesystem::path& from, Stage stage,
                          const std::function<std::uint64_t()>& mutations) {
     harness::CustomExperiment c;
@@ -416,6 +444,7 @@ class EngineRun {
     c.timed = [this, &mutations] {
       std::uint64_t ops = mutations();
       engine_->commit();
+      engine_->close();  // its counters stay readable
       return timed_rep(ops);
     };
     c.cleanup = [this](harness::DataCheck) {
@@ -428,6 +457,7 @@ class EngineRun {
     work_.clear();
     add_extra(r, done);
     r.extra["verified_by"] = "every record read back after the last pass, its value compared field by field";
+    r.extra["what_is_timed"] = "the phase's operations, the commit that ends it, and close(), which " + semantics_.close;
     phase_file_ = done;
     return r;
   }
@@ -469,7 +499,7 @@ class EngineRun {
         "found, the sum of their fields' lengths and an XOR of their numbers with the workload's";
     r.extra["what_is_timed"] =
         "the gets (every key once, in a shuffled order) and the commit that ends the read transaction; the engine is "
-        "opened before the first pass and closed after the last";
+        "opened before the first pass and closed after the last (gets leave close() nothing to do)";
     return r;
   }
 
@@ -523,6 +553,7 @@ class EngineRun {
   const Cadence& cadence_;
   bool published_only_ = false;
   EngineOpener open_;
+  store::CommitSemantics semantics_;
   store::EngineOptions options_;
   std::unique_ptr<Engine> engine_;
   store::EngineTraits traits_;
