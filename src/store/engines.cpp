@@ -191,18 +191,14 @@ class LmdbEngine final : public Engine {
     return c;
   }
   static CommitSemantics semantics(bool sync) {
-    CommitSemantics s;
-    s.atomicity = "atomic transaction";
-    if (!sync)
-      s.commit = "atomic transaction: the copy-on-write B-tree pages written (writev), then the meta page that "
-                 "switches to them (pwrite); MDB_NOSYNC|MDB_NOMETASYNC, nothing flushed: a process crash keeps every "
-                 "committed transaction, a system crash may undo the last ones (or, where the file system does not "
-                 "keep write order, corrupt the database)";
-    else
-      s.commit = "atomic, durable transaction: the copy-on-write B-tree pages written (writev) and fdatasynced, then "
-                 "the meta page that switches to them written through an O_DSYNC descriptor";
-    s.close = "mdb_env_close: unmaps the map and closes the file; nothing deferred, no sync";
-    return s;
+    return {"atomic transaction",
+            sync ? "atomic, durable transaction: the copy-on-write B-tree pages written (writev) and fdatasynced, "
+                   "then the meta page that switches to them written through an O_DSYNC descriptor"
+                 : "atomic transaction: the copy-on-write B-tree pages written (writev), then the meta page that "
+                   "switches to them (pwrite); MDB_NOSYNC|MDB_NOMETASYNC, nothing flushed: a process crash keeps "
+                   "every committed transaction, a system crash may undo the last ones (or, where the file system "
+                   "does not keep write order, corrupt the database)",
+            "mdb_env_close: unmaps the map and closes the file; nothing deferred, no sync"};
   }
   std::string describe() const override {
     return lmdb_version() + ", MDB_NOSUBDIR|MDB_NOLOCK, " +
@@ -377,20 +373,17 @@ class SqliteEngine final : public Engine {
     return c;
   }
   static CommitSemantics semantics(bool sync) {
-    CommitSemantics s;
-    s.atomicity = "atomic transaction";
-    if (!sync)
-      s.commit = "atomic transaction: its pages appended to the WAL, the last frame marking the commit; "
-                 "synchronous=OFF, nothing flushed: a process crash keeps every committed transaction, an OS crash "
-                 "or power loss may lose them or corrupt the database. A commit that leaves 1,000 or more pages in "
-                 "the WAL also checkpoints them into the database file (PASSIVE)";
-    else
-      s.commit = "atomic, durable transaction: its pages appended to the WAL, the last frame marking the commit, and "
-                 "the WAL fdatasynced (synchronous=FULL). A commit that leaves 1,000 or more pages in the WAL also "
-                 "checkpoints them: the WAL fdatasynced, its pages written into the database file, that fdatasynced";
-    s.close = std::string("checkpoints the whole WAL into the database file") +
-              (sync ? " (the WAL fdatasynced first, the database after)" : " (no sync)") + " and deletes the WAL";
-    return s;
+    return {"atomic transaction",
+            sync ? "atomic, durable transaction: its pages appended to the WAL, the last frame marking the commit, "
+                   "and the WAL fdatasynced (synchronous=FULL). A commit that leaves 1,000 or more pages in the WAL "
+                   "also checkpoints them: the WAL fdatasynced, its pages written into the database file, that "
+                   "fdatasynced"
+                 : "atomic transaction: its pages appended to the WAL, the last frame marking the commit; "
+                   "synchronous=OFF, nothing flushed: a process crash keeps every committed transaction, an OS crash "
+                   "or power loss may lose them or corrupt the database. A commit that leaves 1,000 or more pages in "
+                   "the WAL also checkpoints them into the database file (PASSIVE)",
+            std::string("checkpoints the whole WAL into the database file") +
+                (sync ? " (the WAL fdatasynced first, the database after)" : " (no sync)") + " and deletes the WAL"};
   }
   std::string describe() const override {
     return sqlite_version() + ", WAL, locking_mode=EXCLUSIVE, WITHOUT ROWID table (last TEXT key, value BLOB), " +
