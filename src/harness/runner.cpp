@@ -518,6 +518,10 @@ class FileWorkload final : public Workload {
   std::vector<double> flushes_, bytes_per_flush_, poller_ns_;
 };
 
+Error not_verified(const Result& r) {
+  return Error("verify", experiment_label(r), "data did not verify; no figure is reported for it", EIO);
+}
+
 // A CustomExperiment's callbacks as a one-worker workload.
 class CallbackWorkload final : public Workload {
  public:
@@ -530,8 +534,15 @@ class CallbackWorkload final : public Workload {
   void before_pass(PassKind) override {
     if (e_.prepare) e_.prepare();
   }
-  PassBody pass(PassKind) override {
+  PassBody pass(PassKind kind) override {
     PassBody body;
+    if (kind == PassKind::Verify) {
+      body.timed = [this](unsigned) {
+        if (!e_.verification()) throw not_verified(e_.labels);
+        return WorkerTally{};
+      };
+      return body;
+    }
     body.timed = [this](unsigned) {
       Repetition r = e_.timed();
       if (r.io_calls == 0) kernel_counts_ = true;
@@ -543,7 +554,7 @@ class CallbackWorkload final : public Workload {
     if (e_.cleanup) e_.cleanup(data_check());
   }
   bool records_latency() const override { return false; }
-  bool has_verification_pass() const override { return false; }  // verify() runs after the last pass
+  bool has_verification_pass() const override { return static_cast<bool>(e_.verification); }
   bool kernel_counts_calls() const override { return kernel_counts_; }
 
  private:
@@ -661,10 +672,9 @@ Result Runner::run(const CustomExperiment& e) {
   if (config_.on_experiment) config_.on_experiment(experiment_label(r));
   LocalTeam one(1);
   if (measure(workload, one, settings(), r)) {
-    r.verified = false;
+    r.verified = static_cast<bool>(e.verification);  // it ran: a failure throws
     if (e.verify) {
-      if (!e.verify())
-        throw Error("verify", experiment_label(r), "data did not verify; no figure is reported for it", EIO);
+      if (!e.verify()) throw not_verified(r);
       r.verified = true;
     }
   } else {

@@ -42,6 +42,36 @@ class RecordStoreEngine final : public Engine {
     return {s.syscalls, s.bytes_written, s.bytes_read, s.holes_reused, s.free_bytes, commits_, s.syncs};
   }
   EngineTraits traits() const override { return {true, true}; }
+  static CommitSemantics semantics(Backend b, bool sync) {
+    CommitSemantics s;
+    s.atomicity = "not atomic across records";
+    std::string hands;
+    switch (b) {
+      case Backend::Fields:
+      case Backend::Gather: hands = "nothing to hand over (each put's calls left it in the page cache)"; break;
+      case Backend::Mmap: hands = "nothing to hand over (each put is stored into the shared mapping: the page cache)"; break;
+      case Backend::Buffered: hands = "the staged bytes written to the kernel (pwrite)"; break;
+    }
+    if (!sync) {
+      s.commit = "not atomic across records: each record is all or nothing (CRC-checked at open), a crash can keep "
+                 "any part of a batch; a commit: " + hands +
+                 ", nothing flushed: a process crash keeps every record " +
+                 (b == Backend::Buffered ? "committed" : "put") + ", a power loss can lose any";
+    } else {
+      s.commit = "not atomic across records: each record is all or nothing (CRC-checked at open), a power loss can "
+                 "keep any part of a batch; a commit: " + hands + ", then " +
+                 (b == Backend::Mmap ? "msync(MS_SYNC) of the dirty range" : "fdatasync") +
+                 ": every mutation before it is durable";
+    }
+    switch (b) {
+      case Backend::Fields:
+      case Backend::Gather: s.close = "closes the journal file"; break;
+      case Backend::Mmap: s.close = "unmaps the journal and trims its preallocated growth step (ftruncate)"; break;
+      case Backend::Buffered: s.close = "unmaps the read-only map and closes the journal file"; break;
+    }
+    if (sync) s.close += "; a sync only when the last commit left a mutation unsynced";
+    return s;
+  }
   std::string describe() const override {
     const StoreOptions& o = store_.options();
     std::string s = "iolab::store backend " + name_;
@@ -159,6 +189,16 @@ class LmdbEngine final : public Engine {
     EngineCounters c;
     c.commits = commits_;
     return c;
+  }
+  static CommitSemantics semantics(bool sync) {
+    return {"atomic transaction",
+            sync ? "atomic, durable transaction: the copy-on-write B-tree pages written (writev) and fdatasynced, "
+                   "then the meta page that switches to them written through an O_DSYNC descriptor"
+                 : "atomic transaction: the copy-on-write B-tree pages written (writev), then the meta page that "
+                   "switches to them (pwrite); MDB_NOSYNC|MDB_NOMETASYNC, nothing flushed: a process crash keeps "
+                   "every committed transaction, a system crash may undo the last ones (or, where the file system "
+                   "does not keep write order, corrupt the database)",
+            "mdb_env_close: unmaps the map and closes the file; nothing deferred, no sync"};
   }
   std::string describe() const override {
     return lmdb_version() + ", MDB_NOSUBDIR|MDB_NOLOCK, " +
@@ -332,6 +372,19 @@ class SqliteEngine final : public Engine {
     c.commits = commits_;
     return c;
   }
+  static CommitSemantics semantics(bool sync) {
+    return {"atomic transaction",
+            sync ? "atomic, durable transaction: its pages appended to the WAL, the last frame marking the commit, "
+                   "and the WAL fdatasynced (synchronous=FULL). A commit that leaves 1,000 or more pages in the WAL "
+                   "also checkpoints them: the WAL fdatasynced, its pages written into the database file, that "
+                   "fdatasynced"
+                 : "atomic transaction: its pages appended to the WAL, the last frame marking the commit; "
+                   "synchronous=OFF, nothing flushed: a process crash keeps every committed transaction, an OS crash "
+                   "or power loss may lose them or corrupt the database. A commit that leaves 1,000 or more pages in "
+                   "the WAL also checkpoints them into the database file (PASSIVE)",
+            std::string("checkpoints the whole WAL into the database file") +
+                (sync ? " (the WAL fdatasynced first, the database after)" : " (no sync)") + " and deletes the WAL"};
+  }
   std::string describe() const override {
     return sqlite_version() + ", WAL, locking_mode=EXCLUSIVE, WITHOUT ROWID table (last TEXT key, value BLOB), " +
            (sync_ ? "synchronous=FULL" : "synchronous=OFF (commits reach the page cache only)");
@@ -424,6 +477,12 @@ std::unique_ptr<Engine> open_engine(std::string_view method, const std::filesyst
 }
 
 std::vector<std::string> engine_names() { return {"fields", "gather", "mmap", "buffered", "lmdb", "sqlite"}; }
+
+CommitSemantics commit_semantics(std::string_view method, bool sync) {
+  if (method == "lmdb") return LmdbEngine::semantics(sync);
+  if (method == "sqlite") return SqliteEngine::semantics(sync);
+  return RecordStoreEngine::semantics(parse_backend(method), sync);
+}
 
 std::string lmdb_version() {
   int major = 0, minor = 0, patch = 0;

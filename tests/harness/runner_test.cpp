@@ -630,6 +630,30 @@ TEST(Runner, CustomExperimentTimesAndVerifies) {
   EXPECT_THROW(runner.run(c), Error);
 }
 
+// A custom experiment's verification pass: once, before the warm-up, on
+// the timed path; it alone makes the record verified, and its failure is an
+// error, not a figure.
+TEST(Runner, CustomVerificationPassRunsOnceBeforeTheTimedPasses) {
+  io::ScratchDir scratch("/tmp");
+  Runner runner(tiny_config(), scratch);
+  std::string order;
+  CustomExperiment c;
+  c.labels.method = "loop";
+  c.verification = [&] {
+    order += 'v';
+    return true;
+  };
+  c.timed = [&] {
+    order += 't';
+    return Repetition{1, 1, 1};
+  };
+  Result r = runner.run(c);
+  EXPECT_EQ(order, "vttt");  // verification, warm-up, 2 timed
+  EXPECT_TRUE(r.verified);
+  c.verification = [] { return false; };
+  EXPECT_THROW(runner.run(c), Error);
+}
+
 TEST(Runner, UnverifiedDataIsAnErrorNotAFigure) {
   // A custom workload whose data is wrong: the runner must refuse to report it.
   io::ScratchDir scratch("/tmp");

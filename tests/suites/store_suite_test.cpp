@@ -1,8 +1,13 @@
 // The store suite at a tiny size: every table compares engines that commit
-// at the same points, reopen is a time, and what a timed pass wrote is read
-// back value by value (a store holding a wrong value fails).
+// at the same points and says what a commit gives in each, reopen is a
+// time, a writing phase times close(), and what a pass wrote or got is
+// checked value by value (a store holding or a get returning a wrong value
+// fails) outside the timed region.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <climits>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -89,6 +94,30 @@ TEST_F(StoreSuiteRun, EveryRowOfATableCommitsAtTheSamePoints) {
         << "every table says whether its commits were flushed";
   }
   for (const auto& p : scratch_->created()) ADD_FAILURE() << "left behind: " << p;
+}
+
+// A table's engines commit at the same points but not the same work: every
+// record says what its commits gave (atomic or not), and every heading says
+// it for each engine of the table.
+TEST_F(StoreSuiteRun, EveryRecordAndHeadingStatesWhatACommitGives) {
+  for (const harness::Result& r : *results_) {
+    SCOPED_TRACE(r.experiment + " / " + r.method);
+    store::CommitSemantics says = store::commit_semantics(r.method, r.sync.flushes());
+    ASSERT_TRUE(r.extra.contains("commit_atomicity"));
+    EXPECT_EQ(r.extra["commit_atomicity"], says.atomicity);
+    EXPECT_EQ(r.extra["commit_does"], says.commit);
+    EXPECT_EQ(r.extra["close_does"], says.close);
+    const std::size_t commits = r.experiment.find("commits: ");
+    ASSERT_NE(commits, std::string::npos);
+    for (const std::string& engine : store::engine_names()) {
+      std::string atomicity = store::commit_semantics(engine, r.sync.flushes()).atomicity;
+      std::size_t group = r.experiment.find(atomicity + " (", commits);
+      ASSERT_NE(group, std::string::npos) << engine << ": " << atomicity;
+      std::size_t end = r.experiment.find(')', group);
+      EXPECT_NE(r.experiment.substr(group, end - group).find(engine), std::string::npos) << engine;
+    }
+  }
+  EXPECT_NE(store::commit_semantics("lmdb", false).atomicity, store::commit_semantics("fields", false).atomicity);
 }
 
 TEST_F(StoreSuiteRun, ReopenIsATimePerReopen) {
@@ -186,6 +215,157 @@ TEST(ContentCheckOnDisk, ACorruptedJournalFailsVerification) {
     failed = true;  // refused at open or at the get (CRC): not verified either way
   }
   EXPECT_TRUE(failed);
+}
+
+// An engine around a real one, for one phase: in the get phase it can
+// change what gets return from some get on, and any close() can make marked
+// write(2) calls. It counts no calls of its own, so a record's io_calls are
+// the kernel's count over the timed region.
+class Misbehaving final : public store::Engine {
+ public:
+  struct Faults {
+    std::uint64_t change_from_get = UINT64_MAX;  // the first get (0-based) whose record is changed
+    bool change_length = false;                  // drop the comment's last byte, else flip a bit of it
+    unsigned close_writes = 0;                   // write(2) calls to /dev/null at close()
+  };
+  Misbehaving(std::unique_ptr<store::Engine> inner, Faults faults, std::uint64_t* gets)
+      : inner_(std::move(inner)), faults_(faults), gets_(gets) {}
+  std::string_view name() const override { return inner_->name(); }
+  void put(const store::Employee& e) override { inner_->put(e); }
+  bool get(std::string_view last, store::Employee& out) override {
+    bool found = inner_->get(last, out);
+    if (found && (*gets_)++ >= faults_.change_from_get && !out.comments.empty()) {
+      if (faults_.change_length) out.comments.pop_back();
+      else out.comments.back() ^= 1;
+    }
+    return found;
+  }
+  bool remove(std::string_view last) override { return inner_->remove(last); }
+  std::uint64_t size() override { return inner_->size(); }
+  void commit() override { inner_->commit(); }
+  void close() override {
+    if (closed_) return;
+    closed_ = true;
+    inner_->close();
+    int fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    for (unsigned i = 0; i < faults_.close_writes && fd >= 0; ++i) (void)!::write(fd, "x", 1);
+    if (fd >= 0) ::close(fd);
+  }
+  store::EngineCounters counters() const override {
+    store::EngineCounters c;
+    c.commits = inner_->counters().commits;
+    return c;
+  }
+  store::EngineTraits traits() const override { return {false, inner_->traits().rebuilds_index_on_open}; }
+  std::string describe() const override { return inner_->describe(); }
+
+ private:
+  std::unique_ptr<store::Engine> inner_;
+  Faults faults_;
+  std::uint64_t* gets_;
+  bool closed_ = false;
+};
+
+// Misbehaving engines for the phases `in` (the others are the real engine).
+store_suite::EngineOpener misbehaving_in(std::set<harness::Op> in, Misbehaving::Faults faults, std::uint64_t* gets) {
+  return [in, faults, gets](const std::string& method, const std::filesystem::path& p,
+                            const store::EngineOptions& o, harness::Op phase) -> std::unique_ptr<store::Engine> {
+    auto real = store::open_engine(method, p, o);
+    if (in.count(phase) == 0) return real;
+    return std::make_unique<Misbehaving>(std::move(real), faults, gets);
+  };
+}
+
+constexpr std::uint64_t kFew = 200;
+
+harness::RunConfig two_reps() {
+  harness::RunConfig config = one_pass();
+  config.reps = 2;
+  return config;
+}
+
+// Insert and get of one engine at the first table's cadence; "" when it gave
+// figures, else the error that stopped it.
+std::string gets_error(const std::string& method, Misbehaving::Faults faults, std::uint64_t* gets,
+                       std::vector<harness::Result>* out = nullptr) {
+  io::ScratchDir scratch("/tmp");
+  harness::Runner runner(two_reps(), scratch);
+  store_suite::Workload w = store_suite::make_workload(kFew, 7);
+  try {
+    auto results = store_suite::run_engine(runner, w, method, store_suite::cadences()[0], 64ull << 20, true,
+                                           misbehaving_in({harness::Op::Get}, faults, gets));
+    if (out != nullptr) *out = results;
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A get that returns a wrong value (one bit of one record, its length kept)
+// is found by the get phase's verification pass: no figure.
+class GetVerification : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GetVerification, AWrongRecordFromAGetGivesNoFigure) {
+  std::uint64_t gets = 0;
+  Misbehaving::Faults wrong;
+  wrong.change_from_get = kFew / 2;  // one record of the verification pass, and every get after it
+  std::string err = gets_error(GetParam(), wrong, &gets);
+  EXPECT_NE(err.find("did not verify"), std::string::npos) << (err.empty() ? "a wrong record gave a figure" : err);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, GetVerification, ::testing::ValuesIn(store::engine_names()));
+
+// The timed get passes hold no digest: a record that changes after the
+// verification pass, its length kept, goes unseen by them (what they fold is
+// the count and the lengths), and the get phase gives its figure; with its
+// length changed the fold differs: no figure. Every get of the timed passes
+// went through the engine.
+TEST(GetPhase, TimedPassesFoldTheCountAndLengthsOnly) {
+  std::uint64_t gets = 0;
+  Misbehaving::Faults after_verification;
+  after_verification.change_from_get = kFew;  // the verification pass makes the first kFew gets
+  std::vector<harness::Result> results;
+  EXPECT_EQ(gets_error("gather", after_verification, &gets, &results), "");
+  ASSERT_EQ(results.size(), 2u);
+  const harness::Result& get = results[1];
+  EXPECT_EQ(get.op, harness::Op::Get);
+  EXPECT_TRUE(get.verified);
+  EXPECT_EQ(gets, kFew * (1 + 1 + 2)) << "verification, warm-up, 2 timed passes";
+  EXPECT_NE(get.extra["verified_by"].get<std::string>().find("verification pass"), std::string::npos);
+
+  gets = 0;
+  after_verification.change_length = true;
+  std::string err = gets_error("gather", after_verification, &gets);
+  EXPECT_NE(err.find("did not verify"), std::string::npos) << (err.empty() ? "a shorter record gave a figure" : err);
+}
+
+// A writing phase's timed region holds close() (SQLite checkpoints its WAL
+// there, mmap unmaps and trims): 1,000 marked calls in close() are in each
+// record's count of calls; the mmap store's own calls in 200 puts are few.
+// Closing after the gets is not timed, nor is the verification's close.
+TEST(WritingPhase, CloseIsTimed) {
+  constexpr unsigned kCloseWrites = 1000;
+  io::ScratchDir scratch("/tmp");
+  harness::Runner runner(two_reps(), scratch);
+  store_suite::Workload w = store_suite::make_workload(kFew, 7);
+  std::uint64_t gets = 0;
+  Misbehaving::Faults marked;
+  marked.close_writes = kCloseWrites;
+  auto results = store_suite::run_engine(
+      runner, w, "mmap", store_suite::cadences()[0], 64ull << 20, false,
+      misbehaving_in({harness::Op::Insert, harness::Op::Get, harness::Op::Remove, harness::Op::Reinsert}, marked, &gets));
+  ASSERT_EQ(results.size(), 5u);
+  for (const harness::Result& r : results) {
+    SCOPED_TRACE(harness::to_string(r.op));
+    if (r.op == harness::Op::Reopen) continue;  // the real engine: reopen's close is not timed
+    if (r.op == harness::Op::Get) {
+      EXPECT_LT(r.io_calls, kCloseWrites) << "the close after the gets ran inside their timed region";
+      continue;
+    }
+    EXPECT_GE(r.io_calls, kCloseWrites) << "close() ran outside the phase's timed region";
+    EXPECT_LT(r.io_calls, 2 * kCloseWrites) << "the verification's close ran inside the timed region";
+    EXPECT_NE(r.extra["what_is_timed"].get<std::string>().find("close()"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -73,6 +73,11 @@ struct CustomExperiment {
   Result labels;  // suite, experiment, method, op, sizes, buffer, cache, sync, reference... (figures are filled in)
   std::function<void()> prepare;     // untimed, before every pass
   std::function<Repetition()> timed; // the timed region: the workload once
+  // Untimed, once before the warm-up (the engine's verification pass,
+  // engine.h): the timed region's work on the same path with all it
+  // produces checked, where a timed pass checks less to stay bare; false =
+  // data did not verify. Empty: no verification pass.
+  std::function<bool()> verification;
   std::function<bool()> verify;      // untimed, after the last pass; false = data did not verify
   std::function<void(DataCheck)> cleanup;  // untimed, after each pass: checks its data as asked (engine.h)
 };

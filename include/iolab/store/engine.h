@@ -37,15 +37,20 @@ struct EngineTraits {
 
 // Every engine commits at the same points: after each `batch` mutations
 // (0: only when commit() is called, once per phase), and at commit().
-// A commit is, per engine:
-//  - LMDB: a write transaction committed; SQLite: COMMIT of the open
-//    transaction; RecordStore: staged bytes handed to the kernel (the
-//    buffered backend's user-space buffer is written).
+// What a commit does and gives differs per engine (commit_semantics() says
+// it in words for results):
+//  - LMDB: a write transaction committed (atomic); SQLite: COMMIT of the
+//    open transaction (atomic); RecordStore: staged bytes handed to the
+//    kernel (the buffered backend's user-space buffer is written; the other
+//    backends' puts are there already), no atomicity across records.
 // Durability of a commit:
 //  - sync false: page cache only (RecordStore: no sync; LMDB:
 //    MDB_NOSYNC|MDB_NOMETASYNC; SQLite: synchronous=OFF)
-//  - sync true: flushed (RecordStore: fdatasync, msync first for mmap;
-//    LMDB: a synced commit; SQLite WAL: synchronous=FULL)
+//  - sync true: flushed (RecordStore: fdatasync, for mmap msync(MS_SYNC)
+//    of the dirty range instead; LMDB: a synced commit; SQLite WAL:
+//    synchronous=FULL)
+// close() does work the commits left: SQLite checkpoints its WAL into the
+// database file there; the mmap backend unmaps and trims its preallocation.
 // LMDB and SQLite read in one read transaction per `batch` gets (per phase for 0).
 // Values are the same bytes everywhere: the record's encoding
 // (employee.h, docs/store-format.md), keyed by last name.
@@ -82,6 +87,17 @@ class Engine {
 std::unique_ptr<Engine> open_engine(std::string_view method, const std::filesystem::path& path,
                                     const EngineOptions& options);
 std::vector<std::string> engine_names();
+
+// What a commit of engine `method` gives at durability `sync`, in words, and
+// what its close() does: a table of engines that commit at the same points
+// still compares different work, and every store record says which. Throws
+// UsageError for an unknown engine.
+struct CommitSemantics {
+  std::string atomicity;  // short, for table headings: "atomic transaction", "not atomic across records"
+  std::string commit;     // what a commit does, and what survives a process crash or a power loss
+  std::string close;      // what close() does beyond the last commit
+};
+CommitSemantics commit_semantics(std::string_view method, bool sync);
 
 // The library versions, for results: "LMDB 0.9.24", "SQLite 3.40.1".
 std::string lmdb_version();
