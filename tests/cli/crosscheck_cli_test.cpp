@@ -54,7 +54,7 @@ TEST(CrosscheckCli, WithoutFioOnPathItSaysSoInOneLineAndExits2) {
 }
 
 TEST(CrosscheckCli, AFioThatIsNotThereIsNamed) {
-  ProgramRun r = run_iolab({"crosscheck", "--fio", "/nonexistent/fio"});
+  ProgramRun r = run_iolab({"crosscheck", "--fio-program", "/nonexistent/fio"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err_lines(), 1u) << r.err;
   EXPECT_NE(r.err.find("/nonexistent/fio"), std::string::npos) << r.err;
