@@ -44,6 +44,26 @@ std::string_view strip_end(std::string_view s) {
   return s;
 }
 
+// Whether `s` is UTF-8 (no overlong forms, surrogates or code points past
+// U+10FFFF): names and options go into the results' JSON, which holds UTF-8 only.
+bool valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    std::uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+    for (std::size_t k = 1; k < n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d >> 6) != 0x2) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    static constexpr std::uint32_t kLeast[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kLeast[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += n;
+  }
+  return true;
+}
+
 // ---- parsing ---------------------------------------------------------------
 
 class Parser {
@@ -64,6 +84,7 @@ class Parser {
   // include splices into (fio: no sections there).
   void parse(std::string_view text, const std::string& source, FioJobFile& file, std::optional<std::size_t> nested,
              unsigned depth) {
+    if (!valid_utf8(source)) fail({printable(source), 0}, "the file's name is not UTF-8");
     if (text.find('\0') != std::string_view::npos)
       fail({source, 0}, "holds a NUL byte: not a text job file");
     std::optional<std::size_t> current = nested;
@@ -78,6 +99,7 @@ class Parser {
       const FioPlace place{source, number};
       if (line.size() > kFioMaxLineBytes)
         fail(place, "a line longer than " + std::to_string(kFioMaxLineBytes) + " bytes (fio's limit)");
+      if (!valid_utf8(line)) fail(place, "not UTF-8 text");
       line = strip_end(trim_front(line));
       if (line.empty()) continue;
       if (line.front() == '[') {
@@ -160,6 +182,7 @@ class Parser {
       fail(place, "'" + printable(value) + "': fio's arithmetic expressions are not supported; write the number");
     if (out.size() > kFioMaxLineBytes)
       fail(place, "the value is longer than " + std::to_string(kFioMaxLineBytes) + " bytes once expanded");
+    if (!valid_utf8(out)) fail(place, "'" + printable(value) + "': not UTF-8 once ${...} is expanded");
     return out;
   }
 
@@ -1076,8 +1099,9 @@ std::optional<unsigned> own_kb_base(const FioSection& s) {
 
 FioOption override_option(const std::string& text) {
   FioOption o;
-  o.text = text;
   o.place = FioPlace{"--fio-set", 0};
+  if (!valid_utf8(text)) fail(o.place, "'" + printable(text) + "': not UTF-8");
+  o.text = text;
   const std::size_t eq = text.find('=');
   o.key = text.substr(0, eq);
   if (o.key.empty()) fail(o.place, "'" + printable(text) + "': expected KEY=VALUE");

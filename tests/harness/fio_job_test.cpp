@@ -209,6 +209,13 @@ TEST(FioParse, LimitsOnInput) {
   EXPECT_NE(refusal([] { parse(std::string("[job]\nrw=read\0x\n", 15)); }).find("NUL"), std::string::npos);
   EXPECT_NE(refusal([] { parse(std::string(kFioMaxFileBytes + 1, '\n')); }).find("larger than"), std::string::npos);
   EXPECT_NE(refusal([] { read_fio_text("/dev/zero"); }).find("not a regular file"), std::string::npos);
+  // Names and options go into the results' JSON: UTF-8 only (found by fuzz/fio_job_fuzz).
+  EXPECT_NE(refusal([] { parse("[global]\nname=f\x99\x90\n[j]\n"); }).find("dir/job.fio:2: not UTF-8"), std::string::npos);
+  EXPECT_EQ(parse("[j]\nname=\xc2\xb5s \xe2\x80\xa6\n").sections[0].options[0].value, "\xc2\xb5s \xe2\x80\xa6");
+  FakeWorld w;
+  w.env["BAD"] = "\xff";
+  EXPECT_NE(refusal([&] { parse("[j]\nname=${BAD}\n", w); }).find("not UTF-8"), std::string::npos);
+  EXPECT_NE(refusal([] { parse_fio_job("[j]\n", "bad\xff.fio", FakeWorld().context()); }).find("not UTF-8"), std::string::npos);
   EXPECT_NE(refusal([] { read_fio_text("/nonexistent/job.fio"); }).find("cannot be read"), std::string::npos);
 }
 
