@@ -102,6 +102,8 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       if (custom || size) throw UsageError("--fio", "a fio job file gives the experiments; leave out the matrix options");
       harness::FioMapSettings map_settings;
       map_settings.overrides = o->fio_set;
+      // --dir puts every job's files there, as --fio-set directory= would.
+      if (!o->dir.empty()) map_settings.overrides.push_back("directory=" + o->dir);
       map_settings.lenient = o->fio_lenient;
       jobs = harness::map_fio_jobs(harness::read_fio_job(o->fio_job), map_settings);
       for (const auto& j : jobs) {
@@ -152,6 +154,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       settings.fio = *fio;
       settings.fio_times_every_io = o->fio_clock;
       settings.fio_unbatched = o->fio_unbatched;
+      if (!jobs.empty()) settings.tolerance = 0.15;  // the goal for fio job files (issue 27): within 15%
 
       if (!o->json) {
         fmt::print("iolab crosscheck · {} ({}) · scratch {} ({}, {}) · {} · {}\n", version, fio->string(),

@@ -415,6 +415,8 @@ void add_run_command(CLI::App& app, Action& action) {
     if (!o->fio.empty()) {
       harness::FioMapSettings map_settings;
       map_settings.overrides = o->fio_set;
+      // --dir puts every job's files there, as --fio-set directory= would.
+      if (!o->dir.empty()) map_settings.overrides.push_back("directory=" + o->dir);
       map_settings.lenient = o->fio_lenient;
       fio_jobs = harness::map_fio_jobs(harness::read_fio_job(o->fio), map_settings);
       // One run measures one filesystem: the jobs' directory, unless --dir says where.
