@@ -29,20 +29,6 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-bool fio_installed() {
-  const char* path = std::getenv("PATH");
-  std::string p = path ? path : "";
-  std::size_t start = 0;
-  while (start <= p.size()) {
-    std::size_t colon = p.find(':', start);
-    std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    if (!dir.empty() && ::access((dir + "/fio").c_str(), X_OK) == 0) return true;
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  return false;
-}
-
 TEST(CrosscheckCli, WithoutFioOnPathItSaysSoInOneLineAndExits2) {
   ScopedEnv path("PATH", "/nonexistent");
   ProgramRun r = run_iolab({"crosscheck"});

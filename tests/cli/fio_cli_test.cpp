@@ -6,7 +6,6 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -140,21 +139,8 @@ TEST(FioCli, BadInputIsOneLineAndExit2) {
   }
 }
 
-bool fio_on_path() {
-  const char* path = std::getenv("PATH");
-  std::string p = path ? path : "";
-  for (std::size_t start = 0; start <= p.size();) {
-    std::size_t colon = p.find(':', start);
-    std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    if (!dir.empty() && ::access((dir + "/fio").c_str(), X_OK) == 0) return true;
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  return false;
-}
-
 TEST(FioCli, CrosscheckRunsEachMappedJobIfFioIsInstalled) {
-  if (!fio_on_path()) GTEST_SKIP() << "fio is not installed (apt-get install fio): nothing to compare with";
+  if (!fio_installed()) GTEST_SKIP() << "fio is not installed (apt-get install fio): nothing to compare with";
   Workdir w;
   auto job = w.job(kTwoJobs);
   ProgramRun r = run_iolab({"crosscheck", "--fio", job.string(), "--fio-set", "size=256k", "--rounds", "1", "--reps",
