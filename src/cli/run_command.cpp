@@ -266,19 +266,24 @@ void check_resources(const std::vector<harness::FileExperiment>& experiments, co
 // Command-line (and job-file) strings are already checked; the header also
 // shows what came from the system (paths, device names): printable.
 void print_header(const harness::Environment& env, const Settings& s, bool no_latency,
-                  std::optional<harness::Eviction> eviction) {
-  fmt::print("iolab {} · scratch {} ({}{}, {}) · {} timed reps + {} warm-up · seed {}\n", env.iolab_version,
-             printable(env.scratch_dir), printable(env.fs_type),
-             env.rotational ? (*env.rotational ? ", rotational" : ", SSD/virtual") : "", printable(env.device), s.reps,
-             s.warmup, s.seed);
+                  std::optional<harness::Eviction> eviction, bool per_fio_job) {
+  // A fio job file's jobs each say their own repetitions (print_fio_job).
+  const std::string reps = per_fio_job ? "repetitions per fio job (below)"
+                                       : fmt::format("{} timed reps + {} warm-up", s.reps, s.warmup);
+  fmt::print("iolab {} · scratch {} ({}{}, {}) · {} · seed {}\n", env.iolab_version, printable(env.scratch_dir),
+             printable(env.fs_type), env.rotational ? (*env.rotational ? ", rotational" : ", SSD/virtual") : "",
+             printable(env.device), reps, s.seed);
   fmt::print("{} · {} cores · {} RAM · {} · cold = {}\n", printable(env.cpu_model), env.cores,
              format_bytes(static_cast<double>(env.ram_bytes)), printable(env.kernel),
              eviction == harness::Eviction::DropCaches
                  ? "drop_caches (empties the whole machine's page cache, as asked)"
                  : "per file (fdatasync + fadvise of the file alone; the rest of the machine's cache is untouched)");
-  fmt::print("each repetition lasts at least {} (passes repeated within {} per experiment){}\n",
-             format_duration(s.min_time), format_duration(s.max_time),
-             no_latency ? "; no latency pass" : "; latency from a separate pass timing every call");
+  const std::string latency = no_latency ? "no latency pass" : "latency from a separate pass timing every call";
+  if (per_fio_job)
+    fmt::print("{} warm-up pass{} per experiment; {}\n", s.warmup, s.warmup == 1 ? "" : "es", latency);
+  else
+    fmt::print("each repetition lasts at least {} (passes repeated within {} per experiment); {}\n",
+               format_duration(s.min_time), format_duration(s.max_time), latency);
   std::fflush(stdout);
 }
 
@@ -537,7 +542,7 @@ void add_run_command(CLI::App& app, Action& action) {
         unshown.push_back(r);
       };
       harness::Runner runner(config, scratch);
-      print_header(environment, settings, o->no_latency, eviction);
+      print_header(environment, settings, o->no_latency, eviction, !fio_jobs.empty());
 
       auto show = [&](const std::vector<harness::Result>& rs) {
         progress.clear();
