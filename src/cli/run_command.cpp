@@ -322,9 +322,13 @@ void print_fio_job(const harness::FioMappedJob& job, const Settings& s) {
              s.min_time > 0 ? fmt::format("of at least {} within {}", format_duration(s.min_time), format_duration(s.max_time))
                             : std::string("of one pass each"),
              job.threads > 1 ? fmt::format(", {} threads", job.threads) : "");
-  for (const auto& o : job.options)
-    fmt::print("  {:<28} {}\n", printable(o.option), printable(o.mapping));
-  for (const auto& o : job.ignored) fmt::print("  {:<28} {}\n", printable(o.option), printable(o.mapping));
+  // Options from the command line or fio's defaults say so; the file's are at their line (in the JSON).
+  auto show = [](const harness::FioMappedOption& o) {
+    const std::string option = o.place.line == 0 ? o.option + " (" + o.place.file + ")" : o.option;
+    fmt::print("  {:<28} {}\n", printable(option), printable(o.mapping));
+  };
+  for (const auto& o : job.options) show(o);
+  for (const auto& o : job.ignored) show(o);
   for (const auto& n : job.notes) fmt::print("  note: {}\n", printable(n));
 }
 
