@@ -149,6 +149,8 @@ class Parser {
     std::string out;
     bool keyword = false;
     for (std::size_t i = 0; i < value.size();) {
+      if (out.size() > kFioMaxLineBytes)  // before a long variable repeated grows it further
+        fail(place, "the value is longer than " + std::to_string(kFioMaxLineBytes) + " bytes once expanded");
       if (value[i] != '$') {
         out += value[i++];
         continue;
@@ -871,7 +873,7 @@ class JobMapper {
       e.cache = CacheState::Warm;
       say(inv, "warm: fio leaves the file's pages as they are (a file it just laid out is cached); iolab reads it "
                "once and proves it resident before every pass");
-      say(pre, "0");
+      say(pre, "0: no pre-read");
     } else {
       e.cache = CacheState::Cold;
       const std::string text =
@@ -879,7 +881,7 @@ class JobMapper {
           "drops it once, when it opens the file, so its later loops (time_based, loops) read what stayed cached";
       if (inv) say(inv, text);
       else say_default("invalidate=1", text);
-      say(pre, "0");
+      say(pre, "0: no pre-read");
     }
   }
 
@@ -924,9 +926,9 @@ class JobMapper {
       const std::string text = "one " + (own_sync ? std::string("msync(MS_SYNC)") : std::string("fsync")) +
                                " after the last write of each pass, timed (iolab's sync policy " + to_string(p) + ")";
       if (on("end_fsync")) say(end, text);
-      else say(end, "0");
+      else say(end, "0: no flush of its own");
       if (on("fsync_on_close")) say(close, on("end_fsync") ? "the same flush (iolab closes the file once per pass)" : text);
-      else say(close, "0");
+      else say(close, "0: no flush of its own");
     } else {
       say(fs, "0: no flush");
       say(fds, "0: no flush");
@@ -990,7 +992,7 @@ class JobMapper {
       say(lp, "no effect with time_based (fio's time decides)");
       return;
     }
-    say(tb, "0");
+    say(tb, "0: the job ends when its I/O is done");
     if (loops > 1) {
       job_.reps = static_cast<unsigned>(loops);
       job_.min_time = 0.0;

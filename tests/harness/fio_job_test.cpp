@@ -215,6 +215,10 @@ TEST(FioParse, LimitsOnInput) {
   FakeWorld w;
   w.env["BAD"] = "\xff";
   EXPECT_NE(refusal([&] { parse("[j]\nname=${BAD}\n", w); }).find("not UTF-8"), std::string::npos);
+  w.env["BIG"] = std::string(1 << 20, 'x');
+  std::string many;
+  for (unsigned i = 0; i < 1000; ++i) many += "${BIG}";
+  EXPECT_NE(refusal([&] { parse("[j]\nname=" + many + "\n", w); }).find("once expanded"), std::string::npos);
   EXPECT_NE(refusal([] { parse_fio_job("[j]\n", "bad\xff.fio", FakeWorld().context()); }).find("not UTF-8"), std::string::npos);
   EXPECT_NE(refusal([] { read_fio_text("/nonexistent/job.fio"); }).find("cannot be read"), std::string::npos);
 }
