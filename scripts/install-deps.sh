@@ -7,7 +7,8 @@ what=${1:-build}
 build_pkgs=(build-essential cmake pkg-config liburing-dev libfmt-dev libcli11-dev
   nlohmann-json3-dev libxxhash-dev libtomlplusplus-dev liblmdb-dev libsqlite3-dev libaio-dev
   libopenmpi-dev openmpi-bin)
-test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev chromium clang libclang-rt-14-dev)
+# fio-examples: the job files the fio job-file tests read (fio itself is only recommended, not installed).
+test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev chromium clang libclang-rt-14-dev fio-examples)
 
 pkgs=("${build_pkgs[@]}")
 [ "$what" = build ] || pkgs+=("${test_pkgs[@]}")

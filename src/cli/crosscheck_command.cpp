@@ -13,6 +13,7 @@
 #include "iolab/base/error.h"
 #include "iolab/harness/crosscheck.h"
 #include "iolab/harness/fio.h"
+#include "iolab/harness/fio_job.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
 #include "iolab/harness/thresholds.h"
@@ -30,6 +31,9 @@ struct CrosscheckOptions : MatrixOptions {
   std::uint64_t seed = 0x10AB;
   std::string dir, fio = "fio", out;
   bool fio_clock = false, fio_unbatched = false, json = false;
+  std::string fio_job;               // --fio JOB.fio
+  std::vector<std::string> fio_set;  // --fio-set KEY=VALUE
+  bool fio_lenient = false;
 };
 
 void add_crosscheck_command(CLI::App& app, Action& action) {
@@ -58,7 +62,14 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0.0, 86400.0));
   cmd->add_option("--seed", o->seed, "Seed of the data pattern and of random offsets (default 0x10AB = 4267)");
   cmd->add_option("--dir", o->dir, "Parent of the scratch directory (default: $TMPDIR or /tmp)");
-  cmd->add_option("--fio", o->fio, "The fio program (default: fio, found on PATH)");
+  cmd->add_option("--fio", o->fio_job,
+                  "Cross-check the jobs of a fio job file, each mapped as iolab run --fio maps it (docs/fio-jobs.md); "
+                  "fio runs the mapped job on iolab's file, so both do the same work")
+      ->type_name("JOB.fio");
+  cmd->add_option("--fio-set", o->fio_set, "Set a fio option in every job of --fio, after the job's own (repeatable)")
+      ->type_name("KEY=VALUE");
+  cmd->add_flag("--fio-lenient", o->fio_lenient, "Ignore fio options iolab does not map instead of refusing the file");
+  cmd->add_option("--fio-program", o->fio, "The fio program (default: fio, found on PATH)");
   cmd->add_flag("--fio-clock", o->fio_clock,
                 "Let fio time every I/O for its latency statistics, as it does by default (shows what its clock "
                 "reads cost); otherwise --gtod_reduce=1");
@@ -75,7 +86,8 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       "Examples:\n"
       "  iolab crosscheck\n"
       "  iolab crosscheck --rounds 5 --json > crosscheck.json\n"
-      "  iolab crosscheck --method pread,vectored,mmap --bs 4k,64k --size 128m");
+      "  iolab crosscheck --method pread,vectored,mmap --bs 4k,64k --size 128m\n"
+      "  iolab crosscheck --fio /usr/share/doc/fio/examples/fio-seq-read.fio --fio-set size=256m");
 
   cmd->callback([o, &action] {
     // Validate everything before any work starts: bad input is one line and exit 2.
@@ -83,10 +95,40 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                   !o->buffer.empty() || !o->qd.empty();
     std::optional<std::uint64_t> size;
     if (!o->size.empty()) size = parse_size(o->size);
-    std::vector<harness::FileExperiment> experiments =
-        custom ? harness::expand(matrix_from(*o)) : harness::crosscheck_cases(size);
+    std::vector<harness::FioMappedJob> jobs;
+    std::string dir = o->dir;
+    std::vector<harness::FileExperiment> experiments;
+    if (!o->fio_job.empty()) {
+      if (custom || size) throw UsageError("--fio", "a fio job file gives the experiments; leave out the matrix options");
+      harness::FioMapSettings map_settings;
+      map_settings.overrides = o->fio_set;
+      // --dir puts every job's files there, as --fio-set directory= would.
+      if (!o->dir.empty()) map_settings.overrides.push_back("directory=" + o->dir);
+      map_settings.lenient = o->fio_lenient;
+      jobs = harness::map_fio_jobs(harness::read_fio_job(o->fio_job), map_settings);
+      for (const auto& j : jobs) {
+        if (j.threads > 1)
+          throw UsageError("fio job " + harness::to_string(j.place),
+                           "numjobs=" + std::to_string(j.threads) +
+                               ": crosscheck runs one worker on each side (--fio-set numjobs=1)");
+        if (dir.empty() && j.scratch_parent != jobs.front().scratch_parent)
+          throw UsageError("fio job " + harness::to_string(j.place),
+                           "its files go in " + j.scratch_parent.string() + ", the first job's in " +
+                               jobs.front().scratch_parent.string() + ": one filesystem per run (--dir)");
+        harness::FileExperiment e = j.experiment;
+        // Page-aligned buffers on both sides, as every crosscheck (a copy into
+        // a buffer off a cache line is slower, and fio's start wherever malloc put them).
+        e.buffer = io::BufferKind::Aligned;
+        experiments.push_back(std::move(e));
+      }
+      if (dir.empty()) dir = jobs.front().scratch_parent.string();
+    } else {
+      if (!o->fio_set.empty() || o->fio_lenient)
+        throw UsageError(o->fio_set.empty() ? "--fio-lenient" : "--fio-set", "applies to a fio job file (--fio JOB.fio)");
+      experiments = custom ? harness::expand(matrix_from(*o)) : harness::crosscheck_cases(size);
+    }
 
-    action = [o, experiments] {
+    action = [o, experiments, jobs, dir] {
       const char* path = std::getenv("PATH");
       auto fio = harness::find_program(o->fio, path ? path : "");
       if (!fio) {
@@ -94,7 +136,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                      o->fio.c_str(), o->fio.find('/') == std::string::npos ? "on PATH" : "an executable file");
         return 2;
       }
-      io::ScratchDir scratch(o->dir);
+      io::ScratchDir scratch(dir);
       harness::Environment env = harness::collect_environment(scratch.path());
       env.command = command_line();
       const std::string version = harness::fio_version(*fio, scratch);
@@ -112,6 +154,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       settings.fio = *fio;
       settings.fio_times_every_io = o->fio_clock;
       settings.fio_unbatched = o->fio_unbatched;
+      if (!jobs.empty()) settings.tolerance = 0.15;  // the goal for fio job files (issue 27): within 15%
 
       if (!o->json) {
         fmt::print("iolab crosscheck · {} ({}) · scratch {} ({}, {}) · {} · {}\n", version, fio->string(),
@@ -121,6 +164,10 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                    o->rounds, o->reps, format_duration(o->min_time), o->warmup,
                    o->fio_clock ? ", every I/O timed (its default)" : ", --gtod_reduce=1",
                    o->fio_unbatched ? ", queued requests submitted and reaped one per call (its default)" : "");
+        for (const auto& j : jobs)
+          fmt::print("fio job [{}] ({}): {} · the job's runtime, loops and time_based do not apply (crosscheck's "
+                     "rounds and repetitions do); buffers page-aligned on both sides\n",
+                     printable(j.section), printable(harness::to_string(j.place)), j.experiment.experiment);
         std::fflush(stdout);
       }
       auto on_round = [&](const harness::CrosscheckRow& row, const harness::CrosscheckRound& round) {
@@ -138,7 +185,10 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                        {"tolerance", settings.tolerance},
                        {"environment", harness::to_json(env)}};
       j["rows"] = nlohmann::json::array();
-      for (const auto& row : rows) j["rows"].push_back(harness::to_json(row, settings.tolerance));
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        j["rows"].push_back(harness::to_json(rows[i], settings.tolerance));
+        if (i < jobs.size()) j["rows"].back()["fio_job"] = harness::to_json(jobs[i], o->fio_job);  // a row per experiment, in order
+      }
       if (!o->out.empty()) {
         std::ofstream file(o->out, std::ios::trunc);
         file << j.dump(2) << '\n';

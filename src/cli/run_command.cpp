@@ -23,6 +23,7 @@
 #include "app.h"
 #include "iolab/base/error.h"
 #include "iolab/harness/console.h"
+#include "iolab/harness/fio_job.h"
 #include "iolab/harness/job.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/engine.h"
@@ -32,6 +33,7 @@
 #include "iolab/io/publish.h"
 #include "iolab/io/scratch.h"
 #include "iolab/report/html.h"
+#include "iolab/suites/file_per_worker.h"
 #include "iolab/suites/suite.h"
 #include "iolab/base/units.h"
 
@@ -50,6 +52,9 @@ struct RunOptions : MatrixOptions {
   bool quick = false;
   std::string reps, warmup, seed, min_time, max_time, records, threads;
   std::string dir, out, job;
+  std::string fio;                   // --fio JOB.fio
+  std::vector<std::string> fio_set;  // --fio-set KEY=VALUE, in order
+  bool fio_lenient = false;
 };
 
 // The run's settings, parsed.
@@ -261,20 +266,70 @@ void check_resources(const std::vector<harness::FileExperiment>& experiments, co
 // Command-line (and job-file) strings are already checked; the header also
 // shows what came from the system (paths, device names): printable.
 void print_header(const harness::Environment& env, const Settings& s, bool no_latency,
-                  std::optional<harness::Eviction> eviction) {
-  fmt::print("iolab {} · scratch {} ({}{}, {}) · {} timed reps + {} warm-up · seed {}\n", env.iolab_version,
-             printable(env.scratch_dir), printable(env.fs_type),
-             env.rotational ? (*env.rotational ? ", rotational" : ", SSD/virtual") : "", printable(env.device), s.reps,
-             s.warmup, s.seed);
+                  std::optional<harness::Eviction> eviction, bool per_fio_job) {
+  // A fio job file's jobs each say their own repetitions (print_fio_job).
+  const std::string reps = per_fio_job ? "repetitions per fio job (below)"
+                                       : fmt::format("{} timed reps + {} warm-up", s.reps, s.warmup);
+  fmt::print("iolab {} · scratch {} ({}{}, {}) · {} · seed {}\n", env.iolab_version, printable(env.scratch_dir),
+             printable(env.fs_type), env.rotational ? (*env.rotational ? ", rotational" : ", SSD/virtual") : "",
+             printable(env.device), reps, s.seed);
   fmt::print("{} · {} cores · {} RAM · {} · cold = {}\n", printable(env.cpu_model), env.cores,
              format_bytes(static_cast<double>(env.ram_bytes)), printable(env.kernel),
              eviction == harness::Eviction::DropCaches
                  ? "drop_caches (empties the whole machine's page cache, as asked)"
                  : "per file (fdatasync + fadvise of the file alone; the rest of the machine's cache is untouched)");
-  fmt::print("each repetition lasts at least {} (passes repeated within {} per experiment){}\n",
-             format_duration(s.min_time), format_duration(s.max_time),
-             no_latency ? "; no latency pass" : "; latency from a separate pass timing every call");
+  const std::string latency = no_latency ? "no latency pass" : "latency from a separate pass timing every call";
+  if (per_fio_job)
+    fmt::print("{} warm-up pass{} per experiment; {}\n", s.warmup, s.warmup == 1 ? "" : "es", latency);
+  else
+    fmt::print("each repetition lasts at least {} (passes repeated within {} per experiment); {}\n",
+               format_duration(s.min_time), format_duration(s.max_time), latency);
   std::fflush(stdout);
+}
+
+// ---- fio job files ------------------------------------------------------------
+
+// A fio job's repetition settings under the command line's: an option given
+// on the command line wins, then the job's (loops, runtime, time_based),
+// then iolab's.
+Settings settings_for(const harness::FioMappedJob& job, const Settings& base, const RunOptions& given) {
+  Settings s = base;
+  if (given.reps.empty() && job.reps) s.reps = *job.reps;
+  if (given.min_time.empty() && job.min_time) s.min_time = *job.min_time;
+  if (given.max_time.empty() && job.max_time) s.max_time = *job.max_time;
+  if (job.time_based_s) {  // the repetitions share the runtime
+    if (given.min_time.empty()) s.min_time = *job.time_based_s / s.reps;
+    if (given.max_time.empty()) s.max_time = *job.time_based_s;
+  }
+  return s;
+}
+
+// The record of a job's experiment: how the job was mapped, and a warning
+// per option --fio-lenient ignored.
+harness::Result with_fio_job(harness::Result r, const harness::FioMappedJob& job, const std::string& file) {
+  r.extra["fio"] = harness::to_json(job, file);
+  for (const auto& o : job.ignored)
+    r.warnings.push_back(harness::Warning{harness::WarningKind::Note, {o.option},
+                                          "fio option '" + o.option + "' (" + harness::to_string(o.place) +
+                                              ") ignored (--fio-lenient): iolab does not map it"});
+  return r;
+}
+
+void print_fio_job(const harness::FioMappedJob& job, const Settings& s) {
+  const harness::FileExperiment& e = job.experiment;
+  fmt::print("fio job [{}] ({}): {} method, {} repetitions {}{}\n", printable(job.section),
+             printable(harness::to_string(job.place)), e.method, s.reps,
+             s.min_time > 0 ? fmt::format("of at least {} within {}", format_duration(s.min_time), format_duration(s.max_time))
+                            : std::string("of one pass each"),
+             job.threads > 1 ? fmt::format(", {} threads", job.threads) : "");
+  // Options from the command line or fio's defaults say so; the file's are at their line (in the JSON).
+  auto show = [](const harness::FioMappedOption& o) {
+    const std::string option = o.place.line == 0 ? o.option + " (" + o.place.file + ")" : o.option;
+    fmt::print("  {:<28} {}\n", printable(option), printable(o.mapping));
+  };
+  for (const auto& o : job.options) show(o);
+  for (const auto& o : job.ignored) show(o);
+  for (const auto& n : job.notes) fmt::print("  note: {}\n", printable(n));
 }
 
 void add_run_command(CLI::App& app, Action& action) {
@@ -295,6 +350,17 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--threads", o->threads, "Parallel suite: worker counts, e.g. 1,2,4");
   cmd->add_option("--job", o->job, "Run the matrix of a TOML job file: keys method, op, pattern, bs, size, ops, cache, buffer, sync, "
                   "qd, evict, latency (as the matrix options; a string \"4k,1m\" or a list), reps, warmup, seed");
+  cmd->add_option("--fio", o->fio,
+                  "Run the jobs of a fio job file (each job one experiment: rw, bs, size, ioengine, iodepth, direct, "
+                  "numjobs, fsync..., runtime/time_based/loops; other options refused; see docs/fio-jobs.md)")
+      ->type_name("JOB.fio");
+  cmd->add_option("--fio-set", o->fio_set,
+                  "Set a fio option in every job, after the job's own (repeatable), e.g. --fio-set size=64m "
+                  "--fio-set runtime=2")
+      ->type_name("KEY=VALUE");
+  cmd->add_flag("--fio-lenient", o->fio_lenient,
+                "Ignore fio options iolab does not map (each is listed in the records' warnings) instead of refusing "
+                "the job file");
   auto* matrix = cmd->add_option_group("custom matrix", "Run exactly this matrix (suite 'custom'); lists are comma-separated");
   matrix->add_option("--method", o->method, "File methods, e.g. pread,mmap (see iolab methods)");
   matrix->add_option("--op", o->op, "read, write (default read)");
@@ -324,17 +390,24 @@ void add_run_command(CLI::App& app, Action& action) {
       "  iolab run --quick\n"
       "  iolab run seq-read copy --scale default --reps 3\n"
       "  iolab run --method pread,mmap --op read --pattern seq --bs 4k,1m --size 1g --cache warm --reps 5 --out r.json\n"
-      "  iolab run --job my-job.toml   # e.g. method = [\"pread\", \"mmap\"]  bs = \"4k,1m\"  size = \"1g\"  reps = 5");
+      "  iolab run --job my-job.toml   # e.g. method = [\"pread\", \"mmap\"]  bs = \"4k,1m\"  size = \"1g\"  reps = 5\n"
+      "  iolab run --fio /usr/share/doc/fio/examples/fio-seq-read.fio --fio-set size=256m --fio-set runtime=2 "
+      "--fio-set directory=/tmp");
 
   cmd->callback([o, matrix, &action] {
     const bool custom = matrix->count_all() > 0;
+    if (!o->fio.empty() && (custom || !o->job.empty() || !o->suites.empty()))
+      throw UsageError("--fio", "a fio job file describes the whole run; give it alone (with run settings such as "
+                                "--reps, --dir, --out)");
+    if (o->fio.empty() && (!o->fio_set.empty() || o->fio_lenient))
+      throw UsageError(o->fio_set.empty() ? "--fio-lenient" : "--fio-set", "applies to a fio job file (--fio JOB.fio)");
     if (!o->job.empty() && custom)
       throw UsageError("--job", "a job file describes the whole matrix; give it or the matrix options, not both");
     if ((custom || !o->job.empty()) && !o->suites.empty())
       throw UsageError("suites " + o->suites.front(), "give suites or a custom matrix, not both");
     const std::pair<bool, const char*> suites_only[] = {
         {!o->scale.empty(), "--scale"}, {!o->records.empty(), "--records"}, {!o->threads.empty(), "--threads"}};
-    if (custom || !o->job.empty())
+    if (custom || !o->job.empty() || !o->fio.empty())
       for (const auto& [given, name] : suites_only)
         if (given) throw UsageError(name, "applies to suites; a custom matrix has its own sizes");
     std::string scale = o->scale.empty() ? "default" : o->scale;
@@ -346,7 +419,40 @@ void add_run_command(CLI::App& app, Action& action) {
     Settings settings = settings_from(*o);
     std::vector<harness::FileExperiment> experiments;
     std::vector<const suites::Suite*> chosen;
-    if (!o->job.empty()) {
+    std::vector<harness::FioMappedJob> fio_jobs;
+    std::string dir = o->dir;
+    if (!o->fio.empty()) {
+      harness::FioMapSettings map_settings;
+      map_settings.overrides = o->fio_set;
+      // --dir puts every job's files there, as --fio-set directory= would.
+      if (!o->dir.empty()) map_settings.overrides.push_back("directory=" + o->dir);
+      map_settings.lenient = o->fio_lenient;
+      fio_jobs = harness::map_fio_jobs(harness::read_fio_job(o->fio), map_settings);
+      // One run measures one filesystem: the jobs' directory, unless --dir says where.
+      if (dir.empty()) {
+        dir = fio_jobs.front().scratch_parent.string();
+        for (const auto& j : fio_jobs)
+          if (j.scratch_parent != fio_jobs.front().scratch_parent)
+            throw UsageError("fio job " + harness::to_string(j.place),
+                             "its files go in " + j.scratch_parent.string() + ", job [" + fio_jobs.front().section +
+                                 "]'s in " + fio_jobs.front().scratch_parent.string() +
+                                 ": iolab measures one filesystem per run (--dir, or --fio-set directory=, puts them "
+                                 "together)");
+      }
+      for (const auto& j : fio_jobs) {
+        harness::EngineSettings engine;
+        const Settings s = settings_for(j, settings, *o);
+        engine.reps = s.reps;
+        engine.warmup = s.warmup;
+        engine.min_time = s.min_time;
+        engine.max_time = s.max_time;
+        harness::check_settings(engine);
+        // The space and memory every worker's file needs, checked like one file of them all.
+        harness::FileExperiment all = j.experiment;
+        all.file_size *= j.threads;
+        experiments.push_back(all);
+      }
+    } else if (!o->job.empty()) {
       harness::Job job = harness::read_job(o->job);
       experiments = harness::expand(job.matrix);
       if (job.reps && o->reps.empty()) settings.reps = *job.reps;
@@ -378,8 +484,10 @@ void add_run_command(CLI::App& app, Action& action) {
       engine.max_time = settings.max_time;
       harness::check_settings(engine);  // --warmup 0 with a min-time, ...: refused before any work
     }
-    check_resources(experiments, o->dir);
-    const std::optional<Outputs> named = o->out.empty() ? std::nullopt : std::optional(named_outputs(o->out, o->job));
+    check_resources(experiments, dir);
+    if (!fio_jobs.empty()) experiments.clear();  // checked; the jobs run as mapped
+    const std::optional<Outputs> named =
+        o->out.empty() ? std::nullopt : std::optional(named_outputs(o->out, o->fio.empty() ? o->job : o->fio));
     suites::SuiteOptions suite_options;
     suite_options.scale = suites::parse_scale(scale);
     if (!o->records.empty()) suite_options.records = parse_count(o->records, "--records", 1);
@@ -392,8 +500,8 @@ void add_run_command(CLI::App& app, Action& action) {
     std::optional<harness::Eviction> eviction;
     if (!o->evict.empty()) eviction = harness::parse_eviction(o->evict);
 
-    action = [o, experiments, chosen, suite_options, settings, eviction, named] {
-      io::ScratchDir scratch(o->dir);
+    action = [o, experiments, chosen, suite_options, settings, eviction, named, fio_jobs, dir] {
+      io::ScratchDir scratch(dir);
       const Outputs outputs = named ? *named : outputs_for(default_json(), false);
       io::check_publishable(outputs.json.has_parent_path() ? outputs.json.parent_path() : ".");
       harness::Environment environment = harness::collect_environment(scratch.path());
@@ -401,8 +509,9 @@ void add_run_command(CLI::App& app, Action& action) {
       RunRecord record(outputs, environment);
 
       bool color = harness::use_color(stdout);
-      harness::Progress progress(::isatty(STDERR_FILENO) == 1, static_cast<unsigned>(experiments.size()),
-                                harness::use_color(stderr));
+      harness::Progress progress(::isatty(STDERR_FILENO) == 1,
+                                 static_cast<unsigned>(fio_jobs.empty() ? experiments.size() : fio_jobs.size()),
+                                 harness::use_color(stderr));
       // On the cleanup thread when a signal ends the run (io/scratch.h).
       io::InterruptHook save_on_signal([&record, erase = progress.enabled()](int sig) {
         std::string line = "interrupted by " + io::signal_name(sig);
@@ -437,7 +546,7 @@ void add_run_command(CLI::App& app, Action& action) {
         unshown.push_back(r);
       };
       harness::Runner runner(config, scratch);
-      print_header(environment, settings, o->no_latency, eviction);
+      print_header(environment, settings, o->no_latency, eviction, !fio_jobs.empty());
 
       auto show = [&](const std::vector<harness::Result>& rs) {
         progress.clear();
@@ -446,7 +555,25 @@ void add_run_command(CLI::App& app, Action& action) {
         unshown.clear();
       };
       try {
-        if (!experiments.empty()) {
+        if (!fio_jobs.empty()) {
+          // Each job with its own repetition settings, one after another.
+          for (const auto& job : fio_jobs) {
+            const Settings s = settings_for(job, settings, *o);
+            harness::RunConfig job_config = config;
+            job_config.reps = s.reps;
+            job_config.min_time = s.min_time;
+            job_config.max_time = s.max_time;
+            progress.clear();
+            print_fio_job(job, s);
+            std::fflush(stdout);
+            harness::Runner job_runner(job_config, scratch);
+            harness::Result r = job.threads > 1 ? suites::run_file_per_worker(job_runner, job.experiment, job.threads)
+                                                : job_runner.run(job.experiment);
+            r = with_fio_job(std::move(r), job, o->fio);
+            record.done({r});
+            show({r});
+          }
+        } else if (!experiments.empty()) {
           // A table as soon as its group (methods vary fastest) is complete.
           for (std::size_t i = 0; i < experiments.size(); ++i) {
             record.done({runner.run(experiments[i])});

@@ -29,20 +29,6 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-bool fio_installed() {
-  const char* path = std::getenv("PATH");
-  std::string p = path ? path : "";
-  std::size_t start = 0;
-  while (start <= p.size()) {
-    std::size_t colon = p.find(':', start);
-    std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    if (!dir.empty() && ::access((dir + "/fio").c_str(), X_OK) == 0) return true;
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  return false;
-}
-
 TEST(CrosscheckCli, WithoutFioOnPathItSaysSoInOneLineAndExits2) {
   ScopedEnv path("PATH", "/nonexistent");
   ProgramRun r = run_iolab({"crosscheck"});
@@ -54,7 +40,7 @@ TEST(CrosscheckCli, WithoutFioOnPathItSaysSoInOneLineAndExits2) {
 }
 
 TEST(CrosscheckCli, AFioThatIsNotThereIsNamed) {
-  ProgramRun r = run_iolab({"crosscheck", "--fio", "/nonexistent/fio"});
+  ProgramRun r = run_iolab({"crosscheck", "--fio-program", "/nonexistent/fio"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err_lines(), 1u) << r.err;
   EXPECT_NE(r.err.find("/nonexistent/fio"), std::string::npos) << r.err;

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -130,6 +131,21 @@ inline ProgramRun run_iolab(const std::vector<std::string>& args, const StartOpt
   ProgramRun r = start_iolab(args, options)->finish();
   if (r.signal != 0) ADD_FAILURE() << "iolab died of signal " << r.signal;
   return r;
+}
+
+// Whether a fio program is on PATH (the crosscheck tests compare with it when it is).
+inline bool fio_installed() {
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "";
+  std::size_t start = 0;
+  while (start <= p.size()) {
+    std::size_t colon = p.find(':', start);
+    std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    if (!dir.empty() && ::access((dir + "/fio").c_str(), X_OK) == 0) return true;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return false;
 }
 
 // Polls `ready` (every 5 ms) until it holds, for at most `limit`: for a
