@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/fio_job.h"
 
 using namespace iolab::harness;

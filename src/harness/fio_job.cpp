@@ -13,9 +13,9 @@
 
 #include <fmt/format.h>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/io/registry.h"
-#include "iolab/units.h"
+#include "iolab/base/units.h"
 
 namespace iolab::harness {
 

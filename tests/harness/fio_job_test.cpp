@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/fio_job.h"
 #include "iolab/io/scratch.h"
 

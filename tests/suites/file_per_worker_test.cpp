@@ -3,7 +3,7 @@
 // the region workload cannot do is refused.
 #include <gtest/gtest.h>
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
 #include "iolab/suites/file_per_worker.h"

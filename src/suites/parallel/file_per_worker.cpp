@@ -1,6 +1,6 @@
 #include "iolab/suites/file_per_worker.h"
 
-#include "iolab/error.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/requests.h"
 #include "iolab/io/registry.h"
 #include "iolab/suites/parallel.h"
