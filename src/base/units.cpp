@@ -1,5 +1,6 @@
 #include "iolab/base/units.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
@@ -188,6 +189,17 @@ std::string size_label(std::uint64_t b) {
     ++u;
   }
   return std::to_string(b) + (u >= 0 ? std::string(1, units[u]) : "");
+}
+
+std::string format_percent(double fraction) {
+  if (!std::isfinite(fraction)) return "n/a";
+  const double p = fraction * 100;
+  if (p == 0) return "0%";
+  const int digits = std::fabs(fraction) < 0.1 ? 1 : 2;
+  const int decimals = std::max(0, digits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(p)))));
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f%%", decimals, p);
+  return buf;
 }
 
 }  // namespace iolab

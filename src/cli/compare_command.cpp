@@ -34,7 +34,7 @@ void add_compare_command(CLI::App& app, Action& action) {
   });
 }
 
-const CommandRegistration registration{60, add_compare_command};
+const CommandRegistration compare_registration{60, add_compare_command};
 
 }  // namespace
 }  // namespace iolab::cli

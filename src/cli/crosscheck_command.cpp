@@ -202,7 +202,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
   });
 }
 
-const CommandRegistration registration{55, add_crosscheck_command};
+const CommandRegistration crosscheck_registration{55, add_crosscheck_command};
 
 }  // namespace
 }  // namespace iolab::cli

@@ -55,7 +55,7 @@ void add_methods_command(CLI::App& app, Action& action) {
   });
 }
 
-const CommandRegistration registration{10, add_methods_command};
+const CommandRegistration methods_registration{10, add_methods_command};
 
 }  // namespace
 }  // namespace iolab::cli

@@ -103,7 +103,7 @@ void add_recommend_command(CLI::App& app, Action& action) {
   });
 }
 
-const CommandRegistration registration{50, add_recommend_command};
+const CommandRegistration recommend_registration{50, add_recommend_command};
 
 }  // namespace
 }  // namespace iolab::cli

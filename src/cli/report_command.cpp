@@ -42,7 +42,7 @@ void add_report_command(CLI::App& app, Action& action) {
   });
 }
 
-const CommandRegistration registration{40, add_report_command};
+const CommandRegistration report_registration{40, add_report_command};
 
 }  // namespace
 }  // namespace iolab::cli

@@ -616,7 +616,7 @@ void add_run_command(CLI::App& app, Action& action) {
   });
 }
 
-const CommandRegistration registration{20, add_run_command};
+const CommandRegistration run_registration{20, add_run_command};
 
 }  // namespace
 }  // namespace iolab::cli

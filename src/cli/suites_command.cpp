@@ -46,7 +46,7 @@ void add_suites_command(CLI::App& app, Action& action) {
   });
 }
 
-const CommandRegistration registration{30, add_suites_command};
+const CommandRegistration suites_registration{30, add_suites_command};
 
 }  // namespace
 }  // namespace iolab::cli

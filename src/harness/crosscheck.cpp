@@ -21,7 +21,6 @@ constexpr std::uint64_t kShowBytesFrom = 64 * 1024;
 
 double ratio(double a, double b) { return a > 0 && b > 0 ? a / b : 0; }
 
-std::string percent(double fraction) { return fmt::format("{:.0f}%", fraction * 100); }
 
 // fio's files, one per size, in the runner's scratch directory; removed with this.
 class FioFiles {
@@ -348,7 +347,7 @@ std::vector<std::string> differences(const CrosscheckRow& row) {
     }
     out.push_back(fmt::format("cache: warm for both (fio --invalidate=0 keeps the pages; its default drops them when it "
                               "opens the file); resident before the timed reads: iolab {} at least, fio {}",
-                              percent(iolab_least), percent(fio_least)));
+                              format_percent(iolab_least), format_percent(fio_least)));
   }
   out.push_back(job.aligned_buffers
                     ? "buffers: page-aligned for both (fio --iomem_align=4k)"
@@ -449,18 +448,18 @@ std::string format_crosscheck(const std::vector<CrosscheckRow>& rows, const Cros
     const bool wall_ok = m.wall_ratio > 0 && std::abs(m.wall_ratio - 1.0) <= settings.tolerance + 1e-12;
     within += cpu_ok;
     if (cpu_ok && wall_ok) {
-      out += fmt::format("  within {} per CPU second ({}) and per wall second ({})\n", percent(settings.tolerance),
+      out += fmt::format("  within {} per CPU second ({}) and per wall second ({})\n", format_percent(settings.tolerance),
                          ratio_text(m.cpu_ratio), ratio_text(m.wall_ratio));
       continue;
     }
     out += fmt::format("  gap: per CPU second {} ({}), per wall second {} ({}); what differs and what each measured:\n",
-                       ratio_text(m.cpu_ratio), cpu_ok ? "within " + percent(settings.tolerance) : "outside",
-                       ratio_text(m.wall_ratio), wall_ok ? "within " + percent(settings.tolerance) : "outside");
+                       ratio_text(m.cpu_ratio), cpu_ok ? "within " + format_percent(settings.tolerance) : "outside",
+                       ratio_text(m.wall_ratio), wall_ok ? "within " + format_percent(settings.tolerance) : "outside");
     for (const auto& d : differences(row)) out += "    - " + d + "\n";
   }
   out += fmt::format("\n{} of {} measured experiments within {} per CPU second (the goal); {} rounds, order "
                      "alternating.\n",
-                     within, measured, percent(settings.tolerance), settings.rounds);
+                     within, measured, format_percent(settings.tolerance), settings.rounds);
   return out;
 }
 

@@ -593,13 +593,13 @@ class JobOptions {
   std::vector<Setting> settings_;
 };
 
-struct Engine {
+struct EngineMapping {
   std::string_view fio;           // fio's ioengine
   std::string_view buffered, direct;  // iolab's method for buffered and O_DIRECT I/O ("" = none)
   std::string_view why_not_buffered, why_not_direct;
   std::string_view how;           // what the pair does, said once
 };
-constexpr std::array<Engine, 7> kEngines{{
+constexpr std::array<EngineMapping, 7> kJobEngines{{
     {"psync", "pread", "direct", "", "", "pread(2)/pwrite(2) at explicit offsets, as fio's psync"},
     {"sync", "syscall", "", "",
      "iolab's O_DIRECT method calls pread(2)/pwrite(2) (fio's psync), not read(2)/write(2); use ioengine=psync",
@@ -738,8 +738,8 @@ class JobMapper {
     const std::string name = s ? s->value.text : "psync";
     const Setting* d = get("direct");
     direct_ = d && (d->spec->name == "buffered" ? d->value.number == 0 : d->value.number != 0);
-    const Engine* engine = nullptr;
-    for (const auto& candidate : kEngines)
+    const EngineMapping* engine = nullptr;
+    for (const auto& candidate : kJobEngines)
       if (candidate.fio == name) engine = &candidate;
     if (!engine) {
       if (name == "posixaio") refuse(s, "iolab has no POSIX AIO (aio_read/aio_write) method");

@@ -1,3 +1,4 @@
+#include "iolab/base/units.h"
 #include "iolab/harness/result.h"
 
 #include <cmath>
@@ -14,7 +15,6 @@ namespace iolab::harness {
 using nlohmann::json;
 
 namespace {
-constexpr double kMiB = 1024.0 * 1024.0;
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 

@@ -33,7 +33,6 @@ std::string experiment_label(const Result& r) {
   return s;
 }
 
-std::string percent(double fraction) { return std::to_string(static_cast<int>(fraction * 100 + 0.5)) + "%"; }
 
 // Files this experiment created; removed on every way out.
 class ExperimentFiles {
@@ -291,7 +290,7 @@ class FileWorkload final : public Workload {
       r = resident_fraction(file_);
     }
     if (r > thresholds::kColdResidentMax)
-      throw SkipExperiment("could not make the file cold: " + percent(r) + " of it stayed resident after " +
+      throw SkipExperiment("could not make the file cold: " + format_percent(r) + " of it stayed resident after " +
                            cache_method_ + "; a figure from it would be a warm one");
     if (kind == PassKind::Timed) most_resident_ = std::max(most_resident_, r);
   }
@@ -403,9 +402,9 @@ class FileWorkload final : public Workload {
       r.resident_fraction = e_.cache == CacheState::Warm ? least_resident_ : most_resident_;
       if (e_.cache == CacheState::Warm && least_resident_ < thresholds::kWarmResidentMin)
         r.warn(WarningKind::NotWarm,
-               "not warm: only " + percent(least_resident_) + " of the file was resident before a timed pass "
+               "not warm: only " + format_percent(least_resident_) + " of the file was resident before a timed pass "
                "(memory pressure?); the figure mixes page-cache and device reads",
-               {percent(least_resident_) + " resident"});
+               {format_percent(least_resident_) + " resident"});
     }
     if (e_.op == Op::Write) {
       r.sync = sync_;

@@ -10,8 +10,6 @@
 namespace iolab::report {
 
 namespace {
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kGiB = kMiB * 1024.0;
 // A repetition shorter than this was not measured: no clock iolab uses resolves it.
 constexpr double kShortestSample = 1e-9;
 
@@ -170,7 +168,6 @@ std::string duration_text(double s) {
   return sig(s, 2) + " s";
 }
 
-std::string percent(double fraction) { return sig(fraction * 100, fraction < 0.1 ? 1 : 2) + "%"; }
 
 bool counts_bytes(const harness::Result& r) { return r.bytes > 0; }
 

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "iolab/base/units.h"
 #include "iolab/harness/result.h"
 
 namespace iolab::report {
@@ -42,8 +43,6 @@ std::string times(double ratio);
 std::string bytes_text(std::uint64_t bytes);
 // "1.0 µs" style duration with two significant digits.
 std::string duration_text(double seconds);
-// "45%".
-std::string percent(double fraction);
 
 // A record with figures to show: it ran (not skipped), moved some work, and
 // every repetition took a measurable time (finite, at least 1 ns). A file

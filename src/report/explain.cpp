@@ -171,7 +171,7 @@ std::vector<std::string> explain(const Family& f) {
       std::string where_least = f.axis == Axis::None ? "" : " at " + x_text(f, least->x);
       out.push_back("CPU per GiB ranges from " + sig(cpu_per_gib(*least->result), 2) + " s (" + least->series +
                     where_least + ") to " + sig(cpu_per_gib(m), 2) + " s (" + most->series + where_most + ", " +
-                    percent(sys_share) + " of it in the kernel).");
+                    format_percent(sys_share) + " of it in the kernel).");
     } else if (most) {
       out.push_back(most->series + " used " + sig(cpu_per_gib(*most->result), 2) + " s of CPU per GiB.");
     }

@@ -213,7 +213,7 @@ Html body_html(const ReportModel& m, nlohmann::json& charts) {
           "fastest repetition of any other method at the same condition, at the least favourable one. The winner is "
           "clear only when it ran at every condition where methods met and, at each, its slowest repetition beat every "
           "other method's fastest, with medians more than " +
-          text(percent(harness::thresholds::kTieRatio - 1)) +
+          text(format_percent(harness::thresholds::kTieRatio - 1)) +
           " apart. Records whose figures carry warnings (too short, outliers, not warm, not cold) are left out and "
           "counted. Reads have no flush policy; writes go to a fresh file, buffered or O_DIRECT; flush \"end\" is one "
           "flush after the last write.</p>";

@@ -9,13 +9,13 @@
 #include "common.h"
 #include "explain.h"
 #include "family_charts.h"
+#include "iolab/base/units.h"
 #include "iolab/harness/thresholds.h"
 
 namespace iolab::report {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -51,7 +51,7 @@ std::string cache_text(const harness::Result& r) {
   if (!r.cache) return "";
   std::string t = harness::cache_name(r);
   if (!r.cache_method.empty()) t += " (" + r.cache_method + ")";
-  if (r.resident_fraction) t += ", " + percent(*r.resident_fraction) + " resident";
+  if (r.resident_fraction) t += ", " + format_percent(*r.resident_fraction) + " resident";
   return t;
 }
 
@@ -91,11 +91,11 @@ void collect_notes(SuiteSection& section, const SuiteView& suite, const std::vec
     // Files from elsewhere (or schema 1) may hold a "cold" figure whose file was not cold.
     if (r->cache == harness::CacheState::Cold && r->resident_fraction &&
         *r->resident_fraction > harness::thresholds::kColdResidentMax && !r->has_warning(harness::WarningKind::NotCold))
-      note("not_cold", "\"cold\" but " + percent(*r->resident_fraction) + " of the file was resident before a timed run");
+      note("not_cold", "\"cold\" but " + format_percent(*r->resident_fraction) + " of the file was resident before a timed run");
     if (measured(*r)) {
       harness::Summary s = r->seconds();
       if (s.n >= 2 && s.cv > 0.10 && !r->has_warning(harness::WarningKind::Outliers))
-        note("noisy", "noisy: cv " + percent(s.cv) + " over " + std::to_string(s.n) + " repetitions");
+        note("noisy", "noisy: cv " + format_percent(s.cv) + " over " + std::to_string(s.n) + " repetitions");
       if (!r->verified && r->op == harness::Op::Read) note("not_verified", "data read was not verified");
     }
     if (notes.empty()) continue;
@@ -159,7 +159,7 @@ PointFacts facts_of(const Family& f, const Point& p) {
   out.slowest = rt.slowest;
   out.fastest = rt.fastest;
   out.rate_t = sig(rt.median, 3) + unit;
-  out.spread_t = sig(rt.slowest, 3) + " .. " + sig(rt.fastest, 3) + unit + " (cv " + percent(s.cv) + ")";
+  out.spread_t = sig(rt.slowest, 3) + " .. " + sig(rt.fastest, 3) + unit + " (cv " + format_percent(s.cv) + ")";
   out.reps_t = std::to_string(s.n) + (s.n == 1 ? " rep" : " reps") + " of " + count(passes(r)) +
                (passes(r) == 1 ? " pass" : " passes");
   if (r.latency_ns && std::isfinite(r.latency_ns->p50) && r.latency_ns->p50 > 0) {

@@ -275,7 +275,7 @@ std::string Cell::summary() const {
     if (worst_against != runner_up) worst += " vs " + visible(worst_against);
     if (block_sizes.size() > 1 && !clear) worst += " at " + bytes_text(worst_block);
     if (!clear && worst_ratio > 1 && absent == 0 && unresolved == 0)
-      worst += "; a lead within " + percent(harness::thresholds::kTieRatio - 1) + " is a tie";
+      worst += "; a lead within " + format_percent(harness::thresholds::kTieRatio - 1) + " is a tie";
   }
   if (absent > 0) worst += "; " + visible(best) + " not measured at " + std::to_string(absent) + " of " + std::to_string(contested) + " conditions";
   if (unresolved > 0)
@@ -358,7 +358,7 @@ std::string format_text(const DecisionTable& t) {
       "Records with warnings (too short, outliers, not warm, not cold) are left out. reads warm: the file was resident; "
       "reads cold: evicted first, or O_DIRECT. writes: to a fresh file, through the page cache (first column) or "
       "O_DIRECT (second column: the bytes are on the device); flush \"end\": one flush after the last write.\n",
-      percent(harness::thresholds::kTieRatio - 1));
+      format_percent(harness::thresholds::kTieRatio - 1));
   return out;
 }
 

@@ -134,8 +134,8 @@ class BufferAllocSuite final : public Suite {
   }
 };
 
-const BufferAllocSuite instance;
-const SuiteRegistration registration{30, &instance};
+const BufferAllocSuite buffer_alloc_suite;
+const SuiteRegistration buffer_alloc_registration{30, SuiteGroup::Seeds, &buffer_alloc_suite};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -57,7 +57,7 @@ struct Plan {
   std::uint64_t dirty_rate = 0;    // its offered load, bytes per second
 };
 
-Plan plan_for(Scale s) {
+Plan commitlog_plan(Scale s) {
   switch (s) {
     case Scale::Tiny: return {0, 500, 256 * KiB, 64 * KiB, {1 * KiB}, {2}, {4}, 2, 2 * MiB, false, 0};
     case Scale::Quick:
@@ -69,7 +69,7 @@ Plan plan_for(Scale s) {
       return {10, 0, 1 * GiB, 4 * MiB, {64, 1 * KiB, 4 * KiB, 64 * KiB, 1 * MiB}, {1, 2, 4, 8, 16},
               {1, 16, 64, 128, 256}, 4, 1 * GiB, true, 100 * MiB};
   }
-  return plan_for(Scale::Default);
+  return commitlog_plan(Scale::Default);
 }
 
 // The flush threads never find enough to sync (close still syncs): a
@@ -532,7 +532,7 @@ class CommitLogSuite final : public Suite {
   }
 
   std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
-    Plan plan = plan_for(options.scale);
+    Plan plan = commitlog_plan(options.scale);
     CommitLogRuns runs(runner, plan);
     std::vector<harness::Result> out;
     designs_by_size(runs, plan, out);
@@ -546,9 +546,9 @@ class CommitLogSuite final : public Suite {
   }
 };
 
-const CommitLogSuite instance;
+const CommitLogSuite commitlog_suite;
 // Not in the seeds group (order >= 100): `iolab run commitlog` runs it by name.
-const SuiteRegistration registration{110, &instance};
+const SuiteRegistration commitlog_registration{110, SuiteGroup::ByName, &commitlog_suite};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -159,8 +159,8 @@ class CopySuite final : public Suite {
   }
 };
 
-const CopySuite instance;
-const SuiteRegistration registration{50, &instance};
+const CopySuite copy_suite;
+const SuiteRegistration copy_registration{50, SuiteGroup::Seeds, &copy_suite};
 
 }  // namespace
 }  // namespace iolab::suites

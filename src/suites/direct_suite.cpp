@@ -158,8 +158,8 @@ class DirectSuite final : public Suite {
   }
 };
 
-const DirectSuite instance;
-const SuiteRegistration registration{60, &instance};
+const DirectSuite direct_suite;
+const SuiteRegistration direct_registration{60, SuiteGroup::Seeds, &direct_suite};
 
 }  // namespace
 }  // namespace iolab::suites

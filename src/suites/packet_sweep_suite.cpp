@@ -160,8 +160,8 @@ class PacketSweepSuite final : public Suite {
   }
 };
 
-const PacketSweepSuite instance;
-const SuiteRegistration registration{70, &instance};
+const PacketSweepSuite packet_sweep_suite;
+const SuiteRegistration packet_sweep_registration{70, SuiteGroup::Seeds, &packet_sweep_suite};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -318,8 +318,8 @@ class ParallelSuite final : public Suite {
   }
 };
 
-const ParallelSuite instance;
-const SuiteRegistration registration{90, &instance};
+const ParallelSuite parallel_suite;
+const SuiteRegistration parallel_registration{90, SuiteGroup::Seeds, &parallel_suite};
 
 }  // namespace
 }  // namespace iolab::suites

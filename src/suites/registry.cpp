@@ -1,5 +1,5 @@
 #include <algorithm>
-#include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -9,27 +9,34 @@
 
 namespace iolab::suites {
 namespace {
-std::vector<std::pair<int, const Suite*>>& registry() {
-  static std::vector<std::pair<int, const Suite*>> suites;
+struct Registered {
+  int order;
+  SuiteGroup group;
+  const Suite* suite;
+};
+std::vector<Registered>& registry() {
+  static std::vector<Registered> suites;
   return suites;
 }
 
-// Registered suites with order below `end`, sorted by order.
-std::vector<const Suite*> suites_before(int end) {
+// Registered suites (of `group` only, if given), sorted by order.
+std::vector<const Suite*> sorted_suites(std::optional<SuiteGroup> group) {
   auto sorted = registry();
-  std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.order < b.order; });
   std::vector<const Suite*> out;
-  for (auto& [order, s] : sorted)
-    if (order < end) out.push_back(s);
+  for (auto& r : sorted)
+    if (!group || r.group == *group) out.push_back(r.suite);
   return out;
 }
 
 }  // namespace
 
-SuiteRegistration::SuiteRegistration(int order, const Suite* suite) { registry().emplace_back(order, suite); }
+SuiteRegistration::SuiteRegistration(int order, SuiteGroup group, const Suite* suite) {
+  registry().push_back({order, group, suite});
+}
 
-std::vector<const Suite*> all_suites() { return suites_before(std::numeric_limits<int>::max()); }
-std::vector<const Suite*> seed_suites() { return suites_before(kSeedsGroupEnd); }
+std::vector<const Suite*> all_suites() { return sorted_suites(std::nullopt); }
+std::vector<const Suite*> seed_suites() { return sorted_suites(SuiteGroup::Seeds); }
 
 const Suite& find_suite(std::string_view name) {
   std::string known;

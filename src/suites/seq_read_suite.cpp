@@ -115,8 +115,8 @@ class SeqReadSuite final : public Suite {
   }
 };
 
-const SeqReadSuite instance;
-const SuiteRegistration registration{10, &instance};
+const SeqReadSuite seq_read_suite;
+const SuiteRegistration seq_read_registration{10, SuiteGroup::Seeds, &seq_read_suite};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -616,8 +616,8 @@ class StoreSuite final : public Suite {
   }
 };
 
-const StoreSuite instance;
-const SuiteRegistration registration{80, &instance};
+const StoreSuite store_suite;
+const SuiteRegistration store_registration{80, SuiteGroup::Seeds, &store_suite};
 
 }  // namespace
 }  // namespace iolab::suites

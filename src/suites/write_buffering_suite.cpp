@@ -192,8 +192,8 @@ class WriteBufferingSuite final : public Suite {
   }
 };
 
-const WriteBufferingSuite instance;
-const SuiteRegistration registration{20, &instance};
+const WriteBufferingSuite write_buffering_suite;
+const SuiteRegistration write_buffering_registration{20, SuiteGroup::Seeds, &write_buffering_suite};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -90,8 +90,8 @@ class WritePathSuite final : public Suite {
   }
 };
 
-const WritePathSuite instance;
-const SuiteRegistration registration{40, &instance};
+const WritePathSuite write_path_suite;
+const SuiteRegistration write_path_registration{40, SuiteGroup::Seeds, &write_path_suite};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -20,13 +20,13 @@ namespace {
 
 const std::string kProgram = IOLAB_BINARY_DIR "/iolab-mpi";
 
-struct Outcome {
+struct ShellOutcome {
   int exit_code = -1;
   std::string output;  // stdout and stderr together
 };
 
-Outcome run(const std::string& command) {
-  Outcome o;
+ShellOutcome run_shell(const std::string& command) {
+  ShellOutcome o;
   FILE* p = ::popen((command + " 2>&1").c_str(), "r");
   if (p == nullptr) return o;
   std::array<char, 4096> buf;
@@ -61,7 +61,7 @@ TEST_F(MpiRun, TwoAndFourRanksWriteVerifiedResultsForEveryMethod) {
       SCOPED_TRACE(std::to_string(ranks) + " ranks, " + layout);
       iolab::io::ScratchDir scratch;
       auto out = scratch.create_file("results.json");  // ours, so the ScratchDir removes it
-      Outcome o = run(mpirun(ranks) + " parallel --size 1m --bs 256k --reps 2 --warmup 0 --layout " + layout +
+      ShellOutcome o = run_shell(mpirun(ranks) + " parallel --size 1m --bs 256k --reps 2 --warmup 0 --layout " + layout +
                       " --dir " + scratch.path().string() + " --out " + out.string());
       ASSERT_EQ(o.exit_code, 0) << o.output;
       std::ifstream in(out);
@@ -94,18 +94,18 @@ TEST_F(MpiRun, TwoAndFourRanksWriteVerifiedResultsForEveryMethod) {
 
 TEST_F(MpiRun, BadInputIsOneLineOnRankZeroAndANonZeroExit) {
   iolab::io::ScratchDir scratch;
-  Outcome o = run(mpirun(2) + " parallel --method bogus --dir " + scratch.path().string());
+  ShellOutcome o = run_shell(mpirun(2) + " parallel --method bogus --dir " + scratch.path().string());
   EXPECT_NE(o.exit_code, 0);
   const std::string line = "iolab-mpi: error: invalid --method bogus: unknown; known: posix, mpiio, mpiio-collective\n";
   auto at = o.output.find(line);
   ASSERT_NE(at, std::string::npos) << o.output;
   EXPECT_EQ(o.output.find(line, at + 1), std::string::npos) << "printed by more than one rank:\n" << o.output;
 
-  o = run(mpirun(2) + " parallel --size 0 --dir " + scratch.path().string());
+  o = run_shell(mpirun(2) + " parallel --size 0 --dir " + scratch.path().string());
   EXPECT_NE(o.exit_code, 0);
   EXPECT_NE(o.output.find("iolab-mpi: error: invalid region size 0"), std::string::npos) << o.output;
 
-  o = run(mpirun(2) + " parallel --dir " + (scratch.path() / "missing").string());
+  o = run_shell(mpirun(2) + " parallel --dir " + (scratch.path() / "missing").string());
   EXPECT_NE(o.exit_code, 0);
   EXPECT_NE(o.output.find("iolab-mpi: error: use scratch directory"), std::string::npos) << o.output;
 }
@@ -119,7 +119,7 @@ TEST_F(MpiRun, ASizeBeyondTheFreeSpaceIsOneLineBeforeAnyWork) {
   const std::uint64_t free = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
   // 64g per rank, or more where two such regions would fit.
   const std::string size = free < (std::uint64_t{128} << 30) ? "64g" : std::to_string((free / (1 << 20) + 1) << 20);
-  Outcome o = run(mpirun(2) + " parallel --size " + size + " --dir " + scratch.path().string());
+  ShellOutcome o = run_shell(mpirun(2) + " parallel --size " + size + " --dir " + scratch.path().string());
   EXPECT_NE(o.exit_code, 0) << o.output;
   const std::string line = "iolab-mpi: error: files in " + scratch.path().string();
   auto at = o.output.find(line);

@@ -22,7 +22,7 @@ namespace {
 
 using testing::message;
 
-constexpr std::uint32_t kTopics = 2;
+constexpr std::uint32_t kCrashTopics = 2;
 constexpr std::uint64_t kBatch = 4;  // kafka: 4 consecutive messages per append, to one topic
 
 struct Report {
@@ -31,7 +31,7 @@ struct Report {
 };
 
 std::uint32_t log_of_message(Design d, std::uint64_t n) {
-  return traits(d).log_per_topic ? static_cast<std::uint32_t>((n / kBatch) % kTopics) : 0;
+  return traits(d).log_per_topic ? static_cast<std::uint32_t>((n / kBatch) % kCrashTopics) : 0;
 }
 
 // Messages [first, first + count) in order, kBatch per append (one topic each).
@@ -45,7 +45,7 @@ std::uint32_t log_of_message(Design d, std::uint64_t n) {
       std::uint64_t count = batches ? kBatch - n % kBatch : 1;
       for (std::uint64_t k = 0; k < count; ++k) bodies.push_back(message(n + k));
       std::vector<std::span<const std::byte>> spans(bodies.begin(), bodies.end());
-      std::uint32_t topic = static_cast<std::uint32_t>((n / kBatch) % kTopics);
+      std::uint32_t topic = static_cast<std::uint32_t>((n / kBatch) % kCrashTopics);
       Ack a = log->append(topic, spans);
       n += count;
       Report r;
@@ -72,7 +72,7 @@ class CommitLogCrash : public ::testing::TestWithParam<Design> {};
 
 TEST_P(CommitLogCrash, KilledWriterLosesNothingItHadWritten) {
   const Design design = GetParam();
-  Options o = testing::small_options(design, kTopics);
+  Options o = testing::small_options(design, kCrashTopics);
   std::mt19937 rng(static_cast<unsigned>(design) * 31 + 7);
   for (unsigned trial = 0; trial < 6; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
@@ -88,9 +88,9 @@ TEST_P(CommitLogCrash, KilledWriterLosesNothingItHadWritten) {
         for (std::uint64_t k = 0; k < kBatch; ++k) bodies.push_back(message(n + k));
         std::vector<std::span<const std::byte>> spans(bodies.begin(), bodies.end());
         if (traits(design).batches) {
-          log->append(static_cast<std::uint32_t>((n / kBatch) % kTopics), spans);
+          log->append(static_cast<std::uint32_t>((n / kBatch) % kCrashTopics), spans);
         } else {
-          for (auto s : spans) log->append(static_cast<std::uint32_t>((n / kBatch) % kTopics), s);
+          for (auto s : spans) log->append(static_cast<std::uint32_t>((n / kBatch) % kCrashTopics), s);
         }
       }
       log->close();

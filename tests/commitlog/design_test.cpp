@@ -16,12 +16,12 @@ namespace {
 
 using testing::message;
 
-constexpr std::uint32_t kTopics = 3;
-constexpr std::uint64_t kMessages = 1500;  // ~130 KiB per topic: rolls 64 KiB segments
+constexpr std::uint32_t kDesignTopics = 3;
+constexpr std::uint64_t kDesignMessages = 1500;  // ~130 KiB per topic: rolls 64 KiB segments
 
 // Messages [from, to) go round robin over the topics; a batching design
 // (kafka) gets each topic's messages in runs of 1 to 4 per append.
-void append_range(CommitLog& log, std::uint64_t from, std::uint64_t to, std::uint32_t topics = kTopics) {
+void append_range(CommitLog& log, std::uint64_t from, std::uint64_t to, std::uint32_t topics = kDesignTopics) {
   const DesignTraits t = traits(log.options().design);
   std::map<std::uint32_t, std::vector<std::vector<std::byte>>> pending;
   auto send = [&](std::uint32_t topic) {
@@ -52,7 +52,7 @@ std::map<std::uint32_t, std::vector<std::uint64_t>> sorted_per_topic(
   return out;
 }
 
-std::vector<std::uint64_t> topic_numbers(std::uint32_t topic, std::uint64_t count, std::uint32_t topics = kTopics) {
+std::vector<std::uint64_t> topic_numbers(std::uint32_t topic, std::uint64_t count, std::uint32_t topics = kDesignTopics) {
   std::vector<std::uint64_t> v;
   for (std::uint64_t n = topic; n < count; n += topics) v.push_back(n);
   return v;
@@ -62,31 +62,31 @@ class CommitLogDesign : public ::testing::TestWithParam<Design> {};
 
 TEST_P(CommitLogDesign, ReadsBackWhatItWroteAcrossRollsAndReopens) {
   testing::LogScratch scratch(testing::fast_scratch_parent());
-  Options o = testing::small_options(GetParam(), kTopics);
+  Options o = testing::small_options(GetParam(), kDesignTopics);
   {
     auto log = open_commit_log(scratch.path(), o);
-    EXPECT_EQ(log->log_count(), traits(GetParam()).log_per_topic ? kTopics : 1u);
-    append_range(*log, 0, kMessages);
+    EXPECT_EQ(log->log_count(), traits(GetParam()).log_per_topic ? kDesignTopics : 1u);
+    append_range(*log, 0, kDesignMessages);
     log->close();
     Stats s = log->stats();
-    EXPECT_EQ(s.messages, kMessages);
+    EXPECT_EQ(s.messages, kDesignMessages);
     EXPECT_GT(s.rolls, 0u) << "64 KiB segments should roll";
     EXPECT_GT(s.flushes, 0u) << "close syncs what was appended";
   }
   auto log = open_commit_log(scratch.path(), o);
   for (const auto& rec : log->open_report().logs) EXPECT_FALSE(rec.damage) << rec.dir;
   auto got = testing::numbers_in(*log);
-  auto per_topic = sorted_per_topic(got, kTopics);
-  for (std::uint32_t t = 0; t < kTopics; ++t) EXPECT_EQ(per_topic[t], topic_numbers(t, kMessages)) << "topic " << t;
+  auto per_topic = sorted_per_topic(got, kDesignTopics);
+  for (std::uint32_t t = 0; t < kDesignTopics; ++t) EXPECT_EQ(per_topic[t], topic_numbers(t, kDesignMessages)) << "topic " << t;
   for (std::uint32_t l = 0; l < log->log_count(); ++l) {
     Progress p = log->progress(l);
     EXPECT_EQ(p.written, got[l].size());
     EXPECT_EQ(p.durable, p.written) << "a reopened log is synced";
   }
-  append_range(*log, kMessages, kMessages + 100);
+  append_range(*log, kDesignMessages, kDesignMessages + 100);
   log->close();
-  per_topic = sorted_per_topic(testing::numbers_in(*log), kTopics);
-  for (std::uint32_t t = 0; t < kTopics; ++t) EXPECT_EQ(per_topic[t], topic_numbers(t, kMessages + 100));
+  per_topic = sorted_per_topic(testing::numbers_in(*log), kDesignTopics);
+  for (std::uint32_t t = 0; t < kDesignTopics; ++t) EXPECT_EQ(per_topic[t], topic_numbers(t, kDesignMessages + 100));
 }
 
 TEST_P(CommitLogDesign, AcknowledgesAtItsLevel) {
@@ -113,7 +113,7 @@ TEST_P(CommitLogDesign, AcknowledgesAtItsLevel) {
 
 TEST_P(CommitLogDesign, TailingConsumerReadsEveryMessageThroughEveryPath) {
   testing::LogScratch scratch(testing::fast_scratch_parent());
-  auto log = open_commit_log(scratch.path(), testing::small_options(GetParam(), kTopics));
+  auto log = open_commit_log(scratch.path(), testing::small_options(GetParam(), kDesignTopics));
   std::vector<std::unique_ptr<TailingConsumer>> consumers;
   for (ReadPath path : kAllReadPaths) consumers.push_back(std::make_unique<TailingConsumer>(*log, path));
   std::vector<std::map<std::uint32_t, std::vector<std::uint64_t>>> seen(consumers.size());
@@ -124,12 +124,12 @@ TEST_P(CommitLogDesign, TailingConsumerReadsEveryMessageThroughEveryPath) {
     for (std::size_t i = 0; i < consumers.size(); ++i) consumers[i]->poll(visitor(i));
   };
   // Read along while writing, across several rolls.
-  for (std::uint64_t from = 0; from < kMessages; from += 150) {
+  for (std::uint64_t from = 0; from < kDesignMessages; from += 150) {
     append_range(*log, from, from + 150);
     poll_all();
   }
   // Whatever a commit thread still held becomes visible within its interval.
-  for (int i = 0; i < 2000 && consumers[0]->consumed() < kMessages; ++i) {
+  for (int i = 0; i < 2000 && consumers[0]->consumed() < kDesignMessages; ++i) {
     consumers[0]->poll_wait(std::chrono::milliseconds(5), visitor(0));
     poll_all();
   }
@@ -137,7 +137,7 @@ TEST_P(CommitLogDesign, TailingConsumerReadsEveryMessageThroughEveryPath) {
   auto in_files = testing::numbers_in(*log);
   for (std::size_t i = 0; i < consumers.size(); ++i) {
     SCOPED_TRACE(std::string(to_string(kAllReadPaths[i])));
-    EXPECT_EQ(consumers[i]->consumed(), kMessages);
+    EXPECT_EQ(consumers[i]->consumed(), kDesignMessages);
     for (std::uint32_t l = 0; l < log->log_count(); ++l) EXPECT_EQ(seen[i][l], in_files[l]);
   }
   consumers.clear();
@@ -147,7 +147,7 @@ TEST_P(CommitLogDesign, TailingConsumerReadsEveryMessageThroughEveryPath) {
 TEST_P(CommitLogDesign, FindsMessagesBySequence) {
   testing::LogScratch scratch(testing::fast_scratch_parent());
   auto log = open_commit_log(scratch.path(), testing::small_options(GetParam()));
-  append_range(*log, 0, kMessages, 1);
+  append_range(*log, 0, kDesignMessages, 1);
   log->close();
   auto reopened = open_commit_log(scratch.path(), testing::small_options(GetParam()));
   LogScan scan = scan_log(reopened->log_dir(0));
@@ -161,16 +161,16 @@ TEST_P(CommitLogDesign, FindsMessagesBySequence) {
     EXPECT_EQ(*found, expected_pos.at(seq)) << seq;
   }
   EXPECT_FALSE(reopened->find(0, 0));
-  EXPECT_FALSE(reopened->find(0, kMessages + 1));
+  EXPECT_FALSE(reopened->find(0, kDesignMessages + 1));
   reopened->close();
 }
 
 TEST_P(CommitLogDesign, TopicIndexPointsAtTheTopicsFrames) {
   if (!traits(GetParam()).topic_index) GTEST_SKIP() << "no per-topic index in this design";
   testing::LogScratch scratch(testing::fast_scratch_parent());
-  Options o = testing::small_options(GetParam(), kTopics);
+  Options o = testing::small_options(GetParam(), kDesignTopics);
   auto log = open_commit_log(scratch.path(), o);
-  append_range(*log, 0, kMessages);
+  append_range(*log, 0, kDesignMessages);
   log->close();
   auto reopened = open_commit_log(scratch.path(), o);
   EXPECT_EQ(reopened->open_report().index_entries_dropped, 0u);
@@ -180,7 +180,7 @@ TEST_P(CommitLogDesign, TopicIndexPointsAtTheTopicsFrames) {
     frame_at[scan.segments[m.segment].base + m.offset] = {testing::message_number(m.body),
                                                            static_cast<std::uint32_t>(frame_size(m.body.size()))};
   });
-  for (std::uint32_t t = 0; t < kTopics; ++t) {
+  for (std::uint32_t t = 0; t < kDesignTopics; ++t) {
     auto entries = reopened->topic_index(t);
     std::vector<std::uint64_t> numbers;
     for (auto [pos, size] : entries) {
@@ -189,7 +189,7 @@ TEST_P(CommitLogDesign, TopicIndexPointsAtTheTopicsFrames) {
       EXPECT_EQ(it->second.second, size);
       numbers.push_back(it->second.first);
     }
-    EXPECT_EQ(numbers, topic_numbers(t, kMessages)) << "topic " << t;
+    EXPECT_EQ(numbers, topic_numbers(t, kDesignMessages)) << "topic " << t;
   }
   reopened->close();
 }

@@ -23,7 +23,7 @@ namespace {
 
 using testing::message;
 
-constexpr std::uint32_t kTopics = 2;
+constexpr std::uint32_t kPowerLossTopics = 2;
 const std::filesystem::path kDir = "/cl";
 
 // What the log said was durable, per log, once `operations` were recorded.
@@ -51,7 +51,7 @@ Run run_on(io::FaultEnv& env, const Options& o, std::uint64_t messages) {
   };
   const bool batches = traits(o.design).batches;
   for (std::uint64_t n = 0; n < messages;) {
-    std::uint32_t topic = static_cast<std::uint32_t>((n / 3) % kTopics);
+    std::uint32_t topic = static_cast<std::uint32_t>((n / 3) % kPowerLossTopics);
     std::vector<std::vector<std::byte>> bodies;
     std::uint64_t count = batches ? 3 - n % 3 : 1;
     for (std::uint64_t k = 0; k < count; ++k) bodies.push_back(message(n + k));
@@ -122,7 +122,7 @@ void check_state(const io::CrashState& state, std::size_t point, const Options& 
 }
 
 Tally explore(Design design, std::uint64_t messages, std::size_t random_points, const io::CrashOptions& crash) {
-  Options o = testing::small_options(design, kTopics);
+  Options o = testing::small_options(design, kPowerLossTopics);
   o.segment_size = 16 * 1024;  // rolls, and segments created ahead, within a few hundred messages
   o.index_entries_per_file = 64;
   io::FaultEnv env(std::uint64_t{1} << 20);

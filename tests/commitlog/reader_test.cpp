@@ -17,17 +17,17 @@ namespace {
 using testing::message;
 using testing::numbers_in;
 
-constexpr std::uint64_t kMessages = 600;
+constexpr std::uint64_t kReaderMessages = 600;
 
 struct Written {
   std::filesystem::path log_dir;
   std::vector<std::pair<std::filesystem::path, std::uint64_t>> frames;  // (segment, offset) of message n
 };
 
-// A closed log of kMessages messages 0..n-1 in several 64 KiB segments.
+// A closed log of kReaderMessages messages 0..n-1 in several 64 KiB segments.
 Written write_log(const std::filesystem::path& dir, Design design = Design::ActiveMq) {
   auto log = open_commit_log(dir, testing::small_options(design));
-  for (std::uint64_t n = 0; n < kMessages; ++n) log->append(0, message(n));
+  for (std::uint64_t n = 0; n < kReaderMessages; ++n) log->append(0, message(n));
   Written w;
   w.log_dir = log->log_dir(0);
   log->close();
@@ -53,10 +53,10 @@ TEST(CommitLogReader, ReadsEveryMessageInOrderAcrossSegments) {
   testing::LogScratch scratch;
   Written w = write_log(scratch.path());
   LogScan scan;
-  EXPECT_EQ(numbers_in(w.log_dir, &scan), iota(kMessages));
+  EXPECT_EQ(numbers_in(w.log_dir, &scan), iota(kReaderMessages));
   EXPECT_FALSE(scan.damage);
-  EXPECT_EQ(scan.messages, kMessages);
-  EXPECT_EQ(scan.last_sequence, kMessages);
+  EXPECT_EQ(scan.messages, kReaderMessages);
+  EXPECT_EQ(scan.last_sequence, kReaderMessages);
   EXPECT_GT(scan.segments.size(), 2u) << "the test wants several segments";
   EXPECT_EQ(scan.end_segment, scan.segments.size() - 1);
   std::uint64_t total = 0;
@@ -65,7 +65,7 @@ TEST(CommitLogReader, ReadsEveryMessageInOrderAcrossSegments) {
     EXPECT_EQ(s.valid_end, s.file_size);  // pwrite segments end at their last frame
     total += s.messages;
   }
-  EXPECT_EQ(total, kMessages);
+  EXPECT_EQ(total, kReaderMessages);
 }
 
 TEST(CommitLogReader, TornTailIsReportedAndCutOnReopen) {
@@ -75,11 +75,11 @@ TEST(CommitLogReader, TornTailIsReportedAndCutOnReopen) {
   std::filesystem::resize_file(last_segment, std::filesystem::file_size(last_segment) - 10);
 
   LogScan scan;
-  EXPECT_EQ(numbers_in(w.log_dir, &scan), iota(kMessages - 1));
+  EXPECT_EQ(numbers_in(w.log_dir, &scan), iota(kReaderMessages - 1));
   ASSERT_TRUE(scan.damage);
   EXPECT_EQ(scan.damage->check, FrameCheck::Truncated);
   EXPECT_EQ(scan.damage->at.offset, last_offset);
-  EXPECT_EQ(scan.damage->expected_sequence, kMessages);
+  EXPECT_EQ(scan.damage->expected_sequence, kReaderMessages);
   EXPECT_TRUE(scan.damage->torn_tail());
   EXPECT_NE(scan.damage->describe().find("torn tail"), std::string::npos);
 
@@ -90,13 +90,13 @@ TEST(CommitLogReader, TornTailIsReportedAndCutOnReopen) {
   ASSERT_EQ(log->open_report().logs.size(), 1u);
   const LogRecovery& rec = log->open_report().logs[0];
   EXPECT_TRUE(rec.damage && rec.damage->torn_tail());
-  EXPECT_EQ(rec.messages, kMessages - 1);
+  EXPECT_EQ(rec.messages, kReaderMessages - 1);
   EXPECT_GT(rec.truncated_bytes, 0u);
   EXPECT_EQ(std::filesystem::file_size(last_segment), last_offset);
-  Ack a = log->append(0, message(kMessages - 1));
-  EXPECT_EQ(a.first_sequence, kMessages);
+  Ack a = log->append(0, message(kReaderMessages - 1));
+  EXPECT_EQ(a.first_sequence, kReaderMessages);
   log->close();
-  EXPECT_EQ(numbers_in(w.log_dir), iota(kMessages));
+  EXPECT_EQ(numbers_in(w.log_dir), iota(kReaderMessages));
 }
 
 TEST(CommitLogReader, FlippedByteMidSegmentStopsTheReaderAtItsOffset) {
@@ -196,7 +196,7 @@ TEST(CommitLogReader, StaleFrameAfterTheEndIsCut) {
   tail.insert(tail.end(), stale.begin(), stale.end());
   testing::write_file(last, tail);
   LogScan scan;
-  EXPECT_EQ(numbers_in(w.log_dir, &scan), iota(kMessages));
+  EXPECT_EQ(numbers_in(w.log_dir, &scan), iota(kReaderMessages));
   ASSERT_TRUE(scan.damage);
   EXPECT_EQ(scan.damage->check, FrameCheck::BadSequence);
   EXPECT_EQ(scan.damage->at.sequence, 4u);
@@ -227,7 +227,7 @@ TEST(CommitLogReader, GarbageInPreallocatedSpaceIsZeroedOnReopen) {
   bytes = testing::read_file(last);
   ASSERT_EQ(bytes.size(), 64u * 1024);
   for (std::uint64_t i = end; i < bytes.size(); ++i) ASSERT_EQ(bytes[i], std::byte{0}) << i;
-  EXPECT_EQ(numbers_in(w.log_dir), iota(kMessages));
+  EXPECT_EQ(numbers_in(w.log_dir), iota(kReaderMessages));
 }
 
 TEST(CommitLogReader, RefusesADirectoryThatIsNotALog) {
@@ -252,7 +252,7 @@ TEST(CommitLogReader, CatchUpReadsTheWholeLogThroughEveryPath) {
     for (bool cold : {false, true}) {
       SCOPED_TRACE(std::string(to_string(path)) + (cold ? " cold" : " warm"));
       CatchUpResult r = catch_up(dirs, path, cold);
-      EXPECT_EQ(r.messages, kMessages);
+      EXPECT_EQ(r.messages, kReaderMessages);
       std::uint64_t frames = 0;
       for (const auto& s : scan.segments) frames += s.valid_end;
       EXPECT_EQ(r.bytes, frames);

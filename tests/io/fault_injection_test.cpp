@@ -24,7 +24,7 @@ namespace {
 using sys::Fault;
 using testing::Variant;
 
-constexpr std::uint64_t kSeed = 0x1e;
+constexpr std::uint64_t kFaultSeed = 0x1e;
 
 // The workload: open, two writes, a sync, a read of everything, the size,
 // close. Returns the bytes it wrote (the file's expected content).
@@ -32,8 +32,8 @@ std::vector<std::byte> workload(const Variant& v, const std::filesystem::path& p
   const bool aligned = testing::rejects_unaligned(v);
   const std::size_t first = 64 * 1024, second = aligned ? 8192 : 5000;
   Buffer a(first, BufferKind::Aligned), b(second, BufferKind::Aligned), back(first + second, BufferKind::Aligned);
-  fill_pattern(kSeed, 0, a.span());
-  fill_pattern(kSeed, first, b.span());
+  fill_pattern(kFaultSeed, 0, a.span());
+  fill_pattern(kFaultSeed, first, b.span());
   auto f = find_file_method(v.method).open(path, Access::ReadWrite, v.options);
   f->write_at(0, a.span());
   f->write_at(first, b.span());
@@ -43,7 +43,7 @@ std::vector<std::byte> workload(const Variant& v, const std::filesystem::path& p
   if (f->size() != first + second) throw Error("size", path.string(), "wrong size " + std::to_string(f->size()));
   f->close();
   std::vector<std::byte> expected(first + second);
-  fill_pattern(kSeed, 0, expected);  // the pattern depends on the offset only: a then b
+  fill_pattern(kFaultSeed, 0, expected);  // the pattern depends on the offset only: a then b
   if (!std::equal(expected.begin(), expected.end(), back.data()))
     throw Error("read back", path.string(), "the data read differs from the data written");
   return expected;

@@ -17,7 +17,7 @@
 namespace iolab::suites {
 namespace {
 
-harness::RunConfig tiny_config() {
+harness::RunConfig one_repetition_config() {
   harness::RunConfig config;
   config.reps = 1;
   config.warmup = 0;
@@ -30,7 +30,7 @@ class CommitLogSuiteTiny : public ::testing::Test {
   // The suite runs once for every test here (a few seconds).
   static void SetUpTestSuite() {
     scratch_ = new io::ScratchDir("/tmp");
-    harness::Runner runner(tiny_config(), *scratch_);
+    harness::Runner runner(one_repetition_config(), *scratch_);
     SuiteOptions options;
     options.scale = Scale::Tiny;
     results_ = new std::vector<harness::Result>(find_suite("commitlog").run(runner, options));

@@ -242,7 +242,7 @@ struct RunCase {
 
 class ParallelRun : public ::testing::TestWithParam<RunCase> {};
 
-harness::RunConfig tiny_config() {
+harness::RunConfig two_repetition_config() {
   harness::RunConfig cfg;
   cfg.reps = 2;
   cfg.warmup = 1;
@@ -255,7 +255,7 @@ TEST_P(ParallelRun, EveryRegionVerifiesForOneToFourWorkers) {
   io::ScratchDir scratch;
   const io::Method& method = io::find_file_method(c.method);
   if (auto a = method.probe(scratch.path()); !a.available) GTEST_SKIP() << c.method << " cannot run here: " << a.reason;
-  harness::Runner runner(tiny_config(), scratch);
+  harness::Runner runner(two_repetition_config(), scratch);
   for (unsigned workers = 1; workers <= 4; ++workers) {
     SCOPED_TRACE(c.method + " " + std::string(to_string(c.layout)) + " workers=" + std::to_string(workers));
     RegionSpec spec;
@@ -307,7 +307,7 @@ INSTANTIATE_TEST_SUITE_P(MethodsAndLayouts, ParallelRun,
 // reads (the same path as the timed reads) refuses to report a figure.
 TEST(ParallelRun, CorruptionIsCaughtByTheReads) {
   io::ScratchDir scratch;
-  harness::Runner runner(tiny_config(), scratch);
+  harness::Runner runner(two_repetition_config(), scratch);
   RegionSpec spec;
   spec.workers = 3;
   spec.region_size = 8192;

@@ -45,7 +45,7 @@ TEST(SeedSuites, AreRegisteredInSeedOrderBeforeTheOtherSuites) {
 }
 
 // One repetition, no warm-up; cold by fadvise: tests never drop the machine's page cache.
-harness::RunConfig tiny_config() {
+harness::RunConfig one_repetition_evicting_config() {
   harness::RunConfig config;
   config.reps = 1;
   config.warmup = 0;
@@ -58,7 +58,7 @@ class TinyRun : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TinyRun, YieldsOnlyVerifiedOrSkippedRecords) {
   io::ScratchDir scratch("/tmp");
-  harness::Runner runner(tiny_config(), scratch);
+  harness::Runner runner(one_repetition_evicting_config(), scratch);
   const Suite& suite = find_suite(GetParam());
   SuiteOptions options;
   options.scale = Scale::Tiny;
@@ -104,7 +104,7 @@ INSTANTIATE_TEST_SUITE_P(Seeds, TinyRun, ::testing::ValuesIn(kSeedSuites),
 
 TEST(SeedSuites, AttachThePublishedFiguresWhereTheExperimentMatches) {
   io::ScratchDir scratch("/tmp");
-  harness::Runner runner(tiny_config(), scratch);
+  harness::Runner runner(one_repetition_evicting_config(), scratch);
   SuiteOptions options;
   options.scale = Scale::Tiny;
   std::vector<harness::Result> results = find_suite("seq-read").run(runner, options);

@@ -7,6 +7,10 @@
 
 namespace iolab {
 
+// Bytes in a binary megabyte and gigabyte, for rates shown in MiB/s and GiB.
+inline constexpr double kMiB = 1024.0 * 1024.0;
+inline constexpr double kGiB = kMiB * 1024.0;
+
 // "4096", "4k", "4KiB", "1m", "1.5g", "10MiB": binary multiples (k = 1024),
 // exact up to 2^64 - 1 bytes. Throws UsageError naming `what` (e.g. "--bs")
 // and the text for anything else ("12q", "", "-1", " 4k", "1.3b", "16e").
@@ -31,6 +35,9 @@ std::string format_rate(double bytes_per_second);
 std::string format_duration(double seconds);
 // "1.2 M", "950 k", "12": counts and rates.
 std::string format_count(double n);
+// A fraction as a percentage: "97%", "5%", "0.5%" (two significant digits,
+// one under 10%); "n/a" when not finite.
+std::string format_percent(double fraction);
 // Compact size for labels: "4k", "1m", "1g", "1000".
 std::string size_label(std::uint64_t bytes);
 

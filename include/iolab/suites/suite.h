@@ -42,18 +42,21 @@ class Suite {
 // Every registered suite, in registration order sorted by `order`.
 std::vector<const Suite*> all_suites();
 // The `seeds` group (what `iolab run` runs by default, every seed's
-// experiments): the suites registered with order < kSeedsGroupEnd.
-inline constexpr int kSeedsGroupEnd = 100;
+// experiments): the suites registered with SuiteGroup::Seeds.
 std::vector<const Suite*> seed_suites();
 // Throws UsageError naming the unknown suite and listing the known ones.
 const Suite& find_suite(std::string_view name);
 
-// A suite's .cpp defines one static instance: `const SuiteRegistration reg{20, &instance};`
+// Whether a suite runs by default (`seeds`) or only when named.
+enum class SuiteGroup { Seeds, ByName };
+
+// A suite's .cpp defines one static instance:
+// `const SuiteRegistration seq_read_registration{10, SuiteGroup::Seeds, &seq_read_suite};`
 // (order: seq-read 10, write-buffering 20, buffer-alloc 30, write-path 40, copy 50,
-// direct 60, packet-sweep 70, store 80, parallel 90). The `seeds` group is
-// every suite with order < 100.
+// direct 60, packet-sweep 70, store 80, parallel 90, commitlog 110). Names are
+// unique per file because a unity build compiles several suites as one unit.
 struct SuiteRegistration {
-  SuiteRegistration(int order, const Suite* suite);
+  SuiteRegistration(int order, SuiteGroup group, const Suite* suite);
 };
 
 }  // namespace iolab::suites
