@@ -333,7 +333,7 @@ class SharedLogDesign final : public DesignBase {
 
   std::uint32_t log_count() const noexcept override { return 1; }
   std::filesystem::path log_dir(std::uint32_t) const override { return dir_ / "log"; }
-  Progress progress(std::uint32_t) const noexcept override {
+  LogPositions progress(std::uint32_t) const noexcept override {
     return {log_->written().sequence, log_->committed().sequence, log_->durable().sequence};
   }
   Visible visible(std::uint32_t) const noexcept override {
@@ -574,7 +574,7 @@ class KafkaDesign final : public DesignBase {
 
   std::uint32_t log_count() const noexcept override { return static_cast<std::uint32_t>(logs_.size()); }
   std::filesystem::path log_dir(std::uint32_t log) const override { return logs_.at(log)->config().dir; }
-  Progress progress(std::uint32_t log) const noexcept override {
+  LogPositions progress(std::uint32_t log) const noexcept override {
     const Log& l = *logs_[log];
     return {l.written().sequence, l.committed().sequence, l.durable().sequence};
   }

@@ -21,21 +21,21 @@ constexpr NameTable<Backend, 4> kBackendNames{
 std::string_view to_string(Backend b) { return name_of(kBackendNames, b); }
 Backend parse_backend(std::string_view name) { return parse_name(kBackendNames, name, "store backend"); }
 
-std::string to_string(const SyncPolicy& p) {
+std::string to_string(const SyncSchedule& p) {
   std::string call(io::to_string(p.call));
   switch (p.when) {
-    case SyncPolicy::When::None: return "none";
-    case SyncPolicy::When::EveryN: return "every-" + std::to_string(p.every) + ":" + call;
-    case SyncPolicy::When::EveryPut: return "every-put:" + call;
-    case SyncPolicy::When::AtClose: return "close:" + call;
+    case SyncSchedule::When::None: return "none";
+    case SyncSchedule::When::EveryN: return "every-" + std::to_string(p.every) + ":" + call;
+    case SyncSchedule::When::EveryPut: return "every-put:" + call;
+    case SyncSchedule::When::AtClose: return "close:" + call;
   }
   return "?";
 }
 
 namespace {
 
-bool sync_mode(const SyncPolicy& p) {
-  return p.when == SyncPolicy::When::EveryN || p.when == SyncPolicy::When::EveryPut;
+bool sync_mode(const SyncSchedule& p) {
+  return p.when == SyncSchedule::When::EveryN || p.when == SyncSchedule::When::EveryPut;
 }
 
 std::filesystem::path dir_of(const std::filesystem::path& p) {
@@ -72,7 +72,7 @@ RecordStore::RecordStore(const std::filesystem::path& path, StoreOptions options
     : path_(path), options_(std::move(options)),
       env_(options_.env != nullptr ? *options_.env : io::Env::posix()),
       index_(std::make_unique<Index>()), free_(std::make_unique<FreeList>()) {
-  if (options_.sync.when == SyncPolicy::When::EveryN && options_.sync.every == 0)
+  if (options_.sync.when == SyncSchedule::When::EveryN && options_.sync.every == 0)
     throw UsageError("sync every 0 puts", "the interval must be at least 1");
   if (options_.sync.call != io::Durability::Fdatasync && options_.sync.call != io::Durability::Fsync)
     throw UsageError("store sync call '" + std::string(io::to_string(options_.sync.call)) + "'",
@@ -120,7 +120,7 @@ void RecordStore::open_journal() {
     // Durable before any record: a crash must not keep records and lose
     // the header that says what they are.
     file->sync(call);
-    if (options_.sync.when != SyncPolicy::When::None) {
+    if (options_.sync.when != SyncSchedule::When::None) {
       // The name too: a new file is durable once its directory is synced.
       env_.sync_dir(dir_of(path_));
       durable_ = true;
@@ -433,10 +433,10 @@ std::uint64_t RecordStore::size() const noexcept { return index_->size(); }
 
 void RecordStore::after_mutation() {
   switch (options_.sync.when) {
-    case SyncPolicy::When::None:
-    case SyncPolicy::When::AtClose: return;
-    case SyncPolicy::When::EveryPut: sync_now(); return;
-    case SyncPolicy::When::EveryN:
+    case SyncSchedule::When::None:
+    case SyncSchedule::When::AtClose: return;
+    case SyncSchedule::When::EveryPut: sync_now(); return;
+    case SyncSchedule::When::EveryN:
       if (++unsynced_ >= options_.sync.every) sync_now();
       return;
   }
@@ -612,15 +612,15 @@ void RecordStore::close() {
   }
   try {
     switch (options_.sync.when) {
-      case SyncPolicy::When::None: break;
-      case SyncPolicy::When::AtClose:
+      case SyncSchedule::When::None: break;
+      case SyncSchedule::When::AtClose:
         journal_->sync(options_.sync.call);
         durable_mutations_ = mutations_;
         durable_ = true;
         if (version_ >= 2) write_checkpoint(false);  // true from now on; durable once written back
         break;
-      case SyncPolicy::When::EveryN:
-      case SyncPolicy::When::EveryPut:
+      case SyncSchedule::When::EveryN:
+      case SyncSchedule::When::EveryPut:
         if (unsynced_ > 0 || !free_after_sync_.empty()) sync_now();
         if (!holes_unsynced_.empty()) sync_now();  // the free marks written by the sync above
         break;

@@ -134,8 +134,8 @@ class BufferAllocSuite final : public Suite {
   }
 };
 
-const BufferAllocSuite buffer_alloc_suite;
-const SuiteRegistration buffer_alloc_registration{30, SuiteGroup::Seeds, &buffer_alloc_suite};
+const BufferAllocSuite buffer_alloc_suite_instance;
+const SuiteRegistration buffer_alloc_registration{30, SuiteGroup::Seeds, &buffer_alloc_suite_instance};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -546,9 +546,9 @@ class CommitLogSuite final : public Suite {
   }
 };
 
-const CommitLogSuite commitlog_suite;
+const CommitLogSuite commitlog_suite_instance;
 // Not in the seeds group (order >= 100): `iolab run commitlog` runs it by name.
-const SuiteRegistration commitlog_registration{110, SuiteGroup::ByName, &commitlog_suite};
+const SuiteRegistration commitlog_registration{110, SuiteGroup::ByName, &commitlog_suite_instance};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -159,8 +159,8 @@ class CopySuite final : public Suite {
   }
 };
 
-const CopySuite copy_suite;
-const SuiteRegistration copy_registration{50, SuiteGroup::Seeds, &copy_suite};
+const CopySuite copy_suite_instance;
+const SuiteRegistration copy_registration{50, SuiteGroup::Seeds, &copy_suite_instance};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -158,8 +158,8 @@ class DirectSuite final : public Suite {
   }
 };
 
-const DirectSuite direct_suite;
-const SuiteRegistration direct_registration{60, SuiteGroup::Seeds, &direct_suite};
+const DirectSuite direct_suite_instance;
+const SuiteRegistration direct_registration{60, SuiteGroup::Seeds, &direct_suite_instance};
 
 }  // namespace
 }  // namespace iolab::suites

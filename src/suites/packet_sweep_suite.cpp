@@ -160,8 +160,8 @@ class PacketSweepSuite final : public Suite {
   }
 };
 
-const PacketSweepSuite packet_sweep_suite;
-const SuiteRegistration packet_sweep_registration{70, SuiteGroup::Seeds, &packet_sweep_suite};
+const PacketSweepSuite packet_sweep_suite_instance;
+const SuiteRegistration packet_sweep_registration{70, SuiteGroup::Seeds, &packet_sweep_suite_instance};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -318,8 +318,8 @@ class ParallelSuite final : public Suite {
   }
 };
 
-const ParallelSuite parallel_suite;
-const SuiteRegistration parallel_registration{90, SuiteGroup::Seeds, &parallel_suite};
+const ParallelSuite parallel_suite_instance;
+const SuiteRegistration parallel_registration{90, SuiteGroup::Seeds, &parallel_suite_instance};
 
 }  // namespace
 }  // namespace iolab::suites

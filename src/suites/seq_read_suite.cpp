@@ -115,8 +115,8 @@ class SeqReadSuite final : public Suite {
   }
 };
 
-const SeqReadSuite seq_read_suite;
-const SuiteRegistration seq_read_registration{10, SuiteGroup::Seeds, &seq_read_suite};
+const SeqReadSuite seq_read_suite_instance;
+const SuiteRegistration seq_read_registration{10, SuiteGroup::Seeds, &seq_read_suite_instance};
 
 }  // namespace
 }  // namespace iolab::suites

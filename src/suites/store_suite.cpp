@@ -23,7 +23,7 @@
 #include <fmt/core.h>
 
 #include "iolab/io/copy.h"
-#include "iolab/store/engine.h"
+#include "iolab/suites/kv_store.h"
 #include "seed_common.h"
 #include "store_workload.h"
 
@@ -72,8 +72,8 @@ Employee make_record(std::uint64_t i) {
 }
 }  // namespace
 
-Workload make_workload(std::uint64_t n, std::uint64_t seed) {
-  Workload w;
+StoreWorkload make_workload(std::uint64_t n, std::uint64_t seed) {
+  StoreWorkload w;
   w.n = n;
   w.records.reserve(n);
   for (std::uint64_t i = 0; i < n; ++i) {
@@ -123,7 +123,7 @@ std::span<const Cadence> cadences() {
 namespace {
 // The get phase's calls, for the timed passes and the verification pass alike.
 template <class Seen>
-void get_all(store::Engine& engine, const Workload& w, Seen&& seen) {
+void get_all(KvStore& engine, const StoreWorkload& w, Seen&& seen) {
   Employee got;
   for (std::size_t j = 0; j < w.get_keys.size(); ++j)
     if (engine.get(w.get_keys[j], got)) seen(j, got);
@@ -131,13 +131,13 @@ void get_all(store::Engine& engine, const Workload& w, Seen&& seen) {
 }
 }  // namespace
 
-GetFold fold_gets(store::Engine& engine, const Workload& w) {
+GetFold fold_gets(KvStore& engine, const StoreWorkload& w) {
   GetFold fold;
   get_all(engine, w, [&fold](std::size_t, const Employee& got) { fold.add(got); });
   return fold;
 }
 
-std::string check_gets(store::Engine& engine, const Workload& w) {
+std::string check_gets(KvStore& engine, const StoreWorkload& w) {
   std::uint64_t found = 0;
   std::string why;
   get_all(engine, w, [&](std::size_t j, const Employee& got) {
@@ -151,7 +151,7 @@ std::string check_gets(store::Engine& engine, const Workload& w) {
   return why;
 }
 
-std::string check_contents(store::Engine& engine, const Workload& w, Stage stage) {
+std::string check_contents(KvStore& engine, const StoreWorkload& w, Stage stage) {
   std::vector<bool> gone(w.n, false);
   if (stage != Stage::Inserted)
     for (std::uint32_t i : w.removed) gone[i] = true;
@@ -186,7 +186,6 @@ namespace {
 
 using namespace seeds;
 using namespace store_suite;
-using store::Engine;
 
 // rchar / wchar of this process (/proc/self/io): bytes through read- and
 // write-like calls, for the engines that do not count their own.
@@ -250,8 +249,8 @@ std::optional<harness::Reference> seed_reference(const std::string& method, harn
 // transaction (lmdb, sqlite)").
 std::string commits_heading(bool sync) {
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // atomicity, its engines
-  for (const std::string& m : store::engine_names()) {
-    std::string a = store::commit_semantics(m, sync).atomicity;
+  for (const std::string& m : kv_store_names()) {
+    std::string a = commit_semantics(m, sync).atomicity;
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == a; });
     if (it == groups.end()) groups.push_back({a, {m}});
     else it->second.push_back(m);
@@ -269,11 +268,11 @@ std::string commits_heading(bool sync) {
 class EngineRun {
  public:
   // `published_only`: the phases the seed published figures for (insert and
-  // get), for the quick scale. `open`: store::open_engine when empty.
-  EngineRun(harness::Runner& runner, const Workload& w, std::string method, const Cadence& cadence,
+  // get), for the quick scale. `open`: open_kv_store() when empty.
+  EngineRun(harness::Runner& runner, const StoreWorkload& w, std::string method, const Cadence& cadence,
             std::uint64_t map_bytes, bool published_only, EngineOpener open)
       : runner_(runner), w_(w), method_(std::move(method)), cadence_(cadence), published_only_(published_only),
-        open_(std::move(open)), semantics_(store::commit_semantics(method_, cadence.fdatasync)) {
+        open_(std::move(open)), semantics_(commit_semantics(method_, cadence.fdatasync)) {
     options_.sync = cadence.fdatasync;
     options_.batch = cadence.every;
     options_.map_bytes = map_bytes;
@@ -360,8 +359,8 @@ class EngineRun {
   static void copy_store(const std::filesystem::path& from, const std::filesystem::path& to) {
     io::find_copy_method("readwrite").copy(from, to);
   }
-  void open_engine(const std::filesystem::path& p, harness::Op phase) {
-    engine_ = open_ ? open_(method_, p, options_, phase) : store::open_engine(method_, p, options_);
+  void open_store(const std::filesystem::path& p, harness::Op phase) {
+    engine_ = open_ ? open_(method_, p, options_, phase) : open_kv_store(method_, p, options_);
     traits_ = engine_->traits();
     description_ = engine_->describe();
   }
@@ -373,7 +372,7 @@ class EngineRun {
   }
   // Untimed, after the last pass of `phase`: every record read back from the store that pass left.
   bool holds(const std::filesystem::path& p, Stage stage, harness::Op phase) {
-    open_engine(p, phase);
+    open_store(p, phase);
     std::string why = check_contents(*engine_, w_, stage);
     close_engine();
     return reported(p, why);
@@ -387,10 +386,10 @@ class EngineRun {
   // cleanup): the engine's own, and the kernel's /proc/self/io for engines
   // that do not count their calls and bytes.
   struct Mark {
-    store::EngineCounters c;
+    KvStoreCounters c;
     ProcIo io;
   };
-  Mark mark() const { return {engine_ ? engine_->counters() : store::EngineCounters{}, proc_io()}; }
+  Mark mark() const { return {engine_ ? engine_->counters() : KvStoreCounters{}, proc_io()}; }
   void begin_rep() { before_ = mark(); }
   // The end of the timed region: our engines' call count (no system call to get it).
   harness::Repetition timed_rep(std::uint64_t ops) const {
@@ -438,7 +437,7 @@ class EngineRun {
       if (!work_.empty()) remove_file(work_);
       work_ = new_file(std::string(harness::to_string(op)));
       if (!from.empty()) copy_store(from, work_);
-      open_engine(work_, op);
+      open_store(work_, op);
       begin_rep();
     };
     c.timed = [this, &mutations] {
@@ -478,7 +477,7 @@ class EngineRun {
     harness::CustomExperiment c;
     c.labels = labels(harness::Op::Get);
     c.prepare = [this] {
-      if (!engine_) open_engine(full_, harness::Op::Get);  // once: gets change nothing
+      if (!engine_) open_store(full_, harness::Op::Get);  // once: gets change nothing
       begin_rep();
     };
     c.verification = [this] { return reported(full_, check_gets(*engine_, w_)); };
@@ -529,7 +528,7 @@ class EngineRun {
     std::uint64_t expect = w_.n - w_.removed.size() + w_.fresh.size();
     c.prepare = [this] { begin_rep(); };  // no engine open: counters start at zero
     c.timed = [this, ok, expect] {
-      open_engine(final_, harness::Op::Reopen);  // ours: scan, CRC-check and index every record
+      open_store(final_, harness::Op::Reopen);  // ours: scan, CRC-check and index every record
       if (engine_->size() != expect) *ok = false;
       return timed_rep(1);  // one reopen: tables print its time
     };
@@ -548,15 +547,15 @@ class EngineRun {
   }
 
   harness::Runner& runner_;
-  const Workload& w_;
+  const StoreWorkload& w_;
   std::string method_;
   const Cadence& cadence_;
   bool published_only_ = false;
   EngineOpener open_;
-  store::CommitSemantics semantics_;
-  store::EngineOptions options_;
-  std::unique_ptr<Engine> engine_;
-  store::EngineTraits traits_;
+  CommitSemantics semantics_;
+  KvStoreOptions options_;
+  std::unique_ptr<KvStore> engine_;
+  KvStoreTraits traits_;
   std::string description_;
   std::filesystem::path work_, phase_file_, full_, after_remove_, final_;
   std::vector<std::filesystem::path> files_;
@@ -567,7 +566,7 @@ class EngineRun {
 
 }  // namespace
 
-std::vector<harness::Result> store_suite::run_engine(harness::Runner& runner, const Workload& w,
+std::vector<harness::Result> store_suite::run_engine(harness::Runner& runner, const StoreWorkload& w,
                                                      const std::string& method, const Cadence& cadence,
                                                      std::uint64_t map_bytes, bool published_only,
                                                      const EngineOpener& open) {
@@ -597,7 +596,7 @@ class StoreSuite final : public Suite {
     std::uint64_t n = options.records != 0
                           ? options.records
                           : by_scale<std::uint64_t>(options.scale, 2000, 10000, 20000, 100000);
-    Workload w = make_workload(n, runner.config().seed);
+    StoreWorkload w = make_workload(n, runner.config().seed);
     // LMDB's map must hold the data with B-tree overhead; the file stays sparse.
     std::uint64_t map_bytes = std::max<std::uint64_t>(64 * MiB, w.data_bytes * 4);
     std::vector<harness::Result> out;
@@ -609,15 +608,15 @@ class StoreSuite final : public Suite {
     if (quick) tables = tables.first(1);
     if (options.scale == Scale::Default) tables = tables.first(3);
     for (const Cadence& cadence : tables) {
-      for (const std::string& method : store::engine_names())
+      for (const std::string& method : kv_store_names())
         for (auto& r : run_engine(runner, w, method, cadence, map_bytes, quick)) out.push_back(std::move(r));
     }
     return out;
   }
 };
 
-const StoreSuite store_suite;
-const SuiteRegistration store_registration{80, SuiteGroup::Seeds, &store_suite};
+const StoreSuite store_suite_instance;
+const SuiteRegistration store_registration{80, SuiteGroup::Seeds, &store_suite_instance};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -192,8 +192,8 @@ class WriteBufferingSuite final : public Suite {
   }
 };
 
-const WriteBufferingSuite write_buffering_suite;
-const SuiteRegistration write_buffering_registration{20, SuiteGroup::Seeds, &write_buffering_suite};
+const WriteBufferingSuite write_buffering_suite_instance;
+const SuiteRegistration write_buffering_registration{20, SuiteGroup::Seeds, &write_buffering_suite_instance};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -90,8 +90,8 @@ class WritePathSuite final : public Suite {
   }
 };
 
-const WritePathSuite write_path_suite;
-const SuiteRegistration write_path_registration{40, SuiteGroup::Seeds, &write_path_suite};
+const WritePathSuite write_path_suite_instance;
+const SuiteRegistration write_path_registration{40, SuiteGroup::Seeds, &write_path_suite_instance};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -251,7 +251,7 @@ struct Checker {
     }
     for (const std::string& key : listed)
       if (run.history.by_key.count(key) == 0) problem(tally.corrupt, where + ": key never written: " + key);
-    bool unordered = !(setting.sync.when == SyncPolicy::When::EveryN || setting.sync.when == SyncPolicy::When::EveryPut);
+    bool unordered = !(setting.sync.when == SyncSchedule::When::EveryN || setting.sync.when == SyncSchedule::When::EveryPut);
     for (std::size_t k = 0; k < run.keys; ++k) {
       std::string key = key_of(k);
       std::optional<Employee> got;
@@ -296,9 +296,9 @@ std::string Setting::name() const { return std::string(to_string(backend)) + " "
 std::vector<Setting> all_settings() {
   std::vector<Setting> out;
   for (Backend b : kAllBackends)
-    for (SyncPolicy p : {SyncPolicy::none(), SyncPolicy::every_n(3), SyncPolicy::every_put(), SyncPolicy::at_close()})
+    for (SyncSchedule p : {SyncSchedule::none(), SyncSchedule::every_n(3), SyncSchedule::every_put(), SyncSchedule::at_close()})
       out.push_back({b, p});
-  SyncPolicy fsync = SyncPolicy::every_put();
+  SyncSchedule fsync = SyncSchedule::every_put();
   fsync.call = io::Durability::Fsync;
   out.push_back({Backend::Mmap, fsync});
   return out;

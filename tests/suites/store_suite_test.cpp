@@ -19,7 +19,7 @@
 #include "iolab/harness/console.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
-#include "iolab/store/engine.h"
+#include "iolab/suites/kv_store.h"
 #include "iolab/suites/suite.h"
 #include "suites/store_workload.h"
 
@@ -67,7 +67,7 @@ TEST_F(StoreSuiteRun, EveryRowOfATableCommitsAtTheSamePoints) {
   EXPECT_EQ(tables.size(), 16u);
   for (const auto& [experiment, rows] : tables) {
     SCOPED_TRACE(experiment);
-    EXPECT_EQ(rows.size(), store::engine_names().size()) << "every engine in every table";
+    EXPECT_EQ(rows.size(), kv_store_names().size()) << "every engine in every table";
     const harness::Result& first = *rows.front();
     ASSERT_TRUE(first.extra.contains("commit_every_ops"));
     const std::uint64_t every = first.extra["commit_every_ops"].get<std::uint64_t>();
@@ -102,29 +102,29 @@ TEST_F(StoreSuiteRun, EveryRowOfATableCommitsAtTheSamePoints) {
 TEST_F(StoreSuiteRun, EveryRecordAndHeadingStatesWhatACommitGives) {
   for (const harness::Result& r : *results_) {
     SCOPED_TRACE(r.experiment + " / " + r.method);
-    store::CommitSemantics says = store::commit_semantics(r.method, r.sync.flushes());
+    CommitSemantics says = commit_semantics(r.method, r.sync.flushes());
     ASSERT_TRUE(r.extra.contains("commit_atomicity"));
     EXPECT_EQ(r.extra["commit_atomicity"], says.atomicity);
     EXPECT_EQ(r.extra["commit_does"], says.commit);
     EXPECT_EQ(r.extra["close_does"], says.close);
     const std::size_t commits = r.experiment.find("commits: ");
     ASSERT_NE(commits, std::string::npos);
-    for (const std::string& engine : store::engine_names()) {
-      std::string atomicity = store::commit_semantics(engine, r.sync.flushes()).atomicity;
+    for (const std::string& engine : kv_store_names()) {
+      std::string atomicity = commit_semantics(engine, r.sync.flushes()).atomicity;
       std::size_t group = r.experiment.find(atomicity + " (", commits);
       ASSERT_NE(group, std::string::npos) << engine << ": " << atomicity;
       std::size_t end = r.experiment.find(')', group);
       EXPECT_NE(r.experiment.substr(group, end - group).find(engine), std::string::npos) << engine;
     }
   }
-  EXPECT_NE(store::commit_semantics("lmdb", false).atomicity, store::commit_semantics("fields", false).atomicity);
+  EXPECT_NE(commit_semantics("lmdb", false).atomicity, commit_semantics("fields", false).atomicity);
 }
 
 TEST_F(StoreSuiteRun, ReopenIsATimePerReopen) {
   std::vector<harness::Result> reopens;
   for (const harness::Result& r : *results_)
     if (r.op == harness::Op::Reopen) reopens.push_back(r);
-  ASSERT_EQ(reopens.size(), 2 * store::engine_names().size());
+  ASSERT_EQ(reopens.size(), 2 * kv_store_names().size());
   for (const harness::Result& r : reopens) EXPECT_EQ(r.ops, 1u) << r.method << ": one reopen per pass";
   std::string table = harness::format_tables(reopens, false);
   EXPECT_EQ(table.find("ops/s"), std::string::npos) << table;
@@ -148,12 +148,12 @@ class ContentCheck : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ContentCheck, FindsAWrongValueAndAMissingRecord) {
   io::ScratchDir scratch("/tmp");
-  store_suite::Workload w = store_suite::make_workload(200, 7);
-  store::EngineOptions options;
+  store_suite::StoreWorkload w = store_suite::make_workload(200, 7);
+  KvStoreOptions options;
   options.map_bytes = 64ull << 20;
   auto write = [&](const std::string& name, std::uint64_t changed, bool drop) {
     auto path = scratch.create_unique_file(name);
-    auto engine = store::open_engine(GetParam(), path, options);
+    auto engine = open_kv_store(GetParam(), path, options);
     for (std::uint64_t i = 0; i < w.n; ++i) {
       store::Employee e = w.records[i];
       if (i == changed) e.comments.back() ^= 1;  // one byte of one value differs
@@ -163,7 +163,7 @@ TEST_P(ContentCheck, FindsAWrongValueAndAMissingRecord) {
     return path;
   };
   auto check = [&](const std::filesystem::path& p, Stage stage) {
-    auto engine = store::open_engine(GetParam(), p, options);
+    auto engine = open_kv_store(GetParam(), p, options);
     std::string why = store_suite::check_contents(*engine, w, stage);
     engine->close();
     return why;
@@ -178,16 +178,16 @@ TEST_P(ContentCheck, FindsAWrongValueAndAMissingRecord) {
   EXPECT_NE(kept.find("is present"), std::string::npos) << kept;
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, ContentCheck, ::testing::ValuesIn(store::engine_names()));
+INSTANTIATE_TEST_SUITE_P(Engines, ContentCheck, ::testing::ValuesIn(kv_store_names()));
 
 // A byte of a record flipped on disk (its CRC no longer matches): the read-back refuses the store.
 TEST(ContentCheckOnDisk, ACorruptedJournalFailsVerification) {
   io::ScratchDir scratch("/tmp");
-  store_suite::Workload w = store_suite::make_workload(50, 7);
-  store::EngineOptions options;
+  store_suite::StoreWorkload w = store_suite::make_workload(50, 7);
+  KvStoreOptions options;
   auto path = scratch.create_unique_file("journal");
   {
-    auto engine = store::open_engine("gather", path, options);
+    auto engine = open_kv_store("gather", path, options);
     for (const store::Employee& e : w.records) engine->put(e);
     engine->close();
   }
@@ -208,7 +208,7 @@ TEST(ContentCheckOnDisk, ACorruptedJournalFailsVerification) {
   bool failed = false;
   try {
     options.store.salvage = true;  // open past the damage; the read-back must still not accept it
-    auto engine = store::open_engine("gather", path, options);
+    auto engine = open_kv_store("gather", path, options);
     failed = !store_suite::check_contents(*engine, w, Stage::Inserted).empty();
     engine->close();
   } catch (const Error&) {
@@ -221,14 +221,14 @@ TEST(ContentCheckOnDisk, ACorruptedJournalFailsVerification) {
 // change what gets return from some get on, and any close() can make marked
 // write(2) calls. It counts no calls of its own, so a record's io_calls are
 // the kernel's count over the timed region.
-class Misbehaving final : public store::Engine {
+class Misbehaving final : public KvStore {
  public:
   struct Faults {
     std::uint64_t change_from_get = UINT64_MAX;  // the first get (0-based) whose record is changed
     bool change_length = false;                  // drop the comment's last byte, else flip a bit of it
     unsigned close_writes = 0;                   // write(2) calls to /dev/null at close()
   };
-  Misbehaving(std::unique_ptr<store::Engine> inner, Faults faults, std::uint64_t* gets)
+  Misbehaving(std::unique_ptr<KvStore> inner, Faults faults, std::uint64_t* gets)
       : inner_(std::move(inner)), faults_(faults), gets_(gets) {}
   std::string_view name() const override { return inner_->name(); }
   void put(const store::Employee& e) override { inner_->put(e); }
@@ -251,16 +251,16 @@ class Misbehaving final : public store::Engine {
     for (unsigned i = 0; i < faults_.close_writes && fd >= 0; ++i) (void)!::write(fd, "x", 1);
     if (fd >= 0) ::close(fd);
   }
-  store::EngineCounters counters() const override {
-    store::EngineCounters c;
+  KvStoreCounters counters() const override {
+    KvStoreCounters c;
     c.commits = inner_->counters().commits;
     return c;
   }
-  store::EngineTraits traits() const override { return {false, inner_->traits().rebuilds_index_on_open}; }
+  KvStoreTraits traits() const override { return {false, inner_->traits().rebuilds_index_on_open}; }
   std::string describe() const override { return inner_->describe(); }
 
  private:
-  std::unique_ptr<store::Engine> inner_;
+  std::unique_ptr<KvStore> inner_;
   Faults faults_;
   std::uint64_t* gets_;
   bool closed_ = false;
@@ -269,8 +269,8 @@ class Misbehaving final : public store::Engine {
 // Misbehaving engines for the phases `in` (the others are the real engine).
 store_suite::EngineOpener misbehaving_in(std::set<harness::Op> in, Misbehaving::Faults faults, std::uint64_t* gets) {
   return [in, faults, gets](const std::string& method, const std::filesystem::path& p,
-                            const store::EngineOptions& o, harness::Op phase) -> std::unique_ptr<store::Engine> {
-    auto real = store::open_engine(method, p, o);
+                            const KvStoreOptions& o, harness::Op phase) -> std::unique_ptr<KvStore> {
+    auto real = open_kv_store(method, p, o);
     if (in.count(phase) == 0) return real;
     return std::make_unique<Misbehaving>(std::move(real), faults, gets);
   };
@@ -290,7 +290,7 @@ std::string gets_error(const std::string& method, Misbehaving::Faults faults, st
                        std::vector<harness::Result>* out = nullptr) {
   io::ScratchDir scratch("/tmp");
   harness::Runner runner(two_reps(), scratch);
-  store_suite::Workload w = store_suite::make_workload(kFew, 7);
+  store_suite::StoreWorkload w = store_suite::make_workload(kFew, 7);
   try {
     auto results = store_suite::run_engine(runner, w, method, store_suite::cadences()[0], 64ull << 20, true,
                                            misbehaving_in({harness::Op::Get}, faults, gets));
@@ -313,7 +313,7 @@ TEST_P(GetVerification, AWrongRecordFromAGetGivesNoFigure) {
   EXPECT_NE(err.find("did not verify"), std::string::npos) << (err.empty() ? "a wrong record gave a figure" : err);
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, GetVerification, ::testing::ValuesIn(store::engine_names()));
+INSTANTIATE_TEST_SUITE_P(Engines, GetVerification, ::testing::ValuesIn(kv_store_names()));
 
 // The timed get passes hold no digest: a record that changes after the
 // verification pass, its length kept, goes unseen by them (what they fold is
@@ -347,7 +347,7 @@ TEST(WritingPhase, CloseIsTimed) {
   constexpr unsigned kCloseWrites = 1000;
   io::ScratchDir scratch("/tmp");
   harness::Runner runner(two_reps(), scratch);
-  store_suite::Workload w = store_suite::make_workload(kFew, 7);
+  store_suite::StoreWorkload w = store_suite::make_workload(kFew, 7);
   std::uint64_t gets = 0;
   Misbehaving::Faults marked;
   marked.close_writes = kCloseWrites;

@@ -105,7 +105,7 @@ struct Ack {
 
 // The three positions RocketMQ keeps per log, as sequence numbers: the last
 // message appended, moved into the file (survives the process), synced.
-struct Progress {
+struct LogPositions {
   std::uint64_t written = 0, committed = 0, durable = 0;
 };
 
@@ -162,7 +162,7 @@ class CommitLog {
   virtual std::uint32_t log_count() const noexcept = 0;
   virtual std::uint32_t log_of(std::uint32_t topic) const noexcept = 0;
   virtual std::filesystem::path log_dir(std::uint32_t log) const = 0;
-  virtual Progress progress(std::uint32_t log) const noexcept = 0;
+  virtual LogPositions progress(std::uint32_t log) const noexcept = 0;
 
   // Everything a reader of `log` may see now: messages before `position`,
   // through `sequence` (committed data: the page cache, not user buffers).

@@ -61,23 +61,23 @@ Backend parse_backend(std::string_view name);
 inline constexpr Backend kAllBackends[] = {Backend::Fields, Backend::Gather, Backend::Mmap, Backend::Buffered};
 
 // When written records are made durable.
-struct SyncPolicy {
+struct SyncSchedule {
   enum class When { None, EveryN, EveryPut, AtClose } when = When::None;
   std::uint32_t every = 1000;  // EveryN: puts and removes between syncs
   // The call used: Fdatasync or Fsync (mmap uses msync(MS_SYNC) for its mapped range first).
   io::Durability call = io::Durability::Fdatasync;
 
-  static SyncPolicy none() { return {}; }
-  static SyncPolicy every_n(std::uint32_t n) { return {When::EveryN, n}; }
-  static SyncPolicy every_put() { return {When::EveryPut, 1}; }
-  static SyncPolicy at_close() { return {When::AtClose, 0}; }
+  static SyncSchedule none() { return {}; }
+  static SyncSchedule every_n(std::uint32_t n) { return {When::EveryN, n}; }
+  static SyncSchedule every_put() { return {When::EveryPut, 1}; }
+  static SyncSchedule at_close() { return {When::AtClose, 0}; }
 };
 // "none", "every-1000:fdatasync", "every-put:fdatasync", "close:fdatasync".
-std::string to_string(const SyncPolicy& p);
+std::string to_string(const SyncSchedule& p);
 
 struct StoreOptions {
   Backend backend = Backend::Mmap;
-  SyncPolicy sync;
+  SyncSchedule sync;
   std::size_t mmap_grow_step = std::size_t{1} << 20;   // mmap: file grows by this (the seed grows by a PAGE_SIZE it never defines)
   std::size_t stage_buffer = std::size_t{1} << 20;     // buffered: staging buffer bytes
   bool salvage = false;  // open: skip mid-file damage (made into free space) instead of failing

@@ -51,7 +51,7 @@ const Suite& find_suite(std::string_view name);
 enum class SuiteGroup { Seeds, ByName };
 
 // A suite's .cpp defines one static instance:
-// `const SuiteRegistration seq_read_registration{10, SuiteGroup::Seeds, &seq_read_suite};`
+// `const SuiteRegistration seq_read_registration{10, SuiteGroup::Seeds, &seq_read_suite_instance};`
 // (order: seq-read 10, write-buffering 20, buffer-alloc 30, write-path 40, copy 50,
 // direct 60, packet-sweep 70, store 80, parallel 90, commitlog 110). Names are
 // unique per file because a unity build compiles several suites as one unit.

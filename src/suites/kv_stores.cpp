@@ -1,5 +1,5 @@
 // The engines of the store suite: RecordStore backends, LMDB, SQLite.
-#include "iolab/store/engine.h"
+#include "iolab/suites/kv_store.h"
 
 #include <lmdb.h>
 #include <sqlite3.h>
@@ -8,12 +8,18 @@
 
 #include "iolab/base/error.h"
 
-namespace iolab::store {
+namespace iolab::suites {
 namespace {
 
-class RecordStoreEngine final : public Engine {
+using store::Backend;
+using store::Employee;
+using store::RecordStore;
+using store::StoreOptions;
+using store::SyncSchedule;
+
+class RecordStoreKvStore final : public KvStore {
  public:
-  RecordStoreEngine(std::string name, const std::filesystem::path& path, StoreOptions o, std::uint32_t batch)
+  RecordStoreKvStore(std::string name, const std::filesystem::path& path, StoreOptions o, std::uint32_t batch)
       : name_(std::move(name)), store_(path, std::move(o)), batch_(batch) {}
   std::string_view name() const override { return name_; }
   void put(const Employee& e) override {
@@ -37,11 +43,11 @@ class RecordStoreEngine final : public Engine {
     commit();
     store_.close();
   }
-  EngineCounters counters() const override {
-    StoreStats s = store_.stats();
+  KvStoreCounters counters() const override {
+    store::StoreStats s = store_.stats();
     return {s.syscalls, s.bytes_written, s.bytes_read, s.holes_reused, s.free_bytes, commits_, s.syncs};
   }
-  EngineTraits traits() const override { return {true, true}; }
+  KvStoreTraits traits() const override { return {true, true}; }
   static CommitSemantics semantics(Backend b, bool sync) {
     CommitSemantics s;
     s.atomicity = "not atomic across records";
@@ -77,7 +83,7 @@ class RecordStoreEngine final : public Engine {
     std::string s = "iolab::store backend " + name_;
     if (o.backend == Backend::Mmap) s += ", " + std::to_string(o.mmap_grow_step >> 10) + " KiB growth step";
     if (o.backend == Backend::Buffered) s += ", " + std::to_string(o.stage_buffer >> 10) + " KiB staging buffer";
-    return s + (o.sync.when == SyncPolicy::When::None ? ", no sync" : ", fdatasync at each commit");
+    return s + (o.sync.when == SyncSchedule::When::None ? ", no sync" : ", fdatasync at each commit");
   }
 
  private:
@@ -95,9 +101,9 @@ class RecordStoreEngine final : public Engine {
 
 // ---- LMDB ----
 
-class LmdbEngine final : public Engine {
+class LmdbKvStore final : public KvStore {
  public:
-  LmdbEngine(const std::filesystem::path& path, const EngineOptions& o) : path_(path), batch_(o.batch), sync_(o.sync) {
+  LmdbKvStore(const std::filesystem::path& path, const KvStoreOptions& o) : path_(path), batch_(o.batch), sync_(o.sync) {
     check(mdb_env_create(&env_), "mdb_env_create");
     try {
       check(mdb_env_set_mapsize(env_, o.map_bytes), "mdb_env_set_mapsize");
@@ -119,7 +125,7 @@ class LmdbEngine final : public Engine {
       throw;
     }
   }
-  ~LmdbEngine() override {
+  ~LmdbKvStore() override {
     try {
       close();
     } catch (...) {
@@ -185,8 +191,8 @@ class LmdbEngine final : public Engine {
     }
     end_read();
   }
-  EngineCounters counters() const override {
-    EngineCounters c;
+  KvStoreCounters counters() const override {
+    KvStoreCounters c;
     c.commits = commits_;
     return c;
   }
@@ -269,9 +275,9 @@ class LmdbEngine final : public Engine {
 
 // ---- SQLite ----
 
-class SqliteEngine final : public Engine {
+class SqliteKvStore final : public KvStore {
  public:
-  SqliteEngine(const std::filesystem::path& path, const EngineOptions& o) : path_(path), batch_(o.batch), sync_(o.sync) {
+  SqliteKvStore(const std::filesystem::path& path, const KvStoreOptions& o) : path_(path), batch_(o.batch), sync_(o.sync) {
     int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                              nullptr);
     if (rc != SQLITE_OK) {
@@ -297,7 +303,7 @@ class SqliteEngine final : public Engine {
       throw;
     }
   }
-  ~SqliteEngine() override {
+  ~SqliteKvStore() override {
     try {
       close();
     } catch (...) {
@@ -367,8 +373,8 @@ class SqliteEngine final : public Engine {
     if (wrote_) ++commits_;  // a read-only transaction's end commits nothing
     wrote_ = false;
   }
-  EngineCounters counters() const override {
-    EngineCounters c;
+  KvStoreCounters counters() const override {
+    KvStoreCounters c;
     c.commits = commits_;
     return c;
   }
@@ -463,25 +469,25 @@ class SqliteEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> open_engine(std::string_view method, const std::filesystem::path& path,
-                                    const EngineOptions& options) {
-  if (method == "lmdb") return std::make_unique<LmdbEngine>(path, options);
-  if (method == "sqlite") return std::make_unique<SqliteEngine>(path, options);
+std::unique_ptr<KvStore> open_kv_store(std::string_view method, const std::filesystem::path& path,
+                                    const KvStoreOptions& options) {
+  if (method == "lmdb") return std::make_unique<LmdbKvStore>(path, options);
+  if (method == "sqlite") return std::make_unique<SqliteKvStore>(path, options);
   StoreOptions o = options.store;
-  o.backend = parse_backend(method);
+  o.backend = store::parse_backend(method);
   // With sync, the store owes a sync after every mutation and pays it at
   // each commit: every `batch` mutations (its own count) and at commit().
   constexpr std::uint32_t kNoCount = 0xFFFFFFFFu;  // batch 0: only commit() syncs
-  o.sync = options.sync ? SyncPolicy::every_n(options.batch != 0 ? options.batch : kNoCount) : SyncPolicy::none();
-  return std::make_unique<RecordStoreEngine>(std::string(method), path, std::move(o), options.batch);
+  o.sync = options.sync ? SyncSchedule::every_n(options.batch != 0 ? options.batch : kNoCount) : SyncSchedule::none();
+  return std::make_unique<RecordStoreKvStore>(std::string(method), path, std::move(o), options.batch);
 }
 
-std::vector<std::string> engine_names() { return {"fields", "gather", "mmap", "buffered", "lmdb", "sqlite"}; }
+std::vector<std::string> kv_store_names() { return {"fields", "gather", "mmap", "buffered", "lmdb", "sqlite"}; }
 
 CommitSemantics commit_semantics(std::string_view method, bool sync) {
-  if (method == "lmdb") return LmdbEngine::semantics(sync);
-  if (method == "sqlite") return SqliteEngine::semantics(sync);
-  return RecordStoreEngine::semantics(parse_backend(method), sync);
+  if (method == "lmdb") return LmdbKvStore::semantics(sync);
+  if (method == "sqlite") return SqliteKvStore::semantics(sync);
+  return RecordStoreKvStore::semantics(store::parse_backend(method), sync);
 }
 
 std::string lmdb_version() {
@@ -492,4 +498,4 @@ std::string lmdb_version() {
 
 std::string sqlite_version() { return std::string("SQLite ") + sqlite3_libversion(); }
 
-}  // namespace iolab::store
+}  // namespace iolab::suites

@@ -1,4 +1,4 @@
-// The suite's engines (our backends, LMDB, SQLite) behave alike: put,
+// The store suite's key-value stores (our backends, LMDB, SQLite) behave alike: put,
 // replace, get, remove, size, commit, close and reopen, both durabilities.
 #include <map>
 
@@ -6,28 +6,30 @@
 
 #include "iolab/base/error.h"
 #include "iolab/io/scratch.h"
-#include "iolab/store/engine.h"
+#include "iolab/suites/kv_store.h"
 #include "store/store_test_util.h"
 
-namespace iolab::store {
+namespace iolab::suites {
 namespace {
 
-using testing::key_name;
-using testing::make_employee;
+using store::Employee;
+using store::testing::fast_scratch_parent;
+using store::testing::key_name;
+using store::testing::make_employee;
 
-TEST(StoreEngines, SameBehaviourEverywhere) {
-  io::ScratchDir scratch(testing::fast_scratch_parent());
-  for (const std::string& name : engine_names()) {
+TEST(KvStores, SameBehaviourEverywhere) {
+  io::ScratchDir scratch(fast_scratch_parent());
+  for (const std::string& name : kv_store_names()) {
     for (bool sync : {false, true}) {
       SCOPED_TRACE(name + (sync ? " sync" : " nosync"));
       auto path = scratch.create_unique_file(name);
-      EngineOptions o;
+      KvStoreOptions o;
       o.sync = sync;
       o.batch = 7;
       o.map_bytes = 64ull << 20;
       std::map<std::string, Employee> model;
       {
-        auto e = open_engine(name, path, o);
+        auto e = open_kv_store(name, path, o);
         EXPECT_EQ(e->name(), name);
         for (int i = 0; i < 100; ++i) {
           Employee x = make_employee(key_name(i % 60), static_cast<std::uint64_t>(i));
@@ -49,7 +51,7 @@ TEST(StoreEngines, SameBehaviourEverywhere) {
         EXPECT_EQ(e->size(), model.size());
         e->close();
       }
-      auto e = open_engine(name, path, o);
+      auto e = open_kv_store(name, path, o);
       EXPECT_EQ(e->size(), model.size());
       Employee got;
       for (const auto& [k, v] : model) {
@@ -62,10 +64,10 @@ TEST(StoreEngines, SameBehaviourEverywhere) {
         EXPECT_FALSE(std::filesystem::exists(path.string() + extra)) << extra;
     }
   }
-  EXPECT_THROW(open_engine("tape", scratch.create_file("t"), EngineOptions{}), UsageError);
+  EXPECT_THROW(open_kv_store("tape", scratch.create_file("t"), KvStoreOptions{}), UsageError);
   EXPECT_NE(lmdb_version().find("LMDB 0."), std::string::npos);
   EXPECT_NE(sqlite_version().find("SQLite 3."), std::string::npos);
 }
 
 }  // namespace
-}  // namespace iolab::store
+}  // namespace iolab::suites

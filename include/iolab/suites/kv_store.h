@@ -1,4 +1,4 @@
-// Key-value engines the `store` suite drives with one workload: our
+// Key-value stores the `store` suite drives with one workload: our
 // RecordStore (each backend) and, for comparison, LMDB and SQLite, all
 // storing the same Employee records keyed by last name.
 #pragma once
@@ -13,10 +13,10 @@
 #include "iolab/store/employee.h"
 #include "iolab/store/record_store.h"
 
-namespace iolab::store {
+namespace iolab::suites {
 
 // What an engine did, as far as it can tell (0 when it cannot).
-struct EngineCounters {
+struct KvStoreCounters {
   std::uint64_t syscalls = 0;       // 0: unknown (take the kernel's count)
   std::uint64_t bytes_written = 0;  // through calls, or stored into a mapping
   std::uint64_t bytes_read = 0;
@@ -30,8 +30,8 @@ struct EngineCounters {
 };
 
 // What an engine is, for the suite (never decided by comparing its name).
-struct EngineTraits {
-  bool counts_own_io = false;        // EngineCounters' calls and bytes are its own (else take the kernel's)
+struct KvStoreTraits {
+  bool counts_own_io = false;        // KvStoreCounters' calls and bytes are its own (else take the kernel's)
   bool rebuilds_index_on_open = false;  // open scans the file (RecordStore); else the index is on disk
 };
 
@@ -54,27 +54,27 @@ struct EngineTraits {
 // LMDB and SQLite read in one read transaction per `batch` gets (per phase for 0).
 // Values are the same bytes everywhere: the record's encoding
 // (employee.h, docs/store-format.md), keyed by last name.
-struct EngineOptions {
+struct KvStoreOptions {
   bool sync = false;
   std::uint32_t batch = 1000;  // mutations per commit; 0: one commit per commit() call
-  StoreOptions store;                   // for the RecordStore engines
+  store::StoreOptions store;                   // for the RecordStore engines
   std::uint64_t map_bytes = 1ull << 30; // LMDB's map size
 };
 
-class Engine {
+class KvStore {
  public:
-  virtual ~Engine() = default;
+  virtual ~KvStore() = default;
   virtual std::string_view name() const = 0;
-  virtual void put(const Employee& e) = 0;
-  virtual bool get(std::string_view last, Employee& out) = 0;
+  virtual void put(const store::Employee& e) = 0;
+  virtual bool get(std::string_view last, store::Employee& out) = 0;
   virtual bool remove(std::string_view last) = 0;
   virtual std::uint64_t size() = 0;
   // End of a phase: commits the open transaction, makes what was written as
   // durable as the options promise.
   virtual void commit() = 0;
   virtual void close() = 0;
-  virtual EngineCounters counters() const { return {}; }
-  virtual EngineTraits traits() const { return {}; }
+  virtual KvStoreCounters counters() const { return {}; }
+  virtual KvStoreTraits traits() const { return {}; }
   // What it is and how it is configured, for results ("LMDB 0.9.24, MDB_NOSUBDIR|...").
   virtual std::string describe() const = 0;
 };
@@ -84,9 +84,9 @@ class Engine {
 // must exist. LMDB runs with MDB_NOSUBDIR|MDB_NOLOCK: no other file is made.
 // SQLite (WAL, exclusive locking: no -shm file) keeps "<path>-wal" while
 // open and removes it at close.
-std::unique_ptr<Engine> open_engine(std::string_view method, const std::filesystem::path& path,
-                                    const EngineOptions& options);
-std::vector<std::string> engine_names();
+std::unique_ptr<KvStore> open_kv_store(std::string_view method, const std::filesystem::path& path,
+                                    const KvStoreOptions& options);
+std::vector<std::string> kv_store_names();
 
 // What a commit of engine `method` gives at durability `sync`, in words, and
 // what its close() does: a table of engines that commit at the same points
@@ -103,4 +103,4 @@ CommitSemantics commit_semantics(std::string_view method, bool sync);
 std::string lmdb_version();
 std::string sqlite_version();
 
-}  // namespace iolab::store
+}  // namespace iolab::suites
