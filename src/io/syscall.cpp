@@ -227,6 +227,16 @@ void sync_fd(int fd, Durability d, const std::filesystem::path& path, IoCounters
   unsupported(d, "this method", path);
 }
 
+void sync_range(int fd, std::uint64_t offset, std::uint64_t length, const std::filesystem::path& path,
+                IoCounters& counters) {
+  ++counters.calls;
+  if (retry("sync_file_range", [&] {
+        return ::sync_file_range(fd, static_cast<off_t>(offset), static_cast<off_t>(length),
+                                 SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+      }) != 0)
+    fail("sync_file_range", path);
+}
+
 void unsupported(Durability d, std::string_view method, const std::filesystem::path& path) {
   throw Error(std::string(to_string(d)), path.string(),
               std::string(method) + " does not support this durability call", EOPNOTSUPP);

@@ -128,6 +128,10 @@ void seek(int fd, std::uint64_t offset, const std::filesystem::path& path, IoCou
 // Flush do nothing at fd level). Other values throw EOPNOTSUPP.
 void sync_fd(int fd, Durability d, const std::filesystem::path& path, IoCounters& counters);
 bool fd_supports(Durability d);
+// sync_file_range(WAIT_BEFORE | WRITE | WAIT_AFTER) of [offset, offset + length):
+// writes back that range's dirty pages and waits (no metadata, no device flush).
+void sync_range(int fd, std::uint64_t offset, std::uint64_t length, const std::filesystem::path& path,
+                IoCounters& counters);
 // Throws EOPNOTSUPP for a durability a method does not support.
 [[noreturn]] void unsupported(Durability d, std::string_view method, const std::filesystem::path& path);
 
