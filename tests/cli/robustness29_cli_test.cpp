@@ -68,14 +68,14 @@ std::vector<std::string> small_run(const Place& p, std::vector<std::string> more
 void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
 // A results file of one record (a real run's).
-[[maybe_unused]] fs::path results_file(const Place& p, const std::string& name) {
+fs::path results_file(const Place& p, const std::string& name) {
   const fs::path out = p / name;
   ProgramRun r = run_iolab(small_run(p, {"--out", out.string()}));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return out;
 }
 
-[[maybe_unused]] iolab::test::StartOptions stdout_to(int fd) {
+iolab::test::StartOptions stdout_to(int fd) {
   iolab::test::StartOptions o;
   o.stdout_fd = fd;
   return o;
@@ -203,6 +203,132 @@ TEST(Issue29, I3_ARunGivenAnOutAnotherRunIsWritingIsRefused) {
   ProgramRun again = run_iolab(small_run(p, {"--out", out.string()}));
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_FALSE(fs::exists(p / ".r.json.lock"));
+}
+
+// ---- I4: a closed or full stdout is an error -------------------------------------
+
+TEST(Issue29, I4_AFullOrClosedStdoutIsAnErrorNotASilentSuccess) {
+  Place p;
+  const fs::path a = results_file(p, "a.json");
+  const int full = ::open("/dev/full", O_WRONLY);
+  ASSERT_GE(full, 0);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"suites"}, {"methods", "--json", "--dir", p.scratch().string()}, {"compare", a.string(), a.string()},
+           {"recommend", a.string()}}) {
+    ProgramRun r = run_iolab(args, stdout_to(full));
+    EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << args[0] << ": " << r.err;
+    iolab::test::StartOptions closed;
+    closed.close_stdout = true;
+    ProgramRun c = run_iolab(args, closed);
+    EXPECT_EQ(c.exit_code, 1) << args[0] << ": " << c.err;
+    EXPECT_NE(c.err.find("standard output is closed"), std::string::npos) << c.err;
+  }
+  ::close(full);
+}
+
+// ---- I5, I6: inputs bounded before parsing ----------------------------------------
+
+TEST(Issue29, I5_DeeplyNestedResultsAndJobFilesAreOneLineNotACrash) {
+  Place p;
+  nlohmann::json j = nlohmann::json::parse(read_all(results_file(p, "a.json")));
+  std::string text = j.dump();
+  const std::string deep = std::string(150000, '[') + std::string(150000, ']');
+  text.replace(text.find("\"extra\":{"), 9, "\"extra\":{\"deep\":" + deep + ",");
+  write_file(p / "deep.json", text);
+  for (const auto& args : std::vector<std::vector<std::string>>{{"report", (p / "deep.json").string(), "-o", (p / "x.html").string()},
+                                                                {"compare", (p / "deep.json").string(), (p / "deep.json").string()},
+                                                                {"recommend", (p / "deep.json").string()}}) {
+    ProgramRun r = run_iolab(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_EQ(r.err_lines(), 1u) << r.err;
+    EXPECT_NE(r.err.find("nested deeper than 256"), std::string::npos) << r.err;
+  }
+  std::string dotted = "a";
+  for (int i = 0; i < 60000; ++i) dotted += ".a";
+  for (const std::string& job : {"method = \"pread\"\n[" + dotted + "]\n", "method = \"pread\"\n" + dotted + " = 1\n",
+                                 "method = \"pread\"\nx = " + std::string(60000, '[') + std::string(60000, ']') + "\n"}) {
+    write_file(p / "job.toml", job);
+    ProgramRun r = run_iolab({"run", "--job", (p / "job.toml").string(), "--dir", p.scratch().string()});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err_lines(), 1u) << r.err;
+    EXPECT_NE(r.err.find("job file"), std::string::npos) << r.err;
+  }
+}
+
+TEST(Issue29, I6_EndlessOrHugeInputsAreRefusedBeforeReading) {
+  Place p;
+  write_file(p / "huge.toml", "");
+  ASSERT_EQ(::truncate((p / "huge.toml").c_str(), 2 << 20), 0);  // 2 MiB of holes: past the 1 MiB cap
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  for (const Case& c : {Case{{"run", "--job", "/dev/zero"}, "not a regular file"},
+                        Case{{"run", "--job", (p / "huge.toml").string()}, "larger than 1 MiB"},
+                        Case{{"compare", "/dev/zero", "/dev/zero"}, "not a regular file"}}) {
+    ProgramRun r = run_iolab(c.args);
+    EXPECT_NE(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err_lines(), 1u) << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
+}
+
+// ---- I13: past ulimit -f, an error like a full disk, not a silent SIGXFSZ ----
+
+TEST(Issue29, I13_AFileSizeLimitIsAnErrorNotASilentSignal) {
+  Place p;
+  iolab::test::StartOptions limited;
+  limited.file_size_limit = 16 << 10;  // below the 64 KiB scratch file
+  limited.sigxfsz_default = true;      // as `ulimit -f 16` in a shell leaves it
+  ProgramRun r = iolab::test::start_iolab(small_run(p, {"--out", (p / "r.json").string()}), limited)->finish();
+  EXPECT_EQ(r.signal, 0) << "killed by signal " << r.signal;
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err_lines(), 1u) << r.err;
+  EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+  EXPECT_TRUE(names_in(p.scratch()).empty());
+}
+
+// ---- I12: crosscheck measuring nothing is a failure ------------------------------
+
+TEST(Issue29, I12_CrosscheckThatMeasuredNothingExitsNonZero) {
+  Place p;
+  // A "fio" that prints nothing: every row fails on fio's side.
+  ProgramRun r = run_iolab({"crosscheck", "--fio-program", "/bin/true", "--method", "pread", "--bs", "4k", "--size",
+                            "64k", "--rounds", "1", "--reps", "1", "--warmup", "0", "--min-time", "0", "--dir",
+                            p.scratch().string()});
+  EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(names_in(p.scratch()).empty()) << "scratch left behind";
+}
+
+// ---- I14: values to refuse -------------------------------------------------------
+
+TEST(Issue29, I14_CrosscheckRefusesNanNegativeAndWrappedValues) {
+  Place p;
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--max-time", "nan"}, {"--min-time", "-1"}, {"--min-time", "nan"}, {"--seed", "-1"}}) {
+    std::vector<std::string> args{"crosscheck", "--fio-program", "/bin/true", "--dir", p.scratch().string()};
+    args.insert(args.end(), bad.begin(), bad.end());
+    ProgramRun r = run_iolab(args);
+    EXPECT_EQ(r.exit_code, 2) << bad[0] << " " << bad[1] << ": " << r.err;
+    EXPECT_EQ(r.err_lines(), 1u) << r.err;
+    EXPECT_NE(r.err.find(bad[0]), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST(Issue29, I14_RunRefusesOpsZeroAndOpsWithSize) {
+  Place p;
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--ops", "0"}, {"--ops", "16", "--size", "64k"}}) {
+    std::vector<std::string> args{"run", "--method", "pread", "--bs", "4k", "--dir", p.scratch().string()};
+    args.insert(args.end(), bad.begin(), bad.end());
+    ProgramRun r = run_iolab(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err_lines(), 1u) << r.err;
+    EXPECT_NE(r.err.find("--ops"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  EXPECT_TRUE(names_in(p.scratch()).empty());
 }
 
 }  // namespace issue29
