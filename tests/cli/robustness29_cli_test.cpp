@@ -331,5 +331,18 @@ TEST(Issue29, I14_RunRefusesOpsZeroAndOpsWithSize) {
   EXPECT_TRUE(names_in(p.scratch()).empty());
 }
 
+// Issue 26 item 4: the Markdown exporter behind iolab report -o FILE.md.
+TEST(Issue26, ReportToAMarkdownFileUsesTheMarkdownExporter) {
+  Place p;
+  const fs::path a = results_file(p, "a.json");
+  ProgramRun r = run_iolab({"report", a.string(), "-o", (p / "summary.md").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string md = read_all(p / "summary.md");
+  EXPECT_TRUE(md.starts_with("<!-- iolab results (Markdown) -->\n# iolab results (a.json)")) << md;
+  EXPECT_NE(md.find("| custom | "), std::string::npos) << md;
+  EXPECT_NE(md.find(" | pread | read | 4 KiB | 64 KiB | warm | "), std::string::npos) << md;
+  EXPECT_EQ(run_iolab({"report", a.string(), "-o", (p / "summary.txt").string()}).exit_code, 2);
+}
+
 }  // namespace issue29
 }  // namespace
