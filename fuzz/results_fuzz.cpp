@@ -11,6 +11,7 @@
 
 #include "fuzz_check.h"
 #include "iolab/base/error.h"
+#include "iolab/base/input_file.h"
 #include "iolab/harness/result.h"
 #include "iolab/report/compare.h"
 #include "iolab/report/html.h"
@@ -21,6 +22,17 @@ using namespace iolab;
 using iolab::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  // Nested too deep: read_results refuses it before parsing (results_from_text).
+  if (json_nesting_depth(text) > kJsonMaxDepth) {
+    try {
+      (void)harness::results_from_text(text, "fuzz.json");
+      require(false);
+    } catch (const UsageError& e) {
+      require(std::string(e.what()).find("fuzz.json") != std::string::npos);
+    }
+    return 0;
+  }
   nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return 0;  // not JSON: read_results refuses it with an Error
   harness::Results r;

@@ -5,7 +5,9 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "iolab/base/error.h"
@@ -51,6 +53,13 @@ std::vector<T> list_of(const std::string& text, const char* what, Parse parse) {
 
 }  // namespace
 
+bool stdout_written() {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
+  const int err = errno;
+  std::fprintf(stderr, "iolab: write standard output: %s\n", std::strerror(err != 0 ? err : EIO));
+  return false;
+}
+
 std::string command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::string s, arg;
@@ -68,7 +77,12 @@ harness::Matrix matrix_from(const MatrixOptions& o) {
   if (!o.pattern.empty()) m.patterns = list_of<harness::AccessPattern>(o.pattern, "--pattern", harness::parse_pattern);
   if (!o.bs.empty()) m.block_sizes = list_of<std::uint64_t>(o.bs, "--bs", [](const std::string& s) { return parse_size(s, "--bs"); });
   if (!o.size.empty()) m.file_size = parse_size(o.size, "--size");
-  if (!o.ops.empty()) m.ops_per_rep = parse_size(o.ops, "--ops");
+  if (!o.ops.empty()) {
+    m.ops_per_rep = parse_size(o.ops, "--ops");
+    if (m.ops_per_rep == 0) throw UsageError("--ops " + o.ops, "at least one call per repetition");
+    if (!o.size.empty())
+      throw UsageError("--ops with --size", "give one: with --ops the file size is ops x block size");
+  }
   if (!o.cache.empty()) m.caches = list_of<harness::CacheState>(o.cache, "--cache", harness::parse_cache);
   if (!o.buffer.empty())
     m.buffers = list_of<std::optional<io::BufferKind>>(o.buffer, "--buffer",
@@ -83,6 +97,18 @@ harness::Matrix matrix_from(const MatrixOptions& o) {
 }
 
 int main(int argc, char** argv) {
+  // A closed stdout or stderr: the next file opened would take its number,
+  // and what iolab prints would land in it (a results file, a scratch file).
+  if (::fcntl(STDERR_FILENO, F_GETFD) < 0) ::open("/dev/null", O_WRONLY);  // nowhere to say anything
+  if (::fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+    ::open("/dev/null", O_WRONLY);
+    std::fprintf(stderr, "iolab: standard output is closed: nothing iolab prints could be read (redirect it to a "
+                         "file or /dev/null)\n");
+    return 1;
+  }
+  // Past `ulimit -f` a write fails with EFBIG, handled as ENOSPC is (the
+  // results so far kept, one line), instead of SIGXFSZ ending iolab silently.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"iolab: measure how the ways of moving bytes between a program and a file perform on this machine,\n"
                "explain why, and recommend one.",
                "iolab"};
@@ -124,11 +150,18 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::fprintf(stderr, "iolab: %s\n", e.what());
     return 2;
+  } catch (const std::bad_alloc&) {  // a job file read while parsing, under ulimit -v
+    std::fprintf(stderr, "iolab: out of memory (std::bad_alloc) reading the command's inputs\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "iolab: %s\n", one_line(e.what()).c_str());
+    return 1;
   }
 
   io::remove_scratch_dirs_on_signals();
   try {
-    return action ? action() : 0;
+    const int code = action ? action() : 0;
+    return stdout_written() ? code : 1;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "iolab: %s\n", e.what());
     return 2;

@@ -25,6 +25,10 @@ struct CommandRegistration {
 // 1 failure while running, 2 bad usage (one line on stderr).
 int main(int argc, char** argv);
 
+// Flushes stdout; false, having said so on stderr, when what was printed
+// could not all be written (a full disk, a closed pipe's EPIPE, EBADF).
+bool stdout_written();
+
 // The command line as typed (from /proc/self/cmdline, which CLI11's
 // callbacks cannot see), for the record of what produced a result.
 std::string command_line();

@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 
 #include "app.h"
@@ -19,6 +18,7 @@
 #include "iolab/harness/runner.h"
 #include "iolab/harness/thresholds.h"
 #include "iolab/io/scratch.h"
+#include "iolab/report/output_files.h"
 #include "iolab/base/units.h"
 
 namespace iolab::cli {
@@ -27,9 +27,7 @@ namespace {
 
 struct CrosscheckOptions : MatrixOptions {
   unsigned rounds = 3, reps = 5, warmup = 1;
-  double min_time = harness::thresholds::kDefaultMinTimeSeconds;
-  double max_time = harness::thresholds::kDefaultMaxTimeSeconds;
-  std::uint64_t seed = 0x10AB;
+  std::string min_time, max_time, seed;  // parsed as `iolab run` parses them (a nan, a -1 refused)
   std::string dir, fio = "fio", out;
   bool fio_clock = false, fio_unbatched = false, json = false;
   std::string fio_job;               // --fio JOB.fio
@@ -58,9 +56,9 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
   cmd->add_option("--reps", o->reps, "iolab's timed repetitions per run (default 5)")->check(CLI::Range(harness::kRepsBounds.min, harness::kRepsBounds.max));
   cmd->add_option("--warmup", o->warmup, "iolab's untimed passes before them (default 1)")->check(CLI::Range(harness::kWarmupBounds.min, harness::kWarmupBounds.max));
   cmd->add_option("--min-time", o->min_time, "Seconds each iolab repetition lasts at least (default 0.1)")
-      ->check(CLI::Range(0.0, 3600.0));
+      ->type_name("TIME");
   cmd->add_option("--max-time", o->max_time, "Seconds iolab's repetitions may take when lengthened (default 3)")
-      ->check(CLI::Range(0.0, 86400.0));
+      ->type_name("TIME");
   cmd->add_option("--seed", o->seed, "Seed of the data pattern and of random offsets (default 0x10AB = 4267)");
   cmd->add_option("--dir", o->dir, "Parent of the scratch directory (default: $TMPDIR or /tmp)");
   cmd->add_option("--fio", o->fio_job,
@@ -79,7 +77,9 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                 "submits up to iolab's batch and reaps all that are done (--iodepth_batch_submit, "
                 "--iodepth_batch_complete_max)");
   cmd->add_flag("--json", o->json, "Print the rows as JSON (every round, the fio command lines, the differences)");
-  cmd->add_option("--out", o->out, "Also write that JSON to this file (the table still goes to the terminal)");
+  cmd->add_option("--out", o->out,
+                  "Also write that JSON to this file, ending in .json (the table still goes to the terminal); "
+                  "replaces only a file iolab wrote");
   cmd->footer(
       "fio does the same work as iolab: as many loops over its file as iolab's timed passes, with --invalidate=0\n"
       "(warm stays warm), --gtod_reduce=1, buffers aligned and queued requests batched as iolab's. Rates are per CPU second (user + system\n"
@@ -92,6 +92,23 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
 
   cmd->callback([o, &action] {
     // Validate everything before any work starts: bad input is one line and exit 2.
+    const double min_time = o->min_time.empty() ? harness::thresholds::kDefaultMinTimeSeconds
+                                                : parse_seconds(o->min_time, "--min-time", 3600);
+    const double max_time = o->max_time.empty() ? harness::thresholds::kDefaultMaxTimeSeconds
+                                                : parse_seconds(o->max_time, "--max-time", 86400);
+    const std::uint64_t seed = o->seed.empty() ? 0x10AB : parse_count(o->seed, "--seed");
+    // --out: iolab run's rules (report/output_files.h), checked now.
+    std::shared_ptr<report::OutputFiles> out;
+    if (!o->out.empty()) {
+      report::OutputRequest request;
+      request.given = o->out;
+      request.kinds = {{".json", [](std::string_view head) {
+                          return head.starts_with("{") && head.find("\"format\": \"iolab-crosscheck\"") != std::string_view::npos;
+                        }}};
+      if (!o->fio_job.empty()) request.inputs.push_back(o->fio_job);
+      request.input_kind = "the fio job file";
+      out = std::make_shared<report::OutputFiles>(std::move(request));
+    }
     bool custom = !o->method.empty() || !o->pattern.empty() || !o->bs.empty() || !o->cache.empty() ||
                   !o->buffer.empty() || !o->qd.empty();
     std::optional<std::uint64_t> size;
@@ -129,7 +146,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       experiments = custom ? harness::expand(matrix_from(*o)) : harness::crosscheck_cases(size);
     }
 
-    action = [o, experiments, jobs, dir] {
+    action = [o, experiments, jobs, dir, min_time, max_time, seed, out] {
       const char* path = std::getenv("PATH");
       auto fio = harness::find_program(o->fio, path ? path : "");
       if (!fio) {
@@ -138,6 +155,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
         return 2;
       }
       io::ScratchDir scratch(dir);
+      if (out) out->prepare();  // before any measurement
       harness::Environment env = harness::collect_environment(scratch.path());
       env.command = command_line();
       const std::string version = harness::fio_version(*fio, scratch);
@@ -145,9 +163,9 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       harness::RunConfig config;
       config.reps = o->reps;
       config.warmup = o->warmup;
-      config.seed = o->seed;
-      config.min_time = o->min_time;
-      config.max_time = o->max_time;
+      config.seed = seed;
+      config.min_time = min_time;
+      config.max_time = max_time;
       config.latency = false;
       harness::Runner runner(config, scratch);
       harness::CrosscheckSettings settings;
@@ -162,7 +180,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                    env.scratch_dir, env.fs_type, env.device, env.kernel, env.created);
         fmt::print("{} rounds, who goes first alternating · iolab: {} timed reps of at least {} + {} warm-up per run "
                    "· fio: the same bytes (--loops = iolab's timed passes), --invalidate=0{}{}\n",
-                   o->rounds, o->reps, format_duration(o->min_time), o->warmup,
+                   o->rounds, o->reps, format_duration(min_time), o->warmup,
                    o->fio_clock ? ", every I/O timed (its default)" : ", --gtod_reduce=1",
                    o->fio_unbatched ? ", queued requests submitted and reaped one per call (its default)" : "");
         for (const auto& j : jobs)
@@ -179,25 +197,26 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       auto run_fio = [&](const std::vector<std::string>& args) { return harness::run_fio(*fio, args, scratch); };
       std::vector<harness::CrosscheckRow> rows = harness::crosscheck(experiments, settings, runner, run_fio, on_round);
 
-      nlohmann::json j{{"format", "iolab-crosscheck"},
-                       {"fio_version", version},
-                       {"fio", fio->string()},
-                       {"rounds", o->rounds},
-                       {"tolerance", settings.tolerance},
-                       {"environment", harness::to_json(env)}};
-      j["rows"] = nlohmann::json::array();
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        j["rows"].push_back(harness::to_json(rows[i], settings.tolerance));
-        if (i < jobs.size()) j["rows"].back()["fio_job"] = harness::to_json(jobs[i], o->fio_job);  // a row per experiment, in order
-      }
-      if (!o->out.empty()) {
-        std::ofstream file(o->out, std::ios::trunc);
-        file << j.dump(2) << '\n';
-        file.close();
-        if (!file) throw Error("write", o->out, errno ? errno : EIO);
+      std::vector<nlohmann::json> fio_jobs;
+      for (const auto& job : jobs) fio_jobs.push_back(harness::to_json(job, o->fio_job));
+      const nlohmann::json j = harness::crosscheck_document(rows, settings, version, env, fio_jobs);
+      if (out) {
+        const std::string text = j.dump(2) + "\n";
+        auto p = out->publish([&](std::size_t, const std::filesystem::path&) { return text; },
+                              report::fallback_dirs(io::ScratchDir::parent_for(dir)));
+        out->release();
+        if (p.problem) std::fprintf(stderr, "iolab: %s\n", one_line(*p.problem).c_str());
+        if (p.problem) return 1;
       }
       if (o->json) fmt::print("{}\n", j.dump(2));
       else fmt::print("\n{}", harness::format_crosscheck(rows, settings));
+      // Nothing measured (fio failed on every row, a fio that is not fio): not a success.
+      std::size_t measured = 0;
+      for (const auto& row : rows) measured += !row.rounds.empty();
+      if (measured == 0) {
+        std::fprintf(stderr, "iolab: crosscheck measured none of its %zu experiments (each row says why)\n", rows.size());
+        return 1;
+      }
       return 0;
     };
   });

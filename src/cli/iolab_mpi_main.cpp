@@ -10,7 +10,9 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
-#include <ctime>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +27,8 @@
 #include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
 #include "iolab/mpi/mpi.h"
+#include "iolab/report/exporter.h"
+#include "iolab/report/output_files.h"
 #include "iolab/suites/parallel.h"
 #include "iolab/base/units.h"
 #include "iolab/version.h"
@@ -46,21 +50,27 @@ struct Settings {
   bool shared = true;
 };
 
-std::string utc_stamp() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
-
 std::string mpi_library() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int len = 0;
   MPI_Get_library_version(text, &len);
   std::string s(text, static_cast<std::size_t>(len));
   return s.substr(0, s.find_first_of(",\n"));
+}
+
+// What decides a rank's work: every rank must have the same.
+std::vector<std::pair<std::string, std::string>> settings_of(const Settings& s) {
+  std::string methods;
+  for (const auto& m : s.methods) methods += (methods.empty() ? "" : ",") + m;
+  return {{"--size", std::to_string(s.region)},
+          {"--bs", std::to_string(s.bs)},
+          {"--reps", std::to_string(s.reps)},
+          {"--warmup", std::to_string(s.warmup)},
+          {"--min-time", fmt::format("{}", s.min_time)},
+          {"--method", methods},
+          {"--layout", s.shared ? "shared-file" : "file-per-rank"},
+          {"--fsync", s.fsync ? "on" : "off"},
+          {"--no-latency", s.no_latency ? "on" : "off"}};
 }
 
 // The io method behind a name: posix is the io layer's pread method.
@@ -84,7 +94,9 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(harness::kWarmupBounds.min, harness::kWarmupBounds.max));
   cmd->add_option("--min-time", s.min_time, "Seconds each repetition lasts at least, by repeating passes (default 0: one pass)");
   cmd->add_option("--dir", s.dir, "Parent of the scratch directory (shared-file: on a filesystem every node sees)");
-  cmd->add_option("--out", s.out, "Results JSON (default results/mpi-<UTC time>.json)");
+  cmd->add_option("--out", s.out,
+                  "Results JSON, ending in .json (default results/mpi-<UTC time>-<pid>.json); the CSV and HTML report "
+                  "beside it, same stem. Replaces only files iolab wrote");
   cmd->add_option("--method", s.methods, "posix, mpiio, mpiio-collective (default all)")->delimiter(',');
   cmd->add_option("--layout", s.layout, "shared-file (default) or file-per-rank (IOR -F; no shared filesystem needed)");
   cmd->add_flag("--fsync", s.fsync, "End each rank's writes with fdatasync / MPI_File_sync, inside the timing");
@@ -93,6 +105,7 @@ int run(int argc, char** argv) {
              "Across nodes: mpirun --hostfile hosts -np 8 iolab-mpi parallel --dir /shared/scratch");
 
   bool done = false;
+  std::optional<report::OutputFiles> outputs;
   mpi::agree([&] {
     try {
       app.parse(argc, argv);
@@ -107,6 +120,11 @@ int run(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       throw UsageError("command line", one_line(e.what()));
     }
+    // An empty value (--dir '', --out '') is a slip, not "the default".
+    for (const CLI::Option* opt : cmd->get_options())
+      if (opt->count() > 0 && opt->get_expected_min() > 0)
+        for (const std::string& value : opt->results())
+          if (value.empty()) throw UsageError(opt->get_name() + " ''", "empty; give a value, or leave the option out");
     s.region = parse_size(s.size);
     s.bs = parse_size(s.block);
     if (s.bs == 0) throw UsageError("--bs 0", "must be at least one byte");
@@ -127,11 +145,33 @@ int run(int argc, char** argv) {
         throw UsageError("--method " + m, "unknown; known: posix, mpiio, mpiio-collective");
     // The same checks as the thread workload: an empty region, 0 ranks, a total past a file offset.
     par::plan_regions(static_cast<unsigned>(ranks), s.region, par::Layout::SharedFile);
-    if (s.out.empty()) s.out = "results/mpi-" + utc_stamp() + ".json";
+    // Where rank 0 publishes: `iolab run --out`'s rules (report/output_files.h).
+    if (rank == 0) {
+      report::OutputRequest request;
+      request.given = s.out;
+      request.program = "mpi";
+      request.kinds = report::output_kinds(report::results_exporters());
+      outputs.emplace(std::move(request));
+    }
   });
   if (done) return 0;
 
   mpi::MpiTeam team;
+  // Every rank must do the same work (an MPMD launch can give ranks different
+  // command lines): rank 0's settings, broadcast, checked by each rank
+  // against its own before any work, or the collective calls would not match.
+  const std::vector<std::pair<std::string, std::string>> mine = settings_of(s);
+  std::string text;
+  for (const auto& [name, value] : mine) text += name + "=" + value + "\n";
+  const std::string zeros = team.broadcast(rank == 0 ? text : "");
+  mpi::agree([&] {
+    for (const auto& [name, value] : mine) {
+      const std::string line = name + "=" + value + "\n";
+      if (zeros.find(line) == std::string::npos)
+        throw UsageError(name + " " + value, "on rank " + std::to_string(rank) +
+                                                 ", not rank 0's: every rank must be given the same settings");
+    }
+  });
   // Shared: rank 0 owns the directory and every other rank opens the same
   // path (a filesystem all nodes see). Per rank: each rank its own, on its own node.
   std::optional<io::ScratchDir> scratch;
@@ -140,6 +180,7 @@ int run(int argc, char** argv) {
       scratch.emplace(s.dir);
       par::require_free_space(scratch->path(), s.shared ? s.region * static_cast<std::uint64_t>(ranks) : s.region);
     }
+    if (outputs) outputs->prepare();  // before any work: the results' directory takes files
   });
   std::string dir = team.broadcast(scratch ? scratch->path().string() : "");
 
@@ -214,12 +255,23 @@ int run(int argc, char** argv) {
       results.results.push_back(std::move(r));
     }
   }
+  int code = 0;
   mpi::agree([&] {
     if (rank != 0) return;
-    harness::write_json(results, s.out);
-    fmt::print("results: {}\n", s.out);
+    const auto exporters = report::results_exporters();
+    const auto published = outputs->publish(
+        [&](std::size_t i, const std::filesystem::path& json) {
+          return exporters[i]->render(results, report::ExportContext{json, "iolab-mpi " + json.stem().string(), false});
+        },
+        report::fallback_dirs(io::ScratchDir::parent_for(s.dir)));
+    outputs->release();
+    for (const auto& f : published.files) fmt::print("results: {}\n", printable(f.string()));
+    if (published.problem) {
+      std::fprintf(stderr, "iolab-mpi: error: %s\n", one_line(*published.problem).c_str());
+      code = 1;
+    }
   });
-  return 0;
+  return team.broadcast(std::to_string(code)) == "0" ? 0 : 1;
 }
 
 }  // namespace
@@ -233,6 +285,7 @@ extern "C" const char* __asan_default_options() { return "detect_leaks=0"; }
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  std::signal(SIGXFSZ, SIG_IGN);  // past `ulimit -f`, EFBIG: an error with a message, not a silent death
   iolab::io::remove_scratch_dirs_on_signals();
   int code = 0;
   try {
@@ -246,6 +299,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "iolab-mpi: error: rank %d: %s\n", iolab::mpi::rank(), iolab::one_line(e.what()).c_str());
     iolab::io::remove_all_scratch_dirs();  // MPI_Abort runs no destructors
     MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  // What was printed must have reached stdout (a full disk, a closed pipe: an error).
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "iolab-mpi: error: rank %d: write standard output: %s\n", iolab::mpi::rank(),
+                 std::strerror(errno != 0 ? errno : EIO));
+    code = code != 0 ? code : 1;
   }
   MPI_Finalize();
   return code;

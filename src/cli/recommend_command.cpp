@@ -13,7 +13,9 @@
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
+#include "iolab/report/exporter.h"
 #include "iolab/report/files.h"
+#include "iolab/report/output_files.h"
 #include "iolab/report/recommend.h"
 #include "iolab/base/units.h"
 
@@ -77,17 +79,37 @@ void add_recommend_command(CLI::App& app, Action& action) {
     if (max_file < 4096) throw UsageError("--max-file " + opts->max_file, "must be at least 4k");
     harness::Eviction eviction = harness::parse_eviction(opts->evict);
     if (!opts->input.empty() && !opts->save.empty()) throw UsageError("--save", "only applies when measuring (no results file given)");
-    action = [opts, max_file, eviction] {
+    // --save: iolab run --out's rules (report/output_files.h), checked now and before measuring.
+    std::shared_ptr<report::OutputFiles> save;
+    if (!opts->save.empty()) {
+      report::OutputRequest request;
+      request.option = "--save";
+      request.given = opts->save;
+      request.kinds = report::output_kinds({&report::json_exporter()});
+      save = std::make_shared<report::OutputFiles>(std::move(request));
+    }
+    action = [opts, max_file, eviction, save] {
+      int exit_code = 0;
       harness::Results results;
       if (!opts->input.empty()) {
         results = report::read_results_file(opts->input);
       } else {
+        if (save) save->prepare();
         results = measure(opts->dir, opts->reps, opts->min_time, max_file, eviction,
                           fmt::format("iolab recommend --reps {} --min-time {} --max-file {} --evict {}", opts->reps,
                                       opts->min_time, opts->max_file, opts->evict));
-        if (!opts->save.empty()) {
-          harness::write_json(results, opts->save);
-          std::fprintf(stderr, "measured results: %s\n", opts->save.c_str());
+        if (save) {
+          auto p = save->publish(
+              [&](std::size_t, const std::filesystem::path& json) {
+                return report::json_exporter().render(results, report::ExportContext{json, "", false});
+              },
+              report::fallback_dirs(io::ScratchDir::parent_for(opts->dir)));
+          save->release();
+          std::fprintf(stderr, "measured results: %s\n", printable(p.files.front().string()).c_str());
+          if (p.problem) {
+            std::fprintf(stderr, "iolab: %s\n", one_line(*p.problem).c_str());
+            exit_code = 1;  // the table is still printed: the measurement is not lost
+          }
         }
       }
       report::DecisionTable table = report::decide(results.results);
@@ -98,7 +120,7 @@ void add_recommend_command(CLI::App& app, Action& action) {
       } else {
         fmt::print("{}", report::format_text(table));
       }
-      return 0;
+      return exit_code;
     };
   });
 }

@@ -2,9 +2,13 @@
 // (charts inlined, opens offline) from one or more results files.
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "app.h"
 #include "iolab/base/error.h"
 #include "iolab/harness/result.h"
+#include "iolab/report/exporter.h"
 #include "iolab/report/files.h"
 #include "iolab/report/html.h"
 
@@ -22,7 +26,7 @@ void add_report_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("report", "Write a self-contained HTML report (charts, explanations, decision table) from results files");
   cmd->add_option("results", opts->inputs, "Results files written by `iolab run` (JSON)")->required();
   cmd->add_option("-o,--out", opts->out,
-                  "HTML file to write (default report.html; must end in .html and not be an input); replaced atomically");
+                  "HTML page to write (default report.html), or a Markdown table (.md); not an input; replaced atomically");
   cmd->add_option("--title", opts->title, "Page title");
   cmd->footer("Example:\n  iolab report results/run.json -o report.html\n  iolab report laptop.json server.json -o both.html");
   cmd->callback([opts, &action] {
@@ -35,7 +39,16 @@ void add_report_command(CLI::App& app, Action& action) {
         runs.push_back(report::read_results_file(in));
         options.source_names.push_back(std::filesystem::path(in).filename().string());
       }
-      report::write_html_report(runs, opts->out, options);
+      std::string ext = std::filesystem::path(opts->out).extension().string();
+      std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (ext == ".md") {  // a table per results file, through the Markdown exporter
+        std::string text;
+        for (std::size_t i = 0; i < runs.size(); ++i)
+          text += (i ? "\n" : "") + report::markdown_exporter().render(runs[i], report::ExportContext{opts->inputs[i], "", false});
+        report::write_file_atomically(opts->out, text);
+      } else {
+        report::write_html_report(runs, opts->out, options);
+      }
       fmt::print("wrote {}\n", opts->out);
       return 0;
     };

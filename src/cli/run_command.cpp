@@ -15,7 +15,6 @@
 
 #include <chrono>
 #include <ctime>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -33,7 +32,8 @@
 #include "iolab/io/buffer.h"
 #include "iolab/io/publish.h"
 #include "iolab/io/scratch.h"
-#include "iolab/report/html.h"
+#include "iolab/report/exporter.h"
+#include "iolab/report/output_files.h"
 #include "iolab/suites/file_per_worker.h"
 #include "iolab/suites/suite.h"
 #include "iolab/base/units.h"
@@ -69,70 +69,15 @@ struct Settings {
 
 // ---- where the results go ---------------------------------------------------
 
-// FILE.json, with FILE.csv and FILE.html beside it: three names that can
-// never be the same file.
-struct Outputs {
-  std::filesystem::path json, csv, html;
-  // --out: iolab's own files there are replaced. Default names: nothing is
-  // ever replaced; a taken name gets a suffix.
-  bool named = false;
-};
-
-Outputs outputs_for(const std::filesystem::path& json, bool named) {
-  return {json, std::filesystem::path(json).replace_extension(".csv"),
-          std::filesystem::path(json).replace_extension(".html"), named};
-}
-
-// "results/iolab-20261130T211017.123Z-4242": millisecond time and the
-// process id, so two runs started together never choose the same name (and
-// publishing refuses a taken one anyway).
-std::filesystem::path default_json() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm utc{};
-  ::gmtime_r(&t, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &utc);
-  return std::filesystem::path("results") / fmt::format("iolab-{}.{:03}Z-{}.json", stamp, ms, ::getpid());
-}
-
-std::string head_of(const std::filesystem::path& file, std::size_t bytes) {
-  std::ifstream in(file, std::ios::binary);
-  std::string text(bytes, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(bytes));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  return text;
-}
-
-// Whether an existing file is one iolab wrote (the only kind --out replaces):
-// by what each of the three always starts with.
-bool written_by_iolab(const std::filesystem::path& file, const std::string& extension) {
-  const std::string head = head_of(file, 64 * 1024);
-  if (extension == ".json") return head.starts_with("{") && head.find("\"format\": \"iolab-results\"") != std::string::npos;
-  if (extension == ".csv") return head.starts_with("suite,experiment,method,");
-  return head.starts_with("<!DOCTYPE html>") && head.find("<title>iolab") != std::string::npos;
-}
-
-// --out, checked before any work: a .json name; the three files are not the
-// job file, not directories, and replace only files iolab wrote.
-Outputs named_outputs(const std::string& out, const std::string& job) {
-  const std::string given = "--out " + out;
-  if (std::filesystem::path(out).extension() != ".json")
-    throw UsageError(given, "name the results JSON, ending in .json (the CSV and the HTML report go beside it, same stem)");
-  Outputs o = outputs_for(out, true);
-  for (const auto* file : {&o.json, &o.csv, &o.html}) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(*file, ec);
-    if (!std::filesystem::exists(status)) continue;
-    if (std::filesystem::is_directory(status)) throw UsageError(given, file->string() + " is a directory");
-    if (!job.empty() && std::filesystem::equivalent(*file, job, ec))
-      throw UsageError(given, file->string() + " is the job file; results never replace an input");
-    if (!std::filesystem::is_regular_file(status) || !written_by_iolab(*file, file->extension().string()))
-      throw UsageError(given, file->string() + " exists and is not one iolab wrote; iolab replaces only its own "
-                                               "results (choose another name, or remove it)");
-  }
-  return o;
+// FILE.json, with FILE.csv and FILE.html beside it (report/output_files.h:
+// the naming, refusal, lock and fallback rules every command shares).
+report::OutputRequest output_request(const std::string& out, const std::string& input) {
+  report::OutputRequest request;
+  request.given = out;
+  request.kinds = report::output_kinds(report::results_exporters());
+  if (!input.empty()) request.inputs.push_back(input);
+  request.input_kind = "the job file";
+  return request;
 }
 
 // The run's records so far, published once: at the end, or when the run
@@ -140,7 +85,8 @@ Outputs named_outputs(const std::string& out, const std::string& job) {
 // hence the lock).
 class RunRecord {
  public:
-  RunRecord(Outputs outputs, harness::Environment environment) : outputs_(std::move(outputs)) {
+  RunRecord(report::OutputFiles& outputs, harness::Environment environment, std::filesystem::path scratch_parent)
+      : outputs_(outputs), scratch_parent_(std::move(scratch_parent)) {
     results_.environment = std::move(environment);
   }
 
@@ -157,7 +103,7 @@ class RunRecord {
   }
 
   struct Publication {
-    std::optional<Outputs> files;  // where the records went; none when there was none to write
+    report::OutputFiles::Published files;  // where the records went; none when there was none to write
     std::size_t results = 0, skipped = 0;
     bool earlier = false;  // published already, by the other thread
   };
@@ -176,60 +122,28 @@ class RunRecord {
     for (const auto& r : all.results) p.skipped += r.skipped.has_value();
     if (all.incomplete && all.results.empty()) return p;
     published_ = true;
-    const std::string json = harness::to_json(all).dump(2) + "\n", csv = harness::to_csv(all);
-    if (outputs_.named) {
-      write(all, outputs_, json, csv, io::IfExists::Replace);
-      p.files = outputs_;
-      return p;
-    }
-    // A default name taken (by a run started in the same millisecond with a
-    // reused pid, or by hand): the next suffix, never a replaced file.
-    for (int attempt = 1;; ++attempt) {
-      std::filesystem::path name = outputs_.json;
-      if (attempt > 1) name.replace_filename(outputs_.json.stem().string() + "-" + std::to_string(attempt) + ".json");
-      Outputs o = outputs_for(name, false);
-      try {
-        write(all, o, json, csv, io::IfExists::Refuse);
-        p.files = o;
-        return p;
-      } catch (const Error& e) {
-        if (e.error_number() != EEXIST || attempt >= 100) throw;
-      }
-    }
+    const auto exporters = report::results_exporters();
+    p.files = outputs_.publish(
+        [&](std::size_t i, const std::filesystem::path& json) {
+          return exporters[i]->render(all, report::ExportContext{json, "", false});
+        },
+        report::fallback_dirs(scratch_parent_));
+    outputs_.release();
+    return p;
   }
 
  private:
-  // The JSON first: the CSV and the report are derived from it. Under
-  // Refuse, a taken name removes what this call published before it.
-  static void write(const harness::Results& all, const Outputs& o, const std::string& json, const std::string& csv,
-                    io::IfExists if_exists) {
-    std::vector<std::filesystem::path> written;
-    try {
-      io::publish_file(o.json, json, if_exists);
-      written.push_back(o.json);
-      io::publish_file(o.csv, csv, if_exists);
-      written.push_back(o.csv);
-      report::ReportOptions options;
-      options.source_names = {o.json.filename().string()};
-      options.title = "iolab run " + o.json.stem().string();
-      io::publish_file(o.html, report::render_html_report({all}, options), if_exists);
-    } catch (const Error& e) {
-      if (e.error_number() == EEXIST && if_exists == io::IfExists::Refuse)
-        for (const auto& f : written) ::unlink(f.c_str());
-      throw;
-    }
-  }
-
   std::mutex mutex_;
-  Outputs outputs_;
+  report::OutputFiles& outputs_;
+  std::filesystem::path scratch_parent_;
   harness::Results results_;
   std::vector<harness::Result> pending_;
   bool published_ = false;
 };
 
-void print_outputs(const Outputs& o) {
-  fmt::print("JSON: {}\nCSV:  {}\nHTML: {}\n", printable(o.json.string()), printable(o.csv.string()),
-             printable(o.html.string()));
+void print_outputs(const std::vector<std::filesystem::path>& files) {
+  const char* labels[] = {"JSON: ", "CSV:  ", "HTML: "};
+  for (std::size_t i = 0; i < files.size() && i < 3; ++i) fmt::print("{}{}\n", labels[i], printable(files[i].string()));
 }
 
 // ---- parsing ---------------------------------------------------------------
@@ -487,8 +401,7 @@ void add_run_command(CLI::App& app, Action& action) {
     }
     check_resources(experiments, dir);
     if (!fio_jobs.empty()) experiments.clear();  // checked; the jobs run as mapped
-    const std::optional<Outputs> named =
-        o->out.empty() ? std::nullopt : std::optional(named_outputs(o->out, o->fio.empty() ? o->job : o->fio));
+    auto outputs = std::make_shared<report::OutputFiles>(output_request(o->out, o->fio.empty() ? o->job : o->fio));
     suites::SuiteOptions suite_options;
     suite_options.scale = suites::parse_scale(scale);
     if (!o->records.empty()) suite_options.records = parse_count(o->records, "--records", 1);
@@ -501,13 +414,12 @@ void add_run_command(CLI::App& app, Action& action) {
     std::optional<harness::Eviction> eviction;
     if (!o->evict.empty()) eviction = harness::parse_eviction(o->evict);
 
-    action = [o, experiments, chosen, suite_options, settings, eviction, named, fio_jobs, dir] {
+    action = [o, experiments, chosen, suite_options, settings, eviction, outputs, fio_jobs, dir] {
       io::ScratchDir scratch(dir);
-      const Outputs outputs = named ? *named : outputs_for(default_json(), false);
-      io::check_publishable(outputs.json.has_parent_path() ? outputs.json.parent_path() : ".");
+      outputs->prepare();
       harness::Environment environment = harness::collect_environment(scratch.path());
       environment.command = command_line();
-      RunRecord record(outputs, environment);
+      RunRecord record(*outputs, environment, io::ScratchDir::parent_for(dir));
 
       bool color = harness::use_color(stdout);
       harness::Progress progress(::isatty(STDERR_FILENO) == 1,
@@ -518,9 +430,10 @@ void add_run_command(CLI::App& app, Action& action) {
         std::string line = "interrupted by " + io::signal_name(sig);
         try {
           RunRecord::Publication p = record.publish(line);
-          if (p.files)
+          if (!p.files.files.empty())
             line += fmt::format("; the {} results so far are in {} (and .csv, .html), marked incomplete", p.results,
-                                printable(p.files->json.string()));
+                                printable(p.files.files.front().string()));
+          if (p.files.problem) line += "; " + *p.files.problem;
           else if (!p.earlier)
             line += "; no experiment had finished, so no results were written";
         } catch (const std::exception& e) {
@@ -551,7 +464,9 @@ void add_run_command(CLI::App& app, Action& action) {
 
       auto show = [&](const std::vector<harness::Result>& rs) {
         progress.clear();
-        fmt::print("{}", harness::format_tables(rs, color));
+        harness::Results group;
+        group.results = rs;
+        fmt::print("{}", report::console_exporter().render(group, report::ExportContext{{}, "", color}));
         std::fflush(stdout);
         unshown.clear();
       };
@@ -595,12 +510,13 @@ void add_run_command(CLI::App& app, Action& action) {
         if (!unshown.empty()) show(unshown);
         try {
           RunRecord::Publication p = record.publish(one_line(e.what()));
-          if (p.files) {
+          if (!p.files.files.empty()) {
             fmt::print("\nThe run stopped early: the {} results so far, marked incomplete with the error below.\n",
                        p.results);
-            print_outputs(*p.files);
+            print_outputs(p.files.files);
             std::fflush(stdout);
           }
+          if (p.files.problem) std::fprintf(stderr, "iolab: %s\n", one_line(*p.files.problem).c_str());
         } catch (const std::exception& failed) {
           std::fprintf(stderr, "iolab: the results so far could not be written: %s\n", one_line(failed.what()).c_str());
         }
@@ -611,7 +527,11 @@ void add_run_command(CLI::App& app, Action& action) {
       if (p.earlier) io::wait_for_signal_cleanup();  // a signal's cleanup published them
       fmt::print("\n{} results ({} skipped, with the reason); every figure comes from data that verified.\n", p.results,
                  p.skipped);
-      print_outputs(*p.files);
+      print_outputs(p.files.files);
+      if (p.files.problem) {  // some results are safe, not all where asked: say so, and fail
+        std::fprintf(stderr, "iolab: %s\n", one_line(*p.files.problem).c_str());
+        return 1;
+      }
       return 0;
     };
   });

@@ -1,5 +1,6 @@
 #include "iolab/harness/job.h"
 
+#include "iolab/base/input_file.h"
 #include "iolab/harness/limits.h"
 
 #include <toml++/toml.h>
@@ -168,17 +169,18 @@ struct JobReader {
 }  // namespace
 
 Job read_job(const std::filesystem::path& file) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) throw UsageError("job file " + file.string(), "is a directory");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw UsageError("job file " + file.string(), std::string("cannot be read: ") + std::strerror(errno));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw UsageError("job file " + file.string(), std::string("cannot be read: ") + std::strerror(errno));
-  return parse_job(text, file.string());
+  return parse_job(read_input_file(file, "job file", kJobFileMaxBytes), file.string());
 }
 
 Job parse_job(std::string_view text, const std::string& source) {
   JobReader rd{source};
+  // toml++ recurses per dotted-key part and per nested value: bounded first.
+  const TomlShape shape = toml_shape(text);
+  if (shape.depth > kTomlMaxDepth)
+    throw UsageError("job file " + source, "nested deeper than " + std::to_string(kTomlMaxDepth) + " levels (a job file is flat)");
+  if (shape.key_parts > kTomlMaxKeyParts)
+    throw UsageError("job file " + source, "a key or table name of more than " + std::to_string(kTomlMaxKeyParts) +
+                                               " dotted parts (a job file's keys are plain)");
   toml::table t;
   try {
     t = toml::parse(text, source);

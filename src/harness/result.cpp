@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "iolab/base/error.h"
+#include "iolab/base/input_file.h"
 #include "iolab/io/publish.h"
 #include "iolab/version.h"
 
@@ -518,17 +519,22 @@ void write_csv(const Results& r, const std::filesystem::path& path) {
 }
 
 Results read_results(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("read results", path.string(), errno);
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error("read results", path.string(), EISDIR);
+  // Bounded before parsing: an endless or huge input (base/input_file.h).
+  return results_from_text(read_input_file(path, "results file", kResultsFileMaxBytes), path.string());
+}
+
+Results results_from_text(std::string_view text, const std::string& source) {
+  // Nested deep enough to exhaust the stack of whatever walks it: refused unparsed.
+  if (json_nesting_depth(text) > kJsonMaxDepth)
+    throw UsageError("results file " + source, "nested deeper than " + std::to_string(kJsonMaxDepth) +
+                                                   " levels (iolab's results nest about 8): not iolab results");
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::exception& e) {  // parse errors, and numbers out of range ("1e999")
-    throw Error("read results", path.string(), "not JSON (" + std::string(e.what()) + ")", EINVAL);
+    throw Error("read results", source, "not JSON (" + std::string(e.what()) + ")", EINVAL);
   }
-  return results_from_json(j, path.string());
+  return results_from_json(j, source);
 }
 
 }  // namespace iolab::harness

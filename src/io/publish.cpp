@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <climits>
 #include <span>
 #include <string>
 
@@ -31,9 +32,9 @@ void make_directory(const std::filesystem::path& dir) {
 std::pair<sys::Fd, std::filesystem::path> create_temporary(const std::filesystem::path& path) {
   static std::atomic<unsigned> counter{0};
   for (;;) {
-    std::string name = ".";
-    name.append(path.filename().string()).append(".").append(std::to_string(::getpid()));
-    name.append("-").append(std::to_string(counter++)).append(".tmp");
+    std::string suffix = "." + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".tmp";
+    // A legal final name near NAME_MAX must not make an illegal temporary one.
+    std::string name = "." + path.filename().string().substr(0, NAME_MAX - 1 - suffix.size()) + suffix;
     const std::filesystem::path tmp = directory_of(path) / name;
     try {
       return {sys::open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644), tmp};

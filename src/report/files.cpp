@@ -26,7 +26,9 @@ harness::Results read_results_file(const fs::path& path) {
 void check_report_output(const fs::path& out, const std::vector<fs::path>& inputs) {
   std::string ext = out.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (ext != ".html") throw UsageError("-o " + out.string(), "the report is an HTML page: give a path ending in .html");
+  if (ext != ".html" && ext != ".md")
+    throw UsageError("-o " + out.string(), "the report is an HTML page (.html) or a Markdown table (.md): give a path "
+                                           "ending in one of them");
   std::error_code ec;
   for (const auto& in : inputs)
     if (fs::equivalent(out, in, ec))

@@ -60,7 +60,7 @@ TEST_F(MpiRun, TwoAndFourRanksWriteVerifiedResultsForEveryMethod) {
       if (ranks == 4 && std::string(layout) == "file-per-rank") continue;  // keep the test short: one run covers it
       SCOPED_TRACE(std::to_string(ranks) + " ranks, " + layout);
       iolab::io::ScratchDir scratch;
-      auto out = scratch.create_file("results.json");  // ours, so the ScratchDir removes it
+      const auto out = scratch.path() / "results.json";  // in the ScratchDir, which removes it
       ShellOutcome o = run_shell(mpirun(ranks) + " parallel --size 1m --bs 256k --reps 2 --warmup 0 --layout " + layout +
                       " --dir " + scratch.path().string() + " --out " + out.string());
       ASSERT_EQ(o.exit_code, 0) << o.output;
@@ -84,10 +84,13 @@ TEST_F(MpiRun, TwoAndFourRanksWriteVerifiedResultsForEveryMethod) {
         if (r["method"] == "mpiio-collective") ++seen_collective;
       }
       EXPECT_EQ(seen_collective, 2);
-      // Only the results file is left: iolab-mpi removed its scratch directory.
+      // Only the results (JSON, CSV, HTML, as iolab run writes) are left:
+      // iolab-mpi removed its scratch directory.
       std::size_t entries = 0;
       for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(scratch.path())) ++entries;
-      EXPECT_EQ(entries, 1u);
+      EXPECT_EQ(entries, 3u);
+      EXPECT_TRUE(std::filesystem::exists(scratch.path() / "results.csv"));
+      EXPECT_TRUE(std::filesystem::exists(scratch.path() / "results.html"));
     }
   }
 }
@@ -127,6 +130,55 @@ TEST_F(MpiRun, ASizeBeyondTheFreeSpaceIsOneLineBeforeAnyWork) {
   EXPECT_NE(o.output.find("free on its filesystem\n", at), std::string::npos) << o.output;
   EXPECT_EQ(o.output.find(line, at + 1), std::string::npos) << "printed by more than one rank:\n" << o.output;
   EXPECT_TRUE(std::filesystem::is_empty(scratch.path())) << "no scratch directory left";
+}
+
+// Issue 29, item 7: ranks launched with different settings (an MPMD
+// command line) are refused before any work, not left to deadlock.
+TEST_F(MpiRun, RanksGivenDifferentSettingsAreRefusedBeforeAnyWork) {
+  iolab::io::ScratchDir scratch;
+  const std::string common = " parallel --size 256k --bs 64k --warmup 0 --dir " + scratch.path().string();
+  const std::string one = "--allow-run-as-root --oversubscribe -np 1 " + kProgram + common;
+  for (const std::pair<std::string, std::string>& differ :
+       {std::pair<std::string, std::string>{"--reps 1", "--reps 2"}, {"--method posix", "--method mpiio"},
+        {"--layout shared-file", "--layout file-per-rank"}, {"--reps 1", "--reps 1 --fsync"},
+        {"--reps 1", "--reps 1 --no-latency"}}) {
+    SCOPED_TRACE(differ.first + " vs " + differ.second);
+    ShellOutcome o = run_shell("timeout 120 mpirun " + one + " " + differ.first + " : " + one.substr(one.find("-np")) +
+                               " " + differ.second);
+    EXPECT_NE(o.exit_code, 0) << o.output;
+    EXPECT_NE(o.exit_code, 124) << "deadlocked:\n" << o.output;
+    EXPECT_NE(o.output.find("not rank 0's: every rank must be given the same settings"), std::string::npos) << o.output;
+    EXPECT_EQ(o.output.find("results:"), std::string::npos) << "results written:\n" << o.output;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(scratch.path())) << "no scratch directory left";
+}
+
+// Issue 29, items 1 and 14: --out follows iolab run's rules; empty values are refused.
+TEST_F(MpiRun, OutFollowsIolabRunsRulesAndEmptyValuesAreRefused) {
+  iolab::io::ScratchDir scratch;
+  const auto mine = scratch.path() / "mine.json";
+  { std::ofstream(mine) << "{\"mine\": 1}\n"; }
+  const std::string base = mpirun(2) + " parallel --size 256k --bs 64k --reps 1 --warmup 0 --dir " + scratch.path().string();
+  for (const std::string& out : {std::string("/dev/full"), mine.string(), (scratch.path() / "u.html").string(),
+                                 std::string("''")}) {
+    ShellOutcome o = run_shell(base + " --out " + out);
+    EXPECT_EQ(o.exit_code, 2) << out << ":\n" << o.output;
+    EXPECT_NE(o.output.find("iolab-mpi: error: invalid --out"), std::string::npos) << o.output;
+  }
+  ShellOutcome o = run_shell(mpirun(2) + " parallel --dir ''");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_NE(o.output.find("invalid --dir ''"), std::string::npos) << o.output;
+  std::ifstream in(mine);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{\"mine\": 1}\n");
+  EXPECT_TRUE(std::filesystem::exists("/dev/full") && !std::filesystem::is_regular_file("/dev/full"));
+  // Two runs without --out never share a name.
+  const std::string cwd = "cd " + scratch.path().string() + " && ";
+  ShellOutcome a = run_shell(cwd + base + " & " + cwd + base + "; wait");
+  EXPECT_EQ(a.output.find("error"), std::string::npos) << a.output;
+  std::size_t json = 0;
+  for (const auto& e : std::filesystem::directory_iterator(scratch.path() / "results"))
+    json += e.path().extension() == ".json";
+  EXPECT_EQ(json, 2u) << a.output;
 }
 
 }  // namespace

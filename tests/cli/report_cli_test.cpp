@@ -231,7 +231,10 @@ TEST_F(ReportCli, EscapeSequencesFromResultsDoNotReachTheTerminal) {
 // Without a file, recommend measures the table itself (tiny files, fadvise
 // eviction so the test leaves the system-wide page cache alone).
 TEST_F(ReportCli, RecommendMeasuresItsOwnTable) {
+  // A free name in the test's scratch directory (which removes it): --save,
+  // like run --out, never replaces a file iolab did not write, such as an empty one.
   auto save = slot("measured.json");
+  std::filesystem::remove(save);
   Ran r = iolab_cmd({"recommend", "--json", "--max-file", "16k", "--reps", "2", "--min-time", "0", "--evict", "per-file",
                      "--save", save.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;

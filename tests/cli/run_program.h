@@ -52,6 +52,9 @@ struct StartOptions {
   std::filesystem::path cwd;          // empty: the test's own
   std::uint64_t file_size_limit = 0;  // RLIMIT_FSIZE, 0 = none; SIGXFSZ ignored, so a write past it fails (EFBIG)
   int stdout_fd = -1;                 // stdout to this descriptor (a pipe) instead of a file
+  bool close_stdout = false;          // started with stdout closed (`>&-`)
+  bool sigxfsz_default = false;       // with file_size_limit: SIGXFSZ left as a shell leaves it (kills)
+  std::uint64_t address_space_limit = 0;  // RLIMIT_AS (ulimit -v) in bytes, 0 = none
 };
 
 // A started iolab; finish() waits for it and collects what it printed.
@@ -71,7 +74,12 @@ class RunningProgram {
       int out = options.stdout_fd >= 0 ? options.stdout_fd : ::open(out_.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW);
       int err = ::open(err_.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW);
       if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(126);
+      if (options.close_stdout) ::close(1);
       if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ::_exit(126);
+      if (options.address_space_limit != 0) {
+        struct rlimit limit {options.address_space_limit, options.address_space_limit};
+        if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(126);
+      }
       // Signals as a terminal would deliver them, whatever the test runner
       // inherited (a background job ignores SIGINT).
       for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM}) ::signal(sig, SIG_DFL);
@@ -80,7 +88,7 @@ class RunningProgram {
       ::sigprocmask(SIG_SETMASK, &none, nullptr);
       if (options.file_size_limit != 0) {
         struct rlimit limit {options.file_size_limit, options.file_size_limit};
-        ::signal(SIGXFSZ, SIG_IGN);
+        ::signal(SIGXFSZ, options.sigxfsz_default ? SIG_DFL : SIG_IGN);
         if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(126);
       }
       ::execv(binary.c_str(), argv.data());

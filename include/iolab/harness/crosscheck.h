@@ -127,5 +127,10 @@ std::string format_round(const CrosscheckRow& row, const CrosscheckRound& round)
 std::string format_crosscheck(const std::vector<CrosscheckRow>& rows, const CrosscheckSettings& settings);
 
 nlohmann::json to_json(const CrosscheckRow& row, double tolerance);
+// The whole run: what `crosscheck --json` prints and `--out` writes
+// ("format": "iolab-crosscheck"); `fio_jobs[i]`, when given, is row i's job.
+nlohmann::json crosscheck_document(const std::vector<CrosscheckRow>& rows, const CrosscheckSettings& settings,
+                                   const std::string& fio_version, const Environment& environment,
+                                   const std::vector<nlohmann::json>& fio_jobs = {});
 
 }  // namespace iolab::harness

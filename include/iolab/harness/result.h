@@ -177,5 +177,8 @@ std::string to_csv(const Results& r);
 // Writes to_csv(r) to `path`, published atomically like write_json.
 void write_csv(const Results& r, const std::filesystem::path& path);
 Results read_results(const std::filesystem::path& path);
+// The text of a results file, read as read_results reads it: refused
+// (UsageError) when nested deeper than kJsonMaxDepth, before parsing.
+Results results_from_text(std::string_view text, const std::string& source);
 
 }  // namespace iolab::harness

@@ -14,7 +14,7 @@ namespace iolab::report {
 // one-line Error ("read results DIR: Is a directory"; a FIFO would block).
 harness::Results read_results_file(const std::filesystem::path& path);
 
-// Throws UsageError when `out` does not end in .html, or names one of the
+// Throws UsageError when `out` does not end in .html or .md, or names one of the
 // `inputs` (the report would overwrite the results it was made from).
 void check_report_output(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs);
 

@@ -1,0 +1,113 @@
+#include "iolab/report/exporter.h"
+
+#include <fmt/format.h>
+
+#include "iolab/base/units.h"
+#include "iolab/harness/console.h"
+#include "iolab/report/html.h"
+
+namespace iolab::report {
+namespace {
+
+class JsonExporter final : public Exporter {
+ public:
+  std::string_view name() const override { return "json"; }
+  std::string_view extension() const override { return ".json"; }
+  std::string render(const harness::Results& r, const ExportContext&) const override {
+    return harness::to_json(r).dump(2) + "\n";
+  }
+  bool wrote(std::string_view head) const override {
+    return head.starts_with("{") && head.find("\"format\": \"iolab-results\"") != std::string_view::npos;
+  }
+};
+
+class CsvExporter final : public Exporter {
+ public:
+  std::string_view name() const override { return "csv"; }
+  std::string_view extension() const override { return ".csv"; }
+  std::string render(const harness::Results& r, const ExportContext&) const override { return harness::to_csv(r); }
+  bool wrote(std::string_view head) const override { return head.starts_with("suite,experiment,method,"); }
+};
+
+class HtmlExporter final : public Exporter {
+ public:
+  std::string_view name() const override { return "html"; }
+  std::string_view extension() const override { return ".html"; }
+  std::string render(const harness::Results& r, const ExportContext& c) const override {
+    ReportOptions options;
+    options.source_names = {c.json.filename().string()};
+    options.title = c.title.empty() ? "iolab run " + c.json.stem().string() : c.title;
+    return render_html_report({r}, options);
+  }
+  bool wrote(std::string_view head) const override {
+    return head.starts_with("<!DOCTYPE html>") && head.find("<title>iolab") != std::string_view::npos;
+  }
+};
+
+// One table of every record: what it measured and its median rate; the
+// full figures stay in the JSON.
+class MarkdownExporter final : public Exporter {
+ public:
+  static constexpr std::string_view kFirstLine = "<!-- iolab results (Markdown) -->";
+  std::string_view name() const override { return "markdown"; }
+  std::string_view extension() const override { return ".md"; }
+  std::string render(const harness::Results& rs, const ExportContext& c) const override {
+    auto cell = [](std::string s) {  // a '|' or a line break would end the cell
+      for (char& ch : s)
+        if (ch == '|' || ch == '\n' || ch == '\r') ch = ' ';
+      return s;
+    };
+    std::string out = fmt::format("{}\n# iolab results{}\n\n", kFirstLine,
+                                  c.json.empty() ? "" : " (" + cell(c.json.filename().string()) + ")");
+    if (rs.incomplete) out += "**Incomplete:** " + cell(*rs.incomplete) + "\n\n";
+    out += "| suite | experiment | method | op | block | file | cache | median | reps | verified |\n";
+    out += "|---|---|---|---|---:|---:|---|---:|---:|---|\n";
+    for (const auto& r : rs.results) {
+      const std::string median = r.skipped ? "skipped: " + cell(*r.skipped)
+                                           : format_rate(r.median_mib_per_s() * 1048576.0);
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(r.suite), cell(r.experiment),
+                         cell(r.method), harness::to_string(r.op), format_bytes(static_cast<double>(r.block_size)),
+                         format_bytes(static_cast<double>(r.file_size)), cell(harness::cache_name(r)), median, r.reps,
+                         r.verified ? "yes" : "no");
+    }
+    return out;
+  }
+  bool wrote(std::string_view head) const override { return head.starts_with(kFirstLine); }
+};
+
+class ConsoleExporter final : public Exporter {
+ public:
+  std::string_view name() const override { return "console"; }
+  std::string_view extension() const override { return ""; }
+  std::string render(const harness::Results& r, const ExportContext& c) const override {
+    return harness::format_tables(r.results, c.color);
+  }
+  bool wrote(std::string_view) const override { return false; }  // never a file
+};
+
+}  // namespace
+
+const Exporter& json_exporter() {
+  static const JsonExporter e;
+  return e;
+}
+const Exporter& csv_exporter() {
+  static const CsvExporter e;
+  return e;
+}
+const Exporter& html_exporter() {
+  static const HtmlExporter e;
+  return e;
+}
+const Exporter& markdown_exporter() {
+  static const MarkdownExporter e;
+  return e;
+}
+const Exporter& console_exporter() {
+  static const ConsoleExporter e;
+  return e;
+}
+
+std::vector<const Exporter*> results_exporters() { return {&json_exporter(), &csv_exporter(), &html_exporter()}; }
+
+}  // namespace iolab::report

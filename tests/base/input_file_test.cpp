@@ -1,0 +1,44 @@
+#include "iolab/base/input_file.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "iolab/base/error.h"
+
+namespace iolab {
+namespace {
+
+TEST(InputFile, JsonDepthSkipsStringsAndCountsBothBrackets) {
+  EXPECT_EQ(json_nesting_depth("1"), 0u);
+  EXPECT_EQ(json_nesting_depth(R"({"a": [1, {"b": []}]})"), 4u);
+  EXPECT_EQ(json_nesting_depth(R"({"a": "[[[[\"[[[["})"), 1u);
+  EXPECT_EQ(json_nesting_depth(std::string(1000, '[')), 1000u);
+}
+
+TEST(InputFile, TomlShapeCountsNestingAndDottedParts) {
+  EXPECT_EQ(toml_shape("method = \"pread\"\nbs = [\"4k\", \"1m\"]\n").depth, 1u);
+  EXPECT_EQ(toml_shape("method = \"pread\"\nbs = [\"4k\", \"1m\"]\n").key_parts, 1u);
+  EXPECT_EQ(toml_shape("[a.b.c]\nx.y = 1\n").key_parts, 3u);
+  EXPECT_EQ(toml_shape("s = \"a.b.c.d.e [[[[\" # x.y.z.w [[[\n").key_parts, 1u);
+  EXPECT_EQ(toml_shape("s = '''a.b\n.c.d'''\n").depth, 0u);
+  EXPECT_EQ(toml_shape("x = [[[1]]]\n").depth, 3u);
+}
+
+TEST(InputFile, RefusesWhatIsNotARegularFileOrTooLarge) {
+  char dir[] = "/tmp/iolab-input-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::filesystem::path file = std::filesystem::path(dir) / "job.toml";
+  std::ofstream(file) << "method = \"pread\"\n";
+  EXPECT_EQ(read_input_file(file, "job file", 100), "method = \"pread\"\n");
+  EXPECT_THROW(read_input_file(file, "job file", 4), UsageError);
+  EXPECT_THROW(read_input_file("/dev/zero", "job file", 100), UsageError);
+  EXPECT_THROW(read_input_file(dir, "job file", 100), UsageError);
+  EXPECT_THROW(read_input_file(std::filesystem::path(dir) / "missing", "job file", 100), UsageError);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace iolab
