@@ -212,6 +212,25 @@ TEST(CommitLogOnTheEngine, ARunHasTheEnginesRepetitionsAndSpread) {
   EXPECT_TRUE(std::filesystem::is_empty(scratch.path()));
 }
 
+// The engine's ops are a repetition's; the record's messages and CPU per message are a pass's.
+TEST(CommitLogOnTheEngine, RepetitionsOfSeveralPassesCountEachMessageOnce) {
+  io::ScratchDir scratch("/tmp");
+  harness::RunConfig config;
+  config.reps = 2;
+  config.warmup = 1;
+  config.min_time = 0.002;  // a few passes of ~1 ms (how many is the machine's; the counts hold for any)
+  config.max_time = 0.05;
+  config.latency = false;
+  harness::Runner runner(config, scratch);
+  CommitLogRunWorkload workload(scratch, tiny_run(commitlog::Design::Kafka));
+  harness::Result r = runner.run(workload, harness::Result{});
+  ASSERT_GE(r.passes, 1u);
+  EXPECT_EQ(r.ops, r.passes * 300u);
+  EXPECT_EQ(r.extra.at("messages").get<std::uint64_t>(), 300u);
+  EXPECT_FALSE(r.latency_ns.has_value()) << "--no-latency: no latency pass";
+  EXPECT_EQ(workload.timed_clock_reads(), 0u);
+}
+
 TEST(CommitLogOnTheEngine, AnOpenLoopRecordSaysItsLatencyIsFromIntendedTimes) {
   io::ScratchDir scratch("/tmp");
   harness::Runner runner(one_repetition_config(), scratch);
