@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "iolab/commitlog/consumer.h"
+#include "iolab/base/clock.h"
 #include "iolab/base/error.h"
 #include "iolab/io/file.h"
 
@@ -145,7 +146,7 @@ class Producer {
   // Every clock read of a message (counted: a throughput pass makes none).
   std::uint64_t clock() {
     ++result_.clock_reads;
-    return io::steady_ns();
+    return iolab::steady_ns();
   }
 
   // Creates message `index` (sent at `send_ns`) for its topic and sends it,
@@ -308,7 +309,7 @@ void WorkloadRun::State::consume() {
       if (!clocked) return;
       std::uint64_t sent;
       std::memcpy(&sent, f.body.data(), 8);
-      std::uint64_t now = io::steady_ns();
+      std::uint64_t now = iolab::steady_ns();
       ++consumer_clock_reads;
       consumer_delay.record(now > sent ? now - sent : 0);
     };
@@ -319,7 +320,7 @@ void WorkloadRun::State::consume() {
       if (c.consumed() >= to_consume.load()) break;
       // What a commit thread still holds becomes visible within its
       // interval; past that, report what was read.
-      std::uint64_t now = io::steady_ns();
+      std::uint64_t now = iolab::steady_ns();
       if (give_up == UINT64_MAX)
         give_up = now + 2'000'000'000ull + static_cast<std::uint64_t>(config.log.commit_interval.count());
       if (now > give_up) break;
@@ -368,7 +369,7 @@ Produced WorkloadRun::produce() {
   State& s = *state_;
   // The clocked loops measure from here (the open loop's intended times too).
   if (s.clocking == Clocking::PerMessage || s.config.loop == Loop::Open) {
-    s.start_ns = io::steady_ns();
+    s.start_ns = iolab::steady_ns();
     s.end_ns = s.start_ns + static_cast<std::uint64_t>(s.config.seconds * 1e9);
   }
   s.release_and_join();
@@ -412,14 +413,14 @@ WorkloadResult WorkloadRun::finish() {
   r.consumer_delay = s.consumer_delay;
   r.message_clock_reads += s.consumer_clock_reads;
 
-  r.close_start_ns = io::steady_ns();
+  r.close_start_ns = iolab::steady_ns();
   s.closed = true;
   try {
     s.log->close();
   } catch (...) {
     if (!s.error) s.error = std::current_exception();
   }
-  r.close_seconds = static_cast<double>(io::steady_ns() - r.close_start_ns) / 1e9;
+  r.close_seconds = static_cast<double>(iolab::steady_ns() - r.close_start_ns) / 1e9;
   if (s.error && !s.error_thrown) {
     s.error_thrown = true;
     std::rethrow_exception(s.error);
