@@ -27,6 +27,7 @@
 
 #include "iolab/commitlog/workload.h"
 #include "iolab/base/error.h"
+#include "iolab/base/proc.h"
 #include "iolab/io/scratch.h"
 #include "iolab/base/units.h"
 
@@ -210,7 +211,8 @@ int main(int argc, char** argv) {
                 a.config.loop == Loop::Open ? (" at " + format_count(a.config.rate) + " msg/s").c_str() : "",
                 format_bytes(static_cast<double>(a.config.log.segment_size)).c_str());
     std::printf("    ");
-    for (const auto& [name, value] : dirty_page_settings()) std::printf("%s=%s ", name.c_str(), value.c_str());
+    for (const auto& [name, value] : proc::vm_dirty_settings())
+      std::printf("vm.%s=%lld ", name.c_str(), static_cast<long long>(value));
     std::printf("\n");
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);

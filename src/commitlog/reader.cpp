@@ -304,55 +304,64 @@ LogScan scan_log(const std::filesystem::path& dir, const std::function<void(cons
   return detail::scan_log(detail::posix_fs(), dir, visit);
 }
 
+LogsRead read_logs(std::span<const std::filesystem::path> log_dirs, ReadPath path) {
+  auto& fs = detail::posix_fs();
+  LogsRead out;
+  for (const auto& dir : log_dirs) {
+    std::uint64_t expected = kFirstSequence;
+    for (const auto& s : detail::list_segments(fs, dir)) {
+      auto source = detail::open_source(fs, s.path, path);
+      detail::FrameStream stream(*source, 0, source->file().size());
+      Frame frame;
+      FrameCheck check;
+      while ((check = stream.next(expected, frame)) == FrameCheck::Valid) {
+        ++out.messages;
+        out.bytes += frame.size();
+        ++expected;
+      }
+      if (check != FrameCheck::Unwritten)
+        throw Error("catch-up read", s.path.string(),
+                    "offset " + std::to_string(stream.offset()) + ": " + std::string(to_string(check)));
+      out.calls += source->calls();
+    }
+  }
+  return out;
+}
+
+std::vector<std::filesystem::path> segment_files(std::span<const std::filesystem::path> log_dirs) {
+  auto& fs = detail::posix_fs();
+  std::vector<std::filesystem::path> out;
+  for (const auto& dir : log_dirs)
+    for (const auto& s : detail::list_segments(fs, dir)) out.push_back(s.path);
+  return out;
+}
+
 CatchUpResult catch_up(std::span<const std::filesystem::path> log_dirs, ReadPath path, bool cold) {
   auto& fs = detail::posix_fs();
-  std::vector<std::vector<detail::SegmentName>> logs;
-  for (const auto& dir : log_dirs) logs.push_back(detail::list_segments(fs, dir));
+  const std::vector<std::filesystem::path> files = segment_files(log_dirs);
   // The fraction of all the logs' bytes in the page cache (evicting first when cold).
   auto resident = [&](bool evict) {
     double total = 0, cached = 0;
-    for (const auto& segments : logs)
-      for (const auto& s : segments) {
-        auto f = fs.open(s.path, false);
-        if (evict) f->drop_cache();
-        auto size = static_cast<double>(f->size());
-        total += size;
-        cached += f->resident_fraction() * size;
-      }
+    for (const auto& path : files) {
+      auto f = fs.open(path, false);
+      if (evict) f->drop_cache();
+      auto size = static_cast<double>(f->size());
+      total += size;
+      cached += f->resident_fraction() * size;
+    }
     return total > 0 ? cached / total : 0.0;
   };
   CatchUpResult r;
   r.path = path;
   r.cold = cold;
-
-  auto read_all = [&](CatchUpResult& out) {
-    for (const auto& segments : logs) {
-      std::uint64_t expected = kFirstSequence;
-      for (const auto& s : segments) {
-        auto source = detail::open_source(fs, s.path, path);
-        detail::FrameStream stream(*source, 0, source->file().size());
-        Frame frame;
-        FrameCheck check;
-        while ((check = stream.next(expected, frame)) == FrameCheck::Valid) {
-          ++out.messages;
-          out.bytes += frame.size();
-          ++expected;
-        }
-        if (check != FrameCheck::Unwritten)
-          throw Error("catch-up read", s.path.string(),
-                      "offset " + std::to_string(stream.offset()) + ": " + std::string(to_string(check)));
-        out.calls += source->calls();
-      }
-    }
-  };
-  if (!cold) {
-    CatchUpResult untimed;
-    read_all(untimed);
-  }
+  if (!cold) read_logs(log_dirs, path);
   r.resident_before = resident(cold);
   auto t0 = std::chrono::steady_clock::now();
-  read_all(r);
+  LogsRead got = read_logs(log_dirs, path);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.messages = got.messages;
+  r.bytes = got.bytes;
+  r.calls = got.calls;
   return r;
 }
 

@@ -5,14 +5,16 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
-#include <fstream>
+#include <latch>
 #include <map>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <sys/prctl.h>
 #include <time.h>
 
 #include "iolab/commitlog/consumer.h"
+#include "iolab/base/clock.h"
 #include "iolab/base/error.h"
 #include "iolab/io/file.h"
 
@@ -52,7 +54,7 @@ struct ProducerResult {
   LatencyHistogram latency;
   std::vector<Second> seconds;
   std::vector<DurableSample> samples;
-  std::uint64_t messages = 0, bytes = 0, last_ack_ns = 0;
+  std::uint64_t messages = 0, bytes = 0, last_ack_ns = 0, clock_reads = 0;
   std::uint64_t over[4] = {0, 0, 0, 0};
 };
 
@@ -75,9 +77,10 @@ void sleep_until_ns(std::uint64_t t) {
 
 class Producer {
  public:
-  Producer(CommitLog& log, const WorkloadConfig& config, unsigned id, std::uint64_t quota, std::size_t batch_bytes)
-      : log_(log), config_(config), id_(id), quota_(quota), batch_bytes_(batch_bytes),
-        batches_(config.log.topics) {
+  Producer(CommitLog& log, const WorkloadConfig& config, Clocking clocking, unsigned id, std::uint64_t quota,
+           std::size_t batch_bytes)
+      : log_(log), config_(config), clocked_(clocking == Clocking::PerMessage), id_(id), quota_(quota),
+        batch_bytes_(batch_bytes), batches_(config.log.topics) {
     body_.resize(config.message_size);
     std::mt19937_64 rng(config.seed * 1'000'003 + id);
     for (auto& b : body_) b = static_cast<std::byte>(rng());
@@ -101,7 +104,14 @@ class Producer {
       if (stop.load(std::memory_order_relaxed) ||
           (config_.cancel != nullptr && config_.cancel->load(std::memory_order_relaxed)))
         break;
-      std::uint64_t now = reuse_ack_time && made > 0 ? result_.last_ack_ns : iolab::steady_ns();
+      if (!open && !clocked_) {
+        // A throughput pass: a message count, no clock (check_workload).
+        if (made >= quota_) break;
+        make(made, 0);
+        ++made;
+        continue;
+      }
+      std::uint64_t now = reuse_ack_time && made > 0 ? result_.last_ack_ns : clock();
       bool out_of_time = quota_ == 0 && now >= end_ns;
       if ((quota_ > 0 && made >= quota_) || out_of_time) break;
       if (open) {
@@ -133,6 +143,12 @@ class Producer {
   ProducerResult& result() noexcept { return result_; }
 
  private:
+  // Every clock read of a message (counted: a throughput pass makes none).
+  std::uint64_t clock() {
+    ++result_.clock_reads;
+    return iolab::steady_ns();
+  }
+
   // Creates message `index` (sent at `send_ns`) for its topic and sends it,
   // or, when batching, adds it to the topic's batch and sends that once it
   // holds batch_bytes.
@@ -171,7 +187,12 @@ class Producer {
 
   // Records the messages an acknowledgement covers, sent at `send_ns`.
   void acknowledged(const Ack& ack, std::span<const std::uint64_t> send_ns) {
-    std::uint64_t ack_ns = iolab::steady_ns();
+    if (!clocked_) {
+      result_.messages += send_ns.size();
+      result_.bytes += send_ns.size() * body_.size();
+      return;
+    }
+    std::uint64_t ack_ns = clock();
     for (std::uint64_t sent : send_ns) record(sent, ack_ns, body_.size());
     result_.last_ack_ns = ack_ns;
     if (ack_ns - last_sample_ns_ >= kDurableSampleEvery) {
@@ -199,6 +220,7 @@ class Producer {
 
   CommitLog& log_;
   const WorkloadConfig& config_;
+  bool clocked_;
   unsigned id_;
   std::uint64_t quota_;
   std::size_t batch_bytes_;
@@ -209,91 +231,170 @@ class Producer {
   ProducerResult result_;
 };
 
-void check(const WorkloadConfig& c) {
+}  // namespace
+
+void check_workload(const WorkloadConfig& c, Clocking clocking) {
   if (c.message_size < kBodyHeader || c.message_size > kMaxBodySize)
     throw UsageError("message size " + std::to_string(c.message_size),
                      "must be 16 bytes (a send time and an id) to 16 MiB");
   if (c.producers == 0) throw UsageError("producers 0", "at least one producer is needed");
   if (c.messages == 0 && !(c.seconds > 0)) throw UsageError("workload", "give a message count or a duration");
+  if (c.messages == 0 && clocking == Clocking::None)
+    throw UsageError("workload of " + std::to_string(c.seconds) + " s",
+                     "a run that reads no clock per message sends a message count, not a duration");
   if (c.loop == Loop::Open && !(c.rate > 0)) throw UsageError("open loop", "needs a rate above 0 messages/s");
 }
 
-}  // namespace
-
-WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConfig& config) {
-  check(config);
-  const DesignTraits t = traits(config.log.design);
-  std::size_t batch_bytes = config.batch_bytes > 0 ? config.batch_bytes : (t.batches ? config.log.batch_bytes : 1);
-  auto log = open_commit_log(dir, config.log);
-
-  WorkloadResult r;
-  r.design = config.log.design;
-  r.ack = t.ack;
-
-  std::vector<std::unique_ptr<Producer>> producers;
-  for (unsigned p = 0; p < config.producers; ++p) {
-    std::uint64_t quota = config.messages / config.producers + (p < config.messages % config.producers ? 1 : 0);
-    if (config.messages > 0 && quota == 0) continue;
-    producers.push_back(std::make_unique<Producer>(*log, config, p, quota, batch_bytes));
+struct WorkloadRun::State {
+  State(const WorkloadConfig& c, Clocking k) : config(c), clocking(k) {}
+  // Stops and joins what still runs (also when the constructor failed part way), closes the log.
+  ~State() {
+    if (!released) stop = true;
+    release_and_join();
+    stop = true;
+    join_consumer();
+    if (log && !closed) {
+      try {
+        log->close();
+      } catch (...) {  // already failing, or finish() was not reached
+      }
+    }
   }
 
+  WorkloadConfig config;
+  Clocking clocking;
+  DesignTraits traits{};
+  std::unique_ptr<CommitLog> log;
+  std::vector<std::unique_ptr<Producer>> producers;
+  std::vector<std::thread> threads;
+  std::thread consumer;
+  std::latch go{1};
+  bool released = false, closed = false, error_thrown = false;
+  std::uint64_t start_ns = 0, end_ns = 0;
   std::atomic<bool> stop{false}, producing{true};
+  std::atomic<std::uint64_t> to_consume{UINT64_MAX};
   std::exception_ptr error;
   std::mutex error_mu;
-  auto fail = [&](std::exception_ptr e) {
+  // The consumer's figures (written by its thread, read after it is joined).
+  LatencyHistogram consumer_delay;
+  std::uint64_t consumed = 0, consumer_clock_reads = 0;
+
+  void fail(std::exception_ptr e) {
     std::lock_guard lock(error_mu);
     if (!error) error = std::move(e);
     stop = true;
-  };
-
-  // The tailing consumer reads along until the producers are done and it has caught up.
-  std::thread consumer;
-  std::atomic<std::uint64_t> to_consume{UINT64_MAX};
-  if (config.consumer) {
-    consumer = std::thread([&] {
-      try {
-        TailingConsumer c(*log, t.read_path);
-        auto visit = [&](std::uint32_t, const Frame& f) {
-          std::uint64_t sent;
-          std::memcpy(&sent, f.body.data(), 8);
-          std::uint64_t now = iolab::steady_ns();
-          r.consumer_delay.record(now > sent ? now - sent : 0);
-        };
-        std::uint64_t give_up = UINT64_MAX;
-        while (!stop.load()) {
-          c.poll_wait(std::chrono::milliseconds(1), visit);
-          if (producing.load()) continue;
-          if (c.consumed() >= to_consume.load()) break;
-          // What a commit thread still holds becomes visible within its
-          // interval; past that, report what was read.
-          std::uint64_t now = iolab::steady_ns();
-          if (give_up == UINT64_MAX)
-            give_up = now + 2'000'000'000ull + static_cast<std::uint64_t>(config.log.commit_interval.count());
-          if (now > give_up) break;
-        }
-        r.consumed = c.consumed();
-      } catch (...) {
-        fail(std::current_exception());
-      }
-    });
   }
+  // Releases the producers (to stop at once when `stop` is set) and joins them.
+  void release_and_join() {
+    if (!released) {
+      released = true;
+      go.count_down();
+    }
+    for (auto& th : threads)
+      if (th.joinable()) th.join();
+  }
+  void join_consumer() {
+    producing = false;
+    if (consumer.joinable()) consumer.join();
+  }
+  void consume();
+};
 
-  std::uint64_t start_ns = iolab::steady_ns() + 1'000'000;  // every producer starts together
-  std::uint64_t end_ns = start_ns + static_cast<std::uint64_t>(config.seconds * 1e9);
-  std::vector<std::thread> threads;
-  for (auto& p : producers)
-    threads.emplace_back([&, p = p.get()] {
-      sleep_until_ns(start_ns);
-      try {
-        p->run(start_ns, end_ns, stop);
-      } catch (...) {
-        fail(std::current_exception());
-      }
-    });
-  for (auto& th : threads) th.join();
+// The tailing consumer reads along until the producers are done and it has caught up.
+void WorkloadRun::State::consume() {
+  try {
+    TailingConsumer c(*log, traits.read_path);
+    const bool clocked = clocking == Clocking::PerMessage;
+    auto visit = [&](std::uint32_t, const Frame& f) {
+      if (!clocked) return;
+      std::uint64_t sent;
+      std::memcpy(&sent, f.body.data(), 8);
+      std::uint64_t now = iolab::steady_ns();
+      ++consumer_clock_reads;
+      consumer_delay.record(now > sent ? now - sent : 0);
+    };
+    std::uint64_t give_up = UINT64_MAX;
+    while (!stop.load()) {
+      c.poll_wait(std::chrono::milliseconds(1), visit);
+      if (producing.load()) continue;
+      if (c.consumed() >= to_consume.load()) break;
+      // What a commit thread still holds becomes visible within its
+      // interval; past that, report what was read.
+      std::uint64_t now = iolab::steady_ns();
+      if (give_up == UINT64_MAX)
+        give_up = now + 2'000'000'000ull + static_cast<std::uint64_t>(config.log.commit_interval.count());
+      if (now > give_up) break;
+    }
+    consumed = c.consumed();
+  } catch (...) {
+    fail(std::current_exception());
+  }
+}
 
-  std::uint64_t last_ack = start_ns;
-  for (auto& p : producers) {
+WorkloadRun::WorkloadRun(const std::filesystem::path& dir, const WorkloadConfig& config, Clocking clocking)
+    : state_(std::make_unique<State>(config, clocking)) {
+  State& s = *state_;
+  check_workload(s.config, clocking);
+  s.traits = traits(s.config.log.design);
+  std::size_t batch_bytes =
+      s.config.batch_bytes > 0 ? s.config.batch_bytes : (s.traits.batches ? s.config.log.batch_bytes : 1);
+  s.log = open_commit_log(dir, s.config.log);
+  for (unsigned p = 0; p < s.config.producers; ++p) {
+    std::uint64_t quota = s.config.messages / s.config.producers + (p < s.config.messages % s.config.producers ? 1 : 0);
+    if (s.config.messages > 0 && quota == 0) continue;
+    s.producers.push_back(std::make_unique<Producer>(*s.log, s.config, clocking, p, quota, batch_bytes));
+  }
+  if (s.config.consumer) s.consumer = std::thread([&s] { s.consume(); });
+  // The producers wait for produce(): starting threads is not the run's work.
+  try {
+    for (auto& p : s.producers)
+      s.threads.emplace_back([&s, p = p.get()] {
+        s.go.wait();
+        if (s.stop.load()) return;
+        try {
+          p->run(s.start_ns, s.end_ns, s.stop);
+        } catch (...) {
+          s.fail(std::current_exception());
+        }
+      });
+  } catch (...) {
+    s.stop = true;
+    throw;  // ~State joins what started
+  }
+}
+
+WorkloadRun::~WorkloadRun() = default;
+
+Produced WorkloadRun::produce() {
+  State& s = *state_;
+  // The clocked loops measure from here (the open loop's intended times too).
+  if (s.clocking == Clocking::PerMessage || s.config.loop == Loop::Open) {
+    s.start_ns = iolab::steady_ns();
+    s.end_ns = s.start_ns + static_cast<std::uint64_t>(s.config.seconds * 1e9);
+  }
+  s.release_and_join();
+  Produced out;
+  for (auto& p : s.producers) {
+    out.messages += p->result().messages;
+    out.bytes += p->result().bytes;
+  }
+  std::lock_guard lock(s.error_mu);
+  if (s.error) {
+    s.error_thrown = true;
+    std::rethrow_exception(s.error);
+  }
+  return out;
+}
+
+WorkloadResult WorkloadRun::finish() {
+  State& s = *state_;
+  if (!s.released) s.stop = true;  // produce() never ran: send nothing
+  s.release_and_join();
+  WorkloadResult r;
+  r.design = s.config.log.design;
+  r.ack = s.traits.ack;
+  std::uint64_t last_ack = s.start_ns;
+  for (auto& p : s.producers) {
     ProducerResult& pr = p->result();
     r.append_latency.merge(pr.latency);
     r.producer_cpu_seconds += pr.cpu_seconds;
@@ -303,23 +404,31 @@ WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConf
     r.slower_than_10ms += pr.over[1];
     r.slower_than_100ms += pr.over[2];
     r.slower_than_1s += pr.over[3];
+    r.message_clock_reads += pr.clock_reads;
     last_ack = std::max(last_ack, pr.last_ack_ns);
   }
-  to_consume = r.messages;
-  producing = false;
-  if (consumer.joinable()) consumer.join();
+  s.to_consume = r.messages;
+  s.join_consumer();
+  r.consumed = s.consumed;
+  r.consumer_delay = s.consumer_delay;
+  r.message_clock_reads += s.consumer_clock_reads;
 
-  std::uint64_t close_start = iolab::steady_ns();
+  r.close_start_ns = iolab::steady_ns();
+  s.closed = true;
   try {
-    log->close();
+    s.log->close();
   } catch (...) {
-    if (!error) error = std::current_exception();
+    if (!s.error) s.error = std::current_exception();
   }
-  r.close_seconds = static_cast<double>(iolab::steady_ns() - close_start) / 1e9;
-  if (error) std::rethrow_exception(error);
+  r.close_seconds = static_cast<double>(iolab::steady_ns() - r.close_start_ns) / 1e9;
+  if (s.error && !s.error_thrown) {
+    s.error_thrown = true;
+    std::rethrow_exception(s.error);
+  }
 
-  r.log = log->stats();
-  r.seconds = static_cast<double>(last_ack - start_ns) / 1e9;
+  r.log = s.log->stats();
+  if (s.clocking != Clocking::PerMessage) return r;
+  r.seconds = static_cast<double>(last_ack - s.start_ns) / 1e9;
   if (r.seconds > 0) {
     r.messages_per_second = static_cast<double>(r.messages) / r.seconds;
     r.mib_per_second = static_cast<double>(r.bytes) / r.seconds / (1024.0 * 1024.0);
@@ -327,17 +436,17 @@ WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConf
 
   // Per second, all producers together.
   std::size_t seconds = 0;
-  for (auto& p : producers) seconds = std::max(seconds, p->result().seconds.size());
-  for (std::size_t s = 0; s < seconds; ++s) {
+  for (auto& p : s.producers) seconds = std::max(seconds, p->result().seconds.size());
+  for (std::size_t at = 0; at < seconds; ++at) {
     LatencyHistogram h;
     SecondSample out;
-    out.start = static_cast<double>(s);
-    for (auto& p : producers) {
+    out.start = static_cast<double>(at);
+    for (auto& p : s.producers) {
       auto& v = p->result().seconds;
-      if (s >= v.size()) continue;
-      out.messages += v[s].messages;
-      out.bytes += v[s].bytes;
-      h.merge(v[s].latency);
+      if (at >= v.size()) continue;
+      out.messages += v[at].messages;
+      out.bytes += v[at].bytes;
+      h.merge(v[at].latency);
     }
     out.p99_ns = h.percentile(0.99);
     out.max_ns = static_cast<double>(h.max());
@@ -349,13 +458,13 @@ WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConf
   std::map<std::uint32_t, std::vector<FlushEvent>> events;
   for (const FlushEvent& e : r.log.flush_events)
     if (e.done_ns <= last_ack) events[e.log].push_back(e);
-  for (auto& p : producers)
-    for (const DurableSample& s : p->result().samples) {
-      auto it = events.find(s.log);
+  for (auto& p : s.producers)
+    for (const DurableSample& sample : p->result().samples) {
+      auto it = events.find(sample.log);
       const FlushEvent* hit = nullptr;
       if (it != events.end()) {
         auto& v = it->second;
-        auto e = std::lower_bound(v.begin(), v.end(), s.sequence,
+        auto e = std::lower_bound(v.begin(), v.end(), sample.sequence,
                                   [](const FlushEvent& f, std::uint64_t seq) { return f.sequence < seq; });
         if (e != v.end()) hit = &*e;
       }
@@ -364,20 +473,15 @@ WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConf
         continue;
       }
       ++r.durable_samples;
-      r.time_to_durable.record(hit->done_ns > s.send_ns ? hit->done_ns - s.send_ns : 0);
+      r.time_to_durable.record(hit->done_ns > sample.send_ns ? hit->done_ns - sample.send_ns : 0);
     }
   return r;
 }
 
-std::vector<std::pair<std::string, std::string>> dirty_page_settings() {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const char* name : {"dirty_background_bytes", "dirty_background_ratio", "dirty_bytes", "dirty_ratio",
-                           "dirty_expire_centisecs", "dirty_writeback_centisecs"}) {
-    std::ifstream in(std::string("/proc/sys/vm/") + name);
-    std::string value;
-    if (in >> value) out.emplace_back(std::string("vm.") + name, value);
-  }
-  return out;
+WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConfig& config) {
+  WorkloadRun run(dir, config, Clocking::PerMessage);
+  run.produce();
+  return run.finish();
 }
 
 }  // namespace iolab::commitlog

@@ -1,6 +1,9 @@
 // The commitlog suite at the tiny scale: every record verified or skipped
 // with a reason, records that tell apart, nothing left in the scratch dir,
-// and the per-second series through the results JSON and back.
+// and the per-second series through the results JSON and back. Then the
+// engine adapters on their own: a run's record has the engine's
+// repetitions and spread, no clock per message in its timed passes and a
+// latency that says its loop; a catch-up gets the engine's cache rules.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,9 +13,12 @@
 #include <tuple>
 #include <vector>
 
+#include "iolab/base/error.h"
+#include "iolab/base/units.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
 #include "iolab/suites/suite.h"
+#include "suites/commitlog_workload.h"
 
 namespace iolab::suites {
 namespace {
@@ -75,10 +81,37 @@ TEST_F(CommitLogSuiteTiny, EveryRecordIsVerifiedOrSkippedWithAReason) {
       EXPECT_EQ(r.bytes, r.ops * r.block_size) << "bytes are the acknowledged messages' bodies";
       EXPECT_TRUE(r.extra.contains("acknowledged"));
       EXPECT_TRUE(r.extra.contains("slow_appends"));
+      // The engine's figures: its repetitions and the spread of its passes.
+      EXPECT_EQ(r.reps, 1u);
+      EXPECT_TRUE(r.pass_s.has_value());
+      EXPECT_EQ(r.extra.at("timed_pass_clock_reads").get<std::uint64_t>(), 0u) << "no clock per message";
+      EXPECT_EQ(r.extra.at("latency_loop").get<std::string>(), "closed");
+      EXPECT_NE(r.extra.at("latency_measures").get<std::string>().find("coordinated omission"), std::string::npos);
+    } else {
+      EXPECT_TRUE(r.pass_s.has_value()) << "catch-ups are timed by the engine too";
     }
   }
   // Every design ran (tiny: 1 KiB each).
   EXPECT_EQ(designs, (std::set<std::string>{"kafka", "rocketmq", "rocketmq-transient", "qmq", "activemq", "group-commit"}));
+}
+
+// Issue 28: a producer-only row per design and size, and the consumer's rows apart.
+TEST_F(CommitLogSuiteTiny, DesignRowsRunWithAndWithoutTheConsumer) {
+  std::set<std::string> alone, along;
+  for (const auto& r : *results_) {
+    if (!is_run(r) || !r.experiment.starts_with("designs")) continue;
+    SCOPED_TRACE(r.experiment + " / " + r.method);
+    if (r.experiment.find("no consumer") != std::string::npos) {
+      EXPECT_EQ(r.extra.at("consumed").get<std::uint64_t>(), 0u);
+      EXPECT_FALSE(r.extra.at("consumer").get<bool>());
+      alone.insert(r.method);
+    } else {
+      EXPECT_EQ(r.extra.at("consumed").get<std::uint64_t>(), r.ops);
+      along.insert(r.method);
+    }
+  }
+  EXPECT_EQ(alone.size(), 6u);
+  EXPECT_EQ(along, alone);
 }
 
 TEST_F(CommitLogSuiteTiny, RecordsTellApart) {
@@ -140,6 +173,151 @@ TEST_F(CommitLogSuiteTiny, PerSecondSeriesAddsUpAndSurvivesTheResultsFile) {
 }
 
 TEST_F(CommitLogSuiteTiny, LeavesNothingInTheScratchDir) { EXPECT_EQ(*leftovers_, std::vector<std::string>{}); }
+
+commitlog::WorkloadConfig tiny_run(commitlog::Design d) {
+  commitlog::WorkloadConfig c;
+  c.log.design = d;
+  c.log.segment_size = 256 * 1024;
+  c.message_size = 256;
+  c.messages = 300;
+  return c;
+}
+
+TEST(CommitLogOnTheEngine, ARunHasTheEnginesRepetitionsAndSpread) {
+  io::ScratchDir scratch("/tmp");
+  harness::RunConfig config = one_repetition_config();
+  config.reps = 3;
+  unsigned reported = 0;
+  config.on_result = [&](const harness::Result&) { ++reported; };
+  harness::Runner runner(config, scratch);
+  CommitLogRunWorkload workload(scratch, tiny_run(commitlog::Design::Qmq));
+  harness::Result labels;
+  labels.suite = "commitlog";
+  labels.method = "qmq";
+  labels.op = harness::Op::Write;
+  harness::Result r = runner.run(workload, labels);
+  EXPECT_EQ(reported, 1u) << "on_result, as for every experiment";
+  EXPECT_EQ(r.reps, 3u);
+  EXPECT_EQ(r.samples_s.size(), 3u);
+  ASSERT_TRUE(r.pass_s.has_value());
+  EXPECT_EQ(r.ops, 300u);
+  EXPECT_EQ(r.bytes, 300u * 256u);
+  EXPECT_TRUE(r.verified);
+  EXPECT_EQ(workload.timed_clock_reads(), 0u) << "three timed passes, no clock per message";
+  ASSERT_TRUE(r.latency_ns.has_value());
+  EXPECT_EQ(r.latency_ns->samples, 300u) << "the latency pass clocks every message";
+  ASSERT_TRUE(workload.clocked_run().has_value());
+  EXPECT_GE(workload.clocked_run()->message_clock_reads, 300u);
+  EXPECT_EQ(r.extra.at("latency_loop").get<std::string>(), "closed");
+  EXPECT_TRUE(std::filesystem::is_empty(scratch.path()));
+}
+
+// The engine's ops are a repetition's; the record's messages and CPU per message are a pass's.
+TEST(CommitLogOnTheEngine, RepetitionsOfSeveralPassesCountEachMessageOnce) {
+  io::ScratchDir scratch("/tmp");
+  harness::RunConfig config;
+  config.reps = 2;
+  config.warmup = 1;
+  config.min_time = 0.002;  // a few passes of ~1 ms (how many is the machine's; the counts hold for any)
+  config.max_time = 0.05;
+  config.latency = false;
+  harness::Runner runner(config, scratch);
+  CommitLogRunWorkload workload(scratch, tiny_run(commitlog::Design::Kafka));
+  harness::Result r = runner.run(workload, harness::Result{});
+  ASSERT_GE(r.passes, 1u);
+  EXPECT_EQ(r.ops, r.passes * 300u);
+  EXPECT_EQ(r.extra.at("messages").get<std::uint64_t>(), 300u);
+  EXPECT_FALSE(r.latency_ns.has_value()) << "--no-latency: no latency pass";
+  EXPECT_EQ(workload.timed_clock_reads(), 0u);
+}
+
+TEST(CommitLogOnTheEngine, AnOpenLoopRecordSaysItsLatencyIsFromIntendedTimes) {
+  io::ScratchDir scratch("/tmp");
+  harness::Runner runner(one_repetition_config(), scratch);
+  commitlog::WorkloadConfig c = tiny_run(commitlog::Design::Kafka);
+  c.loop = commitlog::Loop::Open;
+  c.rate = 100'000;
+  CommitLogRunWorkload workload(scratch, c);
+  harness::Result r = runner.run(workload, harness::Result{});
+  EXPECT_EQ(r.extra.at("latency_loop").get<std::string>(), "open");
+  EXPECT_NE(r.extra.at("latency_measures").get<std::string>().find("intended send time"), std::string::npos);
+  EXPECT_GT(workload.timed_clock_reads(), 0u) << "an open loop paces by the clock";
+}
+
+// The cache state of a catch-up is made and proven before every pass, the
+// engine's way (the cache control replaced: no real page cache decides it).
+struct CatchUpLog {
+  io::ScratchDir scratch{"/tmp"};
+  std::unique_ptr<LogDir> dir;
+  std::vector<std::filesystem::path> logs;
+  std::uint64_t messages = 0;
+  CatchUpLog() {
+    dir = std::make_unique<LogDir>(scratch);
+    commitlog::WorkloadConfig c = tiny_run(commitlog::Design::Qmq);
+    c.consumer = false;
+    commitlog::WorkloadRun run(dir->path(), c, commitlog::Clocking::None);
+    run.produce();
+    messages = run.finish().messages;
+    logs = logs_in(dir->path());
+  }
+};
+
+SegmentCache stays_half_resident() {
+  SegmentCache c;
+  c.resident = [](const std::filesystem::path&) { return 0.5; };
+  c.make_cold = [](const std::filesystem::path&) { return std::string("fadvise"); };
+  c.make_warm = [](const std::filesystem::path&) {};
+  return c;
+}
+
+TEST(CommitLogOnTheEngine, AColdCatchUpThatStaysResidentIsSkipped) {
+  CatchUpLog log;
+  harness::Runner runner(one_repetition_config(), log.scratch);
+  CatchUpWorkload read(log.logs, commitlog::ReadPath::Pread, harness::CacheState::Cold, log.messages,
+                       stays_half_resident());
+  harness::Result labels;
+  labels.cache = harness::CacheState::Cold;
+  harness::Result r = runner.run(read, labels);
+  ASSERT_TRUE(r.skipped.has_value()) << "never published as cold";
+  EXPECT_NE(r.skipped->find("stayed resident"), std::string::npos) << *r.skipped;
+  EXPECT_TRUE(r.samples_s.empty());
+}
+
+TEST(CommitLogOnTheEngine, AWarmCatchUpThatIsNotResidentIsWarned) {
+  CatchUpLog log;
+  harness::Runner runner(one_repetition_config(), log.scratch);
+  CatchUpWorkload read(log.logs, commitlog::ReadPath::Mmap, harness::CacheState::Warm, log.messages,
+                       stays_half_resident());
+  harness::Result labels;
+  labels.cache = harness::CacheState::Warm;
+  harness::Result r = runner.run(read, labels);
+  ASSERT_FALSE(r.skipped.has_value());
+  EXPECT_TRUE(r.has_warning(harness::WarningKind::NotWarm));
+  EXPECT_EQ(r.ops, log.messages);
+  EXPECT_TRUE(r.pass_s.has_value());
+  ASSERT_TRUE(r.resident_fraction.has_value());
+  EXPECT_EQ(*r.resident_fraction, 0.5);
+}
+
+TEST(CommitLogOnTheEngine, ACatchUpThatReadsTooFewMessagesFails) {
+  CatchUpLog log;
+  harness::Runner runner(one_repetition_config(), log.scratch);
+  CatchUpWorkload read(log.logs, commitlog::ReadPath::Pread, harness::CacheState::Warm, log.messages + 1,
+                       harness_segment_cache(harness::Eviction::PerFile));
+  EXPECT_THROW(runner.run(read, harness::Result{}), iolab::Error);
+}
+
+constexpr std::uint64_t kTestMiB = 1024 * 1024;
+
+TEST(CommitLogOnTheEngine, TheDirtyBackgroundLimitComesFromBasesReader) {
+  // The knobs as proc::vm_dirty_settings names them (no "vm." prefix).
+  EXPECT_EQ(dirty_background_limit({{"dirty_background_bytes", 0}, {"dirty_background_ratio", 10}}, 1000 * kTestMiB),
+            100 * kTestMiB);
+  EXPECT_EQ(dirty_background_limit({{"dirty_background_bytes", 64 * kTestMiB}, {"dirty_background_ratio", 10}}, 1000 * kTestMiB),
+            64 * kTestMiB);
+  EXPECT_EQ(dirty_background_limit({{"dirty_background_ratio", 5}}, 1000 * kTestMiB), 50 * kTestMiB);
+  EXPECT_EQ(dirty_background_limit({}, 1000 * kTestMiB), 100 * kTestMiB) << "the kernel's default ratio";
+}
 
 TEST(CommitLogSuite, RunsByNameOutsideTheSeedsGroup) {
   const Suite& s = find_suite("commitlog");

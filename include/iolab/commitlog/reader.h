@@ -90,7 +90,22 @@ struct LogScan {
 // a segment file (a directory that is not a log).
 LogScan scan_log(const std::filesystem::path& dir, const std::function<void(const MessageView&)>& visit = {});
 
-// A timed read of whole logs through one read path, every frame checked.
+// What a read of whole logs moved.
+struct LogsRead {
+  std::uint64_t messages = 0, bytes = 0;  // frames and their bytes
+  std::uint64_t calls = 0;                // system calls that moved data
+};
+// Reads every log in `log_dirs` start to end through `path`, every frame
+// checked, with no clock: the harness's engine times it (the suites'
+// catch-up workload). Throws Error when a frame fails its check, naming the
+// segment and offset (catch-up reads only complete, synced logs).
+LogsRead read_logs(std::span<const std::filesystem::path> log_dirs, ReadPath path);
+// The segment files of the logs in `log_dirs`, in log order.
+std::vector<std::filesystem::path> segment_files(std::span<const std::filesystem::path> log_dirs);
+
+// A read of whole logs through one read path, every frame checked, timed by
+// its own clock (bench/commitlog_bench.cpp and tests; the suite times
+// read_logs through the engine instead).
 struct CatchUpResult {
   ReadPath path = ReadPath::Pread;
   bool cold = false;

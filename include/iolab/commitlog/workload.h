@@ -6,15 +6,23 @@
 // (message i of a producer at start + i / rate), so a stall delays every
 // message queued behind it and none of that waiting is lost (no coordinated
 // omission). In the closed loop a producer sends as fast as it can and the
-// send time is when it made the message.
+// send time is when it made the message: a closed-loop latency is the
+// service time of an append, and a stall delays the sends queued behind it
+// without counting them (coordinated omission).
+//
+// Nothing here times throughput: a run is driven in steps (WorkloadRun) so
+// that the harness's engine, through the suites' adapter
+// (src/suites/commitlog_workload.cpp), times produce() as a pass. A run that
+// does not clock messages (Clocking::None) reads no clock per message in
+// the closed loop; per-message latency is a separate run (Clocking::PerMessage).
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "iolab/commitlog/commit_log.h"
@@ -25,13 +33,24 @@ namespace iolab::commitlog {
 enum class Loop { Closed, Open };
 std::string_view to_string(Loop l) noexcept;
 
+// What a run reads the clock for, per message.
+enum class Clocking {
+  // Nothing per message in the closed loop (a throughput pass): no latency,
+  // per-second series, time to durable or consumer delay. An open loop still
+  // reads the clock to pace its sends (once per round of due messages).
+  None,
+  // Every message's send and acknowledgement (latency, per-second series,
+  // sampled time to durable) and the consumer's delay per message.
+  PerMessage,
+};
+
 struct WorkloadConfig {
   Options log;                      // the design and its settings (topics among them)
   std::size_t message_size = 1024;  // body bytes; at least 16 (a send time and an id lead every body)
   unsigned producers = 1;
   Loop loop = Loop::Closed;
   double rate = 0;                  // open loop: messages per second, all producers together
-  std::uint64_t messages = 0;       // stop after this many in all; 0: run for `seconds`
+  std::uint64_t messages = 0;       // stop after this many in all; 0: run for `seconds` (Clocking::PerMessage only)
   double seconds = 0;
   bool consumer = true;             // a tailing consumer reads along through the design's read path
   // Bytes of messages a producer gathers per append of a topic; 0: the
@@ -54,7 +73,8 @@ struct WorkloadResult {
   Design design = Design::Kafka;
   AckLevel ack = AckLevel::Written;
   std::uint64_t messages = 0, bytes = 0;  // acknowledged messages and their body bytes
-  double seconds = 0;                     // from the start to the last acknowledgement
+  // Clocking::PerMessage: from the start to the last acknowledgement (0 otherwise).
+  double seconds = 0;
   double messages_per_second = 0, mib_per_second = 0;
   LatencyHistogram append_latency;  // per message: send (intended, in the open loop) to acknowledgement
   std::uint64_t slower_than_1ms = 0, slower_than_10ms = 0, slower_than_100ms = 0, slower_than_1s = 0;
@@ -72,6 +92,13 @@ struct WorkloadResult {
   // the producers are what limits.
   double producer_cpu_seconds = 0;
   Stats log;                 // flushes, bytes per flush, commits, rolls, ... (Stats in commit_log.h)
+  // Clock reads the producers and the consumer made while producing and
+  // consuming (send and acknowledgement times, pacing, consumer delay): 0
+  // for a closed-loop run under Clocking::None.
+  std::uint64_t message_clock_reads = 0;
+  // When close() began, on the steady clock of Stats::flush_events: syncs
+  // done before it were done during the run.
+  std::uint64_t close_start_ns = 0;
 
   double messages_per_flush() const noexcept;
   double bytes_per_flush() const noexcept;
@@ -79,14 +106,38 @@ struct WorkloadResult {
   double mean_flush_seconds() const noexcept;
 };
 
-// Creates a log of `config.log.design` in `dir` (an empty directory iolab
-// made), runs the workload, closes the log. Throws UsageError for a bad
-// configuration and Error for a failure of the log (after closing it).
-WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConfig& config);
+// Throws UsageError for a configuration a run cannot do under `clocking`.
+void check_workload(const WorkloadConfig& config, Clocking clocking);
 
-// The kernel's dirty-page limits (/proc/sys/vm/dirty_*), name and value: how
-// much written data the page cache holds before writeback starts and before
-// writers are throttled. Empty when /proc cannot be read.
-std::vector<std::pair<std::string, std::string>> dirty_page_settings();
+// What the producers acknowledged in produce().
+struct Produced {
+  std::uint64_t messages = 0, bytes = 0;
+};
+
+// One run in steps. The constructor opens a log of `config.log.design` in
+// `dir` (an empty directory iolab made), starts the tailing consumer and the
+// producer threads, which wait; produce() releases them and returns once
+// every producer has sent its messages; finish() lets the consumer catch up,
+// closes the log and returns what the run measured. Only produce() is the
+// run's work: a caller times it alone. Throws UsageError for a bad
+// configuration and Error for a failure of the log (produce() throws the
+// first failure of a producer or the consumer; finish() closes the log then).
+class WorkloadRun {
+ public:
+  WorkloadRun(const std::filesystem::path& dir, const WorkloadConfig& config, Clocking clocking);
+  ~WorkloadRun();  // stops and joins what is still running, closes the log
+  WorkloadRun(const WorkloadRun&) = delete;
+  WorkloadRun& operator=(const WorkloadRun&) = delete;
+
+  Produced produce();
+  WorkloadResult finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// One run with every message clocked (Clocking::PerMessage), start to finish.
+WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConfig& config);
 
 }  // namespace iolab::commitlog
