@@ -164,9 +164,9 @@ std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experim
     e.latency = false;  // the figures compared come from the timed repetitions
     // One iovec per vectored call, as fio's pvsync2 makes (other methods ignore it).
     e.options.iov_segment = static_cast<std::size_t>(e.block_size);
+    // iolab runs the ring the suites run (no setup flags); the ones fio's
+    // engine sets on its own are named in the row's engine note.
     FioMapping m = fio_job_for(e);
-    e.options.uring.single_issuer |= m.ring_flags_fio_sets.single_issuer;
-    e.options.uring.coop_taskrun |= m.ring_flags_fio_sets.coop_taskrun;
     CrosscheckRow row;
     row.labels = labels_of(e);
     if (m.job) {

@@ -118,16 +118,17 @@ std::vector<std::string> differences(const CrosscheckRow& row) {
     out.push_back(fmt::format("queue: iolab kept up to {} in flight, {}, ring options: {}; {:.3f} system calls per "
                               "request; fio kept up to {}, submitting {}",
                               *row.labels.queue_depth,
-                              iolab_batch == 0 ? "every freed slot handed over in one call that also waits"
-                                               : fmt::format("at most {} requests per submission", iolab_batch),
+                              iolab_batch == 0   ? "every freed slot handed over in one call that also waits"
+                              : iolab_batch == 1 ? "each freed slot handed over as its completion is taken"
+                                                 : fmt::format("at most {} requests per submission", iolab_batch),
                               options.empty() ? "none" : fmt::format("{}", fmt::join(options, ", ")), iolab_calls,
                               job.iodepth,
                               job.submit_batch > 1
                                   ? fmt::format("up to {} and reaping up to {} per call (--iodepth_batch_submit, "
                                                 "--iodepth_batch_complete_max)",
-                                                job.submit_batch, job.iodepth)
+                                                job.submit_batch, job.submit_batch)
                                   : std::string("and reaping one request per call (its default)")));
-    if (*row.labels.queue_depth > 1 && iolab_calls >= 0.9)
+    if (*row.labels.queue_depth > 1 && iolab_batch != 1 && iolab_calls >= 0.9)
       out.push_back(fmt::format("queue: at {:.2f} system calls per request iolab's requests were not batched (the "
                                 "method's File::stream ran them one at a time)",
                                 iolab_calls));

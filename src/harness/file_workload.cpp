@@ -88,8 +88,7 @@ class FileWorkload final : public Workload {
         method_(e.method_object ? *e.method_object : io::find_file_method(e.method)) {}
 
   std::optional<std::string> setup() override {
-    opts_ = e_.options;
-    if (method_.traits(opts_).direct_optional && e_.cache == CacheState::Direct) opts_.direct = true;
+    opts_ = experiment_options(method_, e_);
     traits_ = method_.traits(opts_);
     direct_ = traits_.bypasses_page_cache;
     queued_ = traits_.queued;
@@ -153,7 +152,9 @@ class FileWorkload final : public Workload {
         }
         least_resident_ = std::min(least_resident_, r);
       }
-      cache_method_ = "read once";
+      // How the pages came in (make_warm_from_disk): the state of a file read normally, readahead's folios
+      // (bench/warm_file_state: the same folio sizes and speed as a file evicted and read by cat).
+      cache_method_ = "written, fdatasync, evicted (fadvise), read once (1 MiB preads)";
       return;
     }
     cache_method_ = make_cold(file_, eviction_);
@@ -308,7 +309,8 @@ class FileWorkload final : public Workload {
     }
     if (queued_) {
       r.extra["queue_depth"] = std::max(1u, opts_.queue_depth);
-      if (opts_.submit_batch) r.extra["submit_batch"] = opts_.submit_batch;
+      // 0: every free slot per call (page-cache reads); 1: each freed slot as its completion is taken (O_DIRECT).
+      r.extra["submit_batch"] = opts_.submit_batch;
       std::vector<std::string> uring;
       if (opts_.uring.registered_files) uring.push_back("registered files");
       if (opts_.uring.fixed_buffers) uring.push_back("fixed buffers");
@@ -419,6 +421,14 @@ void write_pattern_file(const std::filesystem::path& file, std::uint64_t size, s
   }
   f->sync(io::Durability::Fdatasync);
   f->close();
+}
+
+io::FileOptions experiment_options(const io::Method& method, const FileExperiment& e) {
+  io::FileOptions o = e.options;
+  if (method.traits(o).direct_optional && e.cache == CacheState::Direct) o.direct = true;
+  const io::MethodTraits t = method.traits(o);
+  if (t.queued && t.bypasses_page_cache && o.submit_batch == 0) o.submit_batch = 1;
+  return o;
 }
 
 std::uint64_t file_length(const FileExperiment& e) {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/base/error.h"
+#include "iolab/harness/runner.h"
 #include "iolab/io/registry.h"
 #include "iolab/base/units.h"
 
@@ -39,7 +40,8 @@ constexpr std::array<Engine, 7> kEngines{{
     {"syscall", "sync", "fio calls read(2), with lseek(2) only when the position moves, as iolab's syscall"},
     {"mmap", "mmap", "fio maps the whole file each time it opens it (every loop) and copies each block out with memcpy"},
     {"io_uring", "io_uring",
-     "fio 3.33 sets COOP_TASKRUN, SINGLE_ISSUER and DEFER_TASKRUN on its ring; it submits a batch in one "
+     "fio 3.33 sets COOP_TASKRUN, SINGLE_ISSUER and DEFER_TASKRUN on its ring, iolab's (the suites' default) "
+     "none: they raised neither IOPS nor IOPS per CPU second here (docs/performance.md); fio submits in one "
      "io_uring_enter and reaps in another",
      true},
     {"libaio", "libaio", "fio submits a batch with io_submit and reaps with io_getevents"},
@@ -86,13 +88,13 @@ std::uint64_t count(const nlohmann::json& j, const char* key, const std::string&
   return static_cast<std::uint64_t>(v);
 }
 
-// iolab's queue submits up to its batch in one call and reaps every
-// completion that is there; fio reaps one per call unless its maximum is
-// raised (iodepth_batch_complete_max defaults to the minimum, 1).
+// iolab's queue submits up to its batch in one call and reaps up to as
+// many of the completions that are there; fio reaps one per call unless its
+// maximum is raised (iodepth_batch_complete_max defaults to the minimum, 1).
 void append_batch(std::vector<std::string>& a, const FioJob& job) {
   if (job.submit_batch <= 1) return;
   a.push_back("--iodepth_batch_submit=" + std::to_string(job.submit_batch));
-  a.push_back("--iodepth_batch_complete_max=" + std::to_string(job.iodepth));
+  a.push_back("--iodepth_batch_complete_max=" + std::to_string(job.submit_batch));
 }
 
 FioMapping refuse(std::string why) { return {std::nullopt, std::move(why), "", {}}; }
@@ -110,8 +112,7 @@ FioMapping fio_job_for(const FileExperiment& e) {
   if (engine == nullptr) return refuse("fio has no engine that reads as iolab's " + e.method + " method does");
   const io::Method& method = e.method_object ? *e.method_object : io::find_file_method(e.method);
 
-  io::FileOptions opts = e.options;
-  if (method.traits(opts).direct_optional && e.cache == CacheState::Direct) opts.direct = true;
+  const io::FileOptions opts = experiment_options(method, e);
   const io::MethodTraits traits = method.traits(opts);
   if (!traits.bypasses_page_cache && e.cache == CacheState::Direct)
     return refuse("cache 'direct' needs O_DIRECT; " + e.method + " always goes through the page cache");
@@ -127,9 +128,9 @@ FioMapping fio_job_for(const FileExperiment& e) {
   job.file_size = e.ops != 0 ? e.ops * e.block_size : e.file_size;
   job.direct = traits.bypasses_page_cache;
   job.iodepth = traits.queued ? std::max(1u, opts.queue_depth) : 1;
-  // iolab's queue hands every freed slot over in one call (submit_batch 0)
-  // or at most submit_batch at a time; fio's default submits each request
-  // as it queues it, a system call per request that iolab does not make.
+  // iolab's queue hands every freed slot over in one call (submit_batch 0:
+  // page-cache reads) or at most submit_batch at a time, reaping as many
+  // (O_DIRECT's default 1: fio's default loop, a call per request).
   job.submit_batch = traits.queued ? (opts.submit_batch != 0 ? opts.submit_batch : job.iodepth) : 0;
   job.aligned_buffers = e.buffer.value_or(traits.needs_alignment ? io::BufferKind::Aligned : io::BufferKind::Heap) ==
                         io::BufferKind::Aligned;

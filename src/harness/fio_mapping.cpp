@@ -241,15 +241,18 @@ class JobMapper {
     if (batch) say(batch, submitted);
     else say_default("iodepth_batch=1", submitted + " (each as it is queued)");
     if (number("iodepth_batch_complete_min", 1) != 1)
-      refuse(cmin, "iolab's queue waits for one completion when it must wait, then reaps every one that is ready; "
-                   "it cannot wait for more, or poll without waiting");
+      refuse(cmin, "iolab's queue waits for one completion when it must wait, then reaps up to its submission "
+                   "batch of those ready; it cannot wait for more, or poll without waiting");
     say(cmin, "1: wait for at least one completion, as iolab's queue");
     const std::uint64_t reap = std::max<std::uint64_t>(1, number("iodepth_batch_complete_max", 1));
+    // iolab's queue reaps at most its submission batch per call.
+    const std::uint64_t fio_reap = std::min(reap, depth);
     const std::string reaped =
-        reap >= depth ? fmt::format("reap up to {} completions per call, as iolab's queue", reap)
-                      : fmt::format("fio reaps at most {} completion{} per call; iolab's queue reaps every completion "
-                                    "that is ready (up to the depth), fewer calls than fio's",
-                                    reap, reap == 1 ? "" : "s");
+        fio_reap == submit
+            ? fmt::format("reap up to {} completion{} per call, as iolab's queue", fio_reap, fio_reap == 1 ? "" : "s")
+            : fmt::format("fio reaps at most {} completion{} per call; iolab's queue reaps up to its submission batch "
+                          "({}), {} calls than fio's",
+                          fio_reap, fio_reap == 1 ? "" : "s", submit, submit > fio_reap ? "fewer" : "more");
     if (cmax) say(cmax, reaped);
     else say_default("iodepth_batch_complete_max=1", reaped);
   }

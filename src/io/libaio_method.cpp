@@ -148,6 +148,7 @@ class LibaioFile final : public QueuedFile {
       return s;
     }
     ready_ = static_cast<std::size_t>(r);
+    first_ready_ = 0;
     return s;
   }
 
@@ -157,14 +158,16 @@ class LibaioFile final : public QueuedFile {
     return n;
   }
 
+  // Events that do not fit in `out` (the pump takes at most its batch) stay for the next reap.
   std::size_t reap(std::span<queue::Completion> out) {
     const std::size_t n = std::min(ready_, out.size());
     for (std::size_t i = 0; i < n; ++i) {
-      const io_event& e = events_[i];
+      const io_event& e = events_[first_ready_ + i];
       out[i].slot = static_cast<std::uint32_t>(e.obj - iocbs_.data());
       out[i].result = static_cast<long>(e.res);  // bytes, or -errno in the same word
     }
-    ready_ = 0;
+    ready_ -= n;
+    first_ready_ = ready_ == 0 ? 0 : first_ready_ + n;
     return n;
   }
 
@@ -180,6 +183,7 @@ class LibaioFile final : public QueuedFile {
   std::vector<iocb*> pending_;    // prepared, not yet taken by io_submit, oldest first
   std::vector<io_event> events_;  // what the last io_getevents returned
   std::size_t ready_ = 0;         // of which not yet reaped
+  std::size_t first_ready_ = 0;   // the first of those
 };
 
 class LibaioMethod final : public Method {

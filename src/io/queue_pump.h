@@ -5,8 +5,9 @@
 // completion is refilled before the next wait, so the device never sees
 // the queue drain until the source runs dry. At most `batch` new transfers
 // go to the kernel per submission call (fio's iodepth_batch_submit; 0 =
-// every free slot). A short transfer, or a completion failed with EINTR or
-// EAGAIN, is resubmitted for what is left. After any failure (a failed
+// every free slot), and at most `batch` completions are taken per reap
+// (fio's iodepth_batch_complete_max). A short transfer, or a completion
+// failed with EINTR or EAGAIN, is resubmitted for what is left. After any failure (a failed
 // request or call, or next()/done()/check() throwing) nothing new is
 // issued: the pump takes back what the kernel has not taken, waits until
 // nothing is in flight, then throws the first failure, so no buffer is
@@ -26,7 +27,8 @@
 //       makes sure no prepared transfer the kernel has not taken ever
 //       touches its buffer; returns how many there were.
 //   std::size_t reap(std::span<queue::Completion>)
-//       moves the completions ready now (never waits) into the span.
+//       moves the completions ready now (never waits) into the span, as many
+//       as fit; the rest stay for the next call.
 //
 // Timestamps (IoRequest::submitted_ns/completed_ns, when asked): one clock
 // read per submission batch, as it is prepared just before the call that
@@ -195,8 +197,12 @@ class QueuePump {
     reap();
   }
 
+  // At most `batch` completions per call (fio's iodepth_batch_complete_max
+  // follows its submit batch the same way): with batch 1, each freed slot is
+  // refilled and handed over before the next completion is taken, as fio's
+  // default loop does; the rest wait in the kernel's completion queue.
   void reap() {
-    std::size_t n = backend_.reap(reaped_);
+    std::size_t n = backend_.reap(std::span(reaped_).first(std::min(reaped_.size(), batch_limit())));
     if (n == 0) return;
     const std::uint64_t now = time_ ? steady_ns() : 0;
     for (std::size_t i = 0; i < n; ++i) complete(reaped_[i], now);

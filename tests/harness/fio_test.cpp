@@ -89,6 +89,12 @@ TEST(FioMapping, DirectQueueDepthAndBuffersComeFromTheMethodsTraits) {
   EXPECT_TRUE(has(fio_arguments(buffered, "/s/f"), "--iodepth_batch_submit=32"));
   EXPECT_TRUE(has(fio_arguments(buffered, "/s/f"), "--iodepth_batch_complete_max=32"));  // reaps all that are done
   EXPECT_TRUE(has(fio_null_arguments(buffered, 1000), "--iodepth_batch_complete_max=32"));
+  // O_DIRECT with no batch set: iolab refills each freed slot as its
+  // completion is taken, fio's default loop, so fio runs unbatched.
+  FioJob each = *fio_job_for(read_of("io_uring", CacheState::Direct)).job;
+  EXPECT_EQ(each.submit_batch, 1u);
+  EXPECT_FALSE(has(fio_arguments(each, "/s/f"), "--iodepth_batch_submit=32"));
+  EXPECT_EQ(fio_job_for(read_of("libaio", CacheState::Direct)).job->submit_batch, 1u);
   // fio's io_uring engine sets these ring flags itself; libaio has no ring.
   FioMapping ring = fio_job_for(read_of("io_uring"));
   EXPECT_TRUE(ring.ring_flags_fio_sets.single_issuer);

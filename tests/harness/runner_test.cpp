@@ -82,13 +82,17 @@ TEST(Runner, EveryMethodReadsAndWritesVerified) {
             if (direct) e.file_size = 64 * 1024;  // O_DIRECT: no short last call
             Result r = runner.run(e);
             expect_verified_figures(r);
+            if (m->traits().queued) {  // the default queue loop and ring, recorded (issue 25 item 15)
+              EXPECT_EQ(r.extra.value("submit_batch", 99u), direct ? 1u : 0u);
+              EXPECT_FALSE(r.extra.contains("io_options"));
+            }
             EXPECT_EQ(r.latency_ns->source,
                       m->traits().queued ? LatencySource::EveryRequest : LatencySource::EveryCall);
             if (op == Op::Read && !direct) {
               ASSERT_TRUE(r.resident_fraction.has_value());
               if (c == CacheState::Warm) {
                 EXPECT_EQ(r.cache, CacheState::Warm);
-                EXPECT_EQ(r.cache_method, "read once");
+                EXPECT_EQ(r.cache_method, "written, fdatasync, evicted (fadvise), read once (1 MiB preads)");
                 EXPECT_GE(*r.resident_fraction, 0.99);  // proven before every timed pass
               } else {
                 EXPECT_EQ(r.cache, CacheState::Cold);

@@ -90,6 +90,7 @@ class FakeKernel {
   }
   std::size_t reap(std::span<Completion> out) {
     const std::size_t n = std::min(ready_.size(), out.size());
+    max_reaped = std::max(max_reaped, n);
     for (std::size_t i = 0; i < n; ++i) {
       out[i] = ready_.front();
       ready_.pop_front();
@@ -101,7 +102,7 @@ class FakeKernel {
   std::size_t outstanding() const { return prepared_.size() + in_flight_.size() + ready_.size(); }
   std::size_t in_flight() const { return in_flight_.size(); }
   const std::vector<std::byte>& file() const { return file_; }
-  std::size_t max_outstanding = 0, max_batch = 0, transfers_submitted = 0, discarded = 0;
+  std::size_t max_outstanding = 0, max_batch = 0, transfers_submitted = 0, discarded = 0, max_reaped = 0;
   int submit_calls = 0;
   std::vector<std::uint64_t> completion_offsets;  // piece offsets, in completion order
   std::size_t max_piece_seen_limit = SIZE_MAX;
@@ -256,6 +257,26 @@ TEST(QueuePump, DepthAndBatchBoundEachSubmission) {
     EXPECT_EQ(k.max_batch, c.max_batch);
     EXPECT_LE(k.max_outstanding, c.depth);
     EXPECT_EQ(k.max_outstanding, c.depth) << "the queue filled up";
+  }
+}
+
+// The batch bounds each reap too (fio's iodepth_batch_complete_max): with
+// batch 1 each freed slot is refilled and handed over before the next
+// completion is taken, as fio's default loop does; completions left behind
+// are taken by later calls, none lost. Batch 0 takes all that are ready.
+TEST(QueuePump, BatchBoundsEachReap) {
+  for (unsigned batch : {0u, 1u, 3u}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    FakeKernel k(40 * kBlock);
+    IoCounters counters;
+    QueuePump pump(k, settings(8, batch), kPath, counters);
+    BlockSource src(40, kBlock);
+    pump.run(src, false);
+    EXPECT_EQ(src.done_order.size(), 40u);
+    if (batch == 0) EXPECT_GT(k.max_reaped, 3u);  // the tail's wait makes all that remain ready at once
+    else EXPECT_EQ(k.max_reaped, batch);
+    EXPECT_EQ(k.max_outstanding, 8u) << "the queue filled up";
+    EXPECT_EQ(k.outstanding(), 0u);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include "iolab/base/error.h"
 #include "iolab/harness/requests.h"
+#include "iolab/harness/runner.h"
 #include "iolab/io/registry.h"
 #include "iolab/suites/parallel.h"
 
@@ -17,8 +18,7 @@ harness::Result run_file_per_worker(harness::Runner& runner, const harness::File
   if (e.sync.schedule != harness::FlushSchedule::None && e.sync.schedule != harness::FlushSchedule::End)
     throw UsageError(what, "threads flush at the end of a pass or not at all");
   const io::Method& method = io::find_file_method(e.method);
-  io::FileOptions options = e.options;
-  if (method.traits(options).direct_optional && e.cache == harness::CacheState::Direct) options.direct = true;
+  io::FileOptions options = harness::experiment_options(method, e);
   const bool direct = method.traits(options).bypasses_page_cache;
 
   harness::Result labels = harness::labels_of(e);
