@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_cli.h"
 #include "bench_usage.h"
 
 namespace {
@@ -43,18 +44,6 @@ namespace {
   std::exit(1);
 }
 
-std::size_t parse_size(const char* s) {
-  char* end = nullptr;
-  double v = std::strtod(s, &end);
-  std::size_t mult = 1;
-  switch (end && *end ? *end : ' ') {
-    case 'k': case 'K': mult = std::size_t{1} << 10; break;
-    case 'm': case 'M': mult = std::size_t{1} << 20; break;
-    case 'g': case 'G': mult = std::size_t{1} << 30; break;
-    default: break;
-  }
-  return static_cast<std::size_t>(v * static_cast<double>(mult));
-}
 
 using iolab_bench::cpu_seconds;
 using iolab_bench::median;
@@ -198,25 +187,25 @@ int fwrites(const char* dir, std::size_t size, std::size_t block, int passes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto usage = [] {
-    std::fprintf(stderr,
-                 "usage: bare_loops pread|mmap FILE BLOCK [PASSES]\n"
-                 "       bare_loops fwrite DIR SIZE BLOCK [PASSES]\n");
-    return 2;
-  };
-  if (argc < 4) return usage();
-  std::string mode = argv[1];
-  if (mode == "pread" || mode == "mmap") {
-    std::size_t block = parse_size(argv[3]);
-    int passes = argc > 4 ? std::atoi(argv[4]) : 5;
-    if (block == 0 || passes < 1) return usage();
-    return reads(mode == "mmap", argv[2], block, passes);
+  CLI::App app{"The bare loops iolab's fast paths are held against (bench/engine_vs_bare.sh)"};
+  app.require_subcommand(1);
+  std::string path;
+  std::size_t size = 0, block = 0;
+  int passes = 5;
+  CLI::App* read_cmds[2];
+  for (int i = 0; i < 2; ++i) {
+    auto* cmd = app.add_subcommand(i == 0 ? "pread" : "mmap", i == 0 ? "pread(2) of FILE in BLOCK calls" : "FILE mapped, BLOCK copies out");
+    cmd->add_option("FILE", path, "The file to read")->required();
+    iolab_bench::add_size(*cmd, "BLOCK", block, "Bytes per call")->required();
+    cmd->add_option("PASSES", passes, "Timed passes (default 5)")->check(CLI::PositiveNumber);
+    read_cmds[i] = cmd;
   }
-  if (mode == "fwrite" && argc >= 5) {
-    std::size_t size = parse_size(argv[3]), block = parse_size(argv[4]);
-    int passes = argc > 5 ? std::atoi(argv[5]) : 5;
-    if (size == 0 || block == 0 || passes < 1) return usage();
-    return fwrites(argv[2], size, block, passes);
-  }
-  return usage();
+  auto* fwrite_cmd = app.add_subcommand("fwrite", "fwrite(3) of SIZE bytes in BLOCK calls into a fresh file in DIR");
+  fwrite_cmd->add_option("DIR", path, "Directory for the file")->required();
+  iolab_bench::add_size(*fwrite_cmd, "SIZE", size, "Bytes per pass")->required();
+  iolab_bench::add_size(*fwrite_cmd, "BLOCK", block, "Bytes per call")->required();
+  fwrite_cmd->add_option("PASSES", passes, "Timed passes (default 5)")->check(CLI::PositiveNumber);
+  if (int rc = iolab_bench::parse(app, argc, argv); rc >= 0) return rc;
+  if (*fwrite_cmd) return fwrites(path.c_str(), size, block, passes);
+  return reads(static_cast<bool>(*read_cmds[1]), path.c_str(), block, passes);
 }

@@ -22,25 +22,12 @@
 #include <map>
 #include <string>
 
+#include "bench_cli.h"
 #include "store/crash_explorer.h"
 
 using namespace iolab::store;
 
 namespace {
-
-[[noreturn]] void usage(const char* problem) {
-  std::fprintf(stderr, "crash_states: %s\nusage: crash_states --states N [--seed S] [--only TEXT] [--lying-disk]\n", problem);
-  std::exit(2);
-}
-
-std::uint64_t number(const char* flag, const char* text) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || text[0] == '-')
-    usage((std::string("invalid ") + flag + " '" + text + "': expected a non-negative integer").c_str());
-  return v;
-}
 
 void print(const std::string& name, const crash::Tally& t) {
   std::printf("%-32s %llu states, %llu lost, %llu corrupt, %llu failed reopens  (%llu runs; %llu repaired debris, %llu "
@@ -56,35 +43,24 @@ void print(const std::string& name, const crash::Tally& t) {
 int main(int argc, char** argv) {
   std::uint64_t states = 0;
   crash::Options options;
-  bool have_states = false;
   std::string only;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if ((a == "--states" || a == "--seed" || a == "--only") && i + 1 >= argc) usage((a + " needs a value").c_str());
-    if (a == "--states") {
-      states = number("--states", argv[++i]);
-      have_states = true;
-    } else if (a == "--seed") {
-      options.seed = number("--seed", argv[++i]);
-    } else if (a == "--only") {
-      only = argv[++i];
-    } else if (a == "--trace") {
-      options.trace_first_problem = true;
-    } else if (a == "--lying-disk") {
-      options.crash.honour_syncs = false;
-    } else if (a == "--help" || a == "-h") {
-      std::printf("usage: crash_states --states N [--seed S] [--only TEXT] [--lying-disk]\n");
-      return 0;
-    } else {
-      usage(("unknown argument '" + a + "'").c_str());
-    }
-  }
-  if (!have_states || states == 0) usage("--states N (at least 1) is required");
+  CLI::App app{"The record store's power-loss states, explored (docs/faults.md)"};
+  app.add_option("--states", states, "States to check, split across the settings")->required()->check(CLI::PositiveNumber);
+  app.add_option("--seed", options.seed, "Seed of the states chosen (default 1)");
+  app.add_option("--only", only, "Only the settings whose name contains TEXT");
+  app.add_flag("--trace", options.trace_first_problem, "Print the operations up to the first problem");
+  bool lying_disk = false;
+  app.add_flag("--lying-disk", lying_disk, "A disk that drops synced writes: the check must find losses");
+  if (int rc = iolab_bench::parse(app, argc, argv); rc >= 0) return rc;
+  if (lying_disk) options.crash.honour_syncs = false;
 
   std::vector<crash::Setting> settings;
   for (const auto& s : crash::all_settings())
     if (s.name().find(only) != std::string::npos) settings.push_back(s);
-  if (settings.empty()) usage(("no setting matches --only '" + only + "'").c_str());
+  if (settings.empty()) {
+    std::fprintf(stderr, "crash_states: no setting matches --only '%s'\n", only.c_str());
+    return 2;
+  }
   auto start = std::chrono::steady_clock::now();
   crash::Tally total;
   std::map<std::string, crash::Tally> by_policy;

@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_cli.h"
 #include "bench_usage.h"
 #include "iolab/base/error.h"
 #include "iolab/harness/runner.h"
@@ -116,19 +117,20 @@ BarePass bare_fwrite_pass(const std::filesystem::path& dir, std::size_t size, co
 
 int main(int argc, char** argv) {
   using namespace iolab;
-  if (argc < 4) {
-    std::fprintf(stderr, "usage: engine_same_file pread|mmap|fwrite BLOCK SIZE [REPS] [SCRATCH_PARENT]\n");
-    return 2;
-  }
+  std::string method, scratch_parent = "/tmp";
+  std::uint64_t block = 0, size = 0;
+  unsigned reps = 5;
+  CLI::App app{"The engine against a bare loop on the same file, pass by pass (docs/performance.md)"};
+  app.add_option("METHOD", method, "pread, mmap or fwrite")->required()->check(CLI::IsMember({"pread", "mmap", "fwrite"}));
+  iolab_bench::add_size(app, "BLOCK", block, "Bytes per call")->required();
+  iolab_bench::add_size(app, "SIZE", size, "File size")->required();
+  app.add_option("REPS", reps, "Timed repetitions (default 5)")->check(CLI::Range(1u, 100000u));
+  app.add_option("SCRATCH_PARENT", scratch_parent, "Where the scratch directories go (default /tmp)");
+  if (int rc = iolab_bench::parse(app, argc, argv); rc >= 0) return rc;
   try {
-    const std::string method = argv[1];
-    if (method != "pread" && method != "mmap" && method != "fwrite")
-      throw UsageError(method, "expected pread, mmap or fwrite");
     const bool mapped = method == "mmap", writes = method == "fwrite";
-    const std::uint64_t block = parse_size(argv[2]), size = parse_size(argv[3]);
-    const unsigned reps = argc > 4 ? static_cast<unsigned>(std::stoul(argv[4])) : 5;
-    io::ScratchDir scratch(argc > 5 ? argv[5] : "/tmp");
-    io::ScratchDir bare_dir(argc > 5 ? argv[5] : "/tmp");  // the bare writes' files, out of iolab's way
+    io::ScratchDir scratch(scratch_parent);
+    io::ScratchDir bare_dir(scratch_parent);  // the bare writes' files, out of iolab's way
 
     harness::FileExperiment e;
     e.suite = "bench";

@@ -63,7 +63,7 @@ class TimedReads final : public iolab::io::RequestSource {
     latencies.reserve(std::size_t{1} << 22);
   }
   bool next(IoRequest& r) override {
-    if (iolab::io::steady_ns() >= deadline_ns_ || free_.empty()) return false;
+    if (iolab::steady_ns() >= deadline_ns_ || free_.empty()) return false;
     const std::size_t slot = free_.back();
     free_.pop_back();
     r.kind = IoRequest::Kind::Read;
@@ -152,10 +152,10 @@ int main(int argc, char** argv) try {
   f->register_buffers(std::vector{buffer.span()});
 
   const double cpu0 = cpu_seconds();
-  const std::uint64_t t0 = iolab::io::steady_ns();
+  const std::uint64_t t0 = iolab::steady_ns();
   TimedReads source(buffer, bs, blocks, pattern == "rand", t0 + static_cast<std::uint64_t>(seconds * 1e9));
   f->stream(source, /*time_requests=*/true);
-  const double elapsed = static_cast<double>(iolab::io::steady_ns() - t0) / 1e9;
+  const double elapsed = static_cast<double>(iolab::steady_ns() - t0) / 1e9;
   const double cpu = cpu_seconds() - cpu0;
   const auto poller = f->poller_cpu_ns();
   const std::uint64_t calls = f->counters().calls;

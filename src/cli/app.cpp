@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "iolab/base/error.h"
+#include "iolab/harness/limits.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/scratch.h"
 #include "iolab/base/units.h"
@@ -76,7 +77,7 @@ harness::Matrix matrix_from(const MatrixOptions& o) {
   if (!o.evict.empty()) m.eviction = harness::parse_eviction(o.evict);
   if (!o.qd.empty())
     m.queue_depths = list_of<unsigned>(
-        o.qd, "--qd", [](const std::string& s) { return static_cast<unsigned>(parse_count(s, "--qd", 1, 4096)); });
+        o.qd, "--qd", [](const std::string& s) { return static_cast<unsigned>(parse_count(s, "--qd", harness::kQueueDepthBounds.min, harness::kQueueDepthBounds.max)); });
   m.latency = !o.no_latency;
   return m;
 }

@@ -13,6 +13,7 @@
 #include "iolab/base/error.h"
 #include "iolab/harness/crosscheck.h"
 #include "iolab/harness/fio.h"
+#include "iolab/harness/limits.h"
 #include "iolab/harness/fio_job.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
@@ -54,8 +55,8 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
   cmd->add_option("--rounds", o->rounds, "Rounds; each runs iolab and fio once per experiment, who goes first "
                                          "alternating (default 3)")
       ->check(CLI::Range(1u, 1000u));
-  cmd->add_option("--reps", o->reps, "iolab's timed repetitions per run (default 5)")->check(CLI::Range(1u, 100000u));
-  cmd->add_option("--warmup", o->warmup, "iolab's untimed passes before them (default 1)")->check(CLI::Range(0u, 1000u));
+  cmd->add_option("--reps", o->reps, "iolab's timed repetitions per run (default 5)")->check(CLI::Range(harness::kRepsBounds.min, harness::kRepsBounds.max));
+  cmd->add_option("--warmup", o->warmup, "iolab's untimed passes before them (default 1)")->check(CLI::Range(harness::kWarmupBounds.min, harness::kWarmupBounds.max));
   cmd->add_option("--min-time", o->min_time, "Seconds each iolab repetition lasts at least (default 0.1)")
       ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--max-time", o->max_time, "Seconds iolab's repetitions may take when lengthened (default 3)")

@@ -18,6 +18,7 @@
 
 #include "iolab/base/error.h"
 #include "iolab/harness/engine.h"
+#include "iolab/harness/limits.h"
 #include "iolab/harness/requests.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/thresholds.h"
@@ -77,8 +78,10 @@ int run(int argc, char** argv) {
   auto* cmd = app.add_subcommand("parallel", "Each rank writes, then reads, a disjoint region of one shared file (or its own file)");
   cmd->add_option("--size", s.size, "Region per rank (default 64m)");
   cmd->add_option("--bs", s.block, "Bytes per call (default 1m; at most 1g)");
-  cmd->add_option("--reps", s.reps, "Timed repetitions per method and op (default 5)");
-  cmd->add_option("--warmup", s.warmup, "Untimed passes before them (default 1)");
+  cmd->add_option("--reps", s.reps, "Timed repetitions per method and op (default 5)")
+      ->check(CLI::Range(harness::kRepsBounds.min, harness::kRepsBounds.max));
+  cmd->add_option("--warmup", s.warmup, "Untimed passes before them (default 1)")
+      ->check(CLI::Range(harness::kWarmupBounds.min, harness::kWarmupBounds.max));
   cmd->add_option("--min-time", s.min_time, "Seconds each repetition lasts at least, by repeating passes (default 0: one pass)");
   cmd->add_option("--dir", s.dir, "Parent of the scratch directory (shared-file: on a filesystem every node sees)");
   cmd->add_option("--out", s.out, "Results JSON (default results/mpi-<UTC time>.json)");

@@ -25,6 +25,7 @@
 #include "iolab/harness/console.h"
 #include "iolab/harness/fio_job.h"
 #include "iolab/harness/job.h"
+#include "iolab/harness/limits.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/engine.h"
 #include "iolab/harness/runner.h"
@@ -239,11 +240,11 @@ Settings settings_from(const RunOptions& o) {
     s.reps = 3;
     s.max_time = 1.0;
   }
-  if (!o.reps.empty()) s.reps = static_cast<unsigned>(parse_count(o.reps, "--reps", 1, 100000));
-  if (!o.warmup.empty()) s.warmup = static_cast<unsigned>(parse_count(o.warmup, "--warmup", 0, 1000));
+  if (!o.reps.empty()) s.reps = static_cast<unsigned>(parse_count(o.reps, "--reps", harness::kRepsBounds.min, harness::kRepsBounds.max));
+  if (!o.warmup.empty()) s.warmup = static_cast<unsigned>(parse_count(o.warmup, "--warmup", harness::kWarmupBounds.min, harness::kWarmupBounds.max));
   if (!o.seed.empty()) s.seed = parse_count(o.seed, "--seed");
-  if (!o.min_time.empty()) s.min_time = parse_seconds(o.min_time, "--min-time", 3600);
-  if (!o.max_time.empty()) s.max_time = parse_seconds(o.max_time, "--max-time", 86400);
+  if (!o.min_time.empty()) s.min_time = parse_seconds(o.min_time, "--min-time", harness::kMaxMinTimeSeconds);
+  if (!o.max_time.empty()) s.max_time = parse_seconds(o.max_time, "--max-time", harness::kMaxMaxTimeSeconds);
   return s;
 }
 
@@ -251,7 +252,7 @@ std::vector<unsigned> thread_list(const std::string& text) {
   std::vector<unsigned> out;
   if (text.empty()) return out;
   for (const auto& item : harness::split_list(text, "--threads"))
-    out.push_back(static_cast<unsigned>(parse_count(item, "--threads", 1, 1024)));
+    out.push_back(static_cast<unsigned>(parse_count(item, "--threads", harness::kThreadsBounds.min, harness::kThreadsBounds.max)));
   return out;
 }
 

@@ -434,12 +434,12 @@ class SharedLogDesign final : public DesignBase {
   void flush(bool stopping) {
     Log::Mark c = log_->committed(), d = log_->durable();
     if (c.position <= d.position) return;
-    auto now = io::steady_ns();
+    auto now = iolab::steady_ns();
     bool due = c.position - d.position >= options_.flush_min_bytes ||
                now - last_flush_ns_ >= static_cast<std::uint64_t>(options_.flush_thorough_interval.count());
     if (!due && !stopping) return;
     log_->sync_through(c);
-    last_flush_ns_ = io::steady_ns();
+    last_flush_ns_ = iolab::steady_ns();
   }
 
   // Leader/follower group commit: the first waiter syncs everything written

@@ -215,7 +215,7 @@ void Log::allocator_loop() {
     std::shared_ptr<Segment> s;
     std::exception_ptr error;
     std::string note;
-    auto t0 = io::steady_ns();
+    auto t0 = iolab::steady_ns();
     try {
       s = make_segment(base, true);
       // Allocation and the new name made durable here, off the append path.
@@ -225,7 +225,7 @@ void Log::allocator_loop() {
     } catch (...) {
       error = std::current_exception();
     }
-    auto spent = io::steady_ns() - t0;
+    auto spent = iolab::steady_ns() - t0;
     {
       std::lock_guard c(counters_mu_);
       if (s) ++counters_.allocated_ahead;
@@ -257,7 +257,7 @@ std::shared_ptr<Segment> Log::take_ahead(std::uint64_t base) {
 }
 
 void Log::roll() {
-  auto t0 = io::steady_ns();
+  auto t0 = iolab::steady_ns();
   std::shared_ptr<Segment> old = current_;
   std::uint64_t base = old->base + old->capacity;
   if (old->index) old->index->trim();
@@ -270,7 +270,7 @@ void Log::roll() {
   current_ = std::move(next);
   std::lock_guard c(counters_mu_);
   ++counters_.rolls;
-  counters_.roll_latency.record(io::steady_ns() - t0);
+  counters_.roll_latency.record(iolab::steady_ns() - t0);
 }
 
 std::string Log::warm_up(Segment& s) {
@@ -428,7 +428,7 @@ void Log::sync_locked(Mark m) {
   if (m.position <= durable_pos_.load(std::memory_order_acquire) &&
       m.sequence <= durable_seq_.load(std::memory_order_acquire))
     return;
-  auto t0 = io::steady_ns();
+  auto t0 = iolab::steady_ns();
   std::vector<std::shared_ptr<Segment>> todo;
   {
     std::lock_guard l(segments_mu_);
@@ -454,7 +454,7 @@ void Log::sync_locked(Mark m) {
   }
   if (dir_dirty_.exchange(false)) fs_.sync_dir(config_.dir);
   store(durable_pos_, durable_seq_, m);
-  auto done = io::steady_ns();
+  auto done = iolab::steady_ns();
   {
     std::lock_guard c(counters_mu_);
     ++counters_.flushes;

@@ -101,7 +101,7 @@ class Producer {
       if (stop.load(std::memory_order_relaxed) ||
           (config_.cancel != nullptr && config_.cancel->load(std::memory_order_relaxed)))
         break;
-      std::uint64_t now = reuse_ack_time && made > 0 ? result_.last_ack_ns : io::steady_ns();
+      std::uint64_t now = reuse_ack_time && made > 0 ? result_.last_ack_ns : iolab::steady_ns();
       bool out_of_time = quota_ == 0 && now >= end_ns;
       if ((quota_ > 0 && made >= quota_) || out_of_time) break;
       if (open) {
@@ -171,7 +171,7 @@ class Producer {
 
   // Records the messages an acknowledgement covers, sent at `send_ns`.
   void acknowledged(const Ack& ack, std::span<const std::uint64_t> send_ns) {
-    std::uint64_t ack_ns = io::steady_ns();
+    std::uint64_t ack_ns = iolab::steady_ns();
     for (std::uint64_t sent : send_ns) record(sent, ack_ns, body_.size());
     result_.last_ack_ns = ack_ns;
     if (ack_ns - last_sample_ns_ >= kDurableSampleEvery) {
@@ -256,7 +256,7 @@ WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConf
         auto visit = [&](std::uint32_t, const Frame& f) {
           std::uint64_t sent;
           std::memcpy(&sent, f.body.data(), 8);
-          std::uint64_t now = io::steady_ns();
+          std::uint64_t now = iolab::steady_ns();
           r.consumer_delay.record(now > sent ? now - sent : 0);
         };
         std::uint64_t give_up = UINT64_MAX;
@@ -266,7 +266,7 @@ WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConf
           if (c.consumed() >= to_consume.load()) break;
           // What a commit thread still holds becomes visible within its
           // interval; past that, report what was read.
-          std::uint64_t now = io::steady_ns();
+          std::uint64_t now = iolab::steady_ns();
           if (give_up == UINT64_MAX)
             give_up = now + 2'000'000'000ull + static_cast<std::uint64_t>(config.log.commit_interval.count());
           if (now > give_up) break;
@@ -278,7 +278,7 @@ WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConf
     });
   }
 
-  std::uint64_t start_ns = io::steady_ns() + 1'000'000;  // every producer starts together
+  std::uint64_t start_ns = iolab::steady_ns() + 1'000'000;  // every producer starts together
   std::uint64_t end_ns = start_ns + static_cast<std::uint64_t>(config.seconds * 1e9);
   std::vector<std::thread> threads;
   for (auto& p : producers)
@@ -309,13 +309,13 @@ WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConf
   producing = false;
   if (consumer.joinable()) consumer.join();
 
-  std::uint64_t close_start = io::steady_ns();
+  std::uint64_t close_start = iolab::steady_ns();
   try {
     log->close();
   } catch (...) {
     if (!error) error = std::current_exception();
   }
-  r.close_seconds = static_cast<double>(io::steady_ns() - close_start) / 1e9;
+  r.close_seconds = static_cast<double>(iolab::steady_ns() - close_start) / 1e9;
   if (error) std::rethrow_exception(error);
 
   r.log = log->stats();

@@ -1,5 +1,7 @@
 #include "iolab/harness/job.h"
 
+#include "iolab/harness/limits.h"
+
 #include <toml++/toml.h>
 
 #include <cerrno>
@@ -223,12 +225,12 @@ Job parse_job(std::string_view text, const std::string& source) {
     } else if (key == "sync") {
       m.syncs = rd.parsed<SyncPolicy>(v, key, [](const std::string& s) { return parse_sync_policy(s); });
     } else if (key == "qd") {
-      auto depths = rd.parsed<std::uint64_t>(v, key, [](const std::string& s) { return parse_size(s); });
       m.queue_depths.clear();
-      for (auto qd : depths) {
-        if (qd == 0 || qd > 4096) rd.fail(key, "expected 1 to 4096");
+      // A count, as on the command line (--qd 32), not a size: "4k" is not a queue depth.
+      for (auto qd : rd.parsed<std::uint64_t>(v, key, [](const std::string& s) {
+             return parse_count(s, "qd", kQueueDepthBounds.min, kQueueDepthBounds.max);
+           }))
         m.queue_depths.push_back(static_cast<unsigned>(qd));
-      }
     } else if (key == "evict") {
       auto e = rd.parsed<Eviction>(v, key, [](const std::string& s) { return parse_eviction(s); });
       if (e.size() != 1) rd.fail(key, "expected one value");
@@ -237,9 +239,10 @@ Job parse_job(std::string_view text, const std::string& source) {
       if (!v.is_boolean()) rd.fail(key, "expected true or false");
       m.latency = *v.value<bool>();
     } else if (key == "reps" || key == "warmup") {
+      const CountBounds& b = key == "reps" ? kRepsBounds : kWarmupBounds;
       auto i = integer(v);
-      if (!i || *i < (key == "reps" ? 1 : 0) || *i > 100000)
-        rd.fail(key, key == "reps" ? "expected an integer of at least 1" : "expected an integer of at least 0");
+      if (!i || *i < static_cast<std::int64_t>(b.min) || static_cast<std::uint64_t>(*i) > b.max)
+        rd.fail(key, "expected an integer from " + std::to_string(b.min) + " to " + std::to_string(b.max));
       (key == "reps" ? job.reps : job.warmup) = static_cast<unsigned>(*i);
     } else if (key == "seed") {
       auto i = integer(v);

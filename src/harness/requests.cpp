@@ -16,7 +16,7 @@ namespace {
 
 constexpr std::uint64_t kRingBytes = std::uint64_t{8} << 20;
 
-std::uint64_t now_ns() { return io::steady_ns(); }
+std::uint64_t now_ns() { return iolab::steady_ns(); }
 
 }  // namespace
 

@@ -15,16 +15,16 @@ CopyEnds::CopyEnds(const std::filesystem::path& from, const std::filesystem::pat
 
 void CopyEnds::open(const std::filesystem::path& from, const std::filesystem::path& to) {
   close();
-  posix::Fd in = posix::open_existing(from, Access::Read);
-  posix::Fd out = posix::open_existing(to, Access::ReadWrite);
+  sys::Fd in = sys::open_existing(from, Access::Read);
+  sys::Fd out = sys::open_existing(to, Access::ReadWrite);
   // Truncating `to` first would destroy the source when both name one file
   // (a hard link or another spelling of the path).
   struct stat a {}, b {};
-  if (::fstat(in.get(), &a) != 0) posix::fail("fstat", from);
-  if (::fstat(out.get(), &b) != 0) posix::fail("fstat", to);
+  if (::fstat(in.get(), &a) != 0) sys::fail("fstat", from);
+  if (::fstat(out.get(), &b) != 0) sys::fail("fstat", to);
   if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
     throw Error("copy", from.string() + " to " + to.string(), "source and destination are the same file", EINVAL);
-  if (posix::retry_eintr([&] { return ::ftruncate(out.get(), 0); }) != 0) posix::fail("ftruncate", to);
+  if (sys::retry("ftruncate", [&] { return ::ftruncate(out.get(), 0); }) != 0) sys::fail("ftruncate", to);
   from_ = from;
   to_ = to;
   size_ = static_cast<std::uint64_t>(a.st_size);
@@ -41,13 +41,13 @@ void CopyEnds::close() noexcept {
 CopyEnds::~CopyEnds() { close(); }
 
 void CopyEnds::finish(bool flush, CopyStats& stats) {
-  posix::Fd out(to_fd_);
+  sys::Fd out(to_fd_);
   to_fd_ = -1;
   if (flush) {
     ++stats.calls;
-    if (posix::retry_eintr([&] { return ::fdatasync(out.get()); }) != 0) posix::fail("fdatasync", to_);
+    if (sys::retry("fdatasync", [&] { return ::fdatasync(out.get()); }) != 0) sys::fail("fdatasync", to_);
   }
-  std::uint64_t got = posix::file_size(out.get(), to_);
+  std::uint64_t got = sys::file_size(out.get(), to_);
   out.close(to_);
   if (got != size_)
     throw Error("copy", to_.string(), "ended with " + std::to_string(got) + " bytes, expected " + std::to_string(size_), EIO);

@@ -2,4 +2,4 @@
 #pragma once
 
 #include "iolab/io/copy.h"
-#include "posix.h"
+#include "iolab/io/syscall.h"

@@ -23,10 +23,10 @@ class CopyFileRangeCopy final : public CopyMethod {
     CopyStats s;
     while (s.bytes < e.size()) {
       std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(e.size() - s.bytes, 1ULL << 30));
-      ssize_t n = posix::retry_eintr(
+      ssize_t n = sys::retry("copy_file_range",
           [&] { return ::copy_file_range(e.from_fd(), nullptr, e.to_fd(), nullptr, want, 0); });
       ++s.calls;
-      if (n < 0) posix::fail("copy_file_range", to);
+      if (n < 0) sys::fail("copy_file_range", to);
       if (n == 0) break;
       s.bytes += static_cast<std::uint64_t>(n);
     }

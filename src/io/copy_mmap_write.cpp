@@ -25,20 +25,20 @@ class MmapWriteCopy final : public CopyMethod {
     if (e.size() > 0) {  // mmap of length 0 is EINVAL
       void* p = ::mmap(nullptr, e.size(), PROT_READ, MAP_SHARED, e.from_fd(), 0);
       ++c.calls;
-      if (p == MAP_FAILED) posix::fail("mmap", from);
+      if (p == MAP_FAILED) sys::fail("mmap", from);
       auto* base = static_cast<const std::byte*>(p);
       std::size_t chunk = o.buffer_size == 0 ? (1 << 20) : o.buffer_size;
       try {
-        if (::madvise(p, e.size(), MADV_SEQUENTIAL) != 0) posix::fail("madvise", from);
+        if (::madvise(p, e.size(), MADV_SEQUENTIAL) != 0) sys::fail("madvise", from);
         for (std::uint64_t off = 0; off < e.size(); off += chunk) {
           std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, e.size() - off));
-          posix::write_full(e.to_fd(), std::span(base + off, n), to, c);
+          sys::write_full(e.to_fd(), std::span(base + off, n), to, c);
         }
       } catch (...) {
         ::munmap(p, e.size());
         throw;
       }
-      if (::munmap(p, e.size()) != 0) posix::fail("munmap", from);
+      if (::munmap(p, e.size()) != 0) sys::fail("munmap", from);
     }
     CopyStats s{c.bytes_written, c.calls};
     e.finish(o.flush, s);

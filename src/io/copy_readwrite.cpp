@@ -21,9 +21,9 @@ class ReadWriteCopy final : public CopyMethod {
     Buffer& buf = e.buffer();  // allocated with the ends, before the copy is timed
     IoCounters c;
     for (;;) {
-      std::size_t n = posix::read_full(e.from_fd(), buf.span(), from, c);
+      std::size_t n = sys::read_full(e.from_fd(), buf.span(), from, c);
       if (n == 0) break;
-      posix::write_full(e.to_fd(), buf.span().first(n), to, c);
+      sys::write_full(e.to_fd(), buf.span().first(n), to, c);
       if (n < buf.size()) break;
     }
     CopyStats s{c.bytes_written, c.calls};

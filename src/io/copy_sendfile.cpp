@@ -25,9 +25,9 @@ class SendfileCopy final : public CopyMethod {
     while (static_cast<std::uint64_t>(off) < e.size()) {
       // Linux moves at most 0x7ffff000 bytes per call.
       std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(e.size() - off, 0x7ffff000));
-      ssize_t n = posix::retry_eintr([&] { return ::sendfile(e.to_fd(), e.from_fd(), &off, want); });
+      ssize_t n = sys::retry("sendfile", [&] { return ::sendfile(e.to_fd(), e.from_fd(), &off, want); });
       ++s.calls;
-      if (n < 0) posix::fail("sendfile", to);
+      if (n < 0) sys::fail("sendfile", to);
       if (n == 0) break;  // source shrank: finish() reports the mismatch
     }
     s.bytes = static_cast<std::uint64_t>(off);

@@ -24,26 +24,26 @@ class SpliceCopy final : public CopyMethod {
     const auto& from = e.from();
     const auto& to = e.to();
     int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) posix::fail("pipe2", to);
-    posix::Fd rd(fds[0]), wr(fds[1]);
+    if (::pipe2(fds, O_CLOEXEC) != 0) sys::fail("pipe2", to);
+    sys::Fd rd(fds[0]), wr(fds[1]);
     int cap = ::fcntl(wr.get(), F_SETPIPE_SZ, static_cast<int>(std::min<std::size_t>(o.buffer_size, 1 << 20)));
     std::size_t chunk = cap > 0 ? static_cast<std::size_t>(cap) : 65536;
     CopyStats s;
     loff_t in_off = 0, out_off = 0;
     while (static_cast<std::uint64_t>(in_off) < e.size()) {
       std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(e.size() - in_off, chunk));
-      ssize_t in = posix::retry_eintr(
+      ssize_t in = sys::retry("splice",
           [&] { return ::splice(e.from_fd(), &in_off, wr.get(), nullptr, want, SPLICE_F_MOVE); });
       ++s.calls;
-      if (in < 0) posix::fail("splice (file to pipe)", from);
+      if (in < 0) sys::fail("splice (file to pipe)", from);
       if (in == 0) break;
       for (ssize_t left = in; left > 0;) {
-        ssize_t out = posix::retry_eintr([&] {
+        ssize_t out = sys::retry("splice", [&] {
           return ::splice(rd.get(), nullptr, e.to_fd(), &out_off, static_cast<std::size_t>(left), SPLICE_F_MOVE);
         });
         ++s.calls;
-        if (out < 0) posix::fail("splice (pipe to file)", to);
-        if (out == 0) posix::fail("splice (pipe to file)", to, ENOSPC);
+        if (out < 0) sys::fail("splice (pipe to file)", to);
+        if (out == 0) sys::fail("splice (pipe to file)", to, ENOSPC);
         left -= out;
       }
     }

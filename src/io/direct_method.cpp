@@ -16,7 +16,7 @@
 #include "alignment.h"
 #include "iolab/io/buffer.h"
 #include "methods.h"
-#include "posix.h"
+#include "iolab/io/syscall.h"
 
 namespace iolab::io {
 namespace {
@@ -25,18 +25,18 @@ class DirectFile final : public File {
  public:
   DirectFile(const std::filesystem::path& p, Access a, UnalignedPolicy policy)
       : File(p), fd_(open_direct(p, a)), align_(direct_io::discover(fd_.get(), p)), policy_(policy) {
-    size_ = posix::file_size(fd_.get(), p);
+    size_ = sys::file_size(fd_.get(), p);
   }
 
   // open_existing names the cause: not a regular file, or O_DIRECT refused.
-  static posix::Fd open_direct(const std::filesystem::path& p, Access a) { return posix::open_existing(p, a, O_DIRECT); }
+  static sys::Fd open_direct(const std::filesystem::path& p, Access a) { return sys::open_existing(p, a, O_DIRECT); }
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
     if (offset >= size_ || dst.empty()) return 0;
     std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(dst.size(), size_ - offset));
     if (direct_io::is_aligned(align_, dst.data(), offset, dst.size())) {
       // The device may hand back padding past size_ (after bounced writes); report only real bytes.
-      std::size_t n = posix::pread_full(fd_.get(), dst, offset, path(), counters_, align_.offset);
+      std::size_t n = sys::pread_full(fd_.get(), dst, offset, path(), counters_, align_.offset);
       return std::min(n, want);
     }
     if (policy_ == UnalignedPolicy::Reject)
@@ -44,7 +44,7 @@ class DirectFile final : public File {
     std::uint64_t lo = direct_io::round_down(offset, align_.offset);
     std::uint64_t hi = direct_io::round_up(offset + want, align_.offset);
     Buffer& b = bounce(hi - lo);
-    std::size_t got = posix::pread_full(fd_.get(), b.span().first(hi - lo), lo, path(), counters_, align_.offset);
+    std::size_t got = sys::pread_full(fd_.get(), b.span().first(hi - lo), lo, path(), counters_, align_.offset);
     std::size_t n = got > offset - lo ? std::min<std::size_t>(want, got - (offset - lo)) : 0;
     std::memcpy(dst.data(), b.data() + (offset - lo), n);
     return n;
@@ -53,7 +53,7 @@ class DirectFile final : public File {
   void write_at(std::uint64_t offset, std::span<const std::byte> src) override {
     if (src.empty()) return;
     if (direct_io::is_aligned(align_, src.data(), offset, src.size())) {
-      posix::pwrite_full(fd_.get(), src, offset, path(), counters_);
+      sys::pwrite_full(fd_.get(), src, offset, path(), counters_);
     } else {
       if (policy_ == UnalignedPolicy::Reject)
         direct_io::require_aligned(align_, src.data(), offset, src.size(), "pwrite O_DIRECT", path());
@@ -63,29 +63,29 @@ class DirectFile final : public File {
       auto region = b.span().first(hi - lo);
       // Read-modify-write: keep the bytes around the request in the edge blocks.
       std::memset(region.data(), 0, region.size());
-      if (lo < size_) posix::pread_full(fd_.get(), region.first(align_.offset), lo, path(), counters_, align_.offset);
+      if (lo < size_) sys::pread_full(fd_.get(), region.first(align_.offset), lo, path(), counters_, align_.offset);
       if (hi - align_.offset > lo && hi - align_.offset < size_)
-        posix::pread_full(fd_.get(), region.last(align_.offset), hi - align_.offset, path(), counters_,
+        sys::pread_full(fd_.get(), region.last(align_.offset), hi - align_.offset, path(), counters_,
                           align_.offset);
       std::memcpy(region.data() + (offset - lo), src.data(), src.size());
-      posix::pwrite_full(fd_.get(), region, lo, path(), counters_);
+      sys::pwrite_full(fd_.get(), region, lo, path(), counters_);
       padded_ = true;
     }
     size_ = std::max<std::uint64_t>(size_, offset + src.size());
   }
 
   void sync(Durability d) override {
-    if (!supports(d)) posix::unsupported(d, "direct", path());
-    posix::sync_fd(fd_.get(), d, path(), counters_);
+    if (!supports(d)) sys::unsupported(d, "direct", path());
+    sys::sync_fd(fd_.get(), d, path(), counters_);
   }
-  bool supports(Durability d) const override { return posix::fd_supports(d); }
+  bool supports(Durability d) const override { return sys::fd_supports(d); }
   std::uint64_t size() override { return size_; }
   std::size_t alignment() const override { return align_.strictest(); }
 
   void close() override {
     if (fd_.get() < 0) return;
-    if (padded_ && posix::file_size(fd_.get(), path()) > size_) {
-      posix::truncate(fd_.get(), size_, path(), counters_);
+    if (padded_ && sys::file_size(fd_.get(), path()) > size_) {
+      sys::truncate(fd_.get(), size_, path(), counters_);
     }
     fd_.close(path());
   }
@@ -99,7 +99,7 @@ class DirectFile final : public File {
     return bounce_;
   }
 
-  posix::Fd fd_;
+  sys::Fd fd_;
   direct_io::Alignment align_;
   UnalignedPolicy policy_;
   std::uint64_t size_ = 0;
@@ -136,7 +136,7 @@ Availability DirectMethod::probe(const std::filesystem::path& dir) const {
   }
   if (fd < 0)
     return {false, std::string("the filesystem of ") + dir.string() + " refuses O_DIRECT (" + std::strerror(errno) + ")"};
-  posix::Fd owned(fd);
+  sys::Fd owned(fd);
   direct_io::Alignment a = direct_io::discover(fd, dir);
   Buffer b(a.strictest() < kPageSize ? kPageSize : a.strictest(), BufferKind::Aligned);
   if (::pwrite(fd, b.data(), b.size(), 0) != static_cast<ssize_t>(b.size()))

@@ -151,7 +151,7 @@ class IoUringFile final : public QueuedFile {
     }
     if (opts_.registered_files) {
       if (int refused = register_file(ring_.ring, fd_.get()); refused != 0)
-        posix::fail("io_uring_register_files", path(), refused);
+        sys::fail("io_uring_register_files", path(), refused);
       target_fd_ = 0;  // index in the registered table
     } else {
       target_fd_ = fd_.get();
@@ -238,7 +238,7 @@ class IoUringFile final : public QueuedFile {
     queue::Submitted s;
     // With SQPOLL, only a wait or waking the poller enters the kernel.
     const bool enters = !opts_.sqpoll || wait_for > 0 || (IO_URING_READ_ONCE(*ring_.ring.sq.kflags) & IORING_SQ_NEED_WAKEUP);
-    int r = posix::retry_eintr([&] {
+    int r = sys::retry("io_uring_enter", [&] {
       int n = wait_for > 0         ? ::io_uring_submit_and_wait(&ring_.ring, wait_for)
               : opts_.single_issuer ? ::io_uring_submit_and_get_events(&ring_.ring)  // deferred completions run only here
                                     : ::io_uring_submit(&ring_.ring);
@@ -325,7 +325,7 @@ class IoUringFile final : public QueuedFile {
     // without waiting kStallSeconds for a kernel that loses nothing; EINTR
     // changes nothing (the wait is simply made again); any other error fails
     // the call before it hands anything over.
-    if (int injected = posix::injected_error("io_uring_wait"); injected == ETIME) {
+    if (int injected = sys::injected_error("io_uring_wait"); injected == ETIME) {
       return lose_completions(head0);
     } else if (injected != 0 && injected != EINTR) {
       s.error = injected;
@@ -397,10 +397,10 @@ class IoUringFile final : public QueuedFile {
                       " requests in flight",
                   ETIMEDOUT);
     ring_.exit();
-    if (int err = ring_.setup(pump_.depth(), opts_); err != 0) posix::fail("io_uring_setup", path(), err);
+    if (int err = ring_.setup(pump_.depth(), opts_); err != 0) sys::fail("io_uring_setup", path(), err);
     if (opts_.registered_files)
       if (int refused = register_file(ring_.ring, fd_.get()); refused != 0)
-        posix::fail("io_uring_register_files", path(), refused);
+        sys::fail("io_uring_register_files", path(), refused);
     stale_ = 0;
     std::fprintf(stderr, "iolab: io_uring %s: %zu requests had no completion in %lld s; the ring was replaced and they were issued again\n",
                  path().c_str(), held, kStallSeconds);
@@ -481,7 +481,7 @@ class IoUringMethod final : public Method {
       return {false, "this kernel refuses an io_uring with " + describe(o.uring) + " at queue depth " +
                          std::to_string(ring_depth(o)) + ": " + std::strerror(err)};
     if (o.uring.registered_files) {
-      posix::Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      sys::Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
       if (d.get() < 0) return {false, "cannot open " + dir.string() + ": " + std::strerror(errno)};
       if (int err = register_file(ring.ring, d.get()); err != 0)
         return {false, std::string("this kernel refuses io_uring registered files: ") + std::strerror(err)};

@@ -5,7 +5,7 @@
 
 #include "iolab/io/buffer.h"
 #include "methods.h"
-#include "posix.h"
+#include "iolab/io/syscall.h"
 
 namespace iolab::io {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 class IostreamFile final : public File {
  public:
   IostreamFile(const std::filesystem::path& p, Access a, std::size_t buffer_size)
-      : File(p), fd_(posix::open_existing(p, a)), writable_(a == Access::ReadWrite) {
+      : File(p), fd_(sys::open_existing(p, a)), writable_(a == Access::ReadWrite) {
     if (buffer_size > 0) {
       buffer_ = Buffer(buffer_size, BufferKind::Heap);
       stream_.rdbuf()->pubsetbuf(reinterpret_cast<char*>(buffer_.data()), static_cast<std::streamsize>(buffer_size));
@@ -22,7 +22,7 @@ class IostreamFile final : public File {
     }
     auto mode = std::ios::binary | std::ios::in | (a == Access::ReadWrite ? std::ios::out : std::ios::openmode{});
     stream_.open("/proc/self/fd/" + std::to_string(fd_.get()), mode);
-    if (!stream_.is_open()) posix::fail("open (fstream)", p, errno ? errno : EIO);
+    if (!stream_.is_open()) sys::fail("open (fstream)", p, errno ? errno : EIO);
   }
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
@@ -49,15 +49,15 @@ class IostreamFile final : public File {
   }
 
   void sync(Durability d) override {
-    if (!supports(d)) posix::unsupported(d, "iostream", path());
+    if (!supports(d)) sys::unsupported(d, "iostream", path());
     if (d == Durability::None) return;
     flush();
-    posix::sync_fd(fd_.get(), d, path(), counters_);
+    sys::sync_fd(fd_.get(), d, path(), counters_);
   }
-  bool supports(Durability d) const override { return posix::fd_supports(d); }
+  bool supports(Durability d) const override { return sys::fd_supports(d); }
   std::uint64_t size() override {
     flush();
-    return posix::file_size(fd_.get(), path());
+    return sys::file_size(fd_.get(), path());
   }
   void close() override {
     if (!stream_.is_open()) return;
@@ -78,7 +78,7 @@ class IostreamFile final : public File {
     int err = errno != 0 ? errno : EIO;  // filebuf keeps no errno of its own
     stream_.clear();
     pos_ = kUnknown;
-    posix::fail(op, path(), err);
+    sys::fail(op, path(), err);
   }
   // A filebuf, like C stdio, needs a seek between writing and reading.
   void position(std::uint64_t offset, Last next) {
@@ -95,7 +95,7 @@ class IostreamFile final : public File {
     if (!stream_) failed("flush");
   }
 
-  posix::Fd fd_;
+  sys::Fd fd_;
   bool writable_;
   Buffer buffer_;
   std::fstream stream_;

@@ -22,10 +22,10 @@
 namespace iolab::io {
 namespace {
 
-// libaio returns -errno; posix::retry_eintr expects -1 and errno.
+// libaio returns -errno; sys::retry expects -1 and errno.
 template <typename F>
-int call_aio(F&& f) {
-  return posix::retry_eintr([&] {
+int call_aio(std::string_view call, F&& f) {
+  return sys::retry(call, [&] {
     int r = f();
     if (r < 0) {
       errno = -r;
@@ -127,7 +127,7 @@ class LibaioFile final : public QueuedFile {
     queue::Submitted s;
     if (!pending_.empty()) {
       ++counters_.calls;
-      int r = call_aio([&] { return ::io_submit(ctx_, static_cast<long>(pending_.size()), pending_.data()); });
+      int r = call_aio("io_submit", [&] { return ::io_submit(ctx_, static_cast<long>(pending_.size()), pending_.data()); });
       if (r < 0) {
         s.error = errno;
         s.call = "io_submit";
@@ -139,7 +139,7 @@ class LibaioFile final : public QueuedFile {
     }
     if (wait_for == 0 || ready_ != 0) return s;
     ++counters_.calls;
-    int r = call_aio([&] {
+    int r = call_aio("io_getevents", [&] {
       return ::io_getevents(ctx_, static_cast<long>(wait_for), static_cast<long>(events_.size()), events_.data(), nullptr);
     });
     if (r < 0) {

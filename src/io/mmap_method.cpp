@@ -15,7 +15,7 @@
 
 #include "alignment.h"
 #include "methods.h"
-#include "posix.h"
+#include "iolab/io/syscall.h"
 
 namespace iolab::io {
 namespace {
@@ -34,12 +34,12 @@ class MmapFile final : public File {
  public:
   MmapFile(const std::filesystem::path& p, Access a, const FileOptions& o)
       : File(p),
-        fd_(posix::open_existing(p, a)),
+        fd_(sys::open_existing(p, a)),
         writable_(a == Access::ReadWrite),
         window_(std::max<std::size_t>(direct_io::round_up(o.mmap_window, kPage), kPage)),
         grow_step_(std::max<std::size_t>(direct_io::round_up(o.mmap_grow_step, kPage), kPage)),
         advice_(advice_flag(o.mmap_advice)) {
-    size_ = posix::file_size(fd_.get(), p);
+    size_ = sys::file_size(fd_.get(), p);
     if (writable_ && size_ > 0) {
       // Existing holes would be allocated on first touch: do it now, so
       // ENOSPC is an error here rather than SIGBUS later.
@@ -115,17 +115,17 @@ class MmapFile final : public File {
   }
 
   void sync(Durability d) override {
-    if (!supports(d)) posix::unsupported(d, "mmap", path());
+    if (!supports(d)) sys::unsupported(d, "mmap", path());
     if (d == Durability::MsyncSync) {
       if (map_ == nullptr) return;
-      posix::msync(map_, map_len_, path(), counters_);
+      sys::msync(map_, map_len_, path(), counters_);
       return;
     }
     // fsync and fdatasync write back pages dirtied through the map too; the
     // file's length is still the capacity until close trims it.
-    posix::sync_fd(fd_.get(), d, path(), counters_);
+    sys::sync_fd(fd_.get(), d, path(), counters_);
   }
-  bool supports(Durability d) const override { return d == Durability::MsyncSync || posix::fd_supports(d); }
+  bool supports(Durability d) const override { return d == Durability::MsyncSync || sys::fd_supports(d); }
   std::uint64_t size() override { return size_; }
 
   void close() override {
@@ -133,12 +133,12 @@ class MmapFile final : public File {
     if (map_ != nullptr) {
       void* m = map_;
       map_ = nullptr;
-      if (::munmap(m, map_len_) != 0) posix::fail("munmap", path());
+      if (::munmap(m, map_len_) != 0) sys::fail("munmap", path());
     }
     // Compare with the real length, not capacity_: a fallocate that failed
     // with ENOSPC may still have extended the file before giving up.
-    if (writable_ && posix::file_size(fd_.get(), path()) > size_) {
-      posix::truncate(fd_.get(), size_, path(), counters_);
+    if (writable_ && sys::file_size(fd_.get(), path()) > size_) {
+      sys::truncate(fd_.get(), size_, path(), counters_);
     }
     fd_.close(path());
   }
@@ -154,13 +154,13 @@ class MmapFile final : public File {
 
   // madvise is a hint, but a refused hint means the run is not what was asked for.
   void advise() {
-    if (advice_ != MADV_NORMAL && ::madvise(map_, map_len_, advice_) != 0) posix::fail("madvise", path());
+    if (advice_ != MADV_NORMAL && ::madvise(map_, map_len_, advice_) != 0) sys::fail("madvise", path());
   }
 
   void allocate(std::uint64_t from, std::uint64_t len) {
     if (len == 0) return;
     ++counters_.calls;
-    int r = posix::retry("fallocate", [&] { return ::fallocate(fd_.get(), 0, static_cast<off_t>(from), static_cast<off_t>(len)); });
+    int r = sys::retry("fallocate", [&] { return ::fallocate(fd_.get(), 0, static_cast<off_t>(from), static_cast<off_t>(len)); });
     if (r != 0) {
       int err = errno;
       // Filesystems without fallocate: fall back to posix_fallocate, which writes zeros to allocate.
@@ -176,8 +176,8 @@ class MmapFile final : public File {
 
   // The write path maps [0, capacity) in one piece.
   void remap(std::uint64_t capacity) {
-    map_ = map_ == nullptr ? posix::map(fd_.get(), 0, capacity, PROT_READ | PROT_WRITE, path(), counters_)
-                           : posix::remap(map_, map_len_, capacity, path(), counters_);
+    map_ = map_ == nullptr ? sys::map(fd_.get(), 0, capacity, PROT_READ | PROT_WRITE, path(), counters_)
+                           : sys::remap(map_, map_len_, capacity, path(), counters_);
     map_len_ = capacity;
     map_off_ = 0;
     capacity_ = capacity;
@@ -203,7 +203,7 @@ class MmapFile final : public File {
       counters_.bytes_read += n;
       return n;
     }
-    if (offset + dst.size() > size_) size_ = posix::file_size(fd_.get(), path());  // file may have grown
+    if (offset + dst.size() > size_) size_ = sys::file_size(fd_.get(), path());  // file may have grown
     std::size_t done = 0;
     while (done < dst.size() && offset + done < size_) {
       std::uint64_t at = offset + done;
@@ -222,17 +222,17 @@ class MmapFile final : public File {
     if (map_ != nullptr) {
       void* m = map_;
       map_ = nullptr;
-      if (::munmap(m, map_len_) != 0) posix::fail("munmap", path());
+      if (::munmap(m, map_len_) != 0) sys::fail("munmap", path());
     }
     std::uint64_t off = direct_io::round_down(at, kPage);
     std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(window_, direct_io::round_up(size_, kPage) - off));
-    map_ = posix::map(fd_.get(), off, len, PROT_READ, path(), counters_);
+    map_ = sys::map(fd_.get(), off, len, PROT_READ, path(), counters_);
     map_off_ = off;
     map_len_ = len;
     advise();
   }
 
-  posix::Fd fd_;
+  sys::Fd fd_;
   bool writable_;
   std::size_t window_;
   std::size_t grow_step_;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "iolab/base/error.h"
-#include "posix.h"
+#include "iolab/io/syscall.h"
 
 namespace iolab::io {
 namespace {
@@ -86,12 +86,12 @@ std::uint64_t pattern_digest(std::uint64_t seed, std::uint64_t offset, std::uint
 std::uint64_t digest(std::span<const std::byte> data) { return XXH3_64bits(data.data(), data.size()); }
 
 std::uint64_t digest_file(const std::filesystem::path& path) {
-  posix::Fd fd = posix::open_existing(path, Access::Read);
+  sys::Fd fd = sys::open_existing(path, Access::Read);
   State state;
   std::vector<std::byte> chunk(256 * 1024);  // heap: workers may run on small stacks
   IoCounters unused;
   for (;;) {
-    std::size_t n = posix::read_full(fd.get(), chunk, path, unused);
+    std::size_t n = sys::read_full(fd.get(), chunk, path, unused);
     XXH3_64bits_update(state.get(), chunk.data(), n);
     if (n < chunk.size()) break;
   }

@@ -10,7 +10,7 @@
 
 #include "alignment.h"
 #include "iolab/io/file.h"
-#include "posix.h"
+#include "iolab/io/syscall.h"
 #include "queue_pump.h"
 
 namespace iolab::io {
@@ -35,11 +35,11 @@ class QueuedFile : public File {
   }
 
   void sync(Durability d) override {
-    if (!supports(d)) posix::unsupported(d, method_, path());
-    posix::sync_fd(fd_.get(), d, path(), counters_);
+    if (!supports(d)) sys::unsupported(d, method_, path());
+    sys::sync_fd(fd_.get(), d, path(), counters_);
   }
-  bool supports(Durability d) const override { return posix::fd_supports(d); }
-  std::uint64_t size() override { return posix::file_size(fd_.get(), path()); }
+  bool supports(Durability d) const override { return sys::fd_supports(d); }
+  std::uint64_t size() override { return sys::file_size(fd_.get(), path()); }
   std::size_t alignment() const override { return direct_ ? align_.strictest() : 1; }
 
   // Throws Error(EINVAL) for a request the kernel would refuse: O_DIRECT
@@ -55,7 +55,7 @@ class QueuedFile : public File {
  protected:
   QueuedFile(const std::filesystem::path& p, Access a, bool direct, std::string_view method)
       : File(p),
-        fd_(posix::open_existing(p, a, direct ? O_DIRECT : 0)),
+        fd_(sys::open_existing(p, a, direct ? O_DIRECT : 0)),
         direct_(direct),
         method_(method),
         read_op_(std::string(method) + " read O_DIRECT"),
@@ -73,7 +73,7 @@ class QueuedFile : public File {
     return s;
   }
 
-  posix::Fd fd_;
+  sys::Fd fd_;
   const bool direct_;
   direct_io::Alignment align_;
 

@@ -17,7 +17,7 @@
 
 #include "iolab/base/error.h"
 #include "iolab/base/units.h"
-#include "posix.h"
+#include "iolab/io/syscall.h"
 
 namespace iolab::io {
 namespace {
@@ -49,11 +49,11 @@ std::filesystem::path ScratchDir::parent_for(const std::filesystem::path& parent
 ScratchDir::ScratchDir(const std::filesystem::path& parent) {
   const std::filesystem::path base = parent_for(parent);
   struct stat st {};
-  if (::stat(base.c_str(), &st) != 0) posix::fail("use scratch directory", base);
+  if (::stat(base.c_str(), &st) != 0) sys::fail("use scratch directory", base);
   if (!S_ISDIR(st.st_mode)) throw Error("use scratch directory", base.string(), "not a directory", ENOTDIR);
   std::string tmpl = (base / "iolab-XXXXXX").string();
   std::lock_guard lock(registry().mutex);
-  if (::mkdtemp(tmpl.data()) == nullptr) posix::fail("create scratch directory in", base);
+  if (::mkdtemp(tmpl.data()) == nullptr) sys::fail("create scratch directory in", base);
   path_ = tmpl;
   registry().live.push_back(this);
 }
@@ -70,11 +70,11 @@ std::filesystem::path ScratchDir::create_file(std::string_view name) {
     throw UsageError("scratch file name '" + std::string(name) + "'", "must be a plain file name");
   std::filesystem::path p = path_ / std::string(name);
   std::lock_guard lock(registry().mutex);
-  int fd = posix::retry_eintr(
+  int fd = sys::retry("open",
       [&] { return ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644); });
-  if (fd < 0) posix::fail("create", p);
+  if (fd < 0) sys::fail("create", p);
   created_.push_back(p);  // tracked before close, so a failed close still cleans up
-  posix::Fd(fd).close(p);
+  sys::Fd(fd).close(p);
   return p;
 }
 
@@ -86,7 +86,7 @@ void ScratchDir::remove_file(const std::filesystem::path& file) {
   std::lock_guard lock(registry().mutex);
   auto it = std::find(created_.begin(), created_.end(), file);
   if (it == created_.end()) throw Error("remove", file.string(), "not a file iolab created", EPERM);
-  if (::unlink(file.c_str()) != 0 && errno != ENOENT) posix::fail("remove", file);
+  if (::unlink(file.c_str()) != 0 && errno != ENOENT) sys::fail("remove", file);
   created_.erase(it);
 }
 
@@ -139,7 +139,7 @@ void hand_over(int sig) {
 
 [[noreturn]] void clean_up_and_end() {
   unsigned char byte = 0;
-  while (posix::retry_eintr([&] { return ::read(g_pipe[0], &byte, 1); }) != 1) {
+  while (sys::retry("read", [&] { return ::read(g_pipe[0], &byte, 1); }) != 1) {
   }
   const int sig = byte;
   Registry& r = registry();
@@ -206,10 +206,10 @@ std::string signal_name(int sig) {
 }
 
 void preallocate(const std::filesystem::path& file, std::uint64_t size) {
-  posix::Fd fd = posix::open_existing(file, Access::ReadWrite);
+  sys::Fd fd = sys::open_existing(file, Access::ReadWrite);
   if (size == 0) return;
   int err = 0;
-  if (posix::retry_eintr([&] { return ::fallocate(fd.get(), 0, 0, static_cast<off_t>(size)); }) != 0) {
+  if (sys::retry("fallocate", [&] { return ::fallocate(fd.get(), 0, 0, static_cast<off_t>(size)); }) != 0) {
     err = errno;
     if (err == EOPNOTSUPP) err = ::posix_fallocate(fd.get(), 0, static_cast<off_t>(size));
   }

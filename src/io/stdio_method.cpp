@@ -5,7 +5,7 @@
 
 #include "iolab/io/buffer.h"
 #include "methods.h"
-#include "posix.h"
+#include "iolab/io/syscall.h"
 
 namespace iolab::io {
 namespace {
@@ -13,12 +13,12 @@ namespace {
 class StdioFile final : public File {
  public:
   StdioFile(const std::filesystem::path& p, Access a, std::size_t buffer_size) : File(p) {
-    posix::Fd fd = posix::open_existing(p, a);
+    sys::Fd fd = sys::open_existing(p, a);
     // Allocated before the FILE exists: a throwing constructor runs no
     // destructor, so nothing may be left to fclose.
     if (buffer_size > 0) buffer_ = Buffer(buffer_size, BufferKind::Heap);
     file_ = ::fdopen(fd.get(), a == Access::Read ? "rb" : "r+b");
-    if (file_ == nullptr) posix::fail("fdopen", p);
+    if (file_ == nullptr) sys::fail("fdopen", p);
     fd.release();  // the FILE owns it now
     int r = buffer_size == 0 ? ::setvbuf(file_, nullptr, _IONBF, 0)
                              : ::setvbuf(file_, reinterpret_cast<char*>(buffer_.data()), _IOFBF, buffer_size);
@@ -38,7 +38,7 @@ class StdioFile final : public File {
       int err = errno;
       ::clearerr(file_);
       pos_ = kUnknown;
-      posix::fail("fread", path(), err);
+      sys::fail("fread", path(), err);
     }
     ::clearerr(file_);  // EOF is not sticky for the next call
     pos_ += n;
@@ -53,28 +53,28 @@ class StdioFile final : public File {
       int err = errno;
       ::clearerr(file_);
       pos_ = kUnknown;
-      posix::fail("fwrite", path(), err);
+      sys::fail("fwrite", path(), err);
     }
     pos_ += n;
     counters_.bytes_written += n;
   }
 
   void sync(Durability d) override {
-    if (!supports(d)) posix::unsupported(d, "stdio", path());
+    if (!supports(d)) sys::unsupported(d, "stdio", path());
     if (d == Durability::None) return;
     flush();
-    posix::sync_fd(::fileno(file_), d, path(), counters_);
+    sys::sync_fd(::fileno(file_), d, path(), counters_);
   }
-  bool supports(Durability d) const override { return posix::fd_supports(d); }
+  bool supports(Durability d) const override { return sys::fd_supports(d); }
   std::uint64_t size() override {
     flush();
-    return posix::file_size(::fileno(file_), path());
+    return sys::file_size(::fileno(file_), path());
   }
   void close() override {
     if (file_ == nullptr) return;
     FILE* f = file_;
     file_ = nullptr;
-    if (::fclose(f) != 0) posix::fail("fclose", path());  // reports a failed final flush
+    if (::fclose(f) != 0) sys::fail("fclose", path());  // reports a failed final flush
   }
 
  private:
@@ -85,13 +85,13 @@ class StdioFile final : public File {
   // only then, or when the offset moves.
   void position(std::uint64_t offset, Last next) {
     if (offset != pos_ || (last_ != Last::None && last_ != next)) {
-      if (::fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0) posix::fail("fseeko", path());
+      if (::fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0) sys::fail("fseeko", path());
       pos_ = offset;
     }
     last_ = next;
   }
   void flush() {
-    if (::fflush(file_) != 0) posix::fail("fflush", path());
+    if (::fflush(file_) != 0) sys::fail("fflush", path());
   }
 
   FILE* file_ = nullptr;

@@ -3,19 +3,19 @@
 #include <unistd.h>
 
 #include "methods.h"
-#include "posix.h"
+#include "iolab/io/syscall.h"
 
 namespace iolab::io {
 namespace {
 
 class SyscallFile final : public File {
  public:
-  SyscallFile(const std::filesystem::path& p, Access a) : File(p), fd_(posix::open_existing(p, a)) {}
+  SyscallFile(const std::filesystem::path& p, Access a) : File(p), fd_(sys::open_existing(p, a)) {}
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
     seek(offset);
     pos_ = kUnknown;  // a read that fails midway leaves the position unknown
-    std::size_t n = posix::read_full(fd_.get(), dst, path(), counters_);
+    std::size_t n = sys::read_full(fd_.get(), dst, path(), counters_);
     pos_ = offset + n;
     return n;
   }
@@ -23,25 +23,25 @@ class SyscallFile final : public File {
     seek(offset);
     // On failure the position is unknown: force a seek next time.
     pos_ = kUnknown;
-    posix::write_full(fd_.get(), src, path(), counters_);
+    sys::write_full(fd_.get(), src, path(), counters_);
     pos_ = offset + src.size();
   }
   void sync(Durability d) override {
-    if (!supports(d)) posix::unsupported(d, "syscall", path());
-    posix::sync_fd(fd_.get(), d, path(), counters_);
+    if (!supports(d)) sys::unsupported(d, "syscall", path());
+    sys::sync_fd(fd_.get(), d, path(), counters_);
   }
-  bool supports(Durability d) const override { return posix::fd_supports(d); }
-  std::uint64_t size() override { return posix::file_size(fd_.get(), path()); }
+  bool supports(Durability d) const override { return sys::fd_supports(d); }
+  std::uint64_t size() override { return sys::file_size(fd_.get(), path()); }
   void close() override { fd_.close(path()); }
 
  private:
   static constexpr std::uint64_t kUnknown = ~std::uint64_t{0};
   void seek(std::uint64_t offset) {
     if (offset == pos_) return;
-    posix::seek(fd_.get(), offset, path(), counters_);
+    sys::seek(fd_.get(), offset, path(), counters_);
     pos_ = offset;
   }
-  posix::Fd fd_;
+  sys::Fd fd_;
   std::uint64_t pos_ = 0;
 };
 

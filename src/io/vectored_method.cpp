@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "methods.h"
-#include "posix.h"
+#include "iolab/io/syscall.h"
 
 namespace iolab::io {
 namespace {
@@ -16,16 +16,16 @@ namespace {
 class VectoredFile final : public File {
  public:
   VectoredFile(const std::filesystem::path& p, Access a, std::size_t segment)
-      : File(p), fd_(posix::open_existing(p, a)), segment_(segment == 0 ? 4096 : segment) {}
+      : File(p), fd_(sys::open_existing(p, a)), segment_(segment == 0 ? 4096 : segment) {}
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
     std::size_t done = 0;
     while (done < dst.size()) {
       int n_iov = build(dst.data() + done, dst.size() - done);
-      ssize_t n = posix::retry("preadv",
+      ssize_t n = sys::retry("preadv",
           [&] { return ::preadv(fd_.get(), iov_.data(), n_iov, static_cast<off_t>(offset + done)); });
       ++counters_.calls;
-      if (n < 0) posix::fail("preadv", path());
+      if (n < 0) sys::fail("preadv", path());
       if (n == 0) break;
       done += static_cast<std::size_t>(n);
     }
@@ -37,22 +37,22 @@ class VectoredFile final : public File {
     std::size_t done = 0;
     while (done < src.size()) {
       int n_iov = build(const_cast<std::byte*>(src.data()) + done, src.size() - done);
-      ssize_t n = posix::retry("pwritev",
+      ssize_t n = sys::retry("pwritev",
           [&] { return ::pwritev(fd_.get(), iov_.data(), n_iov, static_cast<off_t>(offset + done)); });
       ++counters_.calls;
-      if (n < 0) posix::fail("pwritev", path());
-      if (n == 0) posix::fail("pwritev", path(), ENOSPC);
+      if (n < 0) sys::fail("pwritev", path());
+      if (n == 0) sys::fail("pwritev", path(), ENOSPC);
       done += static_cast<std::size_t>(n);
     }
     counters_.bytes_written += done;
   }
 
   void sync(Durability d) override {
-    if (!supports(d)) posix::unsupported(d, "vectored", path());
-    posix::sync_fd(fd_.get(), d, path(), counters_);
+    if (!supports(d)) sys::unsupported(d, "vectored", path());
+    sys::sync_fd(fd_.get(), d, path(), counters_);
   }
-  bool supports(Durability d) const override { return posix::fd_supports(d); }
-  std::uint64_t size() override { return posix::file_size(fd_.get(), path()); }
+  bool supports(Durability d) const override { return sys::fd_supports(d); }
+  std::uint64_t size() override { return sys::file_size(fd_.get(), path()); }
   void close() override { fd_.close(path()); }
 
  private:
@@ -68,7 +68,7 @@ class VectoredFile final : public File {
     return static_cast<int>(iov_.size());
   }
 
-  posix::Fd fd_;
+  sys::Fd fd_;
   std::size_t segment_;
   std::vector<iovec> iov_;
 };

@@ -241,7 +241,7 @@ class CommitLogRuns {
     meter.start();
     WorkloadResult w = run_workload(dir.path(), c);
     // When close began (its final sync is not part of the run), on the clock of the flush events.
-    std::uint64_t close_start_ns = io::steady_ns() - static_cast<std::uint64_t>(w.close_seconds * 1e9);
+    std::uint64_t close_start_ns = iolab::steady_ns() - static_cast<std::uint64_t>(w.close_seconds * 1e9);
     harness::Usage u = meter.stop();
     Verification v = verify_logs(dir.path(), w.messages);
     harness::Result r = labels(spec);

@@ -4,6 +4,7 @@
 
 #include "iolab/base/error.h"
 #include "iolab/harness/job.h"
+#include "iolab/harness/limits.h"
 #include "iolab/io/scratch.h"
 
 namespace iolab::harness {
@@ -123,6 +124,24 @@ TEST(Job, BadJobFilesFailWithOneLine) {
     }
   }
   EXPECT_THROW(read_job(s.path() / "missing.toml"), UsageError);
+}
+
+// One table of limits for the command line and job files: what --warmup and
+// --qd refuse, a job file refuses too; a queue depth is a count, not a size.
+TEST(Job, JobFilesHoldTheCommandLinesLimits) {
+  io::ScratchDir s("/tmp");
+  for (const std::string& text :
+       {"method = \"pread\"\nwarmup = " + std::to_string(kWarmupBounds.max + 1) + "\n",
+        "method = \"pread\"\nreps = " + std::to_string(kRepsBounds.max + 1) + "\n",
+        std::string("method = \"io_uring\"\nqd = \"4k\"\n"),
+        "method = \"io_uring\"\nqd = " + std::to_string(kQueueDepthBounds.max + 1) + "\n"}) {
+    auto p = write(s, text);
+    EXPECT_THROW(read_job(p), UsageError) << text;
+  }
+  auto ok = write(s, "method = \"io_uring\"\nqd = [1, 32]\nwarmup = " + std::to_string(kWarmupBounds.max) + "\n");
+  Job j = read_job(ok);
+  EXPECT_EQ(j.matrix.queue_depths, (std::vector<unsigned>{1, 32}));
+  EXPECT_EQ(*j.warmup, kWarmupBounds.max);
 }
 
 }  // namespace

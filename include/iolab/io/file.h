@@ -118,13 +118,10 @@ struct IoRequest {
   std::span<std::byte> data;  // destination for reads, source for writes
   std::size_t result = 0;     // filled by the File: bytes transferred
   std::uint64_t tag = 0;      // the caller's (e.g. which buffer slot); the File never reads it
-  // Filled by File::stream when asked to time requests: steady-clock
-  // nanoseconds at submission and at completion (latency = the difference).
+  // Filled by File::stream when asked to time requests: base's steady_ns()
+  // at submission and at completion (latency = the difference).
   std::uint64_t submitted_ns = 0, completed_ns = 0;
 };
-
-// IoRequest::submitted_ns/completed_ns are on base's steady_ns().
-using iolab::steady_ns;
 
 // The requests of one File::stream call, pulled as the queue has room.
 class RequestSource {

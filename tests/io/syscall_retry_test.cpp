@@ -1,5 +1,5 @@
 // The one place where EINTR is retried and short transfers are completed
-// (src/io/posix.h): proven with a pipe, which hands data over in pieces and
+// (include/iolab/io/syscall.h): proven with a pipe, which hands data over in pieces and
 // whose reads block, so a signal can interrupt them.
 #include <fcntl.h>
 #include <pthread.h>
@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "io/posix.h"
+#include "iolab/io/syscall.h"
 #include "iolab/io/pattern.h"
 
 namespace iolab::io {
@@ -51,7 +51,7 @@ TEST(Posix, ReadFullCompletesShortReads) {
   });
   std::vector<std::byte> got(20000);
   IoCounters c;
-  std::size_t n = posix::read_full(p.rd, got, "pipe", c);
+  std::size_t n = sys::read_full(p.rd, got, "pipe", c);
   writer.join();
   EXPECT_EQ(n, data.size()) << "every piece until end of file";
   EXPECT_TRUE(std::equal(data.begin(), data.end(), got.begin()));
@@ -89,7 +89,7 @@ TEST(Posix, EintrIsRetried) {
     reader_tid = ::gettid();
     IoCounters c;
     try {
-      n = posix::read_full(p.rd, buf, "pipe", c);
+      n = sys::read_full(p.rd, buf, "pipe", c);
     } catch (const Error& e) {
       failure = e.what();
     }
@@ -121,7 +121,7 @@ TEST(Posix, FailingWriteIsReportedNotLooped) {
   std::byte b[10] = {};
   IoCounters c;
   try {
-    posix::write_full(fd, b, "/dev/full", c);
+    sys::write_full(fd, b, "/dev/full", c);
     ADD_FAILURE() << "a write to /dev/full succeeded";
   } catch (const Error& e) {
     EXPECT_EQ(e.error_number(), ENOSPC) << e.what();

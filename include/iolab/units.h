@@ -1,4 +1,0 @@
-// Moved to iolab/base/units.h (the base layer); this forwarder goes once every
-// branch that includes the old path has been merged.
-#pragma once
-#include "iolab/base/units.h"
