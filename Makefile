@@ -5,7 +5,7 @@ BUILD ?= build/release
 JOBS ?= $(shell nproc)
 RUN_ARGS ?=
 
-.PHONY: run test deps test-deps build build-tests clean
+.PHONY: run test deps test-deps build build-tests deb clean
 
 deps:
 	scripts/install-deps.sh build
@@ -26,6 +26,12 @@ run: build
 
 test: build-tests
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+# The Debian package $(BUILD)/iolab_<version>_amd64.deb (docs/install.md);
+# scripts/check-install.sh deb FILE checks it without installing it.
+deb: build
+	cd $(BUILD) && cpack -G DEB
+	@ls $(BUILD)/iolab_*_amd64.deb
 
 clean:
 	rm -rf build

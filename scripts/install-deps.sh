@@ -8,7 +8,8 @@ build_pkgs=(build-essential cmake pkg-config liburing-dev libfmt-dev libcli11-de
   nlohmann-json3-dev libxxhash-dev libtomlplusplus-dev liblmdb-dev libsqlite3-dev libaio-dev
   libopenmpi-dev openmpi-bin)
 # fio-examples: the job files the fio job-file tests read (fio itself is only recommended, not installed).
-test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev chromium clang libclang-rt-14-dev fio-examples)
+# zsh: the install test checks that the zsh completion parses (zsh -n).
+test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev chromium clang libclang-rt-14-dev fio-examples zsh)
 
 pkgs=("${build_pkgs[@]}")
 [ "$what" = build ] || pkgs+=("${test_pkgs[@]}")

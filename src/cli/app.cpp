@@ -96,6 +96,22 @@ harness::Matrix matrix_from(const MatrixOptions& o) {
   return m;
 }
 
+std::string version_line() {
+  return std::string("iolab ") + kVersion + " (commit " + git_commit() + ", " + kBuildType + ", " + kCompiler + ")";
+}
+
+void build_app(CLI::App& app, Action& action) {
+  app.description("iolab: measure how the ways of moving bytes between a program and a file perform on this machine,\n"
+                  "explain why, and recommend one.");
+  app.name("iolab");
+  app.set_version_flag("--version", version_line());
+  app.require_subcommand(1);
+  app.footer("Examples:\n  iolab methods\n  iolab run --quick\n  iolab run --method pread,mmap --op read --bs 4k,1m --size 256m");
+  app.parse_complete_callback([&app] { reject_empty_values(app); });
+  std::sort(registry().begin(), registry().end(), [](auto& a, auto& b) { return a.first < b.first; });
+  for (auto& [order, add] : registry()) add(app, action);
+}
+
 int main(int argc, char** argv) {
   // A closed stdout or stderr: the next file opened would take its number,
   // and what iolab prints would land in it (a results file, a scratch file).
@@ -109,17 +125,9 @@ int main(int argc, char** argv) {
   // Past `ulimit -f` a write fails with EFBIG, handled as ENOSPC is (the
   // results so far kept, one line), instead of SIGXFSZ ending iolab silently.
   std::signal(SIGXFSZ, SIG_IGN);
-  CLI::App app{"iolab: measure how the ways of moving bytes between a program and a file perform on this machine,\n"
-               "explain why, and recommend one.",
-               "iolab"};
-  app.set_version_flag("--version", std::string("iolab ") + kVersion + " (" + kBuildType + ", " + kCompiler + ")");
-  app.require_subcommand(1);
-  app.footer("Examples:\n  iolab methods\n  iolab run --quick\n  iolab run --method pread,mmap --op read --bs 4k,1m --size 256m");
-
+  CLI::App app;
   Action action;
-  app.parse_complete_callback([&app] { reject_empty_values(app); });
-  std::sort(registry().begin(), registry().end(), [](auto& a, auto& b) { return a.first < b.first; });
-  for (auto& [order, add] : registry()) add(app, action);
+  build_app(app, action);
 
   // CLI11 says "a subcommand is required" for a misspelt one; name it instead.
   if (argc > 1 && argv[1][0] != '-') {

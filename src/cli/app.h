@@ -21,6 +21,13 @@ struct CommandRegistration {
   CommandRegistration(int order, AddCommand add);
 };
 
+// The whole command line: every registered subcommand and its options, as
+// parsed by main() and as the man pages and completions describe it.
+void build_app(CLI::App& app, Action& action);
+
+// "iolab 0.1.0 (commit 1a2b3c4d5e6f, Release, GNU 12.2.0)": what --version prints.
+std::string version_line();
+
 // Parses argv and runs the chosen subcommand. Exit codes: 0 success,
 // 1 failure while running, 2 bad usage (one line on stderr).
 int main(int argc, char** argv);

@@ -99,6 +99,7 @@ Environment collect_environment(const std::filesystem::path& scratch_dir) {
   auto l = sched.find('['), r = sched.find(']');
   e.scheduler = l != std::string::npos && r != std::string::npos ? sched.substr(l + 1, r - l - 1) : sched;
   e.iolab_version = kVersion;
+  e.git_commit = iolab::git_commit();
   e.compiler = kCompiler;
   e.build_type = kBuildType;
   e.root = ::geteuid() == 0;

@@ -49,6 +49,7 @@ json to_json(const Environment& e) {
               {"rotational", e.rotational ? json(*e.rotational) : json(nullptr)},
               {"scheduler", e.scheduler},
               {"iolab_version", e.iolab_version},
+              {"git_commit", e.git_commit},
               {"compiler", e.compiler},
               {"build_type", e.build_type},
               {"root", e.root},
@@ -441,6 +442,7 @@ Results results_from_json(const json& j, const std::string& source) {
   env.iolab_version = rd.text(e, "environment", "iolab_version");
   env.compiler = rd.text(e, "environment", "compiler");
   env.build_type = rd.text(e, "environment", "build_type");
+  if (rd.find(e, "environment", "git_commit")) env.git_commit = rd.text(e, "environment", "git_commit");  // absent in older files
   env.root = rd.boolean(e, "environment", "root");
   env.can_drop_caches = rd.boolean(e, "environment", "can_drop_caches");
   env.created = rd.text(e, "environment", "created");

@@ -134,7 +134,8 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const harness:
       {"filesystem", v(env.fs_type + (env.mount_options.empty() ? "" : " (" + env.mount_options + ")"))},
       {"device", v(env.device + (env.rotational ? (*env.rotational ? ", rotational" : ", not rotational") : "") +
                    (env.scheduler.empty() ? "" : ", scheduler " + env.scheduler))},
-      {"iolab", v(env.iolab_version + (env.build_type.empty() ? "" : ", " + env.build_type) +
+      {"iolab", v(env.iolab_version + (env.git_commit.empty() ? "" : ", commit " + env.git_commit) +
+                  (env.build_type.empty() ? "" : ", " + env.build_type) +
                   (env.compiler.empty() ? "" : ", " + env.compiler))},
       {"privileges", std::string(env.root ? "root" : "not root") +
                          (env.can_drop_caches ? ", can drop caches" : ", cannot drop caches (cold = fadvise)")},

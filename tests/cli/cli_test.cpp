@@ -45,6 +45,7 @@ TEST(Cli, VersionPrintsTheVersion) {
   Outcome o = run_iolab({"--version"});
   EXPECT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find(std::string("iolab ") + iolab::kVersion), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(std::string("commit ") + iolab::git_commit()), std::string::npos) << o.out;
 }
 
 TEST(Cli, MethodsTableListsEveryMethod) {

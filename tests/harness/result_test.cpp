@@ -2,6 +2,8 @@
 // the CSV has one row per result under a header.
 #include <gtest/gtest.h>
 
+#include "iolab/version.h"
+
 #include <fstream>
 
 #include "iolab/base/error.h"
@@ -70,7 +72,7 @@ TEST(ResultsFormat, HoldsEveryFieldOfTheIssue) {
   EXPECT_EQ(j["schema_version"], kResultsSchemaVersion);
   EXPECT_TRUE(j["incomplete"].is_null());
   for (const char* key : {"cpu_model", "cores", "ram_bytes", "kernel", "fs_type", "mount_options", "device", "rotational",
-                          "scheduler", "iolab_version", "compiler", "build_type", "root", "command", "created"})
+                          "scheduler", "iolab_version", "git_commit", "compiler", "build_type", "root", "command", "created"})
     EXPECT_TRUE(j["environment"].contains(key)) << key;
   const auto& r = j["results"][0];
   for (const char* key : {"suite", "experiment", "method", "op", "pattern", "block_size", "file_size", "buffer", "cache",
@@ -119,6 +121,18 @@ TEST(ResultsFormat, JsonRoundTrips) {
   EXPECT_EQ(b.results[1].sync, a.results[1].sync);
   EXPECT_EQ(b.results[0].buffer_offset, 64u);
   EXPECT_FALSE(b.results[1].buffer_offset.has_value());  // null: not recorded
+}
+
+// The environment names the commit built from (the same --version prints);
+// files written before it was recorded still read, with none.
+TEST(ResultsFormat, EnvironmentRecordsTheCommit) {
+  Results a = sample();
+  EXPECT_EQ(a.environment.git_commit, iolab::git_commit());
+  EXPECT_FALSE(a.environment.git_commit.empty());
+  nlohmann::json j = to_json(a);
+  EXPECT_EQ(j["environment"]["git_commit"], iolab::git_commit());
+  j["environment"].erase("git_commit");
+  EXPECT_EQ(results_from_json(j, "old.json").environment.git_commit, "");
 }
 
 // Files of schema 1 (string warnings, "format_version", "periodic-16k") still read.

@@ -34,6 +34,7 @@ struct Environment {
   std::optional<bool> rotational;  // unknown for tmpfs, overlay, ...
   std::string scheduler;           // e.g. "mq-deadline"; empty when not a block device
   std::string iolab_version, compiler, build_type;
+  std::string git_commit;  // the commit built from; "unknown" from a tarball, "" in files before it was recorded
   bool root = false;
   bool can_drop_caches = false;
   std::string created;  // UTC, ISO 8601
