@@ -1,7 +1,9 @@
 // `iolab recommend [RESULTS.json] [--json]`: this machine's decision table
-// (op x packet size x flush policy x cache -> best method, margin, noise).
-// Without a results file it measures the smallest set of experiments that
-// fills the table, at small sizes.
+// (op x packet band x flush policy x column -> winner, tie or undecided).
+// Without a results file it runs the designed experiment (suites/decision.h)
+// within --budget; with one it rebuilds the table from its records: the
+// designed table when they came from `iolab recommend --save`, else the
+// older table from whatever the run measured, marked as not designed.
 #include <fmt/core.h>
 
 #include <unistd.h>
@@ -9,76 +11,95 @@
 #include <cstdio>
 
 #include "app.h"
+#include "iolab/base/clock.h"
 #include "iolab/base/error.h"
+#include "iolab/base/units.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
 #include "iolab/report/exporter.h"
+#include "iolab/report/decision_table.h"
 #include "iolab/report/files.h"
 #include "iolab/report/output_files.h"
 #include "iolab/report/recommend.h"
-#include "iolab/base/units.h"
+#include "iolab/suites/decision.h"
 
 namespace iolab::cli {
 
 namespace {
 
-harness::Results measure(const std::string& dir, unsigned reps, double min_time, std::uint64_t max_file,
-                         harness::Eviction eviction, const std::string& command) {
-  io::ScratchDir scratch(dir);
+struct RecommendOptions {
+  std::string input;
+  bool json = false;
+  std::string dir;
+  std::string max_file = "32m";
+  std::string save;
+  std::string evict = "per-file";
+  double min_time = 0.07;
+  double budget = 480;
+  unsigned min_rounds = 5, max_rounds = 30;
+  std::uint64_t seed = 0x10AB;
+};
+
+harness::Results measure(const RecommendOptions& o, std::uint64_t max_file, harness::Eviction eviction,
+                         const std::string& command) {
+  io::ScratchDir scratch(o.dir);
   harness::Results out;
   out.environment = harness::collect_environment(scratch.path());
   out.environment.command = command;
   harness::RunConfig config;
-  config.reps = reps;
-  config.min_time = min_time;
+  config.min_time = o.min_time;
+  config.latency = false;
+  config.eviction = eviction;
   harness::Runner runner(config, scratch);
-  auto experiments = report::table_experiments(max_file, eviction);
+  suites::DecisionSettings settings;
+  settings.budget_s = o.budget;
+  settings.min_rounds = o.min_rounds;
+  settings.max_rounds = o.max_rounds;
+  settings.seed = o.seed;
   const bool tty = ::isatty(2) == 1;
-  std::size_t i = 0;
-  for (const auto& e : experiments) {
-    if (tty) {
-      std::fprintf(stderr, "\r[%zu/%zu] %-40s", ++i, experiments.size(), (e.method + " " + e.experiment).c_str());
-      std::fflush(stderr);
-    }
-    out.results.push_back(runner.run(e));
-  }
-  if (tty) std::fprintf(stderr, "\r%-60s\r", "");
+  const std::uint64_t begin = steady_ns();
+  settings.progress = [tty, begin](const std::string& line) {
+    if (tty) std::fprintf(stderr, "[%4.0f s] %s\n", static_cast<double>(steady_ns() - begin) / 1e9, line.c_str());
+  };
+  out.results = suites::run_decision(runner, suites::decision_design(max_file), settings);
   return out;
 }
 
 void add_recommend_command(CLI::App& app, Action& action) {
-  struct Options {
-    std::string input;
-    bool json = false;
-    std::string dir;
-    unsigned reps = 3;
-    std::string max_file = "64m";
-    std::string save;
-    std::string evict = "per-file";
-    double min_time = 0.1;
-  };
-  auto opts = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("recommend", "Print this machine's decision table: the best method per op, packet size, flush policy and cache");
-  cmd->add_option("results", opts->input, "Results file (JSON) to decide from; without one, measure the table's experiments now");
+  auto opts = std::make_shared<RecommendOptions>();
+  auto* cmd = app.add_subcommand(
+      "recommend", "Print this machine's decision table: per op, packet band, flush policy and cache, the winning method, "
+                   "a tie, or undecided, from interleaved rounds");
+  cmd->add_option("results", opts->input,
+                  "Results file (JSON) to decide from; without one, run the designed experiment now");
   cmd->add_flag("--json", opts->json, "Print the table as JSON");
   cmd->add_option("--dir", opts->dir, "When measuring: parent of the scratch directory (default: $TMPDIR or /tmp)");
-  cmd->add_option("--reps", opts->reps, "When measuring: timed repetitions per experiment (default 3, at least 2 to judge noise)")
-      ->check(CLI::Range(1u, 1000u));
-  cmd->add_option("--max-file", opts->max_file, "When measuring: largest file per experiment (default 64m)");
+  cmd->add_option("--budget", opts->budget,
+                  "When measuring: seconds for the whole table (default 480); each cell gets an equal share of what "
+                  "is left, and stops early once decided")
+      ->check(CLI::Range(0.0, 86400.0));
+  cmd->add_option("--min-rounds", opts->min_rounds, "When measuring: rounds before a cell is first judged (default 5)")
+      ->check(CLI::Range(5u, 1000u));
+  cmd->add_option("--max-rounds", opts->max_rounds, "When measuring: rounds after which a cell stops undecided (default 30)")
+      ->check(CLI::Range(5u, 1000u));
+  cmd->add_option("--seed", opts->seed, "When measuring: seed of the rounds' orders (default 4267, recorded)");
+  cmd->add_option("--max-file", opts->max_file, "When measuring: largest file per experiment (default 32m)");
   cmd->add_option("--min-time", opts->min_time,
-                  "When measuring: seconds each repetition lasts at least, by repeating short passes (default 0.1)")
+                  "When measuring: seconds each repetition lasts at least, by repeating short passes (default 0.07, above the 50 ms under which a repetition is too short to trust)")
       ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--evict", opts->evict,
                   "When measuring: how cold reads are made: per-file (default: fdatasync + fadvise of the file alone) or "
                   "drop_caches (root; empties the whole machine's page cache)");
   cmd->add_option("--save", opts->save, "When measuring: also write the measured results to this JSON file");
-  cmd->footer("Examples:\n  iolab recommend results/run.json\n  iolab recommend --json --save table-run.json");
+  cmd->footer("Examples:\n  iolab recommend --budget 300 --save table-run.json\n  iolab recommend table-run.json --json\n"
+              "  iolab recommend results/run.json   (a run that was not designed: the older table, marked so)");
   cmd->callback([opts, &action] {
     std::uint64_t max_file = parse_size(opts->max_file);
     if (max_file < 4096) throw UsageError("--max-file " + opts->max_file, "must be at least 4k");
     harness::Eviction eviction = harness::parse_eviction(opts->evict);
     if (!opts->input.empty() && !opts->save.empty()) throw UsageError("--save", "only applies when measuring (no results file given)");
+    if (opts->max_rounds < opts->min_rounds) throw UsageError("--max-rounds", "must be at least --min-rounds");
     // --save: iolab run --out's rules (report/output_files.h), checked now and before measuring.
     std::shared_ptr<report::OutputFiles> save;
     if (!opts->save.empty()) {
@@ -95,9 +116,11 @@ void add_recommend_command(CLI::App& app, Action& action) {
         results = report::read_results_file(opts->input);
       } else {
         if (save) save->prepare();
-        results = measure(opts->dir, opts->reps, opts->min_time, max_file, eviction,
-                          fmt::format("iolab recommend --reps {} --min-time {} --max-file {} --evict {}", opts->reps,
-                                      opts->min_time, opts->max_file, opts->evict));
+        results = measure(*opts, max_file, eviction,
+                          fmt::format("iolab recommend --budget {} --min-rounds {} --max-rounds {} --seed {} "
+                                      "--min-time {} --max-file {} --evict {}",
+                                      opts->budget, opts->min_rounds, opts->max_rounds, opts->seed, opts->min_time,
+                                      opts->max_file, opts->evict));
         if (save) {
           auto p = save->publish(
               [&](std::size_t, const std::filesystem::path& json) {
@@ -112,13 +135,25 @@ void add_recommend_command(CLI::App& app, Action& action) {
           }
         }
       }
-      report::DecisionTable table = report::decide(results.results);
+      nlohmann::json j;
+      std::string text;
+      if (report::is_designed(results.results)) {
+        report::DesignedTable table = report::designed_table(results.results);
+        j = report::to_json(table);
+        text = report::format_text(table);
+      } else {
+        report::DecisionTable table = report::decide(results.results);
+        j = report::to_json(table);
+        j["designed"] = false;
+        text = "Not a designed comparison: these records were not measured side by side in interleaved rounds (run "
+               "`iolab recommend` for that); the table below ranks what the run happened to measure.\n\n" +
+               report::format_text(table);
+      }
       if (opts->json) {
-        nlohmann::json j = report::to_json(table);
         j["source"] = opts->input.empty() ? nlohmann::json("measured now") : nlohmann::json(opts->input);
         fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
       } else {
-        fmt::print("{}", report::format_text(table));
+        fmt::print("{}", text);
       }
       return exit_code;
     };

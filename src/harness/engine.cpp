@@ -171,15 +171,6 @@ void add_statistics_warnings(Result& r) {
 
 // ---- measure ---------------------------------------------------------------------------
 
-namespace {
-
-// Passes run so far and expected in all, for progress.
-struct Passes {
-  unsigned done = 0, total = 0;
-};
-
-}  // namespace
-
 void check_settings(const EngineSettings& s) {
   if (s.reps == 0) throw UsageError("--reps 0", "at least one timed repetition is needed");
   if (s.warmup == 0 && s.min_time > 0)
@@ -189,40 +180,63 @@ void check_settings(const EngineSettings& s) {
   if (!(s.max_time >= 0) || !std::isfinite(s.max_time)) throw UsageError("--max-time", "must be a finite number >= 0");
 }
 
-bool measure(Workload& workload, Team& team, const EngineSettings& settings, Result& record) {
-  check_settings(settings);
-  record.samples_s.clear();
-  record.pass_s.reset();
-  record.reps = 0;
-  record.passes = 1;
-  record.verified = false;
-  record.threads = team.workers();
-
-  Passes progress;
-  const bool latency = settings.latency && workload.records_latency();
-  const bool verify_pass = settings.verify && workload.has_verification_pass();
-  progress.total = (verify_pass ? 1 : 0) + settings.warmup + settings.reps + (latency ? 1 : 0);
-  auto one_pass = [&](PassKind kind, DataCheck check) {
-    workload.set_data_check(check);
-    workload.before_pass(kind);
-    PassTiming t = team.run(workload.pass(kind));
-    workload.after_pass(kind);
-    ++progress.done;
-    if (settings.on_pass) settings.on_pass(progress.done, progress.total);
-    return t;
-  };
+// The steps of measuring one workload, shared by measure() (all repetitions
+// at once) and Measurement (one repetition at a time).
+struct Measurement::State {
+  Workload& workload;
+  Team& team;
+  EngineSettings settings;
+  Result& record;
+  unsigned done = 0, total = 0;  // passes run so far and expected in all, for progress
+  bool latency = false, verify_pass = false;
+  unsigned passes = 1;
+  bool started = false, torn_down = false;
 
   struct Repetition {
     double seconds = 0, first_done = 0;
     std::vector<double> pass_seconds;  // each pass, timed by its own clock pair
     Usage usage;
     WorkerTally tally;
+    double fastest = 0;                // its fastest pass
   };
   std::vector<Repetition> reps;
-  try {
+
+  State(Workload& w, Team& t, EngineSettings s, Result& r) : workload(w), team(t), settings(std::move(s)), record(r) {}
+
+  PassTiming one_pass(PassKind kind, DataCheck check) {
+    workload.set_data_check(check);
+    workload.before_pass(kind);
+    PassTiming t = team.run(workload.pass(kind));
+    workload.after_pass(kind);
+    ++done;
+    if (settings.on_pass) settings.on_pass(done, total);
+    return t;
+  }
+
+  // Passes per repetition: enough for min_time, within max_time for all of them.
+  unsigned passes_for(double per_pass) const {
+    if (settings.min_time <= 0 || per_pass <= 0 || per_pass >= settings.min_time) return 1u;
+    double want = std::ceil(settings.min_time / per_pass);
+    double budget = std::floor(settings.max_time / (per_pass * settings.reps));
+    return static_cast<unsigned>(std::clamp(std::min(want, budget), 1.0, 1e6));
+  }
+
+  // Setup, verification and warm-up; false when the workload is skipped.
+  bool begin() {
+    check_settings(settings);
+    record.samples_s.clear();
+    record.pass_s.reset();
+    record.reps = 0;
+    record.passes = 1;
+    record.verified = false;
+    record.threads = team.workers();
+    latency = settings.latency && workload.records_latency();
+    verify_pass = settings.verify && workload.has_verification_pass();
+    total = (verify_pass ? 1 : 0) + settings.warmup + settings.reps + (latency ? 1 : 0);
+    started = true;
     if (auto why = workload.setup()) {
       record.skipped = *why;
-      workload.teardown();
+      teardown();
       return false;
     }
     if (verify_pass) one_pass(PassKind::Verify, DataCheck::Full);
@@ -233,141 +247,245 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
     // a quarter of min_time (at most 64).
     const unsigned warmups = settings.warmup;  // 0 only with min_time 0 (check_settings)
     double estimate = 0, warmed = 0;
-    auto more_warmup = [&](unsigned done) {
-      if (done < warmups) return true;
+    auto more_warmup = [&](unsigned n) {
+      if (n < warmups) return true;
       bool short_pass = settings.min_time > 0 && estimate < settings.min_time;
-      return short_pass && done < 64 && (done < 2 || warmed < settings.min_time / 4);
+      return short_pass && n < 64 && (n < 2 || warmed < settings.min_time / 4);
     };
     for (unsigned i = 0; more_warmup(i); ++i) {
-      if (i >= warmups) ++progress.total;
+      if (i >= warmups) ++total;
       // (The team's longest figure, so that every MPI rank decides alike.)
       double seconds = team.max(one_pass(PassKind::Warmup, DataCheck::Tail).seconds);
       estimate = i == 0 ? seconds : std::min(estimate, seconds);
       warmed += seconds;
     }
-    // Passes per repetition: enough for min_time, within max_time for all of them.
-    auto passes_for = [&](double per_pass) {
-      if (settings.min_time <= 0 || per_pass <= 0 || per_pass >= settings.min_time) return 1u;
-      double want = std::ceil(settings.min_time / per_pass);
-      double budget = std::floor(settings.max_time / (per_pass * settings.reps));
-      return static_cast<unsigned>(std::clamp(std::min(want, budget), 1.0, 1e6));
-    };
     // Every process of a team must run the same number of passes.
-    unsigned passes = static_cast<unsigned>(team.max(static_cast<double>(passes_for(estimate))));
-    progress.total += settings.reps * (passes - 1);
-    unsigned recalibrations = 0;
-    for (unsigned rep = 0; rep < settings.reps; ++rep) {
-      Repetition r;
-      double fastest = 0;
-      for (unsigned p = 0; p < passes; ++p) {
-        PassTiming t = one_pass(PassKind::Timed, p == 0 ? DataCheck::Full : DataCheck::Tail);
-        fastest = p == 0 ? t.seconds : std::min(fastest, t.seconds);
-        r.seconds += t.seconds;
-        r.pass_seconds.push_back(t.seconds);
-        r.first_done += t.first_done_s;
-        r.usage += t.usage;
-        r.tally = add(r.tally, t.tally);
-      }
-      // Warm-up passes can be slower than timed ones by more than their
-      // minimum shows (a file's first allocation, memory the allocator has
-      // not recycled yet, a neighbour's load), and passes can speed up after
-      // the first repetition too: when a repetition's fastest pass says a
-      // repetition of such passes would fall under 3/4 of min_time, the
-      // repetitions so far are taken as warm-ups and the passes recomputed
-      // from that pass (a few times at most: a pass that keeps speeding up,
-      // such as overwrites while writeback settles, may need more than one).
-      if (recalibrations < thresholds::kMaxRecalibrations && settings.min_time > 0 &&
-          team.max(fastest) * passes < 0.75 * settings.min_time) {
-        ++recalibrations;
-        unsigned more = static_cast<unsigned>(team.max(static_cast<double>(passes_for(team.max(fastest)))));
-        if (more > passes) {
-          progress.total += (rep + 1) * passes + settings.reps * (more - passes);
-          passes = more;
-          reps.clear();
-          rep = static_cast<unsigned>(-1);  // the loop's ++ starts the repetitions again
-          continue;
-        }
-      }
-      reps.push_back(r);
+    passes = static_cast<unsigned>(team.max(static_cast<double>(passes_for(estimate))));
+    total += settings.reps * (passes - 1);
+    return true;
+  }
+
+  Repetition timed_repetition() {
+    Repetition r;
+    for (unsigned p = 0; p < passes; ++p) {
+      PassTiming t = one_pass(PassKind::Timed, p == 0 ? DataCheck::Full : DataCheck::Tail);
+      r.fastest = p == 0 ? t.seconds : std::min(r.fastest, t.seconds);
+      r.seconds += t.seconds;
+      r.pass_seconds.push_back(t.seconds);
+      r.first_done += t.first_done_s;
+      r.usage += t.usage;
+      r.tally = add(r.tally, t.tally);
     }
-    record.passes = passes;
-    if (latency) {
-      auto& hists = workload.latency_histograms();
-      hists.assign(team.workers(), LatencyHistogram{});
-      one_pass(PassKind::Latency, DataCheck::Full);
-      LatencyHistogram all;
-      for (const auto& h : hists) all.merge(h);
-      team.combine(all);
-      if (all.count() > 0) record.latency_ns = latency_of(all, workload.latency_source());
-    }
-  } catch (const SkipExperiment& skip) {
+    return r;
+  }
+
+  // Warm-up passes can be slower than timed ones by more than their minimum
+  // shows (a file's first allocation, memory the allocator has not recycled
+  // yet, a neighbour's load), and passes can speed up after the first
+  // repetition too: when a repetition's fastest pass says a repetition of
+  // such passes would fall under 3/4 of min_time, the passes are recomputed
+  // from that pass. Returns whether they grew (a few times at most: a pass
+  // that keeps speeding up, such as overwrites while writeback settles, may
+  // need more than one).
+  bool recalibrate(const Repetition& r, unsigned& recalibrations) {
+    if (recalibrations >= thresholds::kMaxRecalibrations || settings.min_time <= 0 ||
+        team.max(r.fastest) * passes >= 0.75 * settings.min_time)
+      return false;
+    ++recalibrations;
+    unsigned more = static_cast<unsigned>(team.max(static_cast<double>(passes_for(team.max(r.fastest)))));
+    if (more <= passes) return false;
+    total += settings.reps * (more - passes);
+    passes = more;
+    return true;
+  }
+
+  void teardown() {
+    if (torn_down) return;
+    torn_down = true;
     workload.teardown();
+  }
+  void teardown_quietly() noexcept {
+    try {
+      teardown();
+    } catch (...) {  // the first error is the one worth reporting
+    }
+  }
+
+  void skip(const SkipExperiment& skip) {
+    teardown_quietly();
     record.skipped = skip.what();
     record.samples_s.clear();
     record.latency_ns.reset();
-    return false;
-  } catch (...) {
-    try {
-      workload.teardown();
-    } catch (...) {  // the first error is the one worth reporting
-    }
-    throw;
+    reps.clear();
   }
-  workload.teardown();
-  if (!team.reports()) return true;
+
+  void latency_pass() {
+    if (!latency) return;
+    auto& hists = workload.latency_histograms();
+    hists.assign(team.workers(), LatencyHistogram{});
+    one_pass(PassKind::Latency, DataCheck::Full);
+    LatencyHistogram all;
+    for (const auto& h : hists) all.merge(h);
+    team.combine(all);
+    if (all.count() > 0) record.latency_ns = latency_of(all, workload.latency_source());
+  }
 
   // Figures: medians over repetitions; samples are repetitions' wall times.
-  std::vector<double> secs, first, minf, majf, vcs, ivcs, sr, sw, dr, dw, calls, kernel_calls;
-  std::vector<CpuTime> cpu;
-  std::vector<double> pass_seconds;
-  for (const Repetition& r : reps) {
-    pass_seconds.insert(pass_seconds.end(), r.pass_seconds.begin(), r.pass_seconds.end());
-    secs.push_back(r.seconds);
-    first.push_back(r.first_done);
-    cpu.push_back({r.usage.user_s, r.usage.sys_s});
-    minf.push_back(static_cast<double>(r.usage.minor_faults));
-    majf.push_back(static_cast<double>(r.usage.major_faults));
-    vcs.push_back(static_cast<double>(r.usage.voluntary_ctx));
-    ivcs.push_back(static_cast<double>(r.usage.involuntary_ctx));
-    sr.push_back(static_cast<double>(r.usage.storage_read_bytes));
-    sw.push_back(static_cast<double>(r.usage.dirtied_bytes));
-    dr.push_back(static_cast<double>(r.usage.device_read_bytes));
-    dw.push_back(static_cast<double>(r.usage.device_write_bytes));
-    kernel_calls.push_back(static_cast<double>(r.usage.syscalls_read + r.usage.syscalls_write));
-    calls.push_back(static_cast<double>(workload.kernel_counts_calls() ? r.usage.syscalls_read + r.usage.syscalls_write
-                                                                       : r.tally.io_calls));
+  void figures() {
+    std::vector<double> secs, first, minf, majf, vcs, ivcs, sr, sw, dr, dw, calls, kernel_calls;
+    std::vector<CpuTime> cpu;
+    std::vector<double> pass_seconds;
+    for (const Repetition& r : reps) {
+      pass_seconds.insert(pass_seconds.end(), r.pass_seconds.begin(), r.pass_seconds.end());
+      secs.push_back(r.seconds);
+      first.push_back(r.first_done);
+      cpu.push_back({r.usage.user_s, r.usage.sys_s});
+      minf.push_back(static_cast<double>(r.usage.minor_faults));
+      majf.push_back(static_cast<double>(r.usage.major_faults));
+      vcs.push_back(static_cast<double>(r.usage.voluntary_ctx));
+      ivcs.push_back(static_cast<double>(r.usage.involuntary_ctx));
+      sr.push_back(static_cast<double>(r.usage.storage_read_bytes));
+      sw.push_back(static_cast<double>(r.usage.dirtied_bytes));
+      dr.push_back(static_cast<double>(r.usage.device_read_bytes));
+      dw.push_back(static_cast<double>(r.usage.device_write_bytes));
+      kernel_calls.push_back(static_cast<double>(r.usage.syscalls_read + r.usage.syscalls_write));
+      calls.push_back(static_cast<double>(workload.kernel_counts_calls() ? r.usage.syscalls_read + r.usage.syscalls_write
+                                                                         : r.tally.io_calls));
+    }
+    record.passes = passes;
+    record.samples_s = secs;
+    if (!pass_seconds.empty()) record.pass_s = pass_spread(pass_seconds);
+    record.reps = static_cast<unsigned>(secs.size());
+    record.bytes = reps.front().tally.bytes;
+    record.ops = reps.front().tally.ops;
+    const CpuTime median_rep = median_cpu(cpu);
+    record.user_s = median_rep.user_s;
+    record.sys_s = median_rep.sys_s;
+    record.minor_faults = static_cast<std::int64_t>(median(minf));
+    record.major_faults = static_cast<std::int64_t>(median(majf));
+    record.voluntary_ctx = static_cast<std::int64_t>(median(vcs));
+    record.involuntary_ctx = static_cast<std::int64_t>(median(ivcs));
+    record.storage_read_bytes = static_cast<std::uint64_t>(median(sr));
+    record.dirtied_bytes = static_cast<std::uint64_t>(median(sw));
+    if (!reps.empty() && reps.front().usage.have_device) {
+      record.device_read_bytes = static_cast<std::uint64_t>(median(dr));
+      record.device_write_bytes = static_cast<std::uint64_t>(median(dw));
+    }
+    record.io_calls = static_cast<std::uint64_t>(median(calls));
+    if (!reps.empty() && reps.front().usage.have_proc_io)
+      record.extra["proc_io_syscalls"] = static_cast<std::uint64_t>(median(kernel_calls));
+    if (team.workers() > 1) {
+      // elbencho's pair: until the fastest worker ended, and until the slowest did.
+      record.extra["first_done_s"] = median(first);
+      record.extra["last_done_s"] = median(secs);
+      record.extra["first_done_samples_s"] = first;
+    }
+    record.extra["clock"] = team.clock_description();
+    record.verified = settings.verify;
+    workload.describe(record);
+    add_statistics_warnings(record);
   }
-  record.samples_s = secs;
-  if (!pass_seconds.empty()) record.pass_s = pass_spread(pass_seconds);
-  record.reps = static_cast<unsigned>(secs.size());
-  record.bytes = reps.front().tally.bytes;
-  record.ops = reps.front().tally.ops;
-  const CpuTime median_rep = median_cpu(cpu);
-  record.user_s = median_rep.user_s;
-  record.sys_s = median_rep.sys_s;
-  record.minor_faults = static_cast<std::int64_t>(median(minf));
-  record.major_faults = static_cast<std::int64_t>(median(majf));
-  record.voluntary_ctx = static_cast<std::int64_t>(median(vcs));
-  record.involuntary_ctx = static_cast<std::int64_t>(median(ivcs));
-  record.storage_read_bytes = static_cast<std::uint64_t>(median(sr));
-  record.dirtied_bytes = static_cast<std::uint64_t>(median(sw));
-  if (!reps.empty() && reps.front().usage.have_device) {
-    record.device_read_bytes = static_cast<std::uint64_t>(median(dr));
-    record.device_write_bytes = static_cast<std::uint64_t>(median(dw));
+};
+
+bool measure(Workload& workload, Team& team, const EngineSettings& settings, Result& record) {
+  Measurement::State s(workload, team, settings, record);
+  try {
+    if (!s.begin()) return false;
+    unsigned recalibrations = 0;
+    for (unsigned rep = 0; rep < settings.reps; ++rep) {
+      Measurement::State::Repetition r = s.timed_repetition();
+      // A recalibration takes the repetitions so far as warm-ups.
+      const unsigned before = s.passes;
+      if (s.recalibrate(r, recalibrations)) {
+        s.total += (rep + 1) * before;
+        s.reps.clear();
+        rep = static_cast<unsigned>(-1);  // the loop's ++ starts the repetitions again
+        continue;
+      }
+      s.reps.push_back(r);
+    }
+    record.passes = s.passes;
+    s.latency_pass();
+  } catch (const SkipExperiment& skip) {
+    s.skip(skip);
+    return false;
+  } catch (...) {
+    s.teardown_quietly();
+    throw;
   }
-  record.io_calls = static_cast<std::uint64_t>(median(calls));
-  if (!reps.empty() && reps.front().usage.have_proc_io)
-    record.extra["proc_io_syscalls"] = static_cast<std::uint64_t>(median(kernel_calls));
-  if (team.workers() > 1) {
-    // elbencho's pair: until the fastest worker ended, and until the slowest did.
-    record.extra["first_done_s"] = median(first);
-    record.extra["last_done_s"] = median(secs);
-    record.extra["first_done_samples_s"] = first;
+  s.teardown();
+  if (!team.reports()) return true;
+  s.figures();
+  return true;
+}
+
+// ---- one repetition at a time -----------------------------------------------------------
+
+Measurement::Measurement(Workload& workload, Team& team, EngineSettings settings, Result& record)
+    : s_(std::make_unique<State>(workload, team, std::move(settings), record)) {}
+
+Measurement::~Measurement() {
+  if (s_ && s_->started) s_->teardown_quietly();
+}
+
+template <typename F>
+bool Measurement::guarded(F&& step) {
+  if (skipped_) return false;
+  try {
+    if (step()) return true;
+  } catch (const SkipExperiment& skip) {
+    s_->skip(skip);
+  } catch (...) {
+    s_->teardown_quietly();
+    throw;
   }
-  record.extra["clock"] = team.clock_description();
-  record.verified = settings.verify;
-  workload.describe(record);
-  add_statistics_warnings(record);
+  skipped_ = true;
+  return false;
+}
+
+bool Measurement::start() {
+  return guarded([&] {
+    if (!s_->begin()) return false;
+    // Calibration repetitions, not recorded: every recorded repetition has
+    // the same passes, whatever the candidates' turns in between.
+    unsigned recalibrations = 0;
+    while (s_->recalibrate(s_->timed_repetition(), recalibrations)) {
+    }
+    return true;
+  });
+}
+
+bool Measurement::repetition() {
+  return guarded([&] {
+    s_->reps.push_back(s_->timed_repetition());
+    return true;
+  });
+}
+
+unsigned Measurement::repetitions() const { return static_cast<unsigned>(s_->reps.size()); }
+
+std::vector<double> Measurement::rates() const {
+  std::vector<double> out;
+  for (const auto& r : s_->reps) {
+    double work = static_cast<double>(r.tally.bytes ? r.tally.bytes : r.tally.ops);
+    out.push_back(r.seconds > 0 ? work / r.seconds : 0);
+  }
+  return out;
+}
+
+bool Measurement::finish() {
+  if (skipped_) return false;
+  if (!guarded([&] {
+        s_->latency_pass();
+        s_->teardown();
+        return true;
+      }))
+    return false;
+  if (s_->reps.empty()) {
+    s_->record.skipped = "no repetition was run";
+    return false;
+  }
+  if (s_->team.reports()) s_->figures();
   return true;
 }
 

@@ -3,26 +3,29 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <random>
+#include <cstdlib>
+#include <ctime>
+#include <iomanip>
+#include <optional>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "common.h"
+#include "iolab/harness/comparison.h"
 #include "iolab/base/units.h"
 
 namespace iolab::report {
 
 namespace {
 
-// One seed for every pair: a pair's interval does not depend on the others.
-constexpr std::uint64_t kBootstrapSeed = 0x10AB;
-
-double median_in_place(std::vector<double>& v) {
-  std::size_t n = v.size(), mid = n / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  double hi = v[mid];
-  if (n % 2) return hi;
-  return (*std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)) + hi) / 2;
+// "2026-12-02T05:55:08Z" -> seconds since the epoch; nullopt when it is not that form.
+std::optional<std::int64_t> utc_seconds(const std::string& iso) {
+  std::tm tm{};
+  std::istringstream in(iso);
+  in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+  if (in.fail()) return std::nullopt;
+  return static_cast<std::int64_t>(timegm(&tm));
 }
 
 std::string describe(const harness::Result& r) {
@@ -50,8 +53,9 @@ Stated stated(const Matched& m) {
   bool faster = m.ratio >= 1;
   auto x = [&](double v) { return sig(faster ? v : 1 / v, 3) + "x"; };
   std::string lo = x(faster ? m.lo : m.hi), hi = x(faster ? m.hi : m.lo);
-  if (x(m.ratio) == "1.00x") return {"as fast as A (1.00x)", lo + ".." + hi};
-  return {x(m.ratio) + (faster ? " faster than A" : " slower than A"), lo + ".." + hi};
+  std::string interval = m.interval ? lo + ".." + hi : "";
+  if (x(m.ratio) == "1.00x") return {"as fast as A (1.00x)", interval};
+  return {x(m.ratio) + (faster ? " faster than A" : " slower than A"), interval};
 }
 
 std::string warnings_note(const Matched& m) {
@@ -65,12 +69,17 @@ std::string warnings_note(const Matched& m) {
   return a + (a.empty() || b.empty() ? "" : "; ") + b;
 }
 
+std::string coverage_text(const Matched& m) { return fmt::format("{:.1f}%", 100 * m.coverage); }
+
 std::string sentence(const Matched& m) {
   if (!m.skipped.empty()) return "not compared: " + visible(m.skipped);
   Stated st = stated(m);
   std::string s = "B is " + st.verdict + " (" + sig(m.rate_b, 3) + unit(m) + " vs " + sig(m.rate_a, 3) + unit(m) + ")";
   if (!m.noise_known) s += "; one repetition: noise unknown, not significant";
-  else s += ", 95% interval " + st.interval + (m.significant ? "" : " (not significant: inside the noise)");
+  else if (!m.enough)
+    s += fmt::format("; too few repetitions ({} vs {}; {} a side are needed), not significant", m.a->samples_s.size(),
+                     m.b->samples_s.size(), kMinRepetitions);
+  else s += ", " + coverage_text(m) + " interval " + st.interval + (m.significant ? "" : " (not significant: inside the noise)");
   if (std::string w = warnings_note(m); !w.empty()) s += "; figures with warnings: " + w;
   return s;
 }
@@ -83,15 +92,17 @@ std::string counts_line(const Comparison& c) {
     else if (m.ratio > 1) ++faster;
     else ++slower;
   }
-  return fmt::format("{} matched experiments: {} faster in B, {} slower in B, {} inside the noise, {} not compared; "
+  std::string unverified = c.unverified ? fmt::format(" ({} unverified)", c.unverified) : "";
+  return fmt::format("{} matched experiments: {} faster in B, {} slower in B, {} inside the noise, {} not compared{}; "
                      "{} only in A, {} only in B",
-                     c.matched.size(), faster, slower, same, uncompared, c.only_a.size(), c.only_b.size());
+                     c.matched.size(), faster, slower, same, uncompared, unverified, c.only_a.size(), c.only_b.size());
 }
 
 constexpr const char* kMethodNote =
-    "Ratios: B's median rate over A's, where a rate is bytes (or operations) per second of each repetition; "
-    "95% interval from a bootstrap over the repetitions (seeded: the same files give the same intervals). "
-    "Significant when the interval excludes 1.";
+    "Ratios: B's median rate over A's, where a rate is bytes (or operations) per second of each repetition. "
+    "Interval: Hodges-Lehmann's exact distribution-free interval (Mann-Whitney) for the factor between B's rates and "
+    "A's, asked at 95%; shown with the coverage it really has at those repetitions. Significant when it excludes 1 "
+    "and both sides have at least 5 repetitions.";
 
 Matched match(const harness::Result& ra, const harness::Result& rb) {
   Matched m;
@@ -109,50 +120,29 @@ Matched match(const harness::Result& ra, const harness::Result& rb) {
     m.skipped = "one run counted bytes, the other operations";
     return m;
   }
+  if (!ra.verified || !rb.verified) {
+    m.skipped = !ra.verified ? "data not verified in A" : "data not verified in B";
+    return m;
+  }
   m.bytes = counts_bytes(ra);
   std::vector<double> a = rates(ra), b = rates(rb);
-  RatioInterval ri = bootstrap_median_ratio(a, b, kBootstrapSeed);
-  m.ratio = ri.ratio;
-  m.lo = ri.lo;
-  m.hi = ri.hi;
+  harness::RatioInterval ri = harness::ratio_interval(a, b);
   m.rate_a = rate(ra).median;
   m.rate_b = rate(rb).median;
+  m.ratio = m.rate_a > 0 ? m.rate_b / m.rate_a : 1;
+  m.interval = ri.available;
+  m.lo = ri.lo;
+  m.hi = ri.hi;
+  m.coverage = ri.coverage;
   m.noise_known = a.size() >= 2 && b.size() >= 2;
-  m.significant = m.noise_known && (m.lo > 1 || m.hi < 1);
+  m.enough = a.size() >= kMinRepetitions && b.size() >= kMinRepetitions;
+  m.significant = m.enough && m.interval && (m.lo > 1 || m.hi < 1);
   m.warnings_a = distrust(ra);
   m.warnings_b = distrust(rb);
   return m;
 }
 
 }  // namespace
-
-RatioInterval bootstrap_median_ratio(std::span<const double> a, std::span<const double> b, std::uint64_t seed) {
-  RatioInterval out;
-  if (a.empty() || b.empty()) return out;
-  std::vector<double> ra(a.begin(), a.end()), rb(b.begin(), b.end());
-  double ma = median_in_place(ra), mb = median_in_place(rb);
-  out.ratio = out.lo = out.hi = ma > 0 ? mb / ma : 1;
-  if (a.size() < 2 && b.size() < 2) return out;
-  // Fewer resamples for very long samples: the work stays bounded whatever a file holds.
-  std::size_t resamples = std::clamp<std::size_t>(2'000'000 / (a.size() + b.size()), 200, 2000);
-  std::mt19937_64 rng(seed);
-  auto draw = [&](std::span<const double> from, std::vector<double>& into) {
-    for (double& x : into) x = from[rng() % from.size()];
-    return median_in_place(into);
-  };
-  std::vector<double> ratios;
-  ratios.reserve(resamples);
-  for (std::size_t i = 0; i < resamples; ++i) {
-    double da = draw(a, ra), db = draw(b, rb);
-    if (da > 0) ratios.push_back(db / da);
-  }
-  if (ratios.empty()) return out;
-  std::sort(ratios.begin(), ratios.end());
-  auto at = [&](double q) { return ratios[static_cast<std::size_t>(std::round(q * static_cast<double>(ratios.size() - 1)))]; };
-  out.lo = std::min(at(0.025), out.ratio);
-  out.hi = std::max(at(0.975), out.ratio);
-  return out;
-}
 
 std::string match_key(const harness::Result& r) {
   nlohmann::json k = {r.suite, r.experiment, r.method, harness::to_string(r.op), harness::pattern_name(r),
@@ -176,7 +166,16 @@ Comparison compare(const harness::Results& a, const harness::Results& b) {
       continue;
     }
     out.matched.push_back(match(ra, *it->second[n++]));
+    out.unverified += out.matched.back().skipped.rfind("data not verified", 0) == 0;
   }
+  // Drift: a comparison across hosts or hours measures the machine's change as much as the code's.
+  if (a.environment.hostname != b.environment.hostname)
+    out.drift.push_back("the runs come from different hosts (" + visible(a.environment.hostname) + ", " +
+                        visible(b.environment.hostname) + ")");
+  auto ta = utc_seconds(a.environment.created), tb = utc_seconds(b.environment.created);
+  if (ta && tb && std::llabs(*ta - *tb) > 3600)
+    out.drift.push_back(fmt::format("the runs were made {:.1f} hours apart: the machine may have drifted",
+                                    static_cast<double>(std::llabs(*ta - *tb)) / 3600));
   for (const auto& [k, list] : in_b) {
     std::size_t n = used.count(k) ? used[k] : 0;
     for (std::size_t i = n; i < list.size(); ++i) out.only_b.push_back(list[i]);
@@ -190,6 +189,8 @@ Comparison compare(const harness::Results& a, const harness::Results& b) {
 
 std::string format_text(const Comparison& c, std::string_view a, std::string_view b) {
   std::string out = "A = " + visible(a) + "\nB = " + visible(b) + "\n\n";
+  for (const auto& d : c.drift) out += "warning: " + d + "\n";
+  if (!c.drift.empty()) out += "\n";
   for (const auto& m : c.matched) out += describe(*m.a) + "\n  " + sentence(m) + "\n";
   if (!c.only_a.empty()) {
     out += "\nOnly in A (" + visible(a) + "):\n";
@@ -202,6 +203,14 @@ std::string format_text(const Comparison& c, std::string_view a, std::string_vie
   return out + "\n" + counts_line(c) + ".\n" + kMethodNote + "\n";
 }
 
+namespace {
+std::string drift_lines(const Comparison& c) {
+  std::string s;
+  for (const auto& d : c.drift) s += "**Warning:** " + d + "\n\n";
+  return s;
+}
+}  // namespace
+
 std::string format_markdown(const Comparison& c, std::string_view a, std::string_view b) {
   auto cell = [](std::string_view s) {
     std::string o;
@@ -212,7 +221,7 @@ std::string format_markdown(const Comparison& c, std::string_view a, std::string
     return o;
   };
   std::string out = "A = `" + cell(a) + "`, B = `" + cell(b) +
-                    "`\n\n| experiment | A (median) | B (median) | B vs A | 95% interval | significant | warnings |\n"
+                    "`\n\n" + drift_lines(c) + "| experiment | A (median) | B (median) | B vs A | interval (coverage) | significant | warnings |\n"
                     "|---|---|---|---|---|---|---|\n";
   for (const auto& m : c.matched) {
     if (!m.skipped.empty()) {
@@ -221,8 +230,9 @@ std::string format_markdown(const Comparison& c, std::string_view a, std::string
     }
     Stated st = stated(m);
     out += "| " + cell(describe(*m.a)) + " | " + sig(m.rate_a, 3) + unit(m) + " | " + sig(m.rate_b, 3) + unit(m) + " | " +
-           st.verdict + " | " + (m.noise_known ? st.interval : "—") + " | " +
-           (m.significant ? "yes" : m.noise_known ? "no (inside the noise)" : "no (1 rep)") + " | " + warnings_note(m) + " |\n";
+           st.verdict + " | " + (m.interval ? st.interval + " (" + coverage_text(m) + ")" : "—") + " | " +
+           (m.significant ? "yes" : !m.noise_known ? "no (1 rep)" : !m.enough ? "no (too few repetitions)" : "no (inside the noise)") +
+           " | " + warnings_note(m) + " |\n";
   }
   if (!c.only_a.empty() || !c.only_b.empty()) {
     out += "\n**Unmatched experiments**\n\n";

@@ -219,6 +219,11 @@ Html body_html(const ReportModel& m, nlohmann::json& charts) {
           "flush after the last write.</p>";
   for (const auto& run : m.runs) {
     if (m.runs.size() > 1) body += "<h3>" + text(run.label) + "</h3>";
+    if (run.designed)
+      body += "<p class=\"explain\">This run is <code>iolab recommend</code>'s designed experiment: every candidate at "
+              "every condition of a cell, in interleaved rounds, until decided. winner: its exact Hodges-Lehmann interval "
+              "over every rival above 1.05 at every condition; tie: every pairwise interval inside [0.952, 1.05]; else "
+              "undecided (docs/report.md).</p>";
     body += decision_html(run);
   }
   body += "</section><section id=\"environment\"><h2>Environment</h2>";

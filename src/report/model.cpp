@@ -1,5 +1,7 @@
 #include "model.h"
 
+#include "iolab/report/decision_table.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -123,6 +125,26 @@ std::vector<DecisionRow> decision_rows(const DecisionTable& table) {
   return rows;
 }
 
+// The designed table in the same two columns: reads warm | cold and O_DIRECT;
+// writes through the page cache | O_DIRECT.
+std::vector<DecisionRow> designed_rows(const DesignedTable& table) {
+  std::vector<DecisionRow> rows;
+  auto cls = [](const DesignedCell& c) {
+    return !c.unmeasurable.empty() ? "nodata" : c.verdict.kind == harness::Verdict::Kind::Undecided ? "unclear" : "clear";
+  };
+  for (const auto& c : table.cells) {
+    if (c.column != "warm" && c.column != "buffered") continue;
+    DecisionRow row{c.op, c.band, c.op == "read" ? "—" : c.flush, c.summary(), "", cls(c), "nodata"};
+    for (const auto& o : table.cells) {
+      if (&o == &c || o.op != c.op || o.band != c.band || o.flush != c.flush) continue;
+      row.cold += (row.cold.empty() ? "" : " | ") + o.column + ": " + o.summary();
+      if (o.unmeasurable.empty()) row.cold_class = cls(o);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 std::vector<std::pair<std::string, std::string>> environment_rows(const harness::Environment& env) {
   auto v = [](const std::string& s) { return s.empty() ? std::string("unknown") : visible(s); };
   return {
@@ -229,7 +251,8 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
     RunSection run;
     run.label = visible(sources[i].label);
     run.created = visible(runs[i].environment.created);
-    run.decision = decision_rows(decide(runs[i].results));
+    run.designed = is_designed(runs[i].results);
+    run.decision = run.designed ? designed_rows(designed_table(runs[i].results)) : decision_rows(decide(runs[i].results));
     run.environment = environment_rows(runs[i].environment);
     if (runs[i].incomplete) run.incomplete = visible(*runs[i].incomplete);
     model.runs.push_back(std::move(run));

@@ -69,6 +69,7 @@ struct DecisionRow {
 struct RunSection {
   std::string label, created;
   std::vector<DecisionRow> decision;
+  bool designed = false;  // the decision rows come from `iolab recommend`'s designed experiment
   std::vector<std::pair<std::string, std::string>> environment;  // (what, value)
   std::optional<std::string> incomplete;
 };

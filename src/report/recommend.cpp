@@ -217,11 +217,14 @@ void fill(Cell& cell, const std::vector<const harness::Result*>& records) {
 }
 
 std::string left_out_text(const Cell& c) {
-  if (c.left_out_records == 0) return "";
+  std::string unverified = c.unverified_records == 0 ? ""
+                           : std::to_string(c.unverified_records) +
+                                 (c.unverified_records == 1 ? " record" : " records") + " left out as unverified";
+  if (c.left_out_records == 0) return unverified;
   std::string kinds;
   for (const auto& [k, n] : c.left_out) kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " " + k;
   return std::to_string(c.left_out_records) + (c.left_out_records == 1 ? " record" : " records") +
-         " left out for warnings (" + kinds + ")";
+         " left out for warnings (" + kinds + ")" + (unverified.empty() ? "" : "; " + unverified);
 }
 
 }  // namespace
@@ -244,14 +247,14 @@ Band band_of(std::uint64_t b) {
 }
 
 std::string Cell::verdict() const {
-  if (methods.empty()) return "no data";
+  if (methods.empty()) return unverified_records ? "no verified data" : "no data";
   if (methods.size() == 1) return "only " + visible(methods.front()) + " measured";
   return clear ? visible(best) : "no clear winner";
 }
 
 std::string Cell::summary() const {
-  if (methods.empty()) return "no data";
   std::string left = left_out_text(*this);
+  if (methods.empty()) return unverified_records ? "no verified data: " + left : "no data";
   // Every verdict says of how many methods it is, and which usual ones did not run.
   std::string of = "; of " + std::to_string(methods.size()) + (methods.size() == 1 ? " method" : " methods");
   if (!absent_methods.empty()) {
@@ -315,6 +318,11 @@ DecisionTable decide(std::span<const harness::Result> results) {
       if (!measured(r) || r.threads != 1 || harness::to_string(r.op) != cell.op || r.bytes == 0) continue;
       if (band_of(r.block_size) != cell.band || table_cache(r) != cell.cache) continue;
       if (cell.op == "write" && sync_class(r) != cell.flush) continue;
+      // Data that did not verify is no evidence for anyone (issue 29 item 11).
+      if (!r.verified) {
+        ++cell.unverified_records;
+        continue;
+      }
       in.push_back(&r);
     }
     fill(cell, in);
@@ -399,65 +407,13 @@ nlohmann::json to_json(const DecisionTable& t) {
                      {"worst_against", c.contested && c.noise_known ? nlohmann::json(c.worst_against) : nlohmann::json(nullptr)},
                      {"left_out", c.left_out},
                      {"unresolved", c.unresolved},
+                     {"unverified", c.unverified_records},
                      {"methods", c.methods},
                      {"absent_methods", c.absent_methods},
                      {"block_sizes", c.block_sizes},
                      {"summary", c.summary()}});
   }
   return {{"format", "iolab-decision-table"}, {"format_version", 2}, {"cells", cells}};
-}
-
-std::vector<harness::FileExperiment> table_experiments(std::uint64_t max_file, harness::Eviction eviction) {
-  using harness::FileExperiment;
-  std::vector<FileExperiment> out;
-  // One packet size per band; file sizes keep the slowest case (32 B calls) short.
-  struct Size {
-    std::uint64_t block, file;
-  };
-  const Size sizes[] = {{32, 2u << 20}, {1024, 8u << 20}, {64u << 10, 32u << 20}, {1u << 20, 64u << 20}};
-  auto base = [&](const Size& s, std::string method, harness::Op op) {
-    FileExperiment e;
-    e.suite = "recommend";
-    e.method = std::move(method);
-    e.op = op;
-    e.block_size = s.block;
-    e.file_size = std::max<std::uint64_t>(std::min(s.file, max_file) / s.block * s.block, s.block);
-    e.eviction = eviction;
-    return e;
-  };
-  for (const auto& s : sizes) {
-    for (auto cache : {harness::CacheState::Warm, harness::CacheState::Cold}) {
-      std::vector<std::string> methods = {"stdio", "syscall", "pread", "mmap", "io_uring"};
-      if (cache == harness::CacheState::Cold && s.block >= 4096) methods.push_back("direct");  // O_DIRECT needs aligned sizes
-      for (const auto& m : methods) {
-        FileExperiment e = base(s, m, harness::Op::Read);
-        e.experiment = "read " + size_label(s.block) + " " + std::string(harness::to_string(cache));
-        // A method that bypasses the page cache is O_DIRECT's column (its buffer chosen aligned by the runner).
-        e.cache = io::find_file_method(m).traits().bypasses_page_cache ? harness::CacheState::Direct : cache;
-        out.push_back(std::move(e));
-      }
-    }
-    for (const char* flush : kFlushes) {
-      // Blocks of 16 KiB or more flush after every write under every-16k: that is the "every" experiment.
-      if (std::string_view(flush) == "every-16k" && s.block >= 16 * 1024) continue;
-      std::vector<std::string> methods = {"stdio", "syscall", "pread", "mmap"};
-      if (s.block >= 4096) methods.push_back("direct");
-      for (const auto& m : methods) {
-        FileExperiment e = base(s, m, harness::Op::Write);
-        if (io::find_file_method(m).traits().bypasses_page_cache) e.cache = harness::CacheState::Direct;
-        e.experiment = "write " + size_label(s.block) + " flush " + flush;
-        // The flush is each method's own data sync (MethodTraits::data_sync).
-        if (std::string_view(flush) != "none") e.sync = harness::parse_sync_policy(flush);
-        if (std::string_view(flush) == "every") {
-          // A flush per call costs 0.1..5 ms: bound the calls, not the file.
-          e.ops = std::clamp<std::uint64_t>(e.file_size / s.block, 1, std::clamp<std::uint64_t>(max_file >> 18, 4, 256));
-          e.file_size = e.ops * s.block;
-        }
-        out.push_back(std::move(e));
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace iolab::report

@@ -135,12 +135,12 @@ TEST_F(ReportCli, CompareMatchesAndListsTheRest) {
   auto b = write("b.json", results({record("pread", "read", 4096, 1500, 0.02), record("stdio", "read", 4096, 800, 0.02)}).dump());
   Ran r = iolab_cmd({"compare", a.string(), b.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("B is 1.50x faster than A (1,500 MiB/s vs 1,000 MiB/s), 95% interval 1.4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("B is 1.50x faster than A (1,500 MiB/s vs 1,000 MiB/s), 96.8% interval 1.4"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Only in A"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Only in B"), std::string::npos) << r.out;
   Ran md = iolab_cmd({"compare", a.string(), b.string(), "--markdown"});
   ASSERT_EQ(md.exit_code, 0) << md.err;
-  EXPECT_NE(md.out.find("| experiment | A (median) | B (median) | B vs A | 95% interval | significant | warnings |"),
+  EXPECT_NE(md.out.find("| experiment | A (median) | B (median) | B vs A | interval (coverage) | significant | warnings |"),
             std::string::npos)
       << md.out;
 }
@@ -230,33 +230,45 @@ TEST_F(ReportCli, EscapeSequencesFromResultsDoNotReachTheTerminal) {
 
 // Without a file, recommend measures the table itself (tiny files, fadvise
 // eviction so the test leaves the system-wide page cache alone).
+// The designed table at the smallest sizes, no budget (5 rounds a cell):
+// every cell is listed, measured or with the reason it cannot be; every
+// candidate ran its rounds in a recorded order; the saved records give the
+// same table again.
 TEST_F(ReportCli, RecommendMeasuresItsOwnTable) {
   // A free name in the test's scratch directory (which removes it): --save,
   // like run --out, never replaces a file iolab did not write, such as an empty one.
   auto save = slot("measured.json");
   std::filesystem::remove(save);
-  Ran r = iolab_cmd({"recommend", "--json", "--max-file", "16k", "--reps", "2", "--min-time", "0", "--evict", "per-file",
+  Ran r = iolab_cmd({"recommend", "--json", "--max-file", "16k", "--budget", "0", "--min-time", "0", "--evict", "per-file",
                      "--save", save.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j["cells"].size(), 48u);
+  EXPECT_EQ(j["format_version"], 3);
+  ASSERT_EQ(j["cells"].size(), 52u);
+  std::size_t measured = 0;
   for (const auto& c : j["cells"]) {
-    // Every cell of the table was measured: reads warm and cold, writes (to a
-    // fresh file) under each flush policy, through the page cache (first
-    // column) and, from 4 KiB up, O_DIRECT (second column). every-16k is not
-    // run where its blocks are 16 KiB or more: it is then the "every" row.
-    const bool small = c["band"] == "< 64 B" || c["band"] == "64 B..4 KiB";
-    if (c["op"] == "write" && c["flush"] == "every-16k" && !small) EXPECT_EQ(c["verdict"], "no data") << c.dump();
-    else if (c["op"] == "read" || c["cache"] == "warm") EXPECT_GE(c["methods"].size(), 4u) << c.dump();
-    else if (small) EXPECT_EQ(c["verdict"], "no data") << c.dump();
-    else EXPECT_EQ(c["methods"], nlohmann::json::array({"direct"})) << c.dump();
-    if (c["op"] == "read" && c["cache"] == "cold" && c["band"] == ">= 1 MiB") {
-      EXPECT_NE(std::find(c["methods"].begin(), c["methods"].end(), "direct"), c["methods"].end()) << c.dump();
+    EXPECT_EQ(c["conditions"].size(), 2u) << c.dump();
+    if (!c["measured"].get<bool>()) {
+      EXPECT_EQ(c["column"], "direct") << c.dump();
+      EXPECT_NE(c["reason"].get<std::string>().find("512 B"), std::string::npos) << c.dump();
+      continue;
     }
+    ++measured;
+    EXPECT_GE(c["candidates"].size(), 4u) << c.dump();
+    EXPECT_EQ(c["rounds"], 5) << c.dump();
   }
+  EXPECT_EQ(measured, 40u);
   nlohmann::json saved = nlohmann::json::parse(read_all(save));
   EXPECT_EQ(saved["format"], "iolab-results");
-  EXPECT_GE(saved["results"].size(), 80u);
+  for (const auto& rec : saved["results"]) {
+    if (!rec["extra"].contains("decision_candidate") || !rec["skipped"].is_null()) continue;
+    EXPECT_EQ(rec["extra"]["round_positions"].size(), 5u);
+    EXPECT_EQ(rec["samples_s"].size(), 5u);
+  }
+  Ran again = iolab_cmd({"recommend", save.string(), "--json"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  nlohmann::json k = nlohmann::json::parse(again.out);
+  for (std::size_t i = 0; i < k["cells"].size(); ++i) EXPECT_EQ(k["cells"][i]["summary"], j["cells"][i]["summary"]);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "iolab/report/compare.h"
 #include "synthetic.h"
 
@@ -15,31 +17,54 @@ harness::Results run_of(std::vector<harness::Result> rs) {
   return out;
 }
 
-TEST(Bootstrap, RatioOfMediansWithADeterministicIntervalAroundIt) {
-  std::vector<double> a{100, 101, 99, 102, 98}, b{150, 152, 148, 151, 149};
-  RatioInterval r = bootstrap_median_ratio(a, b, 7);
-  EXPECT_DOUBLE_EQ(r.ratio, 1.5);  // 150 / 100
-  EXPECT_LE(r.lo, r.ratio);
-  EXPECT_GE(r.hi, r.ratio);
-  EXPECT_GT(r.lo, 1.4);  // resamples of such tight samples stay close
-  EXPECT_LT(r.hi, 1.6);
-  RatioInterval again = bootstrap_median_ratio(a, b, 7);
-  EXPECT_EQ(r.lo, again.lo);
-  EXPECT_EQ(r.hi, again.hi);
-  // Overlapping samples: the interval reaches across 1.
-  std::vector<double> c{90, 110, 100, 95, 105}, d{92, 112, 101, 97, 104};
-  RatioInterval o = bootstrap_median_ratio(c, d, 7);
-  EXPECT_LT(o.lo, 1);
-  EXPECT_GT(o.hi, 1);
-  // One value each: no interval.
-  std::vector<double> one{100}, two{200};
-  RatioInterval p = bootstrap_median_ratio(one, two, 7);
-  EXPECT_EQ(p.ratio, 2);
-  EXPECT_EQ(p.lo, 2);
-  EXPECT_EQ(p.hi, 2);
+// Issue 23: 3 repetitions a side give no 95% interval, so nothing is called
+// significant, however far apart; 10 a side give one with its real coverage.
+TEST(Compare, ThreeRepetitionsAreTooFewTenAreEnough) {
+  auto a3 = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 1000, 0.01, 3})});
+  auto b3 = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 2000, 0.01, 3})});
+  Comparison c = compare(a3, b3);
+  ASSERT_EQ(c.matched.size(), 1u);
+  EXPECT_FALSE(c.matched[0].significant);
+  EXPECT_FALSE(c.matched[0].enough);
+  std::string text = format_text(c, "a", "b");
+  EXPECT_NE(text.find("too few repetitions (3 vs 3; 5 a side are needed), not significant"), std::string::npos) << text;
+  auto a10 = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 1000, 0.01, 10})});
+  auto b10 = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 2000, 0.01, 10})});
+  Comparison d = compare(a10, b10);
+  ASSERT_TRUE(d.matched[0].interval);
+  EXPECT_TRUE(d.matched[0].significant);
+  EXPECT_GE(d.matched[0].coverage, 0.95);
+  EXPECT_LT(d.matched[0].coverage, 0.97);
+  text = format_text(d, "a", "b");
+  EXPECT_NE(text.find(fmt::format("{:.1f}% interval 1.9", 100 * d.matched[0].coverage)), std::string::npos) << text;
 }
 
-TEST(Compare, RatioOfMedianRatesWithABootstrapInterval) {
+// Issue 29 item 11: a record whose data did not verify is not compared, and counted.
+TEST(Compare, UnverifiedRecordsAreLeftOutAndCounted) {
+  auto a = run_of({make({"s", "e", "mmap", "read", 4096, 8u << 20, 3000})});
+  auto b = run_of({make({"s", "e", "mmap", "read", 4096, 8u << 20, 1000})});
+  b.results[0].verified = false;
+  Comparison c = compare(a, b);
+  EXPECT_EQ(c.unverified, 1u);
+  EXPECT_EQ(c.matched[0].skipped, "data not verified in B");
+  EXPECT_NE(format_text(c, "a", "b").find("1 not compared (1 unverified)"), std::string::npos);
+}
+
+TEST(Compare, DriftAcrossHostsOrHoursIsWarned) {
+  auto a = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 1000})});
+  auto b = a;
+  b.environment.hostname = "elsewhere";
+  a.environment.created = "2026-12-02T05:00:00Z";
+  b.environment.created = "2026-12-02T07:30:00Z";
+  Comparison c = compare(a, b);
+  ASSERT_EQ(c.drift.size(), 2u);
+  std::string text = format_text(c, "a", "b");
+  EXPECT_NE(text.find("warning: the runs come from different hosts"), std::string::npos) << text;
+  EXPECT_NE(text.find("2.5 hours apart"), std::string::npos) << text;
+  EXPECT_TRUE(compare(a, a).drift.empty());
+}
+
+TEST(Compare, RatioOfMedianRatesWithAnExactInterval) {
   auto a = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 1000, 0.0, 5})});
   // Same work, 1.5x the median rate; B's times spread +-10%.
   auto b = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 1500, 0.10, 5})});
@@ -55,7 +80,7 @@ TEST(Compare, RatioOfMedianRatesWithABootstrapInterval) {
   EXPECT_TRUE(m.noise_known);
   EXPECT_TRUE(m.significant);
   std::string text = format_text(c, "a.json", "b.json");
-  EXPECT_NE(text.find("B is 1.50x faster than A (1,500 MiB/s vs 1,000 MiB/s), 95% interval 1."), std::string::npos) << text;
+  EXPECT_NE(text.find("B is 1.50x faster than A (1,500 MiB/s vs 1,000 MiB/s), 96.8% interval 1."), std::string::npos) << text;
   // The same statistic in every column: medians.
   std::string md = format_markdown(c, "a.json", "b.json");
   EXPECT_NE(md.find("| 1,000 MiB/s | 1,500 MiB/s | 1.50x faster than A | 1."), std::string::npos) << md;
@@ -96,7 +121,7 @@ TEST(Compare, SlowerAndInsideTheNoise) {
   EXPECT_TRUE(c.matched[0].significant);
   EXPECT_FALSE(c.matched[1].significant);
   std::string text = format_text(c, "a", "b");
-  EXPECT_NE(text.find("B is 2.00x slower than A (1,000 MiB/s vs 2,000 MiB/s), 95% interval 1.9"), std::string::npos) << text;
+  EXPECT_NE(text.find("B is 2.00x slower than A (1,000 MiB/s vs 2,000 MiB/s), 96.8% interval 1.9"), std::string::npos) << text;
   EXPECT_NE(text.find("(not significant: inside the noise)"), std::string::npos) << text;
   EXPECT_NE(text.find("2 matched experiments: 0 faster in B, 1 slower in B, 1 inside the noise, 0 not compared"),
             std::string::npos)
@@ -134,7 +159,7 @@ TEST(Compare, UnmatchedAndSkippedAreListed) {
   EXPECT_NE(text.find("Only in A (a):\n  s / e / stdio: read seq bs=4k"), std::string::npos) << text;
   EXPECT_NE(text.find("Only in B (b):\n  s / e / pread: read seq bs=8k"), std::string::npos) << text;
   std::string md = format_markdown(c, "a", "b");
-  EXPECT_NE(md.find("| experiment | A (median) | B (median) | B vs A | 95% interval | significant | warnings |"),
+  EXPECT_NE(md.find("| experiment | A (median) | B (median) | B vs A | interval (coverage) | significant | warnings |"),
             std::string::npos);
   EXPECT_NE(md.find("- only in A: s / e / stdio"), std::string::npos) << md;
   EXPECT_NE(md.find("skipped in B: no mmap here"), std::string::npos) << md;

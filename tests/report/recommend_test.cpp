@@ -164,21 +164,22 @@ TEST(Format, TextMarkdownAndJsonCarryTheVerdicts) {
   EXPECT_TRUE(j["cells"][0]["flush"].is_null());
 }
 
-TEST(TableExperiments, FillEveryCellWithSmallFiles) {
-  auto es = table_experiments(1u << 20, harness::Eviction::PerFile);
-  std::set<std::tuple<std::string, Band, std::string, std::string>> cells;
-  for (const auto& e : es) {
-    EXPECT_LE(e.ops ? e.ops * e.block_size : e.file_size, std::max<std::uint64_t>(1u << 20, e.block_size));
-    EXPECT_EQ(e.eviction, harness::Eviction::PerFile);
-    std::string flush = e.sync.flushes() ? harness::to_string(e.sync) : "none";
-    EXPECT_TRUE(flush == "none" || flush == "end" || flush == "every-16k" || flush == "async-16k" || flush == "every") << flush;
-    std::string cache = e.op == harness::Op::Write || e.cache == harness::CacheState::Warm ? "warm" : "cold";
-    cells.insert({std::string(harness::to_string(e.op)), band_of(e.block_size), flush, cache});
+// Issue 29 item 11: records whose data did not verify are no evidence:
+// left out (mmap's 3x over pread disappears) and counted.
+TEST(Decide, UnverifiedRecordsAreLeftOutAndCounted) {
+  std::vector<harness::Result> rs;
+  for (std::uint64_t bs : {1024u, 2048u}) {
+    rs.push_back(make({"s", "e", "mmap", "read", bs, 4u << 20, 3000, 0.01}));
+    rs.back().verified = false;
+    rs.push_back(make({"s", "e", "pread", "read", bs, 4u << 20, 1000, 0.01}));
   }
-  // Reads: 4 bands x warm/cold; writes: 4 bands x 5 flush rows (O_DIRECT writes among them from 4 KiB up),
-  // less every-16k at the 64 KiB and 1 MiB sizes, where it flushes after every write: the "every" experiment.
-  EXPECT_EQ(cells.size(), 8u + 18u);
-  EXPECT_EQ(std::count_if(es.begin(), es.end(), [](const auto& e) { return e.method == "direct" && e.op == harness::Op::Write; }), 8);
+  DecisionTable t = decide(rs);
+  const Cell* c = t.find("read", Band::To4K, "none", "warm");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->unverified_records, 2u);
+  EXPECT_EQ(c->methods, std::vector<std::string>{"pread"});
+  EXPECT_NE(c->summary().find("2 records left out as unverified"), std::string::npos) << c->summary();
+  EXPECT_EQ(to_json(t)["cells"][2]["unverified"], 2);
 }
 
 // Issue 10: a third method that beats the winner at one size must stop a

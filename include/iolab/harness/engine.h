@@ -195,6 +195,38 @@ void check_settings(const EngineSettings& settings);
 // skipped (record.skipped says why). Throws Error for real failures.
 bool measure(Workload& workload, Team& team, const EngineSettings& settings, Result& record);
 
+// One workload measured a repetition at a time, so that several can take
+// turns (interleaved rounds: Runner::Rounds, runner.h). start() does what
+// measure() does before its repetitions (setup, verification, warm-up,
+// passes per repetition), then runs calibration repetitions that are not
+// recorded (measure()'s recalibration, moved before the first recorded
+// repetition so that every recorded one has the same passes);
+// repetition() times one more; finish() runs the latency pass, tears the
+// workload down and fills the record as measure() does. A skip (setup's
+// reason, SkipExperiment) makes any step return false with record.skipped
+// set. settings.reps only sizes passes within max_time.
+class Measurement {
+ public:
+  Measurement(Workload& workload, Team& team, EngineSettings settings, Result& record);
+  ~Measurement();  // tears the workload down if finish() did not
+  Measurement(const Measurement&) = delete;
+  Measurement& operator=(const Measurement&) = delete;
+  bool start();
+  bool repetition();
+  bool finish();
+  unsigned repetitions() const;
+  // Bytes (or, when none move, operations) per second of each recorded repetition, in order.
+  std::vector<double> rates() const;
+
+  struct State;
+
+ private:
+  template <typename F>
+  bool guarded(F&& step);
+  std::unique_ptr<State> s_;
+  bool skipped_ = false;
+};
+
 // The statistics-and-warnings function: summarises the samples and adds
 // the warnings they call for (too short, outliers). Used by measure() and
 // by anything that re-summarises records.

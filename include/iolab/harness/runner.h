@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -132,6 +133,41 @@ class Runner {
 // the page cache refills every free slot per call (its reads complete inside
 // the call, so one call serves the queue). A batch set explicitly is kept.
 io::FileOptions experiment_options(const io::Method& method, const FileExperiment& e);
+
+// Candidates measured in interleaved rounds: each round runs one timed
+// repetition of every candidate still in, in round_order(n, seed, round)
+// (comparison.h), so a machine that speeds up or slows down during the
+// experiment affects every candidate alike. The engine times every
+// repetition (Measurement, engine.h); nothing here reads a clock.
+class Rounds {
+ public:
+  // `min_rounds` sizes each candidate's passes within the run's max_time.
+  Rounds(Runner& runner, std::vector<FileExperiment> candidates, std::uint64_t seed, unsigned min_rounds = 5);
+  ~Rounds();
+  Rounds(const Rounds&) = delete;
+  Rounds& operator=(const Rounds&) = delete;
+  // Setup, verification, warm-up and calibration of every candidate, in
+  // order; one that cannot run here is skipped (its record says why) and
+  // takes no turns.
+  void start();
+  void round();  // one more round
+  unsigned rounds() const noexcept { return rounds_; }
+  std::uint64_t seed() const noexcept { return seed_; }
+  // Each candidate's rates so far (bytes or operations per second, one per
+  // round, in round order); empty for a skipped one.
+  std::vector<std::vector<double>> rates() const;
+  // One record per candidate, in the candidates' order: samples in round
+  // order, extra "round_seed", "rounds" and "round_positions" (the
+  // candidate's 0-based turn in each round).
+  std::vector<Result> finish();
+
+ private:
+  struct Candidate;
+  Runner& runner_;
+  std::vector<std::unique_ptr<Candidate>> candidates_;
+  std::uint64_t seed_;
+  unsigned min_rounds_, rounds_ = 0;
+};
 
 // Labels of a file experiment's record (before it runs).
 Result labels_of(const FileExperiment& e);

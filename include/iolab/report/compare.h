@@ -1,8 +1,10 @@
 // Two runs side by side (machine vs machine, before vs after): experiments
-// matched by what they measured, the ratio of their median rates with a
-// bootstrap interval, differences inside the noise marked.
+// matched by what they measured, the ratio of their median rates with the
+// exact distribution-free interval of harness::ratio_interval (its real
+// coverage stated), differences inside the noise marked.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -17,15 +19,9 @@ namespace iolab::report {
 // pattern, block_size, file_size, buffer, cache, sync, threads, queue depth.
 std::string match_key(const harness::Result& r);
 
-// The ratio of two samples' medians, median(b) / median(a), with a 95%
-// percentile-bootstrap interval: both samples resampled with replacement,
-// the ratio of the resamples' medians taken, its 2.5th and 97.5th
-// percentiles reported. The generator is seeded with `seed`: the same
-// samples always give the same interval.
-struct RatioInterval {
-  double ratio = 1, lo = 1, hi = 1;
-};
-RatioInterval bootstrap_median_ratio(std::span<const double> a, std::span<const double> b, std::uint64_t seed);
+// Repetitions a side below which no difference is called significant: the
+// interval then exists (4 vs 4 is the least) but is as wide as the samples.
+inline constexpr std::size_t kMinRepetitions = 5;
 
 struct Matched {
   const harness::Result* a = nullptr;
@@ -34,11 +30,14 @@ struct Matched {
   // rate over A's, where a rate is bytes (or operations) per second of each
   // repetition, so runs with different passes per repetition compare fairly.
   double ratio = 1;
-  double lo = 1, hi = 1;     // 95% bootstrap interval of the ratio
+  double lo = 0, hi = 0;     // the interval of the ratio (harness::ratio_interval), when `interval`
+  double coverage = 0;       // its real coverage (>= 0.95)
+  bool interval = false;     // an interval exists (>= 4 repetitions a side)
   double rate_a = 0, rate_b = 0;  // the medians (MiB/s, or ops/s when the records count operations)
   bool bytes = true;         // rates in MiB/s (else ops/s)
   bool noise_known = false;  // both have >= 2 repetitions
-  bool significant = false;  // the interval excludes 1
+  bool enough = false;       // both have >= kMinRepetitions repetitions
+  bool significant = false;  // enough repetitions, and the interval excludes 1
   // Why a figure deserves less trust ("too_short", ...), per side.
   std::vector<std::string> warnings_a, warnings_b;
   std::string skipped;       // why no ratio (skipped on one side, no usable figures, ...)
@@ -47,6 +46,8 @@ struct Matched {
 struct Comparison {
   std::vector<Matched> matched;
   std::vector<const harness::Result*> only_a, only_b;
+  std::size_t unverified = 0;        // matched pairs not compared: data not verified on a side
+  std::vector<std::string> drift;    // the runs differ in host, or were made more than an hour apart
 };
 
 Comparison compare(const harness::Results& a, const harness::Results& b);

@@ -14,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/harness/result.h"
-#include "iolab/harness/runner.h"
 
 namespace iolab::report {
 
@@ -38,6 +37,8 @@ struct Cell {
   // too_short, outliers, not_warm, not_cold), by kind.
   std::map<std::string, std::size_t> left_out;
   std::size_t left_out_records = 0;
+  // Records left out because their data was not verified (verified: false).
+  std::size_t unverified_records = 0;
   // Among the records kept: best is ahead (geometric mean of median-rate
   // ratios where they met) of every method it met, else the best overall
   // score; runner_up is its closest head-to-head competitor.
@@ -84,12 +85,5 @@ DecisionTable decide(std::span<const harness::Result> results);
 std::string format_text(const DecisionTable& table);
 std::string format_markdown(const DecisionTable& table);
 nlohmann::json to_json(const DecisionTable& table);
-
-// The smallest set of experiments that fills the table: one packet size per
-// band, warm and cold reads, writes under the five flush policies, with the
-// methods that compete for each cell. Files are at most `max_file` bytes (at
-// least one block). Cold reads are evicted the way `eviction` says.
-std::vector<harness::FileExperiment> table_experiments(std::uint64_t max_file,
-                                                       harness::Eviction eviction = harness::Eviction::PerFile);
 
 }  // namespace iolab::report
