@@ -214,6 +214,22 @@ class IoUringFile final : public QueuedFile {
   // ---- the queue pump's backend (queue_pump.h; check() is QueuedFile's) ----
   void prepare(std::uint32_t slot, const queue::Piece& p) {
     io_uring_sqe* sqe = ::io_uring_get_sqe(&ring_.ring);
+    if (sqe == nullptr && opts_.sqpoll) {
+      // The poller frees ring entries when it publishes its head, which can
+      // come after the completions of the requests it took (a page-cache read
+      // completes inside its submission): wait for it to publish.
+      const int r = sys::retry("io_uring_enter", [&] {
+        const int n = ::io_uring_sqring_wait(&ring_.ring);
+        if (n < 0) {
+          errno = -n;
+          return -1;
+        }
+        return n;
+      });
+      ++counters_.calls;
+      if (r < 0) sys::fail("io_uring_sqring_wait", path());
+      sqe = ::io_uring_get_sqe(&ring_.ring);
+    }
     if (sqe == nullptr)  // only no-ops left behind by an earlier failure can fill it
       throw Error("io_uring_get_sqe", path().string(), "submission ring full", EBUSY);
     const unsigned len = static_cast<unsigned>(p.length);
