@@ -32,7 +32,7 @@ TEST(MemorySuite, RunsUnderALimitOrSkipsWithTheReason) {
   harness::Runner runner(config, scratch);
   SuiteOptions options;
   options.scale = Scale::Tiny;
-  options.memory_limit = 32u << 20;  // files of 16 and 64 MiB
+  options.memory_limit = 32u << 20;  // files of 8 and 48 MiB (0.25x, 1.5x)
   const harness::CgroupPlace place = harness::find_memory_cgroup();
   std::vector<harness::Result> results = find_suite("memory").run(runner, options);
   ASSERT_EQ(results.size(), 2u * 11u);  // 2 ratios x (6 random + 5 scans)
