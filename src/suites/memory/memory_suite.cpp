@@ -72,7 +72,7 @@ class MemorySuite final : public Suite {
     const Scale s = options.scale;
     const std::uint64_t limit =
         options.memory_limit != 0 ? options.memory_limit : by_scale<std::uint64_t>(s, 32 * MiB, 64 * MiB, 256 * MiB, 256 * MiB);
-    const auto ratios = by_scale<std::vector<double>>(s, {0.25, 1.5}, {0.5, 2}, {0.5, 1, 2, 4}, {0.5, 1, 2, 4, 8, 16});
+    const auto ratios = by_scale<std::vector<double>>(s, {0.5}, {0.5, 2}, {0.5, 1, 2, 4}, {0.5, 1, 2, 4, 8, 16});
     std::vector<FileExperiment> table;
     std::vector<double> table_ratios;
     for (double ratio : ratios) {
