@@ -159,7 +159,8 @@ constexpr int kChildDefaultSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUI
 
 }  // namespace
 
-std::string run_in_child(MemoryCgroup& group, const std::function<std::string()>& body) {
+std::string run_in_child(MemoryCgroup& group, const std::function<std::string()>& body,
+                         std::function<void()> after_signal) {
   int go[2], out[2];
   if (::pipe2(go, O_CLOEXEC) != 0) throw Error("pipe2", "child of " + group.description(), errno);
   if (::pipe2(out, O_CLOEXEC) != 0) {
@@ -188,9 +189,10 @@ std::string run_in_child(MemoryCgroup& group, const std::function<std::string()>
     return status;
   };
   // A signal that ends iolab: the child first, then its group, then the scratch files.
-  io::InterruptHook on_signal([pid, &group](int) {
+  io::InterruptHook on_signal([pid, &group, &after_signal](int) {
     ::kill(pid, SIGKILL);
-    group.remove();
+    group.remove();  // waits for the child to leave it
+    if (after_signal) after_signal();
   });
   try {
     group.add(pid);

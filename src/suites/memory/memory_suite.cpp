@@ -125,6 +125,25 @@ class MemorySuite final : public Suite {
   harness::Result run_limited(harness::Runner& runner, const harness::CgroupRoot& root, std::uint64_t limit,
                               const FileExperiment& e, double ratio) const {
     harness::MemoryCgroup group(root, limit);
+    // The child's files go in a directory of their own inside the scratch
+    // directory: every file in it is the child's, so it can be emptied when
+    // the child is killed (a signal, the group's OOM killer) and its own
+    // cleanup never ran.
+    io::ScratchDir child_scratch(runner.scratch().path());
+    const std::filesystem::path child_dir = child_scratch.path();
+    auto remove_child_files = [child_dir] {
+      std::error_code ec;
+      for (const auto& f : std::filesystem::directory_iterator(child_dir, ec)) ::unlink(f.path().c_str());
+    };
+    // On a signal the directory goes too, before the scratch directory holding it is removed.
+    auto remove_child_dir = [child_dir, remove_child_files] {
+      remove_child_files();
+      ::rmdir(child_dir.c_str());
+    };
+    struct Emptied {
+      std::function<void()> f;
+      ~Emptied() { f(); }
+    } emptied{remove_child_files};
     std::string text = harness::run_in_child(group, [&]() -> std::string {
       std::atomic<std::uint64_t> bytes{0};
       memory::ProgressMethod method(io::find_file_method(e.method), bytes);
@@ -143,7 +162,7 @@ class MemorySuite final : public Suite {
           sampled = true;
         }
       };
-      harness::Runner child(config, runner.scratch());
+      harness::Runner child(config, child_scratch);
       FileExperiment mine = e;
       mine.method_object = &method;
       harness::Result r = child.run(mine);
@@ -155,7 +174,7 @@ class MemorySuite final : public Suite {
       harness::Results one;
       one.results.push_back(std::move(r));
       return harness::to_json(one).dump();
-    });
+    }, remove_child_dir);
     group.remove();
     harness::Results back = harness::results_from_json(nlohmann::json::parse(text), "the memory suite's child");
     if (back.results.size() != 1)
