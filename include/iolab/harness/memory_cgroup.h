@@ -74,8 +74,11 @@ class MemoryCgroup {
 // `body` starts, and returns the text `body` returned. Throws Error naming
 // the child's failure: an exception in `body` (its message), a signal, an
 // exit without a result. A signal that ends iolab meanwhile kills the child
-// and removes the group first. Call it from a process with no other threads
-// doing work (the child has only the calling thread).
-std::string run_in_child(MemoryCgroup& group, const std::function<std::string()>& body);
+// and removes the group first, then calls `after_signal` (the child's files:
+// the parent's scratch directory does not know them). Call it from a
+// process with no other threads doing work (the child has only the calling
+// thread).
+std::string run_in_child(MemoryCgroup& group, const std::function<std::string()>& body,
+                         std::function<void()> after_signal = {});
 
 }  // namespace iolab::harness
