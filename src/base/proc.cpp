@@ -64,4 +64,30 @@ std::optional<std::uint64_t> tlb_shootdowns() {
   return std::nullopt;
 }
 
+std::optional<std::uint64_t> keyed_value(const std::filesystem::path& file, std::string_view key) {
+  std::ifstream in(file);
+  std::string name;
+  std::uint64_t value = 0;
+  while (in >> name >> value)
+    if (name == key) return value;
+  return std::nullopt;
+}
+
+CgroupMounts cgroup_mounts(const std::filesystem::path& mounts) {
+  CgroupMounts out;
+  std::ifstream in(mounts);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string device, dir, type, options;
+    if (!(fields >> device >> dir >> type >> options)) continue;
+    if (type == "cgroup2" && out.unified.empty()) out.unified = dir;
+    if (type != "cgroup") continue;
+    std::istringstream opts(options);
+    for (std::string o; std::getline(opts, o, ',');)
+      if (o == "memory" && out.memory_v1.empty()) out.memory_v1 = dir;
+  }
+  return out;
+}
+
 }  // namespace iolab::proc

@@ -51,7 +51,7 @@ struct RunOptions : MatrixOptions {
   std::vector<std::string> suites;
   std::string scale;
   bool quick = false;
-  std::string reps, warmup, seed, min_time, max_time, records, threads;
+  std::string reps, warmup, seed, min_time, max_time, records, threads, memory_limit;
   std::string dir, out, job;
   std::string fio;                   // --fio JOB.fio
   std::vector<std::string> fio_set;  // --fio-set KEY=VALUE, in order
@@ -263,6 +263,9 @@ void add_run_command(CLI::App& app, Action& action) {
                   "report beside it, same stem. Replaces only files iolab wrote");
   cmd->add_option("--records", o->records, "Store suite: number of records (default: per scale)")->type_name("N");
   cmd->add_option("--threads", o->threads, "Parallel suite: worker counts, e.g. 1,2,4");
+  cmd->add_option("--memory-limit", o->memory_limit,
+                  "Memory suite: the memory cgroup's limit, e.g. 256m (default: per scale; files are multiples of it)")
+      ->type_name("SIZE");
   cmd->add_option("--job", o->job, "Run the matrix of a TOML job file: keys method, op, pattern, bs, size, ops, cache, buffer, sync, "
                   "qd, evict, latency (as the matrix options; a string \"4k,1m\" or a list), reps, warmup, seed");
   cmd->add_option("--fio", o->fio,
@@ -321,7 +324,8 @@ void add_run_command(CLI::App& app, Action& action) {
     if ((custom || !o->job.empty()) && !o->suites.empty())
       throw UsageError("suites " + o->suites.front(), "give suites or a custom matrix, not both");
     const std::pair<bool, const char*> suites_only[] = {
-        {!o->scale.empty(), "--scale"}, {!o->records.empty(), "--records"}, {!o->threads.empty(), "--threads"}};
+        {!o->scale.empty(), "--scale"}, {!o->records.empty(), "--records"}, {!o->threads.empty(), "--threads"},
+        {!o->memory_limit.empty(), "--memory-limit"}};
     if (custom || !o->job.empty() || !o->fio.empty())
       for (const auto& [given, name] : suites_only)
         if (given) throw UsageError(name, "applies to suites; a custom matrix has its own sizes");
@@ -406,6 +410,7 @@ void add_run_command(CLI::App& app, Action& action) {
     suite_options.scale = suites::parse_scale(scale);
     if (!o->records.empty()) suite_options.records = parse_count(o->records, "--records", 1);
     suite_options.threads = thread_list(o->threads);
+    if (!o->memory_limit.empty()) suite_options.memory_limit = parse_size(o->memory_limit, "--memory-limit");
     for (const auto* s : chosen) s->check(suite_options);
     // Suites below the full scale take 3 repetitions unless asked: the seeds
     // group's ~360 experiments then fit the default run's 5 minutes here.

@@ -206,8 +206,10 @@ struct Measurement::State {
   PassTiming one_pass(PassKind kind, DataCheck check) {
     workload.set_data_check(check);
     workload.before_pass(kind);
+    if (settings.on_pass_begin) settings.on_pass_begin(kind);
     PassTiming t = team.run(workload.pass(kind));
     workload.after_pass(kind);
+    if (settings.on_pass_end) settings.on_pass_end(kind);
     ++done;
     if (settings.on_pass) settings.on_pass(done, total);
     return t;

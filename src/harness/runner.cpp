@@ -95,6 +95,8 @@ EngineSettings Runner::settings() const {
   s.max_time = config_.max_time;
   s.latency = config_.latency;
   s.on_pass = config_.on_pass;
+  s.on_pass_begin = config_.on_pass_begin;
+  s.on_pass_end = config_.on_pass_end;
   return s;
 }
 
@@ -104,6 +106,11 @@ Result Runner::skip(Result labels, std::string reason) {
   labels.samples_s.clear();
   if (config_.on_result) config_.on_result(labels);
   return labels;
+}
+
+Result Runner::report(Result measured) {
+  if (config_.on_result) config_.on_result(measured);
+  return measured;
 }
 
 Result Runner::run(Workload& workload, Result labels, Team& team) {

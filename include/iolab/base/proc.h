@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace iolab::proc {
 
@@ -39,5 +40,17 @@ std::map<std::string, std::int64_t> vm_dirty_settings();
 // The machine's TLB shootdown interrupts so far (the "TLB" line of
 // /proc/interrupts, summed over CPUs); nullopt where there is no such line.
 std::optional<std::uint64_t> tlb_shootdowns();
+
+// The value of `key` in a file of "key value" lines (a cgroup's
+// memory.stat, /proc/vmstat); nullopt when the file or the key is missing.
+std::optional<std::uint64_t> keyed_value(const std::filesystem::path& file, std::string_view key);
+
+// Mount points of the cgroup hierarchies (/proc/self/mounts): the v1
+// hierarchy holding the memory controller, and the v2 (unified) one; empty
+// paths where there is none.
+struct CgroupMounts {
+  std::filesystem::path memory_v1, unified;
+};
+CgroupMounts cgroup_mounts(const std::filesystem::path& mounts = "/proc/self/mounts");
 
 }  // namespace iolab::proc

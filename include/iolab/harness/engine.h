@@ -182,6 +182,10 @@ struct EngineSettings {
   bool latency = true;             // run the latency pass
   bool verify = true;              // run the verification pass
   std::function<void(unsigned done, unsigned total)> on_pass;  // progress (passes, incl. untimed)
+  // Untimed, around every pass: after the workload's before_pass (the cache
+  // state is made) and after its after_pass. Observers that sample while a
+  // pass runs (the memory suite's per-second series) start and stop here.
+  std::function<void(PassKind)> on_pass_begin, on_pass_end;
 };
 
 // Throws UsageError for settings the engine cannot honour (no repetitions,

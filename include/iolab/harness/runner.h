@@ -98,6 +98,8 @@ struct RunConfig {
   // Called when an experiment starts, and after each of its passes (progress bars).
   std::function<void(const std::string& label)> on_experiment;
   std::function<void(unsigned done, unsigned total)> on_pass;
+  // Around every pass (EngineSettings::on_pass_begin/on_pass_end).
+  std::function<void(PassKind)> on_pass_begin, on_pass_end;
 };
 
 class Runner {
@@ -114,6 +116,9 @@ class Runner {
   Result run(Workload& workload, Result labels);  // one worker
   // A record for an experiment that cannot run here, reported like the others.
   Result skip(Result labels, std::string reason);
+  // A record this runner's engine measured in another process (a child
+  // under a memory limit, harness/memory_cgroup.h), reported like the others.
+  Result report(Result measured);
 
   const RunConfig& config() const noexcept { return config_; }
   io::ScratchDir& scratch() noexcept { return scratch_; }

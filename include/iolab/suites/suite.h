@@ -23,6 +23,7 @@ struct SuiteOptions {
   Scale scale = Scale::Default;
   std::uint64_t records = 0;           // store: records (0 = the suite's default for the scale)
   std::vector<unsigned> threads;       // parallel: worker counts (empty = the suite's default)
+  std::uint64_t memory_limit = 0;      // memory: the cgroup's limit in bytes (0 = the suite's default for the scale)
 };
 
 class Suite {

@@ -1,0 +1,149 @@
+// The memory cgroup component on a fake cgroup root (a plain directory):
+// no root and no real cgroup needed. Its removal at the end, on error and on
+// a signal is checked here; tests/suites/memory_suite_test.cpp runs the
+// suite in real groups where the machine offers them.
+#include "iolab/harness/memory_cgroup.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "iolab/base/error.h"
+#include "iolab/io/scratch.h"
+
+namespace iolab::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct FakeRoot {
+  fs::path dir = fs::temp_directory_path() / ("iolab-fake-cgroup-" + std::to_string(::getpid()));
+  FakeRoot() {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~FakeRoot() { fs::remove_all(dir); }
+  CgroupRoot root(CgroupVersion v = CgroupVersion::V1) const { return CgroupRoot{dir, v}; }
+  unsigned groups() const {
+    unsigned n = 0;
+    for (const auto& e : fs::directory_iterator(dir)) n += e.path().filename().string().starts_with("iolab-");
+    return n;
+  }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(FindMemoryCgroup, PrefersV2WithMemoryForChildrenElseV1ElseSaysWhy) {
+  FakeRoot fake;
+  fs::create_directories(fake.dir / "unified");
+  fs::create_directories(fake.dir / "memory");
+  proc::CgroupMounts mounts{fake.dir / "memory", fake.dir / "unified"};
+  CgroupPlace v1 = find_memory_cgroup(mounts);  // unified without controllers, as on this machine
+  ASSERT_TRUE(v1.root) << v1.why;
+  EXPECT_EQ(v1.root->version, CgroupVersion::V1);
+  EXPECT_EQ(v1.root->dir, fake.dir / "memory");
+  std::ofstream(fake.dir / "unified" / "cgroup.subtree_control") << "cpu io memory pids\n";
+  CgroupPlace v2 = find_memory_cgroup(mounts);
+  ASSERT_TRUE(v2.root);
+  EXPECT_EQ(v2.root->version, CgroupVersion::V2);
+  CgroupPlace none = find_memory_cgroup(proc::CgroupMounts{});
+  EXPECT_FALSE(none.root);
+  EXPECT_NE(none.why.find("no memory cgroup controller"), std::string::npos) << none.why;
+}
+
+TEST(CgroupMountsReader, FindsTheV1MemoryHierarchyAndTheUnifiedOne) {
+  FakeRoot fake;
+  std::ofstream(fake.dir / "mounts") << "sysfs /sys sysfs rw 0 0\n"
+                                        "cgroup2 /sys/fs/cgroup/unified cgroup2 rw,nosuid 0 0\n"
+                                        "cgroup /sys/fs/cgroup/cpu cgroup rw,cpu,cpuacct 0 0\n"
+                                        "cgroup /sys/fs/cgroup/memory cgroup rw,nosuid,memory 0 0\n";
+  proc::CgroupMounts m = proc::cgroup_mounts(fake.dir / "mounts");
+  EXPECT_EQ(m.memory_v1, "/sys/fs/cgroup/memory");
+  EXPECT_EQ(m.unified, "/sys/fs/cgroup/unified");
+  std::ofstream(fake.dir / "memory.stat") << "cache 123\nrss 7\nfile 99\n";
+  EXPECT_EQ(proc::keyed_value(fake.dir / "memory.stat", "cache"), 123u);
+  EXPECT_EQ(proc::keyed_value(fake.dir / "memory.stat", "file"), 99u);
+  EXPECT_FALSE(proc::keyed_value(fake.dir / "memory.stat", "nothing"));
+}
+
+TEST(MemoryCgroup, SetsItsLimitAndIsRemovedAtTheEnd) {
+  FakeRoot fake;
+  fs::path where;
+  {
+    MemoryCgroup v1(fake.root(CgroupVersion::V1), 32u << 20);
+    where = v1.path();
+    EXPECT_EQ(slurp(where / "memory.limit_in_bytes"), std::to_string(32u << 20));
+    MemoryCgroup v2(fake.root(CgroupVersion::V2), 4096);
+    EXPECT_EQ(slurp(v2.path() / "memory.max"), "4096");
+    EXPECT_NE(v1.path(), v2.path());
+    EXPECT_EQ(fake.groups(), 2u);
+    v2.remove();
+    EXPECT_TRUE(v2.removed());
+    v2.remove();  // twice: harmless
+  }
+  EXPECT_FALSE(fs::exists(where));
+  EXPECT_EQ(fake.groups(), 0u);
+}
+
+TEST(RunInChild, ReturnsWhatTheChildSaysFromInsideTheGroup) {
+  FakeRoot fake;
+  MemoryCgroup group(fake.root(), 1u << 20);
+  std::string text = run_in_child(group, [] { return "pid " + std::to_string(::getpid()); });
+  const std::string child_pid = slurp(group.path() / "cgroup.procs");
+  EXPECT_EQ(text, "pid " + child_pid) << "the child was placed in the group before its work started";
+  EXPECT_NE(child_pid, std::to_string(::getpid()));
+}
+
+TEST(RunInChild, AChildsFailureIsTheCallersErrorAndTheGroupStillGoes) {
+  FakeRoot fake;
+  try {
+    MemoryCgroup group(fake.root(), 1u << 20);
+    run_in_child(group, []() -> std::string { throw Error("read", "/some/file", "it broke", EIO); });
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("it broke"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("child in v1"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(fake.groups(), 0u);
+  MemoryCgroup group(fake.root(), 1u << 20);
+  EXPECT_THROW(run_in_child(group, []() -> std::string { ::_exit(9); }), Error);
+}
+
+// A signal iolab handles while the child works: the child is killed and the
+// group removed before the process ends by that signal.
+TEST(RunInChild, SigintRemovesTheGroup) {
+  FakeRoot fake;
+  const fs::path started = fake.dir / "started";
+  const pid_t test = ::fork();
+  ASSERT_GE(test, 0);
+  if (test == 0) {
+    io::remove_scratch_dirs_on_signals();
+    MemoryCgroup group(fake.root(), 1u << 20);
+    run_in_child(group, [&]() -> std::string {
+      std::ofstream(started) << "x";
+      for (;;) ::pause();
+    });
+    ::_exit(0);
+  }
+  // Wait (bounded) for the child's child to be at work; the outcome is the exit status below.
+  for (int i = 0; i < 2000 && !fs::exists(started); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(fs::exists(started));
+  ::kill(test, SIGINT);
+  int status = 0;
+  ASSERT_EQ(::waitpid(test, &status, 0), test);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  EXPECT_EQ(fake.groups(), 0u) << "the group outlived the signal";
+}
+
+}  // namespace
+}  // namespace iolab::harness
