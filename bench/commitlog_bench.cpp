@@ -25,7 +25,9 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_cli.h"
 #include "iolab/commitlog/workload.h"
+#include "iolab/harness/job.h"
 #include "iolab/base/error.h"
 #include "iolab/base/proc.h"
 #include "iolab/io/scratch.h"
@@ -49,85 +51,58 @@ struct Args {
   unsigned reps = 1;
 };
 
-[[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr, "commitlog_bench: %s (see the comment at the top of bench/commitlog_bench.cpp)\n",
-               why.c_str());
-  std::exit(2);
-}
-
-std::vector<std::string> split(std::string_view s) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  while (at <= s.size()) {
-    std::size_t comma = s.find(',', at);
-    if (comma == std::string_view::npos) comma = s.size();
-    out.emplace_back(s.substr(at, comma - at));
-    at = comma + 1;
-  }
-  return out;
-}
-
+// The options, read with CLI11 and base's parsers; --help and bad usage exit (0 and 2).
 Args parse(int argc, char** argv) {
   Args a;
   a.config.messages = 1'000'000;
   a.config.log.segment_size = std::uint64_t{1} << 30;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(flag + " needs a value");
-      return argv[++i];
-    };
-    if (flag == "--design") {
-      a.designs.clear();
-      for (const auto& d : split(value())) a.designs.push_back(parse_design(d));
-    } else if (flag == "--size") {
-      a.config.message_size = parse_size(value());
-    } else if (flag == "--producers") {
-      a.config.producers = static_cast<unsigned>(std::stoul(value()));
-    } else if (flag == "--topics") {
-      a.config.log.topics = static_cast<std::uint32_t>(std::stoul(value()));
-    } else if (flag == "--messages") {
-      a.config.messages = std::stoull(value());
-      a.config.seconds = 0;
-    } else if (flag == "--seconds") {
-      a.config.seconds = std::stod(value());
-      a.config.messages = 0;
-    } else if (flag == "--rate") {
-      a.config.loop = Loop::Open;
-      a.config.rate = std::stod(value());
-    } else if (flag == "--segment") {
-      a.config.log.segment_size = parse_size(value());
-    } else if (flag == "--batch") {
-      a.config.log.batch_bytes = parse_size(value());
-    } else if (flag == "--flush-interval-ms") {
-      a.config.log.flush_interval = std::chrono::microseconds(static_cast<long>(std::stod(value()) * 1000));
-    } else if (flag == "--flush-min") {
-      a.config.log.flush_min_bytes = parse_size(value());
-    } else if (flag == "--no-flush") {
-      // The flush threads never find enough to sync (close still syncs): a
-      // design's write path without its flushing, for hypothesis (b).
-      a.config.log.flush_min_bytes = SIZE_MAX;
-      a.config.log.flush_thorough_interval = std::chrono::hours(24 * 365);
-    } else if (flag == "--transient-buffer") {
-      a.config.log.transient_buffer = parse_size(value());
-    } else if (flag == "--commit-interval-ms") {
-      a.config.log.commit_interval = std::chrono::microseconds(static_cast<long>(std::stod(value()) * 1000));
-    } else if (flag == "--warm-up") {
-      a.config.log.warm_up = true;
-    } else if (flag == "--no-consumer") {
-      a.config.consumer = false;
-    } else if (flag == "--catch-up") {
-      a.catch_up_reads = true;
-    } else if (flag == "--series") {
-      a.series = true;
-    } else if (flag == "--dir") {
-      a.dir = value();
-    } else if (flag == "--reps") {
-      a.reps = static_cast<unsigned>(std::stoul(value()));
-    } else {
-      usage("unknown option " + flag);
-    }
-  }
+  CLI::App app{"Commit-log designs under the workload driver (docs/performance.md)"};
+  app.add_option_function<std::string>(
+      "--design",
+      [&](const std::string& list) {
+        a.designs.clear();
+        for (const auto& d : harness::split_list(list, "--design")) a.designs.push_back(parse_design(d));
+      },
+      "Designs, comma-separated (default: all)");
+  iolab_bench::add_size(app, "--size", a.config.message_size, "Message size (default the driver's)");
+  app.add_option("--producers", a.config.producers, "Producer threads")->check(CLI::PositiveNumber);
+  app.add_option("--topics", a.config.log.topics, "Topics")->check(CLI::PositiveNumber);
+  app.add_option_function<std::uint64_t>(
+      "--messages", [&](std::uint64_t n) { a.config.messages = n, a.config.seconds = 0; }, "Messages per run")
+      ->check(CLI::PositiveNumber);
+  app.add_option_function<double>(
+      "--seconds", [&](double s) { a.config.seconds = s, a.config.messages = 0; }, "Seconds per run instead")
+      ->check(CLI::PositiveNumber);
+  app.add_option_function<double>(
+      "--rate", [&](double r) { a.config.loop = Loop::Open, a.config.rate = r; }, "Open loop at this many msg/s")
+      ->check(CLI::PositiveNumber);
+  iolab_bench::add_size(app, "--segment", a.config.log.segment_size, "Segment size (default 1g)");
+  iolab_bench::add_size(app, "--batch", a.config.log.batch_bytes, "Batch bytes");
+  auto ms = [](double v) { return std::chrono::microseconds(static_cast<long>(v * 1000)); };
+  app.add_option_function<double>(
+      "--flush-interval-ms", [&](double v) { a.config.log.flush_interval = ms(v); }, "Flush thread interval")
+      ->check(CLI::NonNegativeNumber);
+  iolab_bench::add_size(app, "--flush-min", a.config.log.flush_min_bytes, "Least dirty bytes a flush syncs");
+  // The flush threads never find enough to sync (close still syncs): a
+  // design's write path without its flushing, for hypothesis (b).
+  app.add_flag_callback(
+      "--no-flush",
+      [&] {
+        a.config.log.flush_min_bytes = SIZE_MAX;
+        a.config.log.flush_thorough_interval = std::chrono::hours(24 * 365);
+      },
+      "No flushing but at close");
+  iolab_bench::add_size(app, "--transient-buffer", a.config.log.transient_buffer, "rocketmq-transient's buffer");
+  app.add_option_function<double>(
+      "--commit-interval-ms", [&](double v) { a.config.log.commit_interval = ms(v); }, "Commit thread interval")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--warm-up", a.config.log.warm_up, "Pre-fault segments (rocketmq's warm-up)");
+  app.add_flag_callback("--no-consumer", [&] { a.config.consumer = false; }, "No tailing consumer");
+  app.add_flag("--catch-up", a.catch_up_reads, "Whole-log reads warm and cold afterwards");
+  app.add_flag("--series", a.series, "Per-second throughput and p99");
+  app.add_option("--dir", a.dir, "Parent of the scratch directories (default $TMPDIR or /tmp)");
+  app.add_option("--reps", a.reps, "Runs of each design, interleaved")->check(CLI::PositiveNumber);
+  if (int rc = iolab_bench::parse(app, argc, argv); rc >= 0) std::exit(rc);
   return a;
 }
 

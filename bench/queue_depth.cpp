@@ -28,6 +28,8 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_cli.h"
+#include "iolab/harness/limits.h"
 #include "iolab/base/error.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/file.h"
@@ -39,10 +41,7 @@ namespace {
 using iolab::io::IoRequest;
 
 [[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr,
-               "queue_depth: %s\nusage: queue_depth FILE [--method io_uring|libaio] [--pattern rand|seq] [--bs 4k] "
-               "[--qd 32] [--batch 0] [--seconds 5] [--options a,b,...] [--json]\n",
-               why.c_str());
+  std::fprintf(stderr, "queue_depth: %s (see queue_depth --help)\n", why.c_str());
   std::exit(2);
 }
 
@@ -107,32 +106,26 @@ void set_option(iolab::io::UringOptions& u, std::string_view name) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  if (argc < 2) usage("no FILE");
-  const std::filesystem::path file = argv[1];
+  std::filesystem::path file;
   std::string method = "io_uring", pattern = "rand", options;
   std::size_t bs = 4096;
   double seconds = 5;
   bool json = false;
   iolab::io::FileOptions o;
   o.direct = true;
-  for (int i = 2; i < argc; ++i) {
-    std::string_view a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(std::string(a) + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--method") method = value();
-    else if (a == "--pattern") pattern = value();
-    else if (a == "--bs") bs = static_cast<std::size_t>(iolab::parse_size(value()));
-    else if (a == "--qd") o.queue_depth = static_cast<unsigned>(std::stoul(value()));
-    else if (a == "--batch") o.submit_batch = static_cast<unsigned>(std::stoul(value()));
-    else if (a == "--seconds") seconds = std::stod(value());
-    else if (a == "--options") options = value();
-    else if (a == "--json") json = true;
-    else usage("unknown argument '" + std::string(a) + "'");
-  }
-  if (pattern != "rand" && pattern != "seq") usage("--pattern is rand or seq");
-  if (bs == 0 || o.queue_depth == 0 || seconds <= 0) usage("--bs, --qd and --seconds must be positive");
+  CLI::App app{"A queued method through iolab's io layer alone, against fio (bench/fio_queue_compare.sh)"};
+  app.add_option("FILE", file, "The file to read (O_DIRECT)")->required();
+  app.add_option("--method", method, "io_uring or libaio (default io_uring)");
+  app.add_option("--pattern", pattern, "rand or seq (default rand)")->check(CLI::IsMember({"rand", "seq"}));
+  iolab_bench::add_size(app, "--bs", bs, "Bytes per request (default 4k)");
+  app.add_option("--qd", o.queue_depth, "Requests in flight")
+      ->check(CLI::Range(static_cast<unsigned>(iolab::harness::kQueueDepthBounds.min),
+                         static_cast<unsigned>(iolab::harness::kQueueDepthBounds.max)));
+  app.add_option("--batch", o.submit_batch, "Requests per submission (0: every freed slot in one call)");
+  app.add_option("--seconds", seconds, "How long (default 5)")->check(CLI::PositiveNumber);
+  app.add_option("--options", options, "io_uring setup options, comma-separated (fixed_buffers, sqpoll, ...)");
+  app.add_flag("--json", json, "One JSON line");
+  if (int rc = iolab_bench::parse(app, argc, argv); rc >= 0) return rc;
   for (std::size_t start = 0; start < options.size();) {
     std::size_t end = std::min(options.find(',', start), options.size());
     set_option(o.uring, std::string_view(options).substr(start, end - start));

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "bench_usage.h"
+#include "bench_cli.h"
 #include "iolab/base/error.h"
 #include "iolab/base/units.h"
 #include "iolab/harness/runner.h"
@@ -146,11 +147,19 @@ std::string census_text(const std::map<std::uint64_t, std::uint64_t>& c, std::si
 
 int main(int argc, char** argv) {
   namespace io = iolab::io;
+  std::uint64_t size = std::uint64_t{1} << 30;
+  unsigned rounds = 3;
+  std::size_t block = 4096;
+  std::string scratch_parent = "/tmp";
+  CLI::App app{"iolab's prepared warm file against one read once by cat and one left as written (issue 25 item 14)"};
+  iolab_bench::add_size(app, "SIZE", size, "File size (default 1g)");
+  app.add_option("ROUNDS", rounds, "Rounds, each reading every file once in a rotating order (default 3)")
+      ->check(CLI::PositiveNumber);
+  iolab_bench::add_size(app, "BLOCK", block, "Bytes per pread (default 4k)");
+  app.add_option("SCRATCH_PARENT", scratch_parent, "Where the files go (default /tmp)");
+  if (int rc = iolab_bench::parse(app, argc, argv); rc >= 0) return rc;
   try {
-    const std::uint64_t size = argc > 1 ? iolab::parse_size(argv[1]) : std::uint64_t{1} << 30;
-    const unsigned rounds = argc > 2 ? static_cast<unsigned>(std::stoul(argv[2])) : 3;
-    const std::size_t block = argc > 3 ? static_cast<std::size_t>(iolab::parse_size(argv[3])) : 4096;
-    io::ScratchDir scratch(argc > 4 ? argv[4] : "/tmp");
+    io::ScratchDir scratch(scratch_parent);
     const std::array<const char*, 3> names{"iolab", "cat", "written"};
     std::array<std::filesystem::path, 3> files;
     for (std::size_t i = 0; i < files.size(); ++i) {

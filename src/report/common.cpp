@@ -69,6 +69,15 @@ std::string visible(std::string_view text) {
   return out;
 }
 
+std::string markdown_cell(std::string_view text) {
+  std::string out;
+  for (char ch : visible(text)) {
+    if (ch == '|') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
 std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size() + text.size() / 8);

@@ -25,6 +25,9 @@ std::string visible(std::string_view text);
 
 // Text for HTML element content and attribute values: & < > " ' escaped.
 std::string html_escape(std::string_view text);
+// Text for a Markdown table cell: visible() (so no line break ends the row)
+// with '|' escaped (so it does not end the cell).
+std::string markdown_cell(std::string_view text);
 // JSON that is safe inside <script>: '<', '>', '&', U+2028 and U+2029
 // written as \u escapes, so no "</script" or "<!--" can appear and the text
 // is valid JavaScript too; invalid UTF-8 is replaced, not thrown.

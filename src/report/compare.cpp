@@ -212,14 +212,7 @@ std::string drift_lines(const Comparison& c) {
 }  // namespace
 
 std::string format_markdown(const Comparison& c, std::string_view a, std::string_view b) {
-  auto cell = [](std::string_view s) {
-    std::string o;
-    for (char ch : visible(s)) {
-      if (ch == '|') o += "\\|";
-      else o += ch;
-    }
-    return o;
-  };
+  auto cell = markdown_cell;
   std::string out = "A = `" + cell(a) + "`, B = `" + cell(b) +
                     "`\n\n" + drift_lines(c) + "| experiment | A (median) | B (median) | B vs A | interval (coverage) | significant | warnings |\n"
                     "|---|---|---|---|---|---|---|\n";

@@ -232,11 +232,7 @@ std::string format_text(const DesignedTable& t) {
 }
 
 std::string format_markdown(const DesignedTable& t) {
-  auto cell = [](const std::string& s) {
-    std::string o;
-    for (char ch : s) ch == '|' ? o += "\\|" : o += ch;
-    return o;
-  };
+  auto cell = markdown_cell;
   std::string out = "| op | packet | flush | column | verdict |\n|---|---|---|---|---|\n";
   for (const auto& c : t.cells) {
     if (!c.unmeasurable.empty()) continue;

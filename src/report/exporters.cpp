@@ -1,5 +1,7 @@
 #include "iolab/report/exporter.h"
 
+#include "common.h"
+
 #include <fmt/format.h>
 
 #include "iolab/base/units.h"
@@ -52,11 +54,7 @@ class MarkdownExporter final : public Exporter {
   std::string_view name() const override { return "markdown"; }
   std::string_view extension() const override { return ".md"; }
   std::string render(const harness::Results& rs, const ExportContext& c) const override {
-    auto cell = [](std::string s) {  // a '|' or a line break would end the cell
-      for (char& ch : s)
-        if (ch == '|' || ch == '\n' || ch == '\r') ch = ' ';
-      return s;
-    };
+    auto cell = markdown_cell;
     std::string out = fmt::format("{}\n# iolab results{}\n\n", kFirstLine,
                                   c.json.empty() ? "" : " (" + cell(c.json.filename().string()) + ")");
     if (rs.incomplete) out += "**Incomplete:** " + cell(*rs.incomplete) + "\n\n";

@@ -371,11 +371,7 @@ std::string format_text(const DecisionTable& t) {
 }
 
 std::string format_markdown(const DecisionTable& t) {
-  auto cell = [](const std::string& s) {
-    std::string o;
-    for (char ch : s) ch == '|' ? o += "\\|" : o += ch;
-    return o;
-  };
+  auto cell = markdown_cell;
   std::string out = "| op | packet | flush | reads warm / writes | reads cold or O_DIRECT / writes O_DIRECT |\n|---|---|---|---|---|\n";
   for (const auto& c : t.cells) {
     if (c.cache != "warm") continue;

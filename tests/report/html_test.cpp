@@ -61,6 +61,14 @@ TEST(Escape, VisibleShowsControlCharactersSeparatorsAndBadUtf8) {
   EXPECT_EQ(visible(visible("a\x1b" "b")), visible("a\x1b" "b"));   // idempotent
 }
 
+// One Markdown cell escaper for every Markdown table (results, compare, both
+// decision tables): a '|' or a line break in outside text cannot end a cell or a row.
+TEST(Escape, MarkdownCellEscapesPipesAndShowsLineBreaks) {
+  EXPECT_EQ(markdown_cell("a|b"), "a\\|b");
+  EXPECT_EQ(markdown_cell("row\nnext"), "row\\x0anext");
+  EXPECT_EQ(markdown_cell("plain µs"), "plain µs");
+}
+
 // Html is built from literals and escaped text only: a runtime string cannot become markup.
 static_assert(!std::is_constructible_v<Html, std::string>);
 static_assert(!std::is_constructible_v<Html, std::string_view>);
