@@ -1,6 +1,7 @@
 #include "families.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -103,6 +104,17 @@ std::string title_of(const std::vector<Member>& members, const std::string& expe
   return visible(t);
 }
 
+// A record's point on one of the axes a family may take (index into kTriedAxes).
+constexpr Axis kTriedAxes[] = {Axis::BlockSize, Axis::Threads, Axis::WorkPerPass};
+constexpr std::size_t kAxes = std::size(kTriedAxes);
+using LinePoint = std::tuple<std::size_t, SeriesKey, double>;
+std::vector<LinePoint> line_points(const std::vector<Member>& members) {
+  std::vector<LinePoint> out;
+  for (const auto& m : members)
+    for (std::size_t a = 0; a < kAxes; ++a) out.emplace_back(a, series_key(m), x_of(kTriedAxes[a], *m.first));
+  return out;
+}
+
 // A family from `members` if some axis gives one point per line and x; else
 // false (with `force`, block size anyway: several points per line and x).
 bool try_family(const std::vector<Member>& members, const std::vector<Source>& sources,
@@ -116,7 +128,7 @@ bool try_family(const std::vector<Member>& members, const std::vector<Source>& s
   };
   Axis chosen = Axis::None;
   bool found = false;
-  for (Axis axis : {Axis::BlockSize, Axis::Threads, Axis::WorkPerPass}) {
+  for (Axis axis : kTriedAxes) {
     std::set<double> xs;
     for (const auto& m : members) xs.insert(x_of(axis, *m.first));
     if (xs.size() >= 2 && unique_on(axis)) {
@@ -142,22 +154,22 @@ bool try_family(const std::vector<Member>& members, const std::vector<Source>& s
   out.title = title_of(members, experiments.size() == 1 ? experiments.front() : "");
   out.experiments = experiments;
   for (auto& e : out.experiments) e = visible(e);
+  std::set<std::string> series_seen;
   for (std::size_t i = 0; i < members.size(); ++i) {
     out.points.push_back({members[i].first, members[i].second, labels[i], x_of(out.axis, *members[i].first)});
-    if (std::find(out.series.begin(), out.series.end(), labels[i]) == out.series.end()) out.series.push_back(labels[i]);
+    if (series_seen.insert(labels[i]).second) out.series.push_back(labels[i]);
   }
   std::stable_sort(out.points.begin(), out.points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
   return true;
 }
 
+// The list of `key`, appended in first-seen order; `index` finds it in log time
+// (a linear search made 100,000 records quadratic, issue 29 item 8).
 template <typename T, typename K>
-std::vector<T>& slot(std::vector<std::pair<K, std::vector<T>>>& list, const K& key) {
-  auto it = std::find_if(list.begin(), list.end(), [&](const auto& p) { return p.first == key; });
-  if (it == list.end()) {
-    list.push_back({key, {}});
-    it = std::prev(list.end());
-  }
-  return it->second;
+std::vector<T>& slot(std::vector<std::pair<K, std::vector<T>>>& list, std::map<K, std::size_t>& index, const K& key) {
+  auto [it, fresh] = index.try_emplace(key, list.size());
+  if (fresh) list.push_back({key, {}});
+  return list[it->second].second;
 }
 
 const FamilyChart* claimant(const harness::Result& r) {
@@ -171,9 +183,10 @@ const FamilyChart* claimant(const harness::Result& r) {
 void group_claimed(SuiteView& suite, const std::vector<Source>& sources) {
   using Key = std::tuple<const FamilyChart*, std::string, PartKey>;
   std::vector<std::pair<Key, std::vector<Member>>> parts;
+  std::map<Key, std::size_t> index;
   for (const auto& m : suite.records)
     if (measured(*m.first))
-      if (const FamilyChart* c = claimant(*m.first)) slot(parts, Key{c, m.first->experiment, part_key(*m.first)}).push_back(m);
+      if (const FamilyChart* c = claimant(*m.first)) slot(parts, index, Key{c, m.first->experiment, part_key(*m.first)}).push_back(m);
   for (const auto& [key, members] : parts) {
     const auto& [chart, experiment, part] = key;
     std::set<std::size_t> files;
@@ -185,11 +198,11 @@ void group_claimed(SuiteView& suite, const std::vector<Source>& sources) {
     f.bytes_metric = chart->bytes_metric;
     f.chart = chart;
     f.experiments = {visible(experiment)};
+    std::set<std::string> series_seen;
     for (const auto& [r, src] : members) {
       std::string label = chart->series(*r) + (files.size() > 1 ? " — " + sources[src].label : "");
       f.points.push_back({r, src, visible(label), x_of(f.axis, *r)});
-      if (std::find(f.series.begin(), f.series.end(), f.points.back().series) == f.series.end())
-        f.series.push_back(f.points.back().series);
+      if (series_seen.insert(f.points.back().series).second) f.series.push_back(f.points.back().series);
     }
     std::stable_sort(f.points.begin(), f.points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
     suite.families.push_back(std::move(f));
@@ -205,11 +218,13 @@ void group_suite(SuiteView& suite, const std::vector<Source>& sources) {
   // Partitions, then experiments, in first-seen order.
   using Key = std::pair<PartKey, bool>;
   std::vector<std::pair<Key, std::vector<Member>>> parts;
+  std::map<Key, std::size_t> part_index;
   for (const auto& m : suite.records)
-    if (measured(*m.first) && !claimant(*m.first)) slot(parts, Key{part_key(*m.first), counts_bytes(*m.first)}).push_back(m);
+    if (measured(*m.first) && !claimant(*m.first)) slot(parts, part_index, Key{part_key(*m.first), counts_bytes(*m.first)}).push_back(m);
   for (const auto& [key, members] : parts) {
     std::vector<std::pair<std::string, std::vector<Member>>> by_experiment;
-    for (const auto& m : members) slot(by_experiment, m.first->experiment).push_back(m);
+    std::map<std::string, std::size_t> experiment_index;
+    for (const auto& m : members) slot(by_experiment, experiment_index, m.first->experiment).push_back(m);
     // Each experiment joins the first family of the same contenders that still
     // has one point per line and x with it (a sweep stored as one experiment
     // per size is one chart); otherwise it starts a family of its own.
@@ -217,29 +232,66 @@ void group_suite(SuiteView& suite, const std::vector<Source>& sources) {
       const std::set<SeriesKey>* contenders;
       std::vector<std::string> experiments;
       std::vector<Member> members;
+      std::set<LinePoint> points;  // (axis, line, x) of its members
     };
     std::vector<Cluster> clusters;
+    // Per set of contenders: its clusters, and how many of them hold each point.
+    struct Group {
+      std::vector<std::size_t> clusters;
+      std::map<LinePoint, std::size_t> holders;
+    };
+    std::map<std::set<SeriesKey>, Group> groups;
     for (const auto& [experiment, sub] : by_experiment) {
       const std::set<SeriesKey>* who = &contenders[{experiment, key.first}];
+      Group& group = groups[*who];
+      std::vector<LinePoint> mine = line_points(sub);
+      // A join needs one point per line and x on some axis. Records of one series
+      // key share a label, so a point the cluster (or sub itself) already has on
+      // every axis makes try_family fail: skip the probe. When every cluster of
+      // these contenders holds such a point, skip them all at once (many
+      // experiments of the same matrix would otherwise cost clusters x experiments).
+      std::array<bool, kAxes> all_blocked{}, self_blocked{};
+      {
+        std::set<LinePoint> seen;
+        for (const auto& p : mine) {
+          if (!seen.insert(p).second) self_blocked[std::get<0>(p)] = true;
+          auto h = group.holders.find(p);
+          if (h != group.holders.end() && h->second == group.clusters.size()) all_blocked[std::get<0>(p)] = true;
+        }
+      }
+      auto blocked = [&](const std::array<bool, kAxes>& a, const std::array<bool, kAxes>& b) {
+        for (std::size_t i = 0; i < kAxes; ++i)
+          if (!a[i] && !b[i]) return false;
+        return true;
+      };
       Cluster* into = nullptr;
-      for (auto& c : clusters) {
-        if (*c.contenders != *who) continue;
-        std::vector<Member> joined = c.members;
-        joined.insert(joined.end(), sub.begin(), sub.end());
-        std::vector<std::string> names = c.experiments;
-        names.push_back(experiment);
-        Family probe;
-        if (try_family(joined, sources, names, false, probe) && probe.axis != Axis::None) {
-          into = &c;
-          break;
+      if (!group.clusters.empty() && !blocked(all_blocked, self_blocked)) {
+        for (std::size_t ci : group.clusters) {
+          Cluster& c = clusters[ci];
+          std::array<bool, kAxes> here{};
+          for (const auto& p : mine)
+            if (c.points.count(p)) here[std::get<0>(p)] = true;
+          if (blocked(here, self_blocked)) continue;
+          std::vector<Member> joined = c.members;
+          joined.insert(joined.end(), sub.begin(), sub.end());
+          std::vector<std::string> names = c.experiments;
+          names.push_back(experiment);
+          Family probe;
+          if (try_family(joined, sources, names, false, probe) && probe.axis != Axis::None) {
+            into = &c;
+            break;
+          }
         }
       }
       if (!into) {
-        clusters.push_back({who, {}, {}});
+        group.clusters.push_back(clusters.size());
+        clusters.push_back({who, {}, {}, {}});
         into = &clusters.back();
       }
       into->experiments.push_back(experiment);
       into->members.insert(into->members.end(), sub.begin(), sub.end());
+      for (const auto& p : mine)
+        if (into->points.insert(p).second) ++group.holders[p];
     }
     for (const auto& c : clusters) {
       Family f;
