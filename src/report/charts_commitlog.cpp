@@ -1,7 +1,9 @@
 #include "charts_commitlog.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "common.h"
 
@@ -11,7 +13,11 @@ using nlohmann::json;
 
 namespace {
 
-// Rows past this many are left out: a results file cannot make the page huge.
+// The page draws at most this many points per record: a longer series is
+// shown as means over equal runs of seconds (the JSON keeps every second), so
+// a 1 M-second series cannot make the page huge (issue 29 item 8).
+constexpr std::size_t kMaxPointsPerRecord = 600;
+// And at most this many rows in one panel, over all its records.
 constexpr std::size_t kMaxRows = 20000;
 
 // A finite, non-negative number from a series entry, or a negative when not.
@@ -35,14 +41,27 @@ void add_per_second_panel(const Family& f, const std::vector<PointFacts>& points
     // One line per record: colour by method (the family chart's colours),
     // dashes by the x value when the family has an axis.
     std::string series = visible(points[i].series), xl = visible(points[i].x_text);
-    for (const json& s : *it) {
-      if (rows.size() >= kMaxRows) break;
-      double t = number(s, "t"), messages = number(s, "messages"), p99 = number(s, "p99_ns");
-      if (t < 0 || messages < 0) continue;
-      json row{{"series", series}, {"xl", xl}, {"t", t}, {"messages", messages}, {"exp", visible(points[i].experiment)}};
+    std::vector<const json*> usable;
+    for (const json& s : *it)
+      if (number(s, "t") >= 0 && number(s, "messages") >= 0) usable.push_back(&s);
+    // Seconds per drawn point: 1 when the series fits, else equal runs.
+    std::size_t run = (usable.size() + kMaxPointsPerRecord - 1) / kMaxPointsPerRecord;
+    if (run == 0) continue;
+    for (std::size_t from = 0; from < usable.size() && rows.size() < kMaxRows; from += run) {
+      std::size_t to = std::min(usable.size(), from + run);
+      double messages = 0, mib = 0, p99 = 0;
+      std::size_t mibs = 0;
+      for (std::size_t k = from; k < to; ++k) {
+        messages += number(*usable[k], "messages");
+        if (double m = number(*usable[k], "mib"); m >= 0) mib += m, ++mibs;
+        p99 = std::max(p99, number(*usable[k], "p99_ns"));  // the worst second of the run
+      }
+      double n = static_cast<double>(to - from);
+      json row{{"series", series}, {"xl", xl}, {"t", number(*usable[from], "t")}, {"messages", messages / n},
+               {"exp", visible(points[i].experiment)}};
       row["p99"] = p99 > 0 ? json(p99) : json(nullptr);
-      double mib = number(s, "mib");
-      row["mib"] = mib >= 0 ? json(mib) : json(nullptr);
+      row["mib"] = mibs ? json(mib / static_cast<double>(mibs)) : json(nullptr);
+      if (run > 1) row["seconds"] = to - from;
       rows.push_back(std::move(row));
     }
   }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "chromium.h"
+#include "iolab/harness/result.h"
 #include "iolab/report/html.h"
 #include "synthetic.h"
 
@@ -64,6 +65,26 @@ TEST(CommitLogChart, SeriesEntriesOfEveryShapeAreSkippedSafely) {
   rs.results[1].extra["per_second"] = nlohmann::json::array({nullptr, nlohmann::json::object(), {{"t", 1e308 * 10}}});
   std::string page = render_html_report({rs});
   EXPECT_EQ(page.find(kPanelTitle), std::string::npos) << "no usable entry: no panel";
+}
+
+// Issue 29 item 8: a long series is drawn as a bounded number of points (means
+// over runs of seconds) while the results JSON keeps every second.
+TEST(CommitLogChart, LongSeriesIsDownsampledInThePageAndKeptInTheJson) {
+  harness::Results rs = commitlog_results(false);
+  constexpr int kSeconds = 30000;  // past the old 20,000-row cap too
+  nlohmann::json series = nlohmann::json::array();
+  for (int t = 0; t < kSeconds; ++t) series.push_back({{"t", t}, {"messages", 1000}, {"mib", 1.0}, {"p99_ns", 5000 + t}});
+  rs.results[0].extra["per_second"] = series;
+  std::string page = render_html_report({rs});
+  std::size_t rows = 0;
+  for (std::size_t at = page.find("\"messages\":"); at != std::string::npos; at = page.find("\"messages\":", at + 1)) ++rows;
+  EXPECT_GT(rows, 100u) << "the series is still drawn";
+  EXPECT_LE(rows, 600u) << "at most 600 points per record in the page";
+  EXPECT_LT(page.size(), 3u * 1024 * 1024);
+  EXPECT_NE(page.find("\"messages\":1000.0"), std::string::npos) << "a mean of equal seconds is that value";
+  EXPECT_NE(page.find("\"p99\":" + std::to_string(5000 + kSeconds - 1) + ".0"), std::string::npos) << "the worst second's p99 is kept";
+  nlohmann::json saved = harness::to_json(rs);
+  EXPECT_EQ(saved["results"][0]["extra"]["per_second"].size(), static_cast<std::size_t>(kSeconds));
 }
 
 TEST(CommitLogChart, DrawsInChromiumWithoutWarnings) {
