@@ -235,10 +235,20 @@ void group_suite(SuiteView& suite, const std::vector<Source>& sources) {
       std::set<LinePoint> points;  // (axis, line, x) of its members
     };
     std::vector<Cluster> clusters;
-    // Per set of contenders: its clusters, and how many of them hold each point.
+    // Per set of contenders: its clusters (positions 0, 1, ... in first-seen
+    // order), and which of them hold each point.
+    struct Holders {
+      std::set<std::size_t> at;
+      std::size_t prefix = 0;  // positions 0 .. prefix-1 all hold the point
+      std::size_t next_free(std::size_t k) const {  // first position >= k not holding it
+        if (k < prefix) k = prefix;
+        while (at.count(k)) ++k;
+        return k;
+      }
+    };
     struct Group {
       std::vector<std::size_t> clusters;
-      std::map<LinePoint, std::size_t> holders;
+      std::map<LinePoint, Holders> holders;
     };
     std::map<std::set<SeriesKey>, Group> groups;
     for (const auto& [experiment, sub] : by_experiment) {
@@ -247,43 +257,50 @@ void group_suite(SuiteView& suite, const std::vector<Source>& sources) {
       std::vector<LinePoint> mine = line_points(sub);
       // A join needs one point per line and x on some axis. Records of one series
       // key share a label, so a point the cluster (or sub itself) already has on
-      // every axis makes try_family fail: skip the probe. When every cluster of
-      // these contenders holds such a point, skip them all at once (many
+      // every axis makes try_family fail: such clusters are skipped unprobed,
+      // found through the holders of each point rather than one by one (many
       // experiments of the same matrix would otherwise cost clusters x experiments).
-      std::array<bool, kAxes> all_blocked{}, self_blocked{};
+      std::array<bool, kAxes> self_blocked{};
+      std::array<std::vector<const Holders*>, kAxes> held;
       {
         std::set<LinePoint> seen;
         for (const auto& p : mine) {
           if (!seen.insert(p).second) self_blocked[std::get<0>(p)] = true;
-          auto h = group.holders.find(p);
-          if (h != group.holders.end() && h->second == group.clusters.size()) all_blocked[std::get<0>(p)] = true;
+          if (auto h = group.holders.find(p); h != group.holders.end()) held[std::get<0>(p)].push_back(&h->second);
         }
       }
-      auto blocked = [&](const std::array<bool, kAxes>& a, const std::array<bool, kAxes>& b) {
-        for (std::size_t i = 0; i < kAxes; ++i)
-          if (!a[i] && !b[i]) return false;
-        return true;
+      // The first position >= k whose cluster holds none of sub's points on some axis.
+      auto candidate = [&](std::size_t k) {
+        std::size_t best = group.clusters.size();
+        for (std::size_t a = 0; a < kAxes; ++a) {
+          if (self_blocked[a]) continue;
+          std::size_t at = k;
+          for (bool moved = true; moved && at < best;) {
+            moved = false;
+            for (const Holders* h : held[a])
+              if (std::size_t n = h->next_free(at); n != at) at = n, moved = true;
+          }
+          best = std::min(best, at);
+        }
+        return best;
       };
       Cluster* into = nullptr;
-      if (!group.clusters.empty() && !blocked(all_blocked, self_blocked)) {
-        for (std::size_t ci : group.clusters) {
-          Cluster& c = clusters[ci];
-          std::array<bool, kAxes> here{};
-          for (const auto& p : mine)
-            if (c.points.count(p)) here[std::get<0>(p)] = true;
-          if (blocked(here, self_blocked)) continue;
-          std::vector<Member> joined = c.members;
-          joined.insert(joined.end(), sub.begin(), sub.end());
-          std::vector<std::string> names = c.experiments;
-          names.push_back(experiment);
-          Family probe;
-          if (try_family(joined, sources, names, false, probe) && probe.axis != Axis::None) {
-            into = &c;
-            break;
-          }
+      std::size_t position = 0;
+      for (std::size_t pos = candidate(0); pos < group.clusters.size(); pos = candidate(pos + 1)) {
+        Cluster& c = clusters[group.clusters[pos]];
+        std::vector<Member> joined = c.members;
+        joined.insert(joined.end(), sub.begin(), sub.end());
+        std::vector<std::string> names = c.experiments;
+        names.push_back(experiment);
+        Family probe;
+        if (try_family(joined, sources, names, false, probe) && probe.axis != Axis::None) {
+          into = &c;
+          position = pos;
+          break;
         }
       }
       if (!into) {
+        position = group.clusters.size();
         group.clusters.push_back(clusters.size());
         clusters.push_back({who, {}, {}, {}});
         into = &clusters.back();
@@ -291,7 +308,11 @@ void group_suite(SuiteView& suite, const std::vector<Source>& sources) {
       into->experiments.push_back(experiment);
       into->members.insert(into->members.end(), sub.begin(), sub.end());
       for (const auto& p : mine)
-        if (into->points.insert(p).second) ++group.holders[p];
+        if (into->points.insert(p).second) {
+          Holders& h = group.holders[p];
+          h.at.insert(position);
+          while (h.at.count(h.prefix)) ++h.prefix;
+        }
     }
     for (const auto& c : clusters) {
       Family f;
