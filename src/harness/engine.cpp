@@ -283,7 +283,8 @@ struct Measurement::State {
     // min_time get at least two warm-up passes, and more until they add up to
     // a quarter of min_time (at most 64).
     const unsigned warmups = settings.warmup;  // 0 only with min_time 0 (check_settings)
-    double estimate = 0, warmed = 0, wall_estimate = 0;
+    double estimate = 0, warmed = 0, wall_total = 0;
+    unsigned warmed_passes = 0;
     auto more_warmup = [&](unsigned n) {
       if (n < warmups) return true;
       bool short_pass = settings.min_time > 0 && estimate < settings.min_time;
@@ -295,12 +296,16 @@ struct Measurement::State {
       double seconds = team.max(one_pass(PassKind::Warmup, DataCheck::Tail).seconds);
       double wall = team.max(last_wall);
       estimate = i == 0 ? seconds : std::min(estimate, seconds);
-      wall_estimate = i == 0 ? wall : std::min(wall_estimate, wall);
+      wall_total += wall;
+      ++warmed_passes;
       warmed += seconds;
     }
-    // Every process of a team must run the same number of passes.
+    // Every process of a team must run the same number of passes. The
+    // budget takes the warm-ups' mean whole pass, not the fastest: the
+    // untimed work varies with the machine's load, and the fastest
+    // promised more passes than fitted.
     const double left = settings.max_time - spent();
-    passes = static_cast<unsigned>(team.max(static_cast<double>(passes_for(estimate, wall_estimate, left))));
+    passes = static_cast<unsigned>(team.max(static_cast<double>(passes_for(estimate, wall_total / warmed_passes, left))));
     total += settings.reps * (passes - 1);
     return true;
   }
@@ -328,19 +333,29 @@ struct Measurement::State {
   // from that pass. Returns whether they grew (a few times at most: a pass
   // that keeps speeding up, such as overwrites while writeback settles, may
   // need more than one).
+  // The first repetition after sizing also shows what a timed pass costs
+  // whole (timed passes prove the cache state, warm-ups do not): when the
+  // passes would overrun what is left of max_time by a quarter, they are
+  // recomputed from it, fewer, once.
   bool recalibrate(const Repetition& r, unsigned& recalibrations) {
-    if (recalibrations >= thresholds::kMaxRecalibrations || settings.min_time <= 0 ||
-        team.max(r.fastest) * passes >= 0.75 * settings.min_time)
-      return false;
-    // Redone repetitions must fit in what is left of max_time.
+    if (recalibrations >= thresholds::kMaxRecalibrations || settings.min_time <= 0) return false;
     const double left = settings.max_time - spent();
+    const double wall_per_pass = team.max(r.wall / passes);
+    const bool overrun = reps.empty() && recalibrations == 0 && left > 0 &&
+                         team.max(r.wall) * (settings.reps + calibration_reps - 1) > 1.25 * left;
+    if (!overrun && team.max(r.fastest) * passes >= 0.75 * settings.min_time) return false;
+    // Redone repetitions must fit in what is left of max_time.
     if (left <= 0) return false;
     ++recalibrations;
-    const double wall_per_pass = team.max(r.wall / passes);
     const double kept_timed = sized_timed, kept_wall = sized_wall;
     const bool kept_capped = capped;
     unsigned more =
         static_cast<unsigned>(team.max(static_cast<double>(passes_for(team.max(r.fastest), wall_per_pass, left))));
+    if (overrun && more < passes) {
+      total -= settings.reps * (passes - more);
+      passes = more;
+      return true;
+    }
     if (more <= passes) {  // the passes stay, and so does what they were sized from
       sized_timed = kept_timed, sized_wall = kept_wall, capped = kept_capped;
       return false;
