@@ -57,7 +57,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
   cmd->add_option("--warmup", o->warmup, "iolab's untimed passes before them (default 1)")->check(CLI::Range(harness::kWarmupBounds.min, harness::kWarmupBounds.max));
   cmd->add_option("--min-time", o->min_time, "Seconds each iolab repetition lasts at least (default 0.1)")
       ->type_name("TIME");
-  cmd->add_option("--max-time", o->max_time, "Seconds iolab's repetitions may take when lengthened (default 3)")
+  cmd->add_option("--max-time", o->max_time, "Wall seconds one of iolab's experiments may take when its passes are repeated, untimed work included (default 3)")
       ->type_name("TIME");
   cmd->add_option("--seed", o->seed, "Seed of the data pattern and of random offsets (default 0x10AB = 4267)");
   cmd->add_option("--dir", o->dir, "Parent of the scratch directory (default: $TMPDIR or /tmp)");

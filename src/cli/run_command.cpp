@@ -301,7 +301,8 @@ void add_run_command(CLI::App& app, Action& action) {
                   "it (default 0.1)")
       ->type_name("TIME");
   cmd->add_option("--max-time", o->max_time,
-                  "Seconds the timed repetitions of one experiment may take when lengthened (default 3)")
+                  "Wall seconds one experiment may take when its passes are repeated to reach --min-time, the untimed "
+                  "work between passes (cache state, checks, fresh files) included (default 3)")
       ->type_name("TIME");
   cmd->footer(
       "Examples:\n"

@@ -156,12 +156,21 @@ PassTiming LocalTeam::run(const PassBody& body) {
 void add_statistics_warnings(Result& r) {
   if (r.samples_s.empty()) return;
   Summary s = summarize(r.samples_s);
-  if (s.min < thresholds::kTooShortSeconds)
-    r.warn(WarningKind::TooShort,
-           "timed repetitions too short to trust (shortest " + format_duration(s.min) + " < " +
-               format_duration(thresholds::kTooShortSeconds) + ", " + std::to_string(r.passes) +
-               (r.passes == 1 ? " pass" : " passes") + " each); allow more with --max-time or a larger --size",
-           {"shortest " + format_duration(s.min)});
+  if (s.min < thresholds::kTooShortSeconds) {
+    std::string text = "timed repetitions too short to trust (shortest " + format_duration(s.min) + " < " +
+                       format_duration(thresholds::kTooShortSeconds) + ", " + std::to_string(r.passes) +
+                       (r.passes == 1 ? " pass" : " passes") + " each); ";
+    // The engine capped the passes because the untimed work around each
+    // pass (cache state, checks, files) used up --max-time: say so, with the cost.
+    if (r.extra.contains("untimed_s_per_pass"))
+      text += "passes too short to time within --max-time, which counts the untimed work around each (" +
+              format_duration(r.extra["timed_s_per_pass"].get<double>()) + " timed, " +
+              format_duration(r.extra["untimed_s_per_pass"].get<double>()) +
+              " untimed per pass); allow more with --max-time or a larger --size";
+    else
+      text += "allow more with --max-time or a larger --size";
+    r.warn(WarningKind::TooShort, text, {"shortest " + format_duration(s.min)});
+  }
   if (!s.outliers.empty())
     r.warn(WarningKind::Outliers,
            std::to_string(s.outliers.size()) + " of " + std::to_string(s.n) +
@@ -191,9 +200,17 @@ struct Measurement::State {
   bool latency = false, verify_pass = false;
   unsigned passes = 1;
   bool started = false, torn_down = false;
+  // The budget: wall time since begin() on the engine's clock, and what the
+  // passes were sized from (a pass's timed part and all of it, untimed work
+  // included), kept for the record when max_time capped the passes.
+  double started_at = 0, last_wall = 0;
+  double sized_timed = 0, sized_wall = 0;
+  bool capped = false;
+  unsigned calibration_reps = 0;  // unrecorded repetitions that follow the sizing (Measurement::start)
 
   struct Repetition {
     double seconds = 0, first_done = 0;
+    double wall = 0;                   // every pass from before_pass to after_pass, engine clock
     std::vector<double> pass_seconds;  // each pass, timed by its own clock pair
     Usage usage;
     WorkerTally tally;
@@ -203,29 +220,47 @@ struct Measurement::State {
 
   State(Workload& w, Team& t, EngineSettings s, Result& r) : workload(w), team(t), settings(std::move(s)), record(r) {}
 
+  double now() const {
+    if (settings.clock) return settings.clock();
+    return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+  }
+  // Wall time spent on this experiment, the team's longest (MPI ranks decide alike).
+  double spent() { return team.max(now() - started_at); }
+
   PassTiming one_pass(PassKind kind, DataCheck check) {
+    const double wall_start = now();
     workload.set_data_check(check);
     workload.before_pass(kind);
     if (settings.on_pass_begin) settings.on_pass_begin(kind);
     PassTiming t = team.run(workload.pass(kind));
     workload.after_pass(kind);
     if (settings.on_pass_end) settings.on_pass_end(kind);
+    last_wall = now() - wall_start;
     ++done;
     if (settings.on_pass) settings.on_pass(done, total);
     return t;
   }
 
-  // Passes per repetition: enough for min_time, within max_time for all of them.
-  unsigned passes_for(double per_pass) const {
+  // Passes per repetition: enough for min_time (from the timed part of a
+  // pass), and within what is left of max_time for all repetitions (from
+  // the whole pass, untimed work included: for a tiny file that is most of
+  // it, and budgeting the timed part alone made an experiment run 40-70
+  // times max_time).
+  unsigned passes_for(double per_pass, double wall_per_pass, double left) {
     if (settings.min_time <= 0 || per_pass <= 0 || per_pass >= settings.min_time) return 1u;
     double want = std::ceil(settings.min_time / per_pass);
-    double budget = std::floor(settings.max_time / (per_pass * settings.reps));
+    double whole = std::max(per_pass, wall_per_pass);
+    double budget = std::floor(std::max(left, 0.0) / (whole * (settings.reps + calibration_reps)));
+    sized_timed = per_pass;
+    sized_wall = whole;
+    capped = budget < want;
     return static_cast<unsigned>(std::clamp(std::min(want, budget), 1.0, 1e6));
   }
 
   // Setup, verification and warm-up; false when the workload is skipped.
   bool begin() {
     check_settings(settings);
+    started_at = now();
     record.samples_s.clear();
     record.pass_s.reset();
     record.reps = 0;
@@ -248,21 +283,29 @@ struct Measurement::State {
     // min_time get at least two warm-up passes, and more until they add up to
     // a quarter of min_time (at most 64).
     const unsigned warmups = settings.warmup;  // 0 only with min_time 0 (check_settings)
-    double estimate = 0, warmed = 0;
+    double estimate = 0, warmed = 0, wall_total = 0;
+    unsigned warmed_passes = 0;
     auto more_warmup = [&](unsigned n) {
       if (n < warmups) return true;
       bool short_pass = settings.min_time > 0 && estimate < settings.min_time;
-      return short_pass && n < 64 && (n < 2 || warmed < settings.min_time / 4);
+      return short_pass && n < 64 && (n < 2 || warmed < settings.min_time / 4) && spent() < settings.max_time;
     };
     for (unsigned i = 0; more_warmup(i); ++i) {
       if (i >= warmups) ++total;
       // (The team's longest figure, so that every MPI rank decides alike.)
       double seconds = team.max(one_pass(PassKind::Warmup, DataCheck::Tail).seconds);
+      double wall = team.max(last_wall);
       estimate = i == 0 ? seconds : std::min(estimate, seconds);
+      wall_total += wall;
+      ++warmed_passes;
       warmed += seconds;
     }
-    // Every process of a team must run the same number of passes.
-    passes = static_cast<unsigned>(team.max(static_cast<double>(passes_for(estimate))));
+    // Every process of a team must run the same number of passes. The
+    // budget takes the warm-ups' mean whole pass, not the fastest: the
+    // untimed work varies with the machine's load, and the fastest
+    // promised more passes than fitted.
+    const double left = settings.max_time - spent();
+    passes = static_cast<unsigned>(team.max(static_cast<double>(passes_for(estimate, wall_total / warmed_passes, left))));
     total += settings.reps * (passes - 1);
     return true;
   }
@@ -273,6 +316,7 @@ struct Measurement::State {
       PassTiming t = one_pass(PassKind::Timed, p == 0 ? DataCheck::Full : DataCheck::Tail);
       r.fastest = p == 0 ? t.seconds : std::min(r.fastest, t.seconds);
       r.seconds += t.seconds;
+      r.wall += last_wall;
       r.pass_seconds.push_back(t.seconds);
       r.first_done += t.first_done_s;
       r.usage += t.usage;
@@ -289,13 +333,33 @@ struct Measurement::State {
   // from that pass. Returns whether they grew (a few times at most: a pass
   // that keeps speeding up, such as overwrites while writeback settles, may
   // need more than one).
+  // The first repetition after sizing also shows what a timed pass costs
+  // whole (timed passes prove the cache state, warm-ups do not): when the
+  // passes would overrun what is left of max_time by a quarter, they are
+  // recomputed from it, fewer, once.
   bool recalibrate(const Repetition& r, unsigned& recalibrations) {
-    if (recalibrations >= thresholds::kMaxRecalibrations || settings.min_time <= 0 ||
-        team.max(r.fastest) * passes >= 0.75 * settings.min_time)
-      return false;
+    if (recalibrations >= thresholds::kMaxRecalibrations || settings.min_time <= 0) return false;
+    const double left = settings.max_time - spent();
+    const double wall_per_pass = team.max(r.wall / passes);
+    const bool overrun = reps.empty() && recalibrations == 0 && left > 0 &&
+                         team.max(r.wall) * (settings.reps + calibration_reps - 1) > 1.25 * left;
+    if (!overrun && team.max(r.fastest) * passes >= 0.75 * settings.min_time) return false;
+    // Redone repetitions must fit in what is left of max_time.
+    if (left <= 0) return false;
     ++recalibrations;
-    unsigned more = static_cast<unsigned>(team.max(static_cast<double>(passes_for(team.max(r.fastest)))));
-    if (more <= passes) return false;
+    const double kept_timed = sized_timed, kept_wall = sized_wall;
+    const bool kept_capped = capped;
+    unsigned more =
+        static_cast<unsigned>(team.max(static_cast<double>(passes_for(team.max(r.fastest), wall_per_pass, left))));
+    if (overrun && more < passes) {
+      total -= settings.reps * (passes - more);
+      passes = more;
+      return true;
+    }
+    if (more <= passes) {  // the passes stay, and so does what they were sized from
+      sized_timed = kept_timed, sized_wall = kept_wall, capped = kept_capped;
+      return false;
+    }
     total += settings.reps * (more - passes);
     passes = more;
     return true;
@@ -383,6 +447,10 @@ struct Measurement::State {
       record.extra["first_done_samples_s"] = first;
     }
     record.extra["clock"] = team.clock_description();
+    if (capped) {
+      record.extra["timed_s_per_pass"] = sized_timed;
+      record.extra["untimed_s_per_pass"] = std::max(sized_wall - sized_timed, 0.0);
+    }
     record.verified = settings.verify;
     workload.describe(record);
     add_statistics_warnings(record);
@@ -447,6 +515,7 @@ bool Measurement::guarded(F&& step) {
 
 bool Measurement::start() {
   return guarded([&] {
+    s_->calibration_reps = 1;  // the one below comes out of max_time too
     if (!s_->begin()) return false;
     // Calibration repetitions, not recorded: every recorded repetition has
     // the same passes, whatever the candidates' turns in between.

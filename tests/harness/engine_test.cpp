@@ -324,5 +324,100 @@ TEST(Engine, RecordsTheSpreadOfSinglePasses) {
   EXPECT_LE(r.pass_s->p95, r.pass_s->max);
 }
 
+// A tiny file's pass: 1 us timed, 1 ms of untimed work around it (cache
+// state, checks, a fresh file), all on a fake clock the engine budgets by.
+// The team runs the pass inline and reports the fixed 1 us, so nothing
+// here depends on how fast the machine is.
+struct FakeClock {
+  double now = 0;
+};
+class FixedTimeTeam final : public Team {
+ public:
+  explicit FixedTimeTeam(FakeClock& clock) : clock_(clock) {}
+  unsigned workers() const override { return 1; }
+  std::vector<unsigned> local_workers() const override { return {0}; }
+  PassTiming run(const PassBody& body) override {
+    if (body.prepare) body.prepare(0);
+    PassTiming t;
+    t.tally = body.timed(0);
+    if (body.finish) body.finish(0);
+    t.seconds = t.first_done_s = t.last_done_s = kTimed;
+    t.worker_s = {kTimed};
+    clock_.now += kTimed;
+    ++passes;
+    return t;
+  }
+  std::string clock_description() const override { return "fake"; }
+  static constexpr double kTimed = 1e-6;
+  unsigned passes = 0;
+
+ private:
+  FakeClock& clock_;
+};
+class SlowUntimedWork final : public Workload {
+ public:
+  explicit SlowUntimedWork(FakeClock& clock) : clock_(clock) {}
+  void before_pass(PassKind) override { clock_.now += kUntimed; }
+  PassBody pass(PassKind) override {
+    PassBody b;
+    b.timed = [](unsigned) { return WorkerTally{4096, 1, 1}; };
+    return b;
+  }
+  static constexpr double kUntimed = 1e-3;
+
+ private:
+  FakeClock& clock_;
+};
+
+EngineSettings budgeted(FakeClock& clock) {
+  EngineSettings s;
+  s.reps = 5;
+  s.warmup = 1;
+  s.min_time = 0.1;
+  s.max_time = 1.0;
+  s.latency = false;
+  s.clock = [&clock] { return clock.now; };
+  return s;
+}
+
+// Sized by the timed microsecond alone, a repetition would be 100000
+// passes (500 s of untimed work for 5 of them); the budget counts the
+// untimed millisecond, so the experiment ends within max_time and one pass,
+// and the record says why its repetitions are too short.
+TEST(Engine, MaxTimeBoundsTheWallTimeIncludingUntimedWork) {
+  FakeClock clock;
+  FixedTimeTeam team(clock);
+  SlowUntimedWork w(clock);
+  Result r;
+  const EngineSettings s = budgeted(clock);
+  ASSERT_TRUE(measure(w, team, s, r));
+  const double per_pass = FixedTimeTeam::kTimed + SlowUntimedWork::kUntimed;
+  EXPECT_LE(clock.now, s.max_time + per_pass);
+  EXPECT_EQ(r.samples_s.size(), 5u);
+  EXPECT_GE(r.passes, 100u);  // still lengthened, as far as the budget goes
+  bool said_why = false;
+  for (const auto& warning : r.warnings)
+    said_why |= warning.kind == WarningKind::TooShort && warning.text.find("untimed") != std::string::npos;
+  EXPECT_TRUE(said_why);
+  EXPECT_NEAR(r.extra.at("untimed_s_per_pass").get<double>(), SlowUntimedWork::kUntimed, 1e-9);
+}
+
+// The same in interleaved rounds: start()'s calibration repetition comes
+// out of the budget too.
+TEST(Engine, MaxTimeBoundsAMeasurementsCalibrationAndRepetitions) {
+  FakeClock clock;
+  FixedTimeTeam team(clock);
+  SlowUntimedWork w(clock);
+  Result r;
+  const EngineSettings s = budgeted(clock);
+  Measurement m(w, team, s, r);
+  ASSERT_TRUE(m.start());
+  for (unsigned i = 0; i < s.reps; ++i) ASSERT_TRUE(m.repetition());
+  ASSERT_TRUE(m.finish());
+  EXPECT_LE(clock.now, s.max_time + FixedTimeTeam::kTimed + SlowUntimedWork::kUntimed);
+  EXPECT_EQ(r.samples_s.size(), 5u);
+  EXPECT_GE(r.passes, 100u);
+}
+
 }  // namespace
 }  // namespace iolab::harness

@@ -88,7 +88,7 @@ struct RunConfig {
   unsigned warmup = 1;  // clocked passes before the repetitions (they also size them)
   std::uint64_t seed = 0x10AB;
   double min_time = 0.100;  // seconds a repetition aims at (--min-time; 0 = one pass each)
-  double max_time = 3.0;    // seconds the repetitions of one experiment may take when lengthened
+  double max_time = 3.0;    // wall seconds one experiment may take when lengthened (EngineSettings::max_time)
   bool latency = true;      // the latency pass (--no-latency skips it)
   bool show_progress = false;  // progress bar on stderr
   // Replaces every experiment's eviction (iolab run --evict drop_caches).

@@ -12,8 +12,9 @@ inline constexpr double kTooShortSeconds = 0.050;
 // What the engine aims each repetition at (--min-time), by running several
 // passes of the workload per repetition (Google Benchmark's min_time).
 inline constexpr double kDefaultMinTimeSeconds = 0.100;
-// Most wall time the timed repetitions of one experiment may take when the
-// engine lengthens them (--max-time): beyond it, fewer passes per repetition.
+// Most wall time one experiment may take when the engine lengthens its
+// repetitions (--max-time), the untimed work around every pass included:
+// beyond it, fewer passes per repetition.
 inline constexpr double kDefaultMaxTimeSeconds = 3.0;
 // Times the engine may start an experiment's repetitions again with more
 // passes, when passes turn out faster than the warm-ups promised (each time
