@@ -88,7 +88,12 @@ PassTiming LocalTeam::run(const PassBody& body) {
   std::barrier end(static_cast<std::ptrdiff_t>(workers_), on_end);
   std::vector<Clock::time_point> done(workers_);
   std::vector<WorkerTally> tallies(workers_);
+  // A worker that could not prepare (say, open its file: EMFILE) or failed
+  // in its timed part is the cause; what finish then finds (a region no
+  // worker wrote, since a pass with a worker missing is not run) is only a
+  // consequence, reported when nothing came before it (issue 29 item 10).
   std::vector<std::exception_ptr> errors(workers_);
+  std::vector<std::exception_ptr> finish_errors(workers_);
   std::atomic<bool> failed{false};
 
   auto worker = [&](unsigned w) {
@@ -112,7 +117,7 @@ PassTiming LocalTeam::run(const PassBody& body) {
     try {
       if (body.finish) body.finish(w);  // closes files even after a failure
     } catch (...) {
-      if (!errors[w]) errors[w] = std::current_exception();
+      finish_errors[w] = std::current_exception();
       failed = true;
     }
   };
@@ -138,6 +143,8 @@ PassTiming LocalTeam::run(const PassBody& body) {
   for (auto& th : threads) th.join();
   if (spawn_error) std::rethrow_exception(spawn_error);
   for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (auto& e : finish_errors)
     if (e) std::rethrow_exception(e);
 
   t.worker_s.resize(workers_);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <thread>
 #include <utility>
@@ -102,6 +103,43 @@ TEST(Engine, AWorkersErrorComesBackAfterEveryWorkerFinished) {
   }
   EXPECT_EQ(w.finished.load(), 3);  // every worker closed its files
   EXPECT_TRUE(w.torn_down);
+}
+
+// Issue 29 item 10: under `ulimit -n 20` one worker could not open its file
+// (EMFILE), so no worker wrote, and worker 0's check of its unwritten region
+// then failed; that verify error was the one reported, hiding the cause.
+class ThirdOpenFailsWorkload final : public Workload {
+ public:
+  PassBody pass(PassKind) override {
+    PassBody b;
+    b.prepare = [](unsigned w) {
+      if (w == 2) throw Error("open", "/scratch/region-w2", "Too many open files", EMFILE);
+    };
+    b.timed = [this](unsigned) {
+      ++timed;
+      return WorkerTally{};
+    };
+    // As regions.cpp did: checks its region whatever the timed part did.
+    b.finish = [](unsigned w) {
+      if (w == 0) throw Error("verify", "/scratch/region-w0", "byte at offset 0 does not match what was written", EIO);
+    };
+    return b;
+  }
+  std::atomic<int> timed{0};
+};
+
+TEST(Engine, AWorkerThatCannotOpenIsReportedNotTheChecksOfThoseThatNeverRan) {
+  ThirdOpenFailsWorkload w;
+  LocalTeam team(3);
+  Result r;
+  try {
+    measure(w, team, quick(), r);
+    ADD_FAILURE() << "the failure was not reported";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.error_number(), EMFILE) << e.what();
+    EXPECT_EQ(e.operation(), "open") << e.what();
+  }
+  EXPECT_EQ(w.timed.load(), 0);  // a pass with a worker missing is not run
 }
 
 class SkippingWorkload final : public Workload {

@@ -2,9 +2,11 @@
 // verified parallel runs with every method and layout, and clear errors.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <fstream>
@@ -302,6 +304,51 @@ INSTANTIATE_TEST_SUITE_P(MethodsAndLayouts, ParallelRun,
                          [](const auto& info) {
                            return info.param.method + (info.param.layout == Layout::SharedFile ? "_shared" : "_per_worker");
                          });
+
+// The soft descriptor limit at which exactly `free_slots` descriptors can
+// still be opened (open takes the lowest free number, and fails with
+// EMFILE once that is at the limit).
+rlim_t limit_leaving(unsigned free_slots) {
+  rlim_t limit = 0;
+  for (unsigned free = 0;; ++limit) {
+    const bool taken = ::fcntl(static_cast<int>(limit), F_GETFD) != -1;  // opens nothing, unlike a listing
+    if (!taken && free++ == free_slots) return limit;
+  }
+}
+
+// Issue 29 item 10 (`ulimit -n 20; iolab run parallel --threads 1,8`): with
+// one descriptor too few, one worker cannot open the shared file. That is
+// the error (EMFILE, naming the open and the file), not a verify failure of
+// worker 0's region, which no worker wrote since the pass was not run.
+TEST(ParallelRun, AWorkerThatCannotOpenItsFileIsTheErrorNotAFalseMismatch) {
+  io::ScratchDir scratch;
+  harness::Runner runner(two_repetition_config(), scratch);
+  RegionSpec spec;
+  spec.workers = 8;
+  spec.region_size = 4096;
+  spec.block_size = 4096;
+  harness::LocalTeam team(spec.workers);
+  RegionFiles files(team, &scratch, spec, "fdlimit");
+  harness::WriteSource source(3, spec.region_size, spec.block_size, io::BufferKind::Aligned);
+  RegionWorkload writes(team, io::find_file_method("pread"), spec, harness::Op::Write, files, source);
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  rlimit low = saved;
+  low.rlim_cur = limit_leaving(spec.workers - 1);  // the file is made first, then 7 of 8 workers open it
+  ASSERT_LE(low.rlim_cur, saved.rlim_max);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  std::optional<Error> error;
+  try {
+    runner.run(writes, harness::Result{}, team);
+  } catch (const Error& e) {
+    error = e;
+  }
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  ASSERT_TRUE(error.has_value()) << "8 workers opened a file with descriptors for 7";
+  EXPECT_EQ(error->error_number(), EMFILE) << error->what();
+  EXPECT_EQ(std::string(error->what()).find("does not match"), std::string::npos) << error->what();
+  EXPECT_NE(std::string(error->what()).find(files.owned().front().string()), std::string::npos) << error->what();
+}
 
 // A byte changed behind the workload's back: the verification pass of the
 // reads (the same path as the timed reads) refuses to report a figure.

@@ -157,6 +157,7 @@ struct RegionWorkload::Worker {
   std::unique_ptr<harness::ReadSlots> slots;
   std::unique_ptr<io::File> file;
   harness::LoopOutcome outcome;
+  bool wrote = false;  // this pass's timed part ran to its end: only then is the region's data checked
 };
 
 RegionWorkload::RegionWorkload(harness::Team& team, const io::Method& method, const RegionSpec& spec, harness::Op op,
@@ -225,6 +226,7 @@ harness::PassBody RegionWorkload::pass(harness::PassKind kind) {
   body.prepare = [this, write](unsigned w) {
     Worker& wk = *workers_[w];
     wk.outcome = {};
+    wk.wrote = false;
     wk.file = method_.open(files_.file_of(w), write ? io::Access::ReadWrite : io::Access::Read, spec_.options);
     // The buffers every request will use (io_uring's fixed buffers pin them once; others ignore it).
     std::span<std::byte> buffers[] = {write ? source_.buffer() : wk.slots->buffer()};
@@ -244,6 +246,7 @@ harness::PassBody RegionWorkload::pass(harness::PassKind kind) {
     if (spec_.sync_at_end) wk.file->sync(traits_.data_sync);
     wk.outcome.tally.io_calls += wk.file->counters().calls - before;
     wk.file->close();
+    wk.wrote = true;
     return wk.outcome.tally;
   };
   body.finish = [this, kind, write](unsigned w) {
@@ -254,7 +257,10 @@ harness::PassBody RegionWorkload::pass(harness::PassKind kind) {
     const auto& path = files_.file_of(w);
     if (write) {
       // Each worker checks its own region after every write pass (all of it or
-      // its last block, as data_check() says): untimed, in parallel.
+      // its last block, as data_check() says): untimed, in parallel. A worker
+      // that did not write (it failed, or another worker failed to open and
+      // the pass was not run) has nothing to check: the failure is the report.
+      if (!wk.wrote) return;
       if (auto bad = source_.mismatch(path, r.offset, r.length, data_check()))
         throw Error("verify", path.string(),
                     "byte at offset " + std::to_string(*bad) + " written by worker " + std::to_string(w) + " with " +
