@@ -321,6 +321,13 @@ rlim_t limit_leaving(unsigned free_slots) {
 // the error (EMFILE, naming the open and the file), not a verify failure of
 // worker 0's region, which no worker wrote since the pass was not run.
 TEST(ParallelRun, AWorkerThatCannotOpenItsFileIsTheErrorNotAFalseMismatch) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The test leaves no descriptor free once the workers have theirs, and
+  // UBSan's vptr check opens a pipe to probe memory: under the sanitizers it
+  // reports its own failure. Engine.AWorkerThatCannotOpenIsReportedNotThe-
+  // ChecksOfThoseThatNeverRan holds the same rule there without a limit.
+  GTEST_SKIP() << "exhausts file descriptors, which the sanitizer runtimes need";
+#endif
   io::ScratchDir scratch;
   harness::Runner runner(two_repetition_config(), scratch);
   RegionSpec spec;
