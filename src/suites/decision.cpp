@@ -95,11 +95,12 @@ std::string DecisionCell::key() const { return op + "|" + band + "|" + flush + "
 
 std::vector<DecisionCell> decision_design(std::uint64_t max_file) {
   std::vector<DecisionCell> out;
-  auto fill = [&](DecisionCell c, const BandSpec& band, const std::vector<Variant>& vs, auto&& shape) {
+  const std::vector<Variant> buffered_variants = variants(false), direct_variants = variants(true);
+  auto fill = [&](DecisionCell c, const BandSpec& band, bool direct, auto&& shape) {
+    const std::vector<Variant>& vs = direct ? direct_variants : buffered_variants;
     c.band = band.name;
     c.conditions = {band.edges[0], band.edges[1]};
     for (const auto& v : vs) c.candidates.push_back(v.label);
-    const bool direct = c.column == "direct";
     if (direct && (band.edges[0] % kDirectUnit || band.edges[1] % kDirectUnit))
       c.unmeasurable = "O_DIRECT needs packets in multiples of 512 B; this band's edges are " +
                        exact_size(band.edges[0]) + " and " + exact_size(band.edges[1]);
@@ -118,36 +119,33 @@ std::vector<DecisionCell> decision_design(std::uint64_t max_file) {
       }
     out.push_back(std::move(c));
   };
-  const std::vector<Variant> buffered = variants(false), direct = variants(true);
+  // A read column is the cache state the reads start from.
   for (const auto& band : kBands) {
-    for (const char* column : {"warm", "cold", "direct"}) {
+    for (harness::CacheState cache : {harness::CacheState::Warm, harness::CacheState::Cold, harness::CacheState::Direct}) {
       DecisionCell c;
       c.op = "read";
       c.flush = "none";
-      c.column = column;
-      std::string col = column;
-      fill(c, band, col == "direct" ? direct : buffered, [&](harness::FileExperiment& e) {
-        e.cache = col == "warm" ? harness::CacheState::Warm
-                  : col == "cold" ? harness::CacheState::Cold
-                                  : harness::CacheState::Direct;
-        e.experiment = "read " + size_label(e.block_size) + " " + col;
+      c.column = std::string(harness::to_string(cache));
+      fill(c, band, cache == harness::CacheState::Direct, [&](harness::FileExperiment& e) {
+        e.cache = cache;
+        e.experiment = "read " + size_label(e.block_size) + " " + c.column;
       });
     }
   }
   for (const auto& band : kBands)
     for (const char* flush : kFlushes)
-      for (const char* column : {"buffered", "direct"}) {
+      for (bool direct : {false, true}) {
         DecisionCell c;
         c.op = "write";
         c.flush = flush;
-        c.column = column;
-        std::string f = flush, col = column;
-        fill(c, band, col == "direct" ? direct : buffered, [&](harness::FileExperiment& e) {
-          if (col == "direct") e.cache = harness::CacheState::Direct;
-          e.experiment = "write " + size_label(e.block_size) + " flush " + f + (col == "direct" ? " O_DIRECT" : "");
-          // The flush is each method's own data sync (MethodTraits::data_sync).
-          if (f != "none") e.sync = harness::parse_sync_policy(f);
-          if (f == "every") {
+        c.column = direct ? "direct" : "buffered";
+        // The flush is each method's own data sync (MethodTraits::data_sync).
+        const harness::SyncPolicy policy = harness::parse_sync_policy(flush);
+        fill(c, band, direct, [&](harness::FileExperiment& e) {
+          if (direct) e.cache = harness::CacheState::Direct;
+          e.experiment = "write " + size_label(e.block_size) + " flush " + flush + (direct ? " O_DIRECT" : "");
+          if (policy.flushes()) e.sync = policy;
+          if (policy.schedule == harness::FlushSchedule::EveryWrite) {
             // A flush per call costs 0.1..5 ms: bound the calls, not the file.
             e.ops = std::clamp<std::uint64_t>(e.file_size / e.block_size, 1, 64);
             e.file_size = e.ops * e.block_size;
