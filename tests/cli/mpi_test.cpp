@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "iolab/io/scratch.h"
+#include "iolab/testing/test_dir.h"
 
 namespace {
 
@@ -59,8 +59,8 @@ TEST_F(MpiRun, TwoAndFourRanksWriteVerifiedResultsForEveryMethod) {
     for (const char* layout : {"shared-file", "file-per-rank"}) {
       if (ranks == 4 && std::string(layout) == "file-per-rank") continue;  // keep the test short: one run covers it
       SCOPED_TRACE(std::to_string(ranks) + " ranks, " + layout);
-      iolab::io::ScratchDir scratch;
-      const auto out = scratch.path() / "results.json";  // in the ScratchDir, which removes it
+      iolab::testing::TestDir scratch;
+      const auto out = scratch.path() / "results.json";  // in the test's directory, removed with it
       ShellOutcome o = run_shell(mpirun(ranks) + " parallel --size 1m --bs 256k --reps 2 --warmup 0 --layout " + layout +
                       " --dir " + scratch.path().string() + " --out " + out.string());
       ASSERT_EQ(o.exit_code, 0) << o.output;
@@ -96,7 +96,7 @@ TEST_F(MpiRun, TwoAndFourRanksWriteVerifiedResultsForEveryMethod) {
 }
 
 TEST_F(MpiRun, BadInputIsOneLineOnRankZeroAndANonZeroExit) {
-  iolab::io::ScratchDir scratch;
+  iolab::testing::TestDir scratch;
   ShellOutcome o = run_shell(mpirun(2) + " parallel --method bogus --dir " + scratch.path().string());
   EXPECT_NE(o.exit_code, 0);
   const std::string line = "iolab-mpi: error: invalid --method bogus: unknown; known: posix, mpiio, mpiio-collective\n";
@@ -116,7 +116,7 @@ TEST_F(MpiRun, BadInputIsOneLineOnRankZeroAndANonZeroExit) {
 // Issue 14, item 10: a region larger than the free space is refused on every
 // rank before any file is written, in one line.
 TEST_F(MpiRun, ASizeBeyondTheFreeSpaceIsOneLineBeforeAnyWork) {
-  iolab::io::ScratchDir scratch;
+  iolab::testing::TestDir scratch;
   struct statvfs fs {};
   ASSERT_EQ(::statvfs(scratch.path().c_str(), &fs), 0);
   const std::uint64_t free = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
@@ -135,7 +135,7 @@ TEST_F(MpiRun, ASizeBeyondTheFreeSpaceIsOneLineBeforeAnyWork) {
 // Issue 29, item 7: ranks launched with different settings (an MPMD
 // command line) are refused before any work, not left to deadlock.
 TEST_F(MpiRun, RanksGivenDifferentSettingsAreRefusedBeforeAnyWork) {
-  iolab::io::ScratchDir scratch;
+  iolab::testing::TestDir scratch;
   const std::string common = " parallel --size 256k --bs 64k --warmup 0 --dir " + scratch.path().string();
   const std::string one = "--allow-run-as-root --oversubscribe -np 1 " + kProgram + common;
   for (const std::pair<std::string, std::string>& differ :
@@ -155,7 +155,7 @@ TEST_F(MpiRun, RanksGivenDifferentSettingsAreRefusedBeforeAnyWork) {
 
 // Issue 29, items 1 and 14: --out follows iolab run's rules; empty values are refused.
 TEST_F(MpiRun, OutFollowsIolabRunsRulesAndEmptyValuesAreRefused) {
-  iolab::io::ScratchDir scratch;
+  iolab::testing::TestDir scratch;
   const auto mine = scratch.path() / "mine.json";
   { std::ofstream(mine) << "{\"mine\": 1}\n"; }
   const std::string base = mpirun(2) + " parallel --size 256k --bs 64k --reps 1 --warmup 0 --dir " + scratch.path().string();
