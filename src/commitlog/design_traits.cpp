@@ -28,8 +28,12 @@ std::string_view describe(Design d) noexcept {
       return "appends into an aligned buffer; a commit thread pwrites it (200 ms or half full); a flush thread "
              "fdatasyncs >= 16 KiB; mmap reads";
     case Design::Qmq:
-      return "pwrite appends to a shared log; a flush thread fdatasyncs >= 16 KiB; per-topic index; mmap reads";
-    case Design::ActiveMq: return "lseek + write per message to a shared log; never flushes; read(2) reads";
+      return "one shared log of preallocated mapped segments, each message stored through the mapping (QMQ's "
+             "LogSegment.append into its MappedByteBuffer), no segment created ahead; a flush thread msyncs >= 16 KiB; "
+             "per-topic index; mmap reads";
+    case Design::ActiveMq:
+      return "lseek + one write per batch of messages to a shared log (KahaDB's DataFileAppender WriteBatch); never "
+             "flushes; read(2) reads";
     case Design::GroupCommit:
       return "pwrite appends; each append waits for an fdatasync covering it, one leader syncing for all waiting; "
              "pread reads";
@@ -64,10 +68,13 @@ DesignTraits traits(Design d) noexcept {
       t.read_path = ReadPath::Mmap;
       break;
     case Design::Qmq:
-      t.topic_index = t.flush_thread = true;
+      t.topic_index = t.flush_thread = t.writes_through_map = t.preallocates = true;
       t.read_path = ReadPath::Mmap;
       break;
-    case Design::ActiveMq: t.read_path = ReadPath::Read; break;
+    case Design::ActiveMq:
+      t.batches = true;
+      t.read_path = ReadPath::Read;
+      break;
     case Design::GroupCommit:
       t.ack = AckLevel::Durable;
       t.read_path = ReadPath::Pread;

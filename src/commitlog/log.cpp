@@ -326,13 +326,16 @@ void Log::write(const Run& run, const Staged& staged) {
       return;
     }
     case WriteCall::SeekWrite: {
-      // ActiveMQ's RandomAccessFile: seek, then one write per message.
-      std::uint64_t at = run.offset;
+      // ActiveMQ's KahaDB journal (DataFileAppender.processQueue): the
+      // writes of a WriteBatch are copied into one buffer, then one
+      // RandomAccessFile seek + write for the whole batch.
+      thread_local std::vector<std::span<const std::byte>> pieces;
+      pieces.clear();
       for (const auto& item : items) {
-        std::span<const std::byte> pieces[2] = {item.header, item.body};
-        s.file->seek_and_write(at, pieces);
-        at += item.size();
+        pieces.emplace_back(item.header);
+        if (!item.body.empty()) pieces.push_back(item.body);
       }
+      s.file->seek_and_write(run.offset, pieces);
       return;
     }
     case WriteCall::Mapped: {

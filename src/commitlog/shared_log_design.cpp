@@ -41,7 +41,15 @@ SharedConfig shared_config(Design d) {
       c.write = WriteCall::None;
       c.preallocate = c.create_ahead = c.transient = true;
       break;
-    case Design::Qmq: c.write = WriteCall::Pwrite; break;
+    case Design::Qmq:
+      // QMQ's MessageLog.putMessage -> LogSegment.append: the record is put
+      // into the segment's MappedByteBuffer (no system call per message);
+      // LogManager.allocNextSegment maps the next segment when one fills (on
+      // the append path: no allocation thread); the flush is
+      // MappedByteBuffer.force() (msync).
+      c.write = WriteCall::Mapped;
+      c.preallocate = c.map_for_write = c.msync = true;
+      break;
     case Design::ActiveMq:
       c.write = WriteCall::SeekWrite;
       c.keep_sealed_open = false;

@@ -303,7 +303,7 @@ struct WorkloadRun::State {
 // The tailing consumer reads along until the producers are done and it has caught up.
 void WorkloadRun::State::consume() {
   try {
-    TailingConsumer c(*log, traits.read_path);
+    TailingConsumer c(*log, config.consumer_read_path.value_or(traits.read_path));
     const bool clocked = clocking == Clocking::PerMessage;
     auto visit = [&](std::uint32_t, const Frame& f) {
       if (!clocked) return;

@@ -2,7 +2,7 @@
 // reached the end of a segment that was not preallocated: when the writer's
 // frames ended exactly on a page boundary, the check for the next frame read
 // a page wholly past the file's end and the process died of SIGBUS (seen in
-// `iolab run commitlog`, 4 KiB messages in 256 MiB qmq segments). The
+// `iolab run commitlog`, 4 KiB messages in 256 MiB qmq segments, when qmq still appended by pwrite). The
 // consumer now stops at the file's end once the writer has rolled.
 #include <gtest/gtest.h>
 
@@ -15,7 +15,10 @@ namespace {
 TEST(TailingConsumer, ReadsPastASegmentThatEndsOnAPageBoundary) {
   testing::LogScratch scratch;
   WorkloadConfig c;
-  c.log.design = Design::Qmq;  // pwrite appends (no preallocation), mmap consumer
+  // Appends by write(2), no preallocation (the file ends where the data
+  // does), read through a mapping of each segment's capacity.
+  c.log.design = Design::ActiveMq;
+  c.consumer_read_path = ReadPath::Mmap;
   // One 8 KiB frame per 12 KiB segment: the file ends on a page boundary
   // and its last 4 KiB of capacity stay unwritten (past the end of the file).
   c.log.segment_size = 3 * 4096;

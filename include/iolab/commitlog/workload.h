@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,7 @@ struct WorkloadConfig {
   std::uint64_t messages = 0;       // stop after this many in all; 0: run for `seconds` (Clocking::PerMessage only)
   double seconds = 0;
   bool consumer = true;             // a tailing consumer reads along through the design's read path
+  std::optional<ReadPath> consumer_read_path;  // the consumer's, instead of the design's (tests)
   // Bytes of messages a producer gathers per append of a topic; 0: the
   // design's own (Kafka's batch.size, one message for the others).
   std::size_t batch_bytes = 0;
