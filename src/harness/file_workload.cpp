@@ -120,7 +120,9 @@ class FileWorkload final : public Workload {
 
     // Before the plan (a random one holds an offset per call) and any file or buffer.
     if (auto why = resource_problem(e_, scratch_.path())) return why;
-    plan_ = make_plan(e_.op, 0, file_length(e_), e_.block_size, e_.pattern, config_.seed);
+    plan_ = make_plan(e_.op, 0, file_length(e_), e_.block_size, e_.pattern, config_.seed,
+                      e_.op == Op::Read ? e_.rounds : 1);
+    if (e_.op == Op::Read && e_.pattern == AccessPattern::Rand) plan_.stop = e_.stop;
     record_.file_size = plan_.length;
     if (plan_.length % plan_.block != 0)
       record_.warn(WarningKind::ShortLastCall,
@@ -444,7 +446,8 @@ std::optional<std::string> resource_problem(const FileExperiment& e, const std::
   // random plan's offsets, one per call.
   const long double slots = e.op == Op::Read ? (queued ? std::max(1u, e.options.queue_depth) : 1u) : 2u;
   long double memory = static_cast<long double>(block) * slots;
-  if (e.pattern == AccessPattern::Rand) memory += static_cast<long double>(length / block + 1) * sizeof(std::uint64_t);
+  if (e.pattern == AccessPattern::Rand)
+    memory += static_cast<long double>(length / block + 1) * std::max(e.rounds, 1u) * sizeof(std::uint64_t);
   long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   if (pages > 0 && page > 0) {
     const auto ram = static_cast<long double>(pages) * static_cast<long double>(page);

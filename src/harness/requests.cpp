@@ -21,7 +21,7 @@ std::uint64_t now_ns() { return iolab::steady_ns(); }
 }  // namespace
 
 RequestPlan make_plan(Op op, std::uint64_t begin, std::uint64_t length, std::uint64_t block, AccessPattern pattern,
-                      std::uint64_t seed) {
+                      std::uint64_t seed, unsigned rounds) {
   if (block == 0) throw UsageError("block size 0", "must be at least 1 byte");
   if (length == 0) throw UsageError("file size 0", "give a file size or a number of operations");
   RequestPlan p;
@@ -30,10 +30,15 @@ RequestPlan make_plan(Op op, std::uint64_t begin, std::uint64_t length, std::uin
   p.length = length;
   p.block = block;
   if (pattern == AccessPattern::Rand) {
-    p.order.resize(p.count());
-    std::iota(p.order.begin(), p.order.end(), std::uint64_t{0});
+    const std::uint64_t n = p.blocks();
+    p.order.resize(n * std::max(rounds, 1u));
     std::mt19937_64 rng(seed);
-    std::shuffle(p.order.begin(), p.order.end(), rng);
+    for (std::uint64_t at = 0; at < p.order.size(); at += n) {
+      auto first = p.order.begin() + static_cast<std::ptrdiff_t>(at);
+      auto last = first + static_cast<std::ptrdiff_t>(n);
+      std::iota(first, last, std::uint64_t{0});
+      std::shuffle(first, last, rng);
+    }
   }
   return p;
 }
@@ -101,11 +106,16 @@ class ReadSource final : public io::RequestSource {
  public:
   ReadSource(const RequestPlan& plan, ReadSlots& slots, PassKind kind, LatencyHistogram* latency, const Content& expected,
              LoopOutcome& out)
-      : plan_(plan), slots_(slots), kind_(kind), latency_(latency), expected_(expected), out_(out) {
+      : plan_(plan), slots_(slots), kind_(kind), latency_(latency), expected_(expected), out_(out),
+        count_(kind == PassKind::Verify ? std::min(plan.count(), plan.blocks()) : plan.count()) {
     for (unsigned s = slots.count(); s-- > 0;) free_.push_back(s);
   }
   bool next(io::IoRequest& r) override {
-    if (next_ == plan_.count() || free_.empty()) return false;
+    if (next_ == count_ || free_.empty()) return false;
+    if (plan_.stop && plan_.stop->load(std::memory_order_relaxed)) {
+      count_ = next_;  // the time bound: nothing more is submitted
+      return false;
+    }
     unsigned slot = free_.back();
     free_.pop_back();
     r = io::IoRequest{io::IoRequest::Kind::Read, plan_.offset(next_), slots_.slot(slot).first(plan_.size(next_)), 0, slot, 0, 0};
@@ -132,6 +142,7 @@ class ReadSource final : public io::RequestSource {
   LatencyHistogram* latency_;
   const Content& expected_;
   LoopOutcome& out_;
+  std::uint64_t count_;  // calls to make: every block once in a verification pass
   std::uint64_t next_ = 0;
   std::vector<unsigned> free_;
 };
@@ -151,7 +162,6 @@ LoopOutcome read_pass(io::File& f, bool queued, const RequestPlan& plan, ReadSlo
                       LatencyHistogram* latency, const Content& expected) {
   LoopOutcome out;
   const std::uint64_t calls_before = f.counters().calls;
-  const std::uint64_t n = plan.count();
   if (queued) {
     ReadSource source(plan, slots, kind, latency, expected, out);
     f.stream(source, kind == PassKind::Latency);
@@ -159,10 +169,19 @@ LoopOutcome read_pass(io::File& f, bool queued, const RequestPlan& plan, ReadSlo
     std::span<std::byte> buf = slots.slot(0);
     std::uint64_t short_calls = 0, bytes = 0;
     const std::uint64_t whole = plan.sequence_blocks();
+    // A verification pass checks every block once; a time bound ends a pass early.
+    std::uint64_t n = kind == PassKind::Verify ? std::min(plan.count(), plan.blocks()) : plan.count();
+    const std::atomic<bool>* stop = plan.stop;
+    auto stopped = [stop, &n](std::uint64_t i) {
+      if (!stop->load(std::memory_order_relaxed)) return false;
+      n = i;
+      return true;
+    };
     if (kind == PassKind::Latency && latency) {
       // Every call timed; consecutive clock reads, so one read per call.
       std::uint64_t t = now_ns();
       for (std::uint64_t i = 0; i < n; ++i) {
+        if (stop && stopped(i)) break;
         std::size_t len = plan.size(i);
         std::size_t got = read_call(f, plan, whole, i, buf.first(len));
         std::uint64_t t1 = now_ns();
@@ -173,6 +192,7 @@ LoopOutcome read_pass(io::File& f, bool queued, const RequestPlan& plan, ReadSlo
       }
     } else if (kind == PassKind::Verify) {
       for (std::uint64_t i = 0; i < n; ++i) {
+        if (stop && stopped(i)) break;
         std::size_t len = plan.size(i);
         std::uint64_t off = plan.offset(i);
         std::size_t got = read_call(f, plan, whole, i, buf.first(len));
@@ -192,9 +212,18 @@ LoopOutcome read_pass(io::File& f, bool queued, const RequestPlan& plan, ReadSlo
         short_calls += got != len;
         bytes += got;
       }
-    } else {
+    } else if (!stop) {
       // The throughput loop: the call, its length check, nothing else.
       for (std::uint64_t i = 0; i < n; ++i) {
+        std::size_t len = plan.size(i);
+        std::size_t got = f.read_at(plan.offset(i), buf.first(len));
+        short_calls += got != len;
+        bytes += got;
+      }
+    } else {
+      // The same with the time bound's flag read (relaxed) before each call.
+      for (std::uint64_t i = 0; i < n; ++i) {
+        if (stopped(i)) break;
         std::size_t len = plan.size(i);
         std::size_t got = f.read_at(plan.offset(i), buf.first(len));
         short_calls += got != len;

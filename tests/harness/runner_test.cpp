@@ -494,6 +494,57 @@ TEST(Requests, ATimedReadPassCountsShortCallsAlikeSequentialOrNot) {
     }
 }
 
+// A random plan of two rounds covers every block twice, each round a
+// permutation of its own; a verification pass reads each block once; a stop
+// flag already set ends a pass before its first call, plain loop or queue.
+TEST(Requests, ARandomPlanOfTwoRoundsReadsEveryBlockTwiceAndAStopFlagEndsIt) {
+  constexpr std::uint64_t kBlock = 4096, kBlocks = 64;
+  RequestPlan plan = make_plan(Op::Read, 0, kBlocks * kBlock, kBlock, AccessPattern::Rand, 7, 2);
+  ASSERT_EQ(plan.count(), 2 * kBlocks);
+  EXPECT_EQ(plan.blocks(), kBlocks);
+  std::vector<std::uint64_t> first(plan.order.begin(), plan.order.begin() + kBlocks),
+      second(plan.order.begin() + kBlocks, plan.order.end());
+  EXPECT_NE(first, second) << "each round is shuffled anew";
+  std::sort(first.begin(), first.end());
+  std::sort(second.begin(), second.end());
+  for (std::uint64_t i = 0; i < kBlocks; ++i) {
+    EXPECT_EQ(first[i], i);
+    EXPECT_EQ(second[i], i);
+  }
+  EXPECT_EQ(make_plan(Op::Read, 0, kBlocks * kBlock, kBlock, AccessPattern::Seq, 7, 2).count(), kBlocks)
+      << "rounds are for random plans";
+
+  io::ScratchDir scratch;
+  auto path = io::testing::write_pattern_file(scratch, "rounds", kBlocks * kBlock, 3);
+  PatternContent content(3);
+  for (const char* method : {"pread", "io_uring"}) {
+    SCOPED_TRACE(method);
+    const io::Method& m = io::find_file_method(method);
+    if (!m.probe(scratch.path()).available) continue;  // io_uring may be off here
+    io::FileOptions options;
+    options.queue_depth = 4;  // one slot per request in flight, as the workload makes them
+    const bool queued = m.traits(options).queued;
+    auto f = m.open(path, io::Access::Read, options);
+    ReadSlots slots(queued ? 4 : 1, kBlock, io::BufferKind::Aligned);
+    LoopOutcome timed = read_pass(*f, queued, plan, slots, PassKind::Timed, nullptr, content);
+    EXPECT_EQ(timed.tally.bytes, 2 * kBlocks * kBlock);
+    EXPECT_EQ(timed.tally.ops, 2 * kBlocks);
+    LoopOutcome verify = read_pass(*f, queued, plan, slots, PassKind::Verify, nullptr, content);
+    EXPECT_EQ(verify.tally.bytes, kBlocks * kBlock) << "each block checked once";
+    EXPECT_FALSE(verify.bad_offset);
+    std::atomic<bool> stop{true};
+    RequestPlan stopped = plan;
+    stopped.stop = &stop;
+    for (PassKind kind : {PassKind::Timed, PassKind::Verify}) {
+      LoopOutcome none = read_pass(*f, queued, stopped, slots, kind, nullptr, content);
+      EXPECT_EQ(none.tally.bytes, 0u);
+      EXPECT_EQ(none.tally.ops, 0u);
+      EXPECT_EQ(none.short_calls, 0u);
+    }
+    f->close();
+  }
+}
+
 // A tiny sequential run of a Corrupting method, with the latency pass off so
 // only the verification and timed passes' checks stand between the byte and
 // a figure: the error that stopped it, or "" when it gave a figure.

@@ -6,6 +6,7 @@
 // pass, and a loop that checks every byte in the verification pass.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -21,13 +22,20 @@
 namespace iolab::harness {
 
 // `count()` calls of `block` bytes covering [begin, begin + length), in order
-// or in a fixed permutation of the blocks; the last call may be shorter.
+// or in a fixed permutation of the blocks (repeated `rounds` times, a fresh
+// permutation each round); the last call may be shorter.
 struct RequestPlan {
   Op op = Op::Read;
   std::uint64_t begin = 0, length = 0, block = 0;
   std::vector<std::uint64_t> order;  // block indices (rand); empty = sequential
+  // Random reads: when set, a pass ends at the first call after it turns
+  // true (a time bound kept by another thread; the tally says what was
+  // read). Sequential passes and writes ignore it.
+  const std::atomic<bool>* stop = nullptr;
 
-  std::uint64_t count() const noexcept { return block == 0 ? 0 : (length + block - 1) / block; }
+  // The blocks of [begin, begin + length): one round.
+  std::uint64_t blocks() const noexcept { return block == 0 ? 0 : (length + block - 1) / block; }
+  std::uint64_t count() const noexcept { return order.empty() ? blocks() : order.size(); }
   std::uint64_t offset(std::uint64_t i) const noexcept { return begin + (order.empty() ? i : order[i]) * block; }
   std::size_t size(std::uint64_t i) const noexcept {
     std::uint64_t at = offset(i) - begin;
@@ -37,9 +45,10 @@ struct RequestPlan {
   // blocks (none for a random order, whose calls go one by one).
   std::uint64_t sequence_blocks() const noexcept { return block == 0 || !order.empty() ? 0 : length / block; }
 };
-// Throws UsageError for a zero block or length.
+// Throws UsageError for a zero block or length. `rounds` (random plans
+// only): how many times the plan covers every block.
 RequestPlan make_plan(Op op, std::uint64_t begin, std::uint64_t length, std::uint64_t block, AccessPattern pattern,
-                      std::uint64_t seed);
+                      std::uint64_t seed, unsigned rounds = 1);
 
 // What a file is expected to hold, so a read can be checked on the path that read it.
 class Content {

@@ -9,6 +9,7 @@
 //    regions), or a CustomExperiment of callbacks for the simplest ones.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -40,6 +41,13 @@ struct FileExperiment {
   std::uint64_t block_size = 4096;
   std::uint64_t file_size = 0;
   std::uint64_t ops = 0;  // calls per pass; 0 = file_size / block_size (rounded up)
+  // Random reads: a pass reads every block this many times, a fresh
+  // permutation each round (the verification pass checks each block once).
+  unsigned rounds = 1;
+  // Random reads: a pass (the verification pass too) ends at the first call
+  // after this turns true: a time bound another thread keeps (the memory
+  // suite's). The record's bytes and ops are what the pass read.
+  const std::atomic<bool>* stop = nullptr;
   // Heap or aligned; nullopt = aligned when the method needs alignment
   // (O_DIRECT), heap otherwise.
   std::optional<io::BufferKind> buffer;
