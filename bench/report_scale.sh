@@ -32,5 +32,9 @@ PY
   /usr/bin/time -v "$iolab" report "$work/r$n.json" -o "$work/r$n.html" >/dev/null 2>"$work/time$n"
   wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/time$n")
   rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time$n")
-  echo "records $n: wall $wall, max RSS $((rss / 1024)) MiB, page $(( $(stat -c %s "$work/r$n.html") / 1024 )) KiB"
+  user=$(sed -n 's/.*User time (seconds): //p' "$work/time$n")
+  sys=$(sed -n 's/.*System time (seconds): //p' "$work/time$n")
+  # On a shared machine the CPU time is the figure to compare; wall time grows with the load.
+  echo "records $n: wall $wall, CPU ${user} s user + ${sys} s sys, max RSS $((rss / 1024)) MiB," \
+       "page $(( $(stat -c %s "$work/r$n.html") / 1024 )) KiB, load $(cut -d' ' -f1-3 /proc/loadavg)"
 done

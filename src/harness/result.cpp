@@ -406,8 +406,10 @@ Result result_from_json(const Reader& rd, const json& x, const std::string& at, 
 
 }  // namespace
 
-Results results_from_json(const json& j, const std::string& source) {
-  Reader rd(source);
+namespace {
+
+// Everything of a results file but its records, checked; `version` is its schema.
+Results header_from_json(const Reader& rd, const json& j, int& version_out) {
   if (!j.is_object() || !j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != kResultsFormat)
     rd.fail("", "not an iolab results file (no \"format\": \"iolab-results\")");
   // Schema 1 called its version "format_version".
@@ -451,9 +453,20 @@ Results results_from_json(const json& j, const std::string& source) {
   const json& vm = rd.object(e, "environment", "vm_dirty");
   for (const auto& [key, value] : vm.items())
     env.vm_dirty[key] = rd.integer<std::int64_t>(vm, "environment.vm_dirty", key.c_str());
+  version_out = static_cast<int>(version);
+  return out;
+}
+
+}  // namespace
+
+Results results_from_json(const json& j, const std::string& source) {
+  Reader rd(source);
+  int version = 0;
+  Results out = header_from_json(rd, j, version);
   const json& list = j["results"];
+  out.results.reserve(list.size());
   for (std::size_t i = 0; i < list.size(); ++i)
-    out.results.push_back(result_from_json(rd, list[i], "results[" + std::to_string(i) + "]", static_cast<int>(version)));
+    out.results.push_back(result_from_json(rd, list[i], "results[" + std::to_string(i) + "]", version));
   return out;
 }
 
@@ -530,13 +543,48 @@ Results results_from_text(std::string_view text, const std::string& source) {
   if (json_nesting_depth(text) > kJsonMaxDepth)
     throw UsageError("results file " + source, "nested deeper than " + std::to_string(kJsonMaxDepth) +
                                                    " levels (iolab's results nest about 8): not iolab results");
-  json j;
+  // Read in two passes so the whole file is never one JSON tree (a tree of 100,000 records is
+  // several times the text; issue 29 item 8). The first checks the syntax and keeps everything but
+  // the records, which it drops as they are parsed; the second parses one record at a time into
+  // its Result and drops its tree. The errors are those of results_from_json on the whole tree,
+  // in the same order: syntax, then the header, then the records in turn.
+  auto record_event = [](int depth, json::parse_event_t event, const json& parsed, bool& in_results, bool& top_results) {
+    // Depth 1: the top object's members; a member named "results" that is an array holds the records.
+    if (depth == 1 && event == json::parse_event_t::key) top_results = parsed == "results";
+    if (depth == 1 && event == json::parse_event_t::array_start) in_results = top_results;
+    if (depth == 1 && event == json::parse_event_t::array_end) in_results = false;
+    return in_results && depth == 2 &&
+           (event == json::parse_event_t::object_end || event == json::parse_event_t::array_end ||
+            event == json::parse_event_t::value);
+  };
+  json header;
   try {
-    j = json::parse(text);
+    bool in_results = false, top_results = false;
+    header = json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
+      return !record_event(depth, event, parsed, in_results, top_results);
+    });
   } catch (const json::exception& e) {  // parse errors, and numbers out of range ("1e999")
     throw Error("read results", source, "not JSON (" + std::string(e.what()) + ")", EINVAL);
   }
-  return results_from_json(j, source);
+  Reader rd(source);
+  int version = 0;
+  Results out = header_from_json(rd, header, version);
+  header = json();
+  bool in_results = false, top_results = false;
+  std::size_t i = 0;
+  json rest = json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
+    bool results_start = depth == 1 && event == json::parse_event_t::array_start && top_results;
+    if (!record_event(depth, event, parsed, in_results, top_results)) {
+      if (results_start) {  // a repeated "results" member: the last one counts, as in the tree
+        out.results.clear();
+        i = 0;
+      }
+      return true;
+    }
+    out.results.push_back(result_from_json(rd, parsed, "results[" + std::to_string(i++) + "]", version));
+    return false;
+  });
+  return out;
 }
 
 }  // namespace iolab::harness

@@ -1,6 +1,7 @@
 #include "charts.h"
 
 #include <set>
+#include <string>
 #include <utility>
 
 #include "common.h"
@@ -44,12 +45,20 @@ void make_visible(json& j) {
 }
 
 json stacked_spec(json rows, json parts) {
+  // Vega shows at most 30 entries of a legend (its symbolLimit) and drops the rest: 11 input
+  // files of 3 methods each lost their last lines' names (issue 29 item 15). Every series is named.
+  constexpr std::size_t kVegaSymbolLimit = 30;
+  std::set<std::string> series;
+  for (const auto& row : rows)
+    if (auto it = row.find("series"); it != row.end() && it->is_string()) series.insert(it->get<std::string>());
+  json legend{{"symbolOpacity", 1}};
+  if (series.size() > kVegaSymbolLimit) legend["symbolLimit"] = series.size();
   json spec{{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
             {"data", {{"values", std::move(rows)}}},
             {"vconcat", std::move(parts)},
             {"config", {{"font", "system-ui, sans-serif"},
                         {"view", {{"stroke", "#ddd"}}},
-                        {"legend", {{"symbolOpacity", 1}}},
+                        {"legend", std::move(legend)},
                         {"axisY", {{"tickCount", 6}}}}}};
   make_visible(spec);
   return spec;

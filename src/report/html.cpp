@@ -17,6 +17,8 @@ Html Html::text(std::string_view t) { return Html(html_escape(visible(t)), Escap
 
 Html Html::script_data(const nlohmann::json& data) { return Html(script_json(data), Escaped{}); }
 
+Html Html::script_text(const std::string& serialized) { return Html(serialized, Escaped{}); }
+
 Html Html::bundle_script(const ChartBundle& bundle) {
   // Without its source map comment: nothing in the page refers outside the file.
   std::string_view js = bundle.text;
@@ -113,7 +115,8 @@ Html figures_table(const FamilySection& fs) {
     if (fs.has_reference) h += td(p.published_t);
     h += "</tr>";
   }
-  return h + "</tbody></table>";
+  h += "</tbody></table>";
+  return h;
 }
 
 Html family_html(const FamilySection& fs, const std::string& suite) {
@@ -159,14 +162,16 @@ Html decision_html(const RunSection& run) {
   for (const auto& row : run.decision)
     h += "<tr>" + td(row.op) + td(row.band) + td(row.flush) + "<td class=\"" + text(row.warm_class) + "\">" + text(row.warm) +
          "</td><td class=\"" + text(row.cold_class) + "\">" + text(row.cold) + "</td></tr>";
-  return h + "</tbody></table>";
+  h += "</tbody></table>";
+  return h;
 }
 
 Html environment_html(const RunSection& run) {
   Html h = "<table class=\"env\"><caption>" + text(run.label) + "</caption>";
   for (const auto& [k, v] : run.environment) h += "<tr><th>" + text(k) + "</th>" + td(v) + "</tr>";
   if (run.incomplete) h += "<tr><th>incomplete</th>" + td(*run.incomplete) + "</tr>";
-  return h + "</table>";
+  h += "</table>";
+  return h;
 }
 
 std::string make_nonce() {
@@ -177,8 +182,11 @@ std::string make_nonce() {
   return n;
 }
 
-Html body_html(const ReportModel& m, nlohmann::json& charts) {
-  Html body = "<h1>" + text(m.title) + "</h1>";
+// Appends the page's body to `body` and the charts' JSON array (ids and
+// specs, as the render script reads it) to `charts`.
+void body_html(const ReportModel& m, Html& body, Html& charts) {
+  body += "<h1>" + text(m.title) + "</h1>";
+  std::size_t chart_count = 0;
   std::string from;
   for (std::size_t i = 0; i < m.runs.size(); ++i)
     from += (i ? ", " : "") + m.runs[i].label + (m.runs[i].created.empty() ? "" : " (" + m.runs[i].created + ")");
@@ -201,7 +209,9 @@ Html body_html(const ReportModel& m, nlohmann::json& charts) {
     if (suite.families.empty()) body += "<p>No experiment of this suite produced figures here.</p>";
     for (const auto& f : suite.families) {
       body += family_html(f, suite.suite);
-      charts.push_back({{"id", f.id}, {"spec", f.chart}});
+      // {"id":...,"spec":...}, as one JSON array of them dumps: the spec was serialized by build_model.
+      charts += (chart_count++ ? Html(",{\"id\":") : Html("{\"id\":")) + Html::script_data(f.id) + ",\"spec\":" +
+                Html::script_text(f.chart_json) + "}";
     }
     body += notes_html(suite) + "</section>";
   }
@@ -234,31 +244,41 @@ Html body_html(const ReportModel& m, nlohmann::json& charts) {
   for (const auto& b : m.bundle_names) versions += (versions.empty() ? "" : ", ") + b;
   body += "<footer>Charts drawn by " + text(versions) +
           " (BSD-3-Clause), inlined in this file: it makes no network requests. <span id=\"iolab-status\" data-charts=\"" +
-          number(charts.size()) +
+          number(chart_count) +
           "\" data-rendered=\"0\" data-errors=\"0\">charts not drawn (JavaScript off?)</span><ul id=\"iolab-errors\"></ul></footer>";
-  return body;
 }
 
 }  // namespace
 
 std::string render_html_report(const std::vector<harness::Results>& runs, const ReportOptions& options) {
   ReportModel model = build_model(runs, options);
-  nlohmann::json charts = nlohmann::json::array();
-  Html body = body_html(model, charts);
+  // One buffer for the page, appended to in order: no part is built apart and copied in, but
+  // the charts' data, which follows the body.
+  Html body, charts("[");
+  body_html(model, body, charts);
+  charts += "]";
   Html nonce = text(make_nonce());
   Html page("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+  std::size_t bundles = 0;
+  for (const auto& b : chart_bundles()) bundles += b.text.size() + 128;
+  page.reserve(body.size() + charts.size() + bundles + 8192);
   // Nothing may load from outside the file; only our own scripts (nonce) run.
   page += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'nonce-" + nonce +
           "' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data:\">";
   page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
   page += "<title>" + text(model.title) + "</title><style>" + Html(kStyle) + "</style>";
   page += "<script nonce=\"" + nonce + "\">" + Html(kErrorCapture) + "</script>";
-  page += "</head><body>" + body;
-  page += "<script type=\"application/json\" id=\"iolab-charts\">" + Html::script_data(charts) + "</script>\n";
+  page += "</head><body>";
+  page += body;
+  body = Html();
+  page += "<script type=\"application/json\" id=\"iolab-charts\">";
+  page += charts;
+  charts = Html();
+  page += "</script>\n";
   for (const auto& b : chart_bundles())
     page += "<script nonce=\"" + nonce + "\" data-bundle=\"" + text(b.name) + "\">" + Html::bundle_script(b) + "</script>\n";
   page += "<script nonce=\"" + nonce + "\">" + Html(kRender) + "</script></body></html>\n";
-  return page.str();
+  return std::move(page).take();
 }
 
 void write_html_report(const std::vector<harness::Results>& runs, const std::filesystem::path& out,

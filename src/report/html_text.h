@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,8 @@ class Html {
   static Html text(std::string_view text);
   // Data for a <script type="application/json"> element (script_json()).
   static Html script_data(const nlohmann::json& data);
+  // What script_json() returned, kept aside (FamilySection::chart_json).
+  static Html script_text(const std::string& serialized);
   // A chart bundle's JavaScript, without its source map comment. Throws
   // Error if it could close its <script> element (it never does: tested).
   static Html bundle_script(const ChartBundle& bundle);
@@ -51,6 +54,9 @@ class Html {
   friend Html operator+(Literal a, const Html& b) { return Html(a) += b; }
 
   const std::string& str() const noexcept { return s_; }
+  std::string take() && noexcept { return std::move(s_); }
+  std::size_t size() const noexcept { return s_.size(); }
+  void reserve(std::size_t n) { s_.reserve(n); }
   bool empty() const noexcept { return s_.empty(); }
 
  private:

@@ -226,21 +226,24 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
     }
 
   std::size_t family_index = 0;
-  for (const SuiteView& suite : group_results(sources)) {
+  for (SuiteView& suite : group_results(sources)) {
     SuiteSection section;
     section.suite = visible(suite.suite);
-    for (const Family& f : suite.families) {
+    section.families.reserve(suite.families.size());
+    for (Family& f : suite.families) {
       FamilySection fs;
       fs.id = "chart-" + std::to_string(family_index++);
-      fs.family = f;
       fs.explanation = explain(f);
+      fs.points.reserve(f.points.size());
       for (const auto& p : f.points) {
         fs.points.push_back(facts_of(f, p));
         fs.has_reference |= p.result->reference.has_value();
         fs.has_flushes |= !fs.points.back().flushes_t.empty();
       }
-      fs.chart = f.chart ? f.chart->spec(f, fs.points) : chart_spec(f, fs.points);
-      add_per_second_panel(f, fs.points, fs.chart);  // commit-log records: their per-second series
+      nlohmann::json chart = f.chart ? f.chart->spec(f, fs.points) : chart_spec(f, fs.points);
+      add_per_second_panel(f, fs.points, chart);  // commit-log records: their per-second series
+      fs.chart_json = script_json(chart);
+      fs.family = std::move(f);  // not copied: group_results' view is not used again
       section.families.push_back(std::move(fs));
     }
     collect_notes(section, suite, sources, model);

@@ -43,7 +43,10 @@ struct FamilySection {
   std::vector<std::string> explanation;  // sentences
   std::vector<PointFacts> points;
   bool has_reference = false, has_flushes = false;
-  nlohmann::json chart;  // Vega-Lite spec
+  // The Vega-Lite spec, already serialized for the page's JSON script
+  // (script_json()): kept as text, not as a JSON tree, so a report of many
+  // families holds one tree at a time (issue 29 item 8).
+  std::string chart_json;
 };
 
 // One record's line in a suite's warnings or skipped list.

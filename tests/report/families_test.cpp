@@ -158,6 +158,27 @@ TEST(Families, TwoRunsShareChartsWithTheirNamesOnTheLines) {
   EXPECT_NE(page.find("<h3>server.json</h3>"), std::string::npos);  // a decision table per run
 }
 
+// Issue 29 item 15: Vega drops legend entries past 30 (3 methods x 11 files); the spec lifts the
+// limit to the chart's series, so every input is named.
+TEST(Families, EveryInputIsNamedInTheLegend) {
+  std::vector<harness::Results> runs(12);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (const char* m : {"pread", "syscall", "mmap"})
+      for (std::uint64_t bs : {4096u, 65536u}) runs[i].results.push_back(make({"s", "e", m, "read", bs, 8u << 20, 1000.0 + i}));
+    names.push_back("run-" + std::to_string(i) + ".json");
+  }
+  ReportModel model = build_model(runs, {names, "twelve"});
+  ASSERT_EQ(model.suites.at(0).families.size(), 1u);
+  const FamilySection& fs = model.suites[0].families[0];
+  ASSERT_EQ(fs.family.series.size(), 36u);
+  auto spec = nlohmann::json::parse(fs.chart_json);
+  EXPECT_EQ(spec["config"]["legend"]["symbolLimit"], 36);
+  // Few series: Vega's own limit, unchanged.
+  ReportModel two = build_model({runs[0], runs[1]}, {{names[0], names[1]}, "two"});
+  EXPECT_FALSE(nlohmann::json::parse(two.suites.at(0).families.at(0).chart_json)["config"]["legend"].contains("symbolLimit"));
+}
+
 // Issue 10: a queued method's label always carries its depth and io_uring options.
 TEST(Families, QueuedMethodsCarryTheirDepthAndOptions) {
   harness::Results rs;
@@ -329,7 +350,7 @@ TEST(QueueDepthCurve, OneChartWithIopsAndLatencyAgainstTotalDepth) {
   for (const auto& f : model.suites.at(0).families)
     if (f.family.chart == &kQueueDepthCurve) section = &f;
   ASSERT_NE(section, nullptr);
-  const nlohmann::json& spec = section->chart;
+  const nlohmann::json spec = nlohmann::json::parse(section->chart_json);
   ASSERT_EQ(spec["vconcat"].size(), 2u);  // IOPS, then latency
   const nlohmann::json& iops = spec["vconcat"][0]["layer"][1]["encoding"];
   EXPECT_EQ(iops["x"]["title"], "requests in flight (all threads)");
