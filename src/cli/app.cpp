@@ -8,6 +8,8 @@
 #include <cstring>
 #include <fstream>
 #include <fcntl.h>
+#include <exception>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "iolab/base/error.h"
@@ -112,7 +114,47 @@ void build_app(CLI::App& app, Action& action) {
   for (auto& [order, add] : registry()) add(app, action);
 }
 
+namespace {
+int run_main(int argc, char** argv);
+}  // namespace
+
+// Memory can run out anywhere, building the command line's parser included
+// (`ulimit -v`): one line and exit 1, never std::terminate's abort (rc 134).
 int main(int argc, char** argv) {
+  // Under an address-space limit, the runtime itself may fail to allocate an
+  // exception (libstdc++ then calls std::terminate with none active): that
+  // is running out of memory too, said in one line. Anything else aborts as before.
+  std::set_terminate([] {
+    struct rlimit as {};
+    bool memory = false;
+    try {
+      if (auto e = std::current_exception()) std::rethrow_exception(e);
+      memory = ::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY;
+    } catch (const std::bad_alloc&) {
+      memory = true;
+    } catch (...) {
+    }
+    if (memory) {
+      std::fputs("iolab: out of memory (the address-space limit, ulimit -v, is too low to start)\n", stderr);
+      ::_exit(1);
+    }
+    std::abort();
+  });
+  try {
+    return run_main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fputs("iolab: out of memory (std::bad_alloc) before the command could start\n", stderr);
+    return 1;
+  } catch (const std::exception& e) {
+    std::fputs("iolab: ", stderr);
+    std::fputs(e.what(), stderr);
+    std::fputs("\n", stderr);
+    return 1;
+  }
+}
+
+namespace {
+int run_main(int argc, char** argv) {
   // A closed stdout or stderr: the next file opened would take its number,
   // and what iolab prints would land in it (a results file, a scratch file).
   if (::fcntl(STDERR_FILENO, F_GETFD) < 0) ::open("/dev/null", O_WRONLY);  // nowhere to say anything
@@ -166,8 +208,9 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  io::remove_scratch_dirs_on_signals();
   try {
+    // Inside the try: under `ulimit -v` its thread may not start (a one-line error, not std::terminate).
+    io::remove_scratch_dirs_on_signals();
     const int code = action ? action() : 0;
     return stdout_written() ? code : 1;
   } catch (const UsageError& e) {
@@ -184,5 +227,6 @@ int main(int argc, char** argv) {
     return 1;
   }
 }
+}  // namespace
 
 }  // namespace iolab::cli

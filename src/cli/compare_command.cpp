@@ -3,7 +3,13 @@
 // marked not significant; experiments in only one run are listed.
 #include <fmt/core.h>
 
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "app.h"
+#include "iolab/base/error.h"
 #include "iolab/harness/result.h"
 #include "iolab/report/compare.h"
 #include "iolab/report/files.h"
@@ -11,6 +17,21 @@
 namespace iolab::cli {
 
 namespace {
+
+// The same record twice in one file (concatenated runs, a copy-paste) is one
+// measurement: counted once, and said so, not weighed twice.
+void drop_duplicates(harness::Results& r, const std::string& file) {
+  std::set<std::string> seen;
+  std::vector<harness::Result> kept;
+  kept.reserve(r.results.size());
+  for (auto& x : r.results)
+    if (seen.insert(harness::to_json(x).dump()).second) kept.push_back(std::move(x));
+  const std::size_t dropped = r.results.size() - kept.size();
+  r.results = std::move(kept);
+  if (dropped > 0)
+    std::fprintf(stderr, "iolab: warning: %s: %zu record%s repeat%s an earlier one exactly; each is counted once\n",
+                 printable(file).c_str(), dropped, dropped == 1 ? "" : "s", dropped == 1 ? "s" : "");
+}
 
 void add_compare_command(CLI::App& app, Action& action) {
   struct Options {
@@ -27,6 +48,8 @@ void add_compare_command(CLI::App& app, Action& action) {
     action = [opts] {
       harness::Results a = report::read_results_file(opts->a);
       harness::Results b = report::read_results_file(opts->b);
+      drop_duplicates(a, opts->a);
+      drop_duplicates(b, opts->b);
       report::Comparison c = report::compare(a, b);
       fmt::print("{}", opts->markdown ? report::format_markdown(c, opts->a, opts->b) : report::format_text(c, opts->a, opts->b));
       return 0;

@@ -1,6 +1,7 @@
 // `iolab crosscheck`: iolab against fio, experiment by experiment, in
 // interleaved rounds; per CPU second and per wall second with their ratios,
 // and what differs wherever they part (harness/crosscheck.h does the work).
+#include <atomic>
 #include <fmt/core.h>
 
 #include <cerrno>
@@ -189,7 +190,18 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                      printable(j.section), printable(harness::to_string(j.place)), j.experiment.experiment);
         std::fflush(stdout);
       }
+      // A signal mid-run (io/scratch.h): fio is killed and waited for (harness's
+      // run_program), the scratch directory removed, and this says so.
+      std::atomic<std::size_t> rounds_done{0};
+      io::InterruptHook say_interrupted([&rounds_done, out](int sig) {
+        std::fprintf(stderr,
+                     "iolab: crosscheck interrupted by %s after %zu measured round%s; fio stopped, scratch files "
+                     "removed, no comparison written%s\n",
+                     io::signal_name(sig).c_str(), rounds_done.load(), rounds_done.load() == 1 ? "" : "s",
+                     out ? " (--out is written only when every round is done)" : "");
+      });
       auto on_round = [&](const harness::CrosscheckRow& row, const harness::CrosscheckRound& round) {
+        ++rounds_done;
         if (o->json) return;
         fmt::print("{}\n", harness::format_round(row, round));
         std::fflush(stdout);

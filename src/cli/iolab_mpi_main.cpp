@@ -12,8 +12,11 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <csignal>
+#include <unistd.h>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -184,7 +187,51 @@ int run(int argc, char** argv) {
   });
   std::string dir = team.broadcast(scratch ? scratch->path().string() : "");
 
+  // A signal (SIGTERM to mpirun reaches every rank, and mpirun SIGKILLs the
+  // rest a second after the first rank ends): every rank of a shared file
+  // removes the files in rank 0's directory, so the first rank to be told
+  // cleans up whichever rank is killed first; rank 0 also publishes the
+  // results so far, marked incomplete, as `iolab run` does.
+  std::mutex results_mutex;
   harness::Results results;
+  std::optional<io::InterruptHook> shared_cleanup;
+  if (s.shared && rank != 0)
+    shared_cleanup.emplace([dir](int) {
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+        if (e.path().filename().string().starts_with("mpi-")) ::unlink(e.path().c_str());
+      ::rmdir(dir.c_str());
+    });
+  std::optional<io::InterruptHook> save_on_signal;
+  if (rank == 0)
+    save_on_signal.emplace([&](int sig) {
+      std::string line = "interrupted by " + io::signal_name(sig);
+      try {
+        std::lock_guard lock(results_mutex);
+        if (results.results.empty()) {
+          outputs->release();
+          line += "; no method had finished, so no results were written";
+        } else {
+          harness::Results partial = results;
+          partial.incomplete = line;
+          const auto exporters = report::results_exporters();
+          const auto published = outputs->publish(
+              [&](std::size_t i, const std::filesystem::path& json) {
+                return exporters[i]->render(partial,
+                                            report::ExportContext{json, "iolab-mpi " + json.stem().string(), false});
+              },
+              report::fallback_dirs(io::ScratchDir::parent_for(s.dir)));
+          outputs->release();
+          if (!published.files.empty())
+            line += fmt::format("; the {} results so far are in {} (and .csv, .html), marked incomplete",
+                                partial.results.size(), printable(published.files.front().string()));
+          if (published.problem) line += "; " + one_line(*published.problem);
+        }
+      } catch (const std::exception& e) {
+        line += "; the results so far could not be written: " + one_line(e.what());
+      }
+      std::fprintf(stderr, "iolab-mpi: %s\n", line.c_str());
+    });
   if (rank == 0) {
     results.environment = harness::collect_environment(dir);
     std::string command = "mpirun -np " + std::to_string(ranks);
@@ -252,10 +299,12 @@ int run(int argc, char** argv) {
                    r.verified ? "yes" : "no");
       }
       std::fflush(stdout);
+      std::lock_guard lock(results_mutex);
       results.results.push_back(std::move(r));
     }
   }
   int code = 0;
+  save_on_signal.reset();  // from here the results are published whole
   mpi::agree([&] {
     if (rank != 0) return;
     const auto exporters = report::results_exporters();

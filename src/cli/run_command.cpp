@@ -9,6 +9,9 @@
 // work starts (bad input: one line, exit 2): every value, the output
 // location, the matrix's size, each experiment's file against the free space
 // and its buffers against the memory.
+#include <algorithm>
+#include <utility>
+
 #include <fmt/core.h>
 
 #include <unistd.h>
@@ -412,6 +415,18 @@ void add_run_command(CLI::App& app, Action& action) {
     if (!o->records.empty()) suite_options.records = parse_count(o->records, "--records", 1);
     suite_options.threads = thread_list(o->threads);
     if (!o->memory_limit.empty()) suite_options.memory_limit = parse_size(o->memory_limit, "--memory-limit");
+    // An option no chosen suite reads would be ignored in silence: refused, naming the suites that read it.
+    for (const auto& [given, flag] : {std::pair{!o->threads.empty(), "--threads"}, std::pair{!o->records.empty(), "--records"}}) {
+      if (!given || chosen.empty()) continue;
+      if (std::any_of(chosen.begin(), chosen.end(), [&](const suites::Suite* s) { return s->reads_option(flag); })) continue;
+      std::string readers;
+      for (const auto* s : suites::all_suites())
+        if (s->reads_option(flag)) readers += (readers.empty() ? "" : ", ") + std::string(s->name());
+      std::string names;
+      for (const auto* s : chosen) names += (names.empty() ? "" : ", ") + std::string(s->name());
+      throw UsageError(flag, "no chosen suite reads it (" + names + "); it applies to " +
+                                 (readers.empty() ? std::string("no suite in this build") : "the " + readers + " suite"));
+    }
     for (const auto* s : chosen) s->check(suite_options);
     // Suites below the full scale take 3 repetitions unless asked: the seeds
     // group's ~360 experiments then fit the default run's 5 minutes here.
@@ -432,7 +447,9 @@ void add_run_command(CLI::App& app, Action& action) {
                                  static_cast<unsigned>(fio_jobs.empty() ? experiments.size() : fio_jobs.size()),
                                  harness::use_color(stderr));
       // On the cleanup thread when a signal ends the run (io/scratch.h).
-      io::InterruptHook save_on_signal([&record, erase = progress.enabled()](int sig) {
+      // The progress line erased by an escape code, or (TERM=dumb, NO_COLOR) left behind on a line of its own.
+      const char* erase = !progress.enabled() ? "" : harness::use_color(stderr) ? "\r\033[K" : "\n";
+      io::InterruptHook save_on_signal([&record, erase](int sig) {
         std::string line = "interrupted by " + io::signal_name(sig);
         try {
           RunRecord::Publication p = record.publish(line);
@@ -445,7 +462,7 @@ void add_run_command(CLI::App& app, Action& action) {
         } catch (const std::exception& e) {
           line += "; the results so far could not be written: " + one_line(e.what());
         }
-        std::fprintf(stderr, "%siolab: %s\n", erase ? "\r\033[K" : "", line.c_str());
+        std::fprintf(stderr, "%siolab: %s\n", erase, line.c_str());
       });
 
       harness::RunConfig config;

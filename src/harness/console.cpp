@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include <fmt/core.h>
 
@@ -25,6 +26,9 @@ namespace iolab::harness {
 bool use_color(std::FILE* stream) {
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color != nullptr && *no_color != '\0') return false;
+  // A terminal that says it knows no escape codes (Emacs' shell, a serial console).
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::string_view(term) == "dumb") return false;
   return ::isatty(::fileno(stream)) == 1;
 }
 

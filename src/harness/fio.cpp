@@ -11,6 +11,8 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +20,7 @@
 #include "iolab/base/error.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/registry.h"
+#include "iolab/io/scratch.h"
 #include "iolab/base/units.h"
 
 extern char** environ;
@@ -288,11 +291,39 @@ ProgramOutput run_program(const std::filesystem::path& program, const std::vecto
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw Error("run", program.string(), rc);
 
-  int status = 0;
+  // A signal ending iolab while the child runs (io/scratch.h): the child is
+  // killed and waited for before the scratch directory goes, or it would go
+  // on writing (and fio re-creating) its files there after iolab ended.
+  // Waiting without reaping (WNOWAIT) keeps the pid the child's until this
+  // thread reaps it under the lock, so the hook never signals a reused pid.
+  struct Child {
+    std::mutex mutex;
+    bool reaped = false;
+  };
+  auto child = std::make_shared<Child>();
+  io::InterruptHook kill_on_signal([child, pid](int) {
+    std::lock_guard lock(child->mutex);
+    if (child->reaped) return;
+    ::kill(pid, SIGKILL);
+    siginfo_t info{};
+    while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+    }
+  });
+  siginfo_t info{};
   // Not an I/O retry: waiting for the child is resumed after a signal handler ran.
-  while (::waitpid(pid, &status, 0) < 0) {
+  while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0) {
     if (errno != EINTR) throw Error("wait for", program.string(), errno);
   }
+  int status = 0;
+  {
+    std::lock_guard lock(child->mutex);
+    while (::waitpid(pid, &status, 0) < 0) {
+      if (errno != EINTR) throw Error("wait for", program.string(), errno);
+    }
+    child->reaped = true;
+  }
+  // Killed by the hook above: the cleanup thread is ending iolab; nothing more to do here.
+  if (io::interrupting_signal() != 0) io::wait_for_signal_cleanup();
   if (WIFSIGNALED(status))
     throw Error("run", program.string(), std::string("killed by signal ") + ::strsignal(WTERMSIG(status)));
   ProgramOutput r;

@@ -354,6 +354,9 @@ Result result_from_json(const Reader& rd, const json& x, const std::string& at, 
   const json& cpu = rd.object(x, at, "cpu");
   r.user_s = rd.number(cpu, Reader::join(at, "cpu"), "user_s");
   r.sys_s = rd.number(cpu, Reader::join(at, "cpu"), "sys_s");
+  // CPU seconds a process used are never negative ("-2.4e+298 s sys per pass" otherwise).
+  if (r.user_s < 0) rd.fail(Reader::join(at, "cpu.user_s"), "negative CPU seconds");
+  if (r.sys_s < 0) rd.fail(Reader::join(at, "cpu.sys_s"), "negative CPU seconds");
   const json& faults = rd.object(x, at, "faults");
   r.minor_faults = rd.integer<std::int64_t>(faults, Reader::join(at, "faults"), "minor");
   r.major_faults = rd.integer<std::int64_t>(faults, Reader::join(at, "faults"), "major");

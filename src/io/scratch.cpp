@@ -169,7 +169,20 @@ void remove_scratch_dirs_on_signals() {
   std::call_once(once, [] {
     if (::pipe2(g_pipe, O_CLOEXEC) != 0) throw Error("pipe2", "for signal cleanup", errno);
     ::fcntl(g_pipe[1], F_SETFL, O_NONBLOCK);
-    std::thread(clean_up_and_end).detach();
+    // A small stack of its own (the default is the 8 MiB of `ulimit -s`, which
+    // `ulimit -v` may not leave room for), and a failure that names what failed
+    // (std::thread's says only "Resource temporarily unavailable").
+    pthread_attr_t attr;
+    ::pthread_attr_init(&attr);
+    ::pthread_attr_setstacksize(&attr, std::size_t{1} << 20);
+    ::pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t thread{};
+    const int rc = ::pthread_create(
+        &thread, &attr, [](void*) -> void* { clean_up_and_end(); }, nullptr);
+    ::pthread_attr_destroy(&attr);
+    if (rc != 0)
+      throw Error("start the thread that removes scratch files on a signal", "",
+                  std::string(std::strerror(rc)) + (rc == EAGAIN ? " (ulimit -v or -u too low?)" : ""), rc);
     for (int sig : kHandledSignals) {
       struct sigaction old {};
       if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;  // nohup, background jobs

@@ -186,11 +186,24 @@ class ParallelSuite final : public Suite {
            "O_DIRECT, io_uring; int32 arrays moved raw, encoded, per element, bulk; bandwidth vs workers";
   }
 
+  bool reads_option(std::string_view flag) const override { return flag == "--threads"; }
+
+  // Before any work (the header, the scratch directory): what run_regions would refuse midway.
+  void check(const SuiteOptions& options) const override {
+    const ParallelPlan plan = plan_for(options.scale);
+    for (unsigned t : options.threads.empty() ? plan.threads : options.threads) {
+      if (t == 0) throw UsageError("--threads 0", "a parallel run needs at least one worker");
+      if (plan.region_total / t / kRegionGranule == 0)
+        throw UsageError("--threads " + std::to_string(t),
+                         "more workers than 4 KiB pages in the " + format_bytes(static_cast<double>(plan.region_total)) +
+                             " file of this scale (--scale " + std::string(to_string(options.scale)) + ")");
+    }
+  }
+
   std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const ParallelPlan plan = plan_for(options.scale);
     std::vector<unsigned> threads = options.threads.empty() ? plan.threads : options.threads;
-    for (unsigned t : threads)
-      if (t == 0) throw UsageError("--threads 0", "a parallel run needs at least one worker");
+    check(options);
     std::vector<harness::Result> out;
     for (const std::string& method : plan.region_methods)
       for (Layout layout : plan.layouts)

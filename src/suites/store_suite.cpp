@@ -417,6 +417,8 @@ class StoreSuite final : public Suite {
            "buffered backends beside LMDB and SQLite, each table at one commit cadence for all";
   }
 
+  bool reads_option(std::string_view flag) const override { return flag == "--records"; }
+
   void check(const SuiteOptions& options) const override {
     const std::uint64_t n = options.records;
     if (n != 0 && n < 10) throw UsageError("--records " + std::to_string(n), "the store suite needs at least 10 records");

@@ -153,6 +153,10 @@ TEST(Errors, ControlCharactersFromOutsideAreEscaped) {
   EXPECT_EQ(printable("tab\there \x7f del, \xc2\x9b csi, caf\xc3\xa9 \xe2\x82\xac"),
             "tab\\there \\x7f del, \\u009b csi, caf\xc3\xa9 \xe2\x82\xac");
   EXPECT_EQ(one_line("CLI11 says:\n  something\n\x1b[0m\n"), "CLI11 says:   something \\x1b[0m");
+  // Separators and bidirectional controls a terminal would act on (issue 29 item 15); other
+  // characters of the same block (U+2014, the em dash) pass as they are.
+  EXPECT_EQ(printable("a\xe2\x80\xa8" "b\xe2\x80\xa9" "c\xe2\x80\xae" "d\xe2\x81\xa6" "e\xd8\x9c" "f\xe2\x80\x94"),
+            "a\\u2028b\\u2029c\\u202ed\\u2066e\\u061cf\xe2\x80\x94");
 }
 
 }  // namespace

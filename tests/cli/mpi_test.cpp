@@ -5,6 +5,11 @@
 #include <gtest/gtest.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <thread>
 
 #include <array>
 #include <cstdio>
@@ -179,6 +184,51 @@ TEST_F(MpiRun, OutFollowsIolabRunsRulesAndEmptyValuesAreRefused) {
   for (const auto& e : std::filesystem::directory_iterator(scratch.path() / "results"))
     json += e.path().extension() == ".json";
   EXPECT_EQ(json, 2u) << a.output;
+}
+
+// Issue 29 item 12: SIGTERM to mpirun mid-run (it passes SIGTERM to every
+// rank, then SIGKILLs what is left a second after the first rank ends): no
+// scratch file is left, and rank 0's results so far are published, marked
+// incomplete. The signal goes once the first result line is printed (a state
+// reached, not a time); the rest of the run (five more method-op pairs) is
+// still to do then.
+TEST_F(MpiRun, SigtermToMpirunRemovesTheScratchAndKeepsTheResultsSoFar) {
+  iolab::io::ScratchDir scratch;
+  const auto out = scratch.path() / "r.json", log = scratch.path() / "log.txt";
+  std::ofstream(log).close();
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);  // its own group: the test sends the signal to mpirun alone
+    ::signal(SIGTERM, SIG_DFL);
+    const std::string cmd = "exec " + mpirun(2) + " parallel --size 1m --bs 256k --reps 20 --warmup 0 --no-latency --dir " +
+                            scratch.path().string() + " --out " + out.string() + " > " + log.string() + " 2>&1";
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  auto printed = [&] {
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (printed().find("\nposix             write") == std::string::npos && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_NE(printed().find("\nposix             write"), std::string::npos) << printed();
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << printed();
+  // Nothing of the run's scratch: its iolab-* directory (and the file in it) is gone.
+  for (const auto& e : std::filesystem::directory_iterator(scratch.path()))
+    EXPECT_FALSE(e.path().filename().string().starts_with("iolab-")) << e.path() << " left behind\n" << printed();
+  ASSERT_TRUE(std::filesystem::exists(out)) << "no results so far\n" << printed();
+  std::ifstream in(out);
+  nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["incomplete"], "interrupted by SIGTERM");
+  ASSERT_GE(j["results"].size(), 1u);
+  EXPECT_LT(j["results"].size(), 6u);
+  EXPECT_EQ(j["results"][0]["method"], "posix");
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -329,6 +331,142 @@ TEST(Issue29, I14_RunRefusesOpsZeroAndOpsWithSize) {
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
   EXPECT_TRUE(names_in(p.scratch()).empty());
+}
+
+// ---- I12: a signal during crosscheck's fio phase --------------------------------
+
+// A "fio" that stands for one in the middle of its run: it says where it is
+// (its pid, in a file of the test's), then keeps re-creating its data file as
+// fio does between loops, until killed.
+TEST(Issue29, I12_ASignalDuringFiosPhaseStopsFioAndRemovesItsFiles) {
+  Place p;
+  const fs::path fake = p / "fio", mark = p / "fio-pid";
+  write_file(fake, "#!/bin/sh\n"
+                   "if [ \"$1\" = --version ]; then echo fio-3.33; exit 0; fi\n"
+                   "f=; for a; do case \"$a\" in --filename=*) f=\"${a#--filename=}\";; esac; done\n"
+                   "echo $$ > " + (p / "fio-pid.tmp").string() + " && mv " + (p / "fio-pid.tmp").string() + " " +
+                       mark.string() + "\n"
+                   "while :; do : >> \"$f\"; sleep 0.01; done\n");
+  fs::permissions(fake, fs::perms::owner_all);
+  auto run = iolab::test::start_iolab({"crosscheck", "--fio-program", fake.string(), "--method", "pread", "--bs", "4k",
+                                       "--size", "64k", "--rounds", "1", "--reps", "1", "--warmup", "0", "--min-time",
+                                       "0", "--dir", p.scratch().string()});
+  ASSERT_TRUE(iolab::test::wait_until([&] { return fs::exists(mark); })) << "fio never started";
+  const pid_t fio = std::stoi(read_all(mark));
+  run->send(SIGTERM);
+  ProgramRun r = run->finish();
+  EXPECT_EQ(r.signal, SIGTERM) << "exit " << r.exit_code << ": " << r.err;
+  EXPECT_NE(r.err.find("iolab: crosscheck interrupted by SIGTERM"), std::string::npos) << r.err;
+  // fio ended with iolab (gone, or a zombie waiting for init), not writing on.
+  auto state = [&] {
+    std::ifstream in("/proc/" + std::to_string(fio) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    auto close = text.rfind(')');
+    return close == std::string::npos || close + 2 >= text.size() ? 'X' : text[close + 2];
+  };
+  const bool ended = iolab::test::wait_until([&] { return state() == 'X' || state() == 'Z'; }, std::chrono::seconds(10));
+  if (!ended) ::kill(fio, SIGKILL);  // leave nothing running
+  EXPECT_TRUE(ended) << "fio (pid " << fio << ") still runs after iolab ended";
+  EXPECT_TRUE(names_in(p.scratch()).empty()) << "scratch left behind: " << (names_in(p.scratch()).empty() ? "" : names_in(p.scratch()).front());
+}
+
+// ---- I6, I13: out of memory is one line, exit 1 ----------------------------------
+
+TEST(Issue29, I6_UnderAnAddressSpaceLimitReportCompareAndRecommendSayOneLine) {
+  Place p;
+  const fs::path a = results_file(p, "a.json");
+  // Limits from "cannot start the signal thread" to "cannot parse": each a line and exit 1, never an abort.
+  for (std::uint64_t mib : {13u, 14u, 16u, 20u, 24u}) {
+    iolab::test::StartOptions limited;
+    limited.address_space_limit = mib << 20;
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"compare", a.string(), a.string()}, {"report", a.string(), "-o", (p / "x.html").string()},
+          {"recommend", a.string()}}) {
+      ProgramRun r = iolab::test::start_iolab(args, limited)->finish();
+      SCOPED_TRACE(args[0] + " under " + std::to_string(mib) + " MiB");
+      EXPECT_EQ(r.signal, 0) << r.err;
+      if (r.exit_code == 127) continue;  // the loader could not map a library: before iolab runs
+      EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << ": " << r.err;
+      if (r.exit_code != 0) {
+        EXPECT_EQ(r.err_lines(), 1u) << r.err;
+        EXPECT_NE(r.err, "iolab: Resource temporarily unavailable\n") << "an EAGAIN that names no operation";
+      }
+    }
+  }
+}
+
+// ---- I14: --threads (and --records) to suites that do not read them -------------
+
+TEST(Issue29, I14_AnOptionNoChosenSuiteReadsIsRefusedBeforeAnyWork) {
+  Place p;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", "seq-read", "--threads", "4"}, {"run", "copy", "--records", "100"},
+        {"run", "parallel", "--scale", "tiny", "--threads", "100000"}}) {
+    std::vector<std::string> full = args;
+    full.insert(full.end(), {"--dir", p.scratch().string()});
+    ProgramRun r = run_iolab(full);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err_lines(), 1u) << r.err;
+    EXPECT_NE(r.err.find(args[args.size() - 2]), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << "a header printed before the refusal: " << r.out;
+  }
+  ProgramRun r = run_iolab({"run", "seq-read", "--threads", "4", "--dir", p.scratch().string()});
+  EXPECT_NE(r.err.find("parallel"), std::string::npos) << "names the suite that reads it: " << r.err;
+  EXPECT_TRUE(names_in(p.scratch()).empty());
+}
+
+// ---- I15: terminals, escapes, absurd values, duplicates --------------------------
+
+TEST(Issue29, I15_BidiAndSeparatorCharactersInErrorsAreEscaped) {
+  Place p;
+  const std::string name = "a\xe2\x80\xae" "b\xe2\x80\xa8" "c\xe2\x80\xa9" "d.json";
+  ProgramRun r = run_iolab({"report", (p / name).string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.err_lines(), 1u) << r.err;
+  EXPECT_EQ(r.err.find("\xe2\x80"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("a\\u202eb\\u2028c\\u2029d.json"), std::string::npos) << r.err;
+}
+
+TEST(Issue29, I15_NegativeCpuSecondsAreRefusedOnLoad) {
+  Place p;
+  const fs::path a = results_file(p, "a.json");
+  nlohmann::json j = nlohmann::json::parse(read_all(a));
+  j["results"][0]["cpu"]["sys_s"] = -2.4e298;
+  write_file(p / "bad.json", j.dump());
+  for (const char* command : {"report", "recommend"}) {
+    ProgramRun r = run_iolab({command, (p / "bad.json").string()});
+    EXPECT_NE(r.exit_code, 0) << command;
+    EXPECT_EQ(r.err_lines(), 1u) << r.err;
+    EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("cpu.sys_s"), std::string::npos) << r.err;
+  }
+}
+
+TEST(Issue29, I15_DuplicateRecordsInOneFileAreCountedOnceByCompare) {
+  Place p;
+  const fs::path a = results_file(p, "a.json");
+  nlohmann::json j = nlohmann::json::parse(read_all(a));
+  j["results"].push_back(j["results"][0]);
+  write_file(p / "twice.json", j.dump());
+  write_file(p / "b.json", read_all(a));
+  ProgramRun once = run_iolab({"compare", a.string(), (p / "b.json").string()});
+  ProgramRun twice = run_iolab({"compare", a.string(), (p / "twice.json").string()});
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  ASSERT_EQ(twice.exit_code, 0) << twice.err;
+  EXPECT_NE(twice.err.find("twice.json: 1 record repeats an earlier one exactly; each is counted once"), std::string::npos)
+      << twice.err;
+  EXPECT_TRUE(once.err.empty()) << once.err;
+  // The comparison is the one of the file without the copy: only B's name differs.
+  auto named_b = [](const std::string& text, const std::string& name) {
+    std::string out;
+    std::size_t from = 0;
+    for (auto at = text.find(name); at != std::string::npos; at = text.find(name, from)) {
+      out.append(text, from, at - from).append("B");
+      from = at + name.size();
+    }
+    return out.append(text, from, std::string::npos);
+  };
+  EXPECT_EQ(named_b(twice.out, (p / "twice.json").string()), named_b(once.out, (p / "b.json").string()));
 }
 
 // Issue 26 item 4: the Markdown exporter behind iolab report -o FILE.md.

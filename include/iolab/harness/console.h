@@ -14,7 +14,7 @@
 
 namespace iolab::harness {
 
-// True when `stream` is a terminal and NO_COLOR is unset or empty (no-color.org).
+// True when `stream` is a terminal, TERM is not "dumb", and NO_COLOR is unset or empty (no-color.org).
 bool use_color(std::FILE* stream);
 
 // The tables for `results`, grouped by (suite, experiment) in first-seen order.

@@ -36,6 +36,9 @@ class Suite {
   // count out of range). `iolab run` calls it for every chosen suite before
   // any work starts.
   virtual void check(const SuiteOptions&) const {}
+  // Whether this suite reads the run option `flag` ("--threads", "--records"):
+  // `iolab run` refuses one that none of the chosen suites reads.
+  virtual bool reads_option(std::string_view /*flag*/) const { return false; }
   // Runs every experiment through the runner; results in a stable order.
   virtual std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const = 0;
 };
