@@ -46,15 +46,21 @@ void Rounds::start() {
   }
 }
 
-void Rounds::round() {
+bool Rounds::round(const std::function<bool()>& more) {
   for (auto& c : candidates_) c->positions.push_back(0);
   std::vector<std::size_t> order = round_order(candidates_.size(), seed_, rounds_);
   for (std::size_t turn = 0; turn < order.size(); ++turn) {
+    if (more && !more()) {
+      // Cut short: the candidates that had no turn record none for this round.
+      for (std::size_t rest = turn; rest < order.size(); ++rest) candidates_[order[rest]]->positions.pop_back();
+      return false;
+    }
     auto& c = *candidates_[order[turn]];
     c.positions.back() = turn;
     if (c.running) c.running = c.measurement->repetition();
   }
   ++rounds_;
+  return true;
 }
 
 std::vector<std::vector<double>> Rounds::rates() const {

@@ -2,10 +2,15 @@
 #include "iolab/suites/decision.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
+
+#include <fmt/core.h>
 
 #include "iolab/base/clock.h"
 #include "iolab/base/units.h"
 #include "iolab/harness/comparison.h"
+#include "iolab/io/scratch.h"
 #include "iolab/io/registry.h"
 
 namespace iolab::suites {
@@ -155,77 +160,221 @@ std::vector<DecisionCell> decision_design(std::uint64_t max_file) {
   return out;
 }
 
-std::vector<harness::Result> run_decision(harness::Runner& runner, const std::vector<DecisionCell>& design,
-                                          const DecisionSettings& settings) {
-  std::vector<harness::Result> out;
-  const std::uint64_t begin = steady_ns();
-  auto elapsed = [&](std::uint64_t since) { return static_cast<double>(steady_ns() - since) / 1e9; };
-  std::size_t measurable = 0;
-  for (const auto& c : design) measurable += c.unmeasurable.empty();
-  std::size_t left = measurable;
-  for (std::size_t ci = 0; ci < design.size(); ++ci) {
-    const DecisionCell& cell = design[ci];
-    auto tag = [&](harness::Result& r) {
-      r.extra["decision_cell"] = cell.key();
-      r.extra["decision_margin"] = settings.margin;
-    };
-    if (!cell.unmeasurable.empty()) {
-      harness::Result r;
-      r.suite = "decision";
-      r.experiment = cell.key();
-      r.op = cell.op == "read" ? harness::Op::Read : harness::Op::Write;
-      r.skipped = cell.unmeasurable;
-      tag(r);
-      r.extra["decision_candidates"] = cell.candidates;  // what it would have compared
-      r.extra["decision_conditions"] = cell.conditions;
-      out.push_back(std::move(r));
+std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, const DecisionSettings& settings,
+                                           const std::function<double()>& now) {
+  std::vector<CellOutcome> out(cells.size());
+  const double t0 = now();
+  const double deadline = t0 + settings.budget_s;
+  const unsigned min_rounds = std::max(1u, settings.min_rounds);
+  const double top = std::max(settings.min_time, 0.0), floor = std::min(settings.min_time_floor, top);
+  // The cost model, calibrated on every cell run so far: a cell of T turns
+  // at min_time m costs T x (setup + rounds x m x stretch). Before the first
+  // cell: warm-up, verification and calibration passes of about 4 repetitions,
+  // and repetitions 30% over their floor.
+  double setup_s = 0, setup_turns = 0, rep_s = 0, rep_min = 0;
+  auto setup_per_turn = [&] { return setup_turns > 0 ? setup_s / setup_turns : 4 * top + 0.05; };
+  auto stretch = [&] { return rep_min > 0 ? std::max(1.0, rep_s / rep_min) : 1.3; };
+  auto cost = [&](std::size_t j, double m, unsigned rounds) {
+    return static_cast<double>(cells[j].turns) * (setup_per_turn() + rounds * m * stretch());
+  };
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    CellOutcome& o = out[i];
+    const double left = deadline - now();
+    // The repetition time that fits every remaining cell's minimum into its share of what is left.
+    double turns = 0;
+    for (std::size_t j = i; j < cells.size(); ++j) turns += static_cast<double>(cells[j].turns);
+    double m = top;
+    if (turns > 0 && top > 0) {
+      const double fit = (settings.minimum_share * left / turns - setup_per_turn()) / (min_rounds * stretch());
+      m = std::clamp(fit, floor, top);
+    }
+    o.min_time = m;
+    o.start_s = now() - t0;
+    const double minimum = cost(i, m, min_rounds);
+    if (cells[i].turns == 0 || minimum > left) {
+      o.stop = "not run: budget";
+      o.end_s = o.start_s;
+      if (cells[i].not_run)
+        cells[i].not_run(fmt::format("not run: budget (its {} rounds need about {:.0f} s; {:.0f} s of the {:.0f} s budget "
+                                     "were left)",
+                                     min_rounds, minimum, std::max(0.0, left), settings.budget_s));
       continue;
     }
-    // An equal share of what is left; cells decided early leave time to the others.
-    const double share = std::max(0.0, settings.budget_s - elapsed(begin)) / static_cast<double>(left--);
-    const std::uint64_t cell_start = steady_ns();
-    std::vector<std::unique_ptr<harness::Rounds>> groups;
-    for (std::size_t k = 0; k < cell.experiments.size(); ++k) {
-      // A seed per condition, from the run's seed and the cell's place: recorded in every record.
-      std::uint64_t seed = settings.seed * 1000003u + ci * 16 + k;
-      groups.push_back(std::make_unique<harness::Rounds>(runner, cell.experiments[k], seed, settings.min_rounds));
-      groups.back()->start();
-    }
-    std::vector<std::string> conditions;
-    for (auto b : cell.conditions) conditions.push_back(exact_size(b));
+    // Beyond the minimum: an equal share of the time no remaining minimum is planned for.
+    double planned = 0;
+    for (std::size_t j = i; j < cells.size(); ++j) planned += cost(j, m, min_rounds);
+    const double extra = std::max(0.0, left - planned) / static_cast<double>(cells.size() - i);
+    std::unique_ptr<CellTrial> trial = cells[i].make(m);
+    const double s0 = now();
+    trial->start();
+    const double s1 = now();
+    // The hard bound: a repetition starts only if the last one's length still fits.
+    double last = s1, longest = 0;
+    auto more = [&] {
+      const double t = now();
+      longest = std::max(longest, t - last);
+      last = t;
+      return t + longest <= deadline;
+    };
     std::string stop = "max_rounds";
     harness::Verdict verdict;
-    for (unsigned round = 0; round < settings.max_rounds; ++round) {
-      for (auto& g : groups) g->round();
-      if (round + 1 < settings.min_rounds) continue;
-      std::vector<std::vector<std::vector<double>>> rates;
-      for (auto& g : groups) rates.push_back(g->rates());
-      verdict = harness::decide(rates, cell.candidates, conditions, settings.margin);
+    unsigned rounds = 0;
+    double extra_start = 0;
+    for (; rounds < settings.max_rounds;) {
+      if (rounds >= min_rounds) {
+        // Another round only if it fits in the cell's extra share (judged by its rounds so far).
+        const double per_round = (now() - s1) / rounds;
+        if (extra_start == 0) extra_start = now();
+        if (now() - extra_start + per_round > extra) {
+          stop = "budget";
+          break;
+        }
+      }
+      last = now();
+      if (!trial->round(more)) {
+        stop = "budget";
+        break;
+      }
+      ++rounds;
+      if (rounds < min_rounds) continue;
+      verdict = trial->judge();
       if (verdict.kind != harness::Verdict::Kind::Undecided) {
         stop = "decided";
         break;
       }
-      if (elapsed(cell_start) >= share) {
-        stop = "budget";
-        break;
-      }
     }
-    for (std::size_t k = 0; k < groups.size(); ++k) {
-      std::vector<harness::Result> records = groups[k]->finish();
+    if (rounds < min_rounds || stop != "decided") verdict = rounds > 0 ? trial->judge() : harness::Verdict{};
+    const double s2 = now();
+    trial->finish(stop);
+    // Calibrate the model on what this cell cost.
+    setup_s += s1 - s0;
+    setup_turns += static_cast<double>(cells[i].turns);
+    if (rounds > 0 && m > 0) {
+      rep_s += s2 - s1;
+      rep_min += static_cast<double>(cells[i].turns) * rounds * m;
+    }
+    o.stop = stop;
+    o.rounds = rounds;
+    o.kind = verdict.kind;
+    o.end_s = now() - t0;
+  }
+  return out;
+}
+
+namespace {
+
+// A cell measured in interleaved rounds: one Rounds per condition, each
+// round one repetition of every candidate at every condition.
+class RoundsTrial final : public CellTrial {
+ public:
+  RoundsTrial(const harness::RunConfig& config, io::ScratchDir& scratch, const DecisionCell& cell, std::size_t index,
+              const DecisionSettings& settings, double min_time, std::vector<harness::Result>& out)
+      : runner_(with_min_time(config, min_time), scratch), cell_(cell), index_(index), settings_(settings),
+        min_time_(min_time), out_(out), begin_(steady_ns()) {
+    for (auto b : cell.conditions) conditions_.push_back(exact_size(b));
+  }
+  void start() override {
+    for (std::size_t k = 0; k < cell_.experiments.size(); ++k) {
+      // A seed per condition, from the run's seed and the cell's place: recorded in every record.
+      std::uint64_t seed = settings_.seed * 1000003u + index_ * 16 + k;
+      groups_.push_back(std::make_unique<harness::Rounds>(runner_, cell_.experiments[k], seed, settings_.min_rounds));
+      groups_.back()->start();
+    }
+  }
+  bool round(const std::function<bool()>& more) override {
+    for (auto& g : groups_)
+      if (!g->round(more)) return false;
+    return true;
+  }
+  harness::Verdict judge() override {
+    std::vector<std::vector<std::vector<double>>> rates;
+    for (auto& g : groups_) rates.push_back(g->rates());
+    verdict_ = harness::decide(rates, cell_.candidates, conditions_, settings_.margin);
+    return verdict_;
+  }
+  void finish(const std::string& stop) override {
+    for (std::size_t k = 0; k < groups_.size(); ++k) {
+      std::vector<harness::Result> records = groups_[k]->finish();
       for (std::size_t i = 0; i < records.size(); ++i) {
         auto& r = records[i];
-        tag(r);
-        r.extra["decision_candidate"] = cell.candidates[i];
+        r.extra["decision_cell"] = cell_.key();
+        r.extra["decision_margin"] = settings_.margin;
+        r.extra["decision_candidate"] = cell_.candidates[i];
         r.extra["decision_condition"] = k;
         r.extra["decision_stop"] = stop;
-        out.push_back(std::move(r));
+        r.extra["decision_min_time"] = min_time_;
+        out_.push_back(std::move(r));
       }
     }
-    if (settings.progress)
-      settings.progress(cell.key() + ": " + std::string(harness::to_string(verdict.kind)) + " after " +
-                        std::to_string(groups.empty() ? 0 : groups[0]->rounds()) + " rounds (" +
-                        std::to_string(static_cast<int>(elapsed(cell_start))) + " s)");
+    if (settings_.progress)
+      settings_.progress(fmt::format("{}: {} after {} rounds at min-time {:.3f} s ({:.0f} s)", cell_.key(),
+                                     harness::to_string(verdict_.kind), groups_.empty() ? 0 : groups_[0]->rounds(),
+                                     min_time_, static_cast<double>(steady_ns() - begin_) / 1e9));
   }
+
+ private:
+  static harness::RunConfig with_min_time(harness::RunConfig c, double min_time) {
+    c.min_time = min_time;
+    return c;
+  }
+  harness::Runner runner_;
+  const DecisionCell& cell_;
+  std::size_t index_;
+  const DecisionSettings& settings_;
+  double min_time_;
+  std::vector<harness::Result>& out_;
+  std::uint64_t begin_;
+  std::vector<std::string> conditions_;
+  std::vector<std::unique_ptr<harness::Rounds>> groups_;
+  harness::Verdict verdict_;
+};
+
+}  // namespace
+
+std::vector<harness::Result> run_decision(harness::Runner& runner, const std::vector<DecisionCell>& design,
+                                          const DecisionSettings& settings) {
+  std::vector<harness::Result> out;
+  auto skipped_record = [&](const DecisionCell& cell, const std::string& why, const char* stop) {
+    harness::Result r;
+    r.suite = "decision";
+    r.experiment = cell.key();
+    r.op = cell.op == "read" ? harness::Op::Read : harness::Op::Write;
+    r.skipped = why;
+    r.extra["decision_cell"] = cell.key();
+    r.extra["decision_margin"] = settings.margin;
+    r.extra["decision_candidates"] = cell.candidates;  // what it would have compared
+    r.extra["decision_conditions"] = cell.conditions;
+    if (stop) r.extra["decision_stop"] = stop;
+    out.push_back(std::move(r));
+  };
+  std::vector<ScheduledCell> scheduled;
+  for (std::size_t ci = 0; ci < design.size(); ++ci) {
+    const DecisionCell& cell = design[ci];
+    if (!cell.unmeasurable.empty()) continue;
+    ScheduledCell s;
+    for (const auto& row : cell.experiments) s.turns += row.size();
+    s.make = [&, ci](double min_time) -> std::unique_ptr<CellTrial> {
+      return std::make_unique<RoundsTrial>(runner.config(), runner.scratch(), design[ci], ci, settings, min_time, out);
+    };
+    s.not_run = [&, ci](const std::string& why) {
+      skipped_record(design[ci], why, "not run: budget");
+      if (settings.progress) settings.progress(design[ci].key() + ": " + why);
+    };
+    scheduled.push_back(std::move(s));
+  }
+  for (const auto& cell : design)
+    if (!cell.unmeasurable.empty()) skipped_record(cell, cell.unmeasurable, nullptr);
+  schedule_decision(scheduled, settings, [] { return static_cast<double>(steady_ns()) / 1e9; });
+  // Records in the design's order, whichever cells ran.
+  std::map<std::string, std::size_t> place;
+  for (std::size_t ci = 0; ci < design.size(); ++ci) place.emplace(design[ci].key(), ci);
+  std::stable_sort(out.begin(), out.end(), [&](const harness::Result& a, const harness::Result& b) {
+    auto at = [&](const harness::Result& r) {
+      auto it = r.extra.find("decision_cell");
+      return it != r.extra.end() && it->is_string() ? place[it->get<std::string>()] : design.size();
+    };
+    return at(a) < at(b);
+  });
   return out;
 }
 

@@ -176,5 +176,41 @@ TEST(Rounds, RecordsEveryRoundInTheSeededOrder) {
   }
 }
 
+// A round cut short by its caller's deadline: the candidates that had their
+// turn keep the repetition, the others do not, and it is not counted.
+TEST(Rounds, ARoundCutShortKeepsWhatRanAndIsNotCounted) {
+  io::ScratchDir scratch("/tmp");
+  RunConfig config;
+  config.min_time = 0;
+  config.latency = false;
+  Runner runner(config, scratch);
+  std::vector<FileExperiment> es;
+  for (const char* m : {"pread", "syscall", "stdio"}) {
+    FileExperiment e;
+    e.suite = "test";
+    e.experiment = "rounds-cut";
+    e.method = m;
+    e.block_size = 4096;
+    e.file_size = 64 * 1024;
+    e.latency = false;
+    es.push_back(e);
+  }
+  Rounds rounds(runner, es, 5);
+  rounds.start();
+  EXPECT_TRUE(rounds.round());
+  EXPECT_TRUE(rounds.round([] { return true; }));
+  int asked = 0;
+  EXPECT_FALSE(rounds.round([&] { return ++asked <= 1; }));  // one repetition, then the deadline
+  EXPECT_EQ(rounds.rounds(), 2u);
+  auto rates = rounds.rates();
+  const auto first = round_order(3, 5, 2)[0];
+  for (std::size_t c = 0; c < 3; ++c) EXPECT_EQ(rates[c].size(), c == first ? 3u : 2u) << c;
+  std::vector<Result> records = rounds.finish();
+  for (std::size_t c = 0; c < 3; ++c) {
+    EXPECT_EQ(records[c].extra["round_positions"].size(), c == first ? 3u : 2u);
+    EXPECT_EQ(records[c].samples_s.size(), c == first ? 3u : 2u);
+  }
+}
+
 }  // namespace
 }  // namespace iolab::harness

@@ -163,7 +163,11 @@ class Rounds {
   // order; one that cannot run here is skipped (its record says why) and
   // takes no turns.
   void start();
-  void round();  // one more round
+  // One more round. `more`, when given, is asked before each repetition:
+  // false ends the round there (the candidates not yet run keep one sample
+  // fewer) and round() returns false, so a caller's deadline is overrun by
+  // at most the repetition under way. `rounds()` counts complete rounds.
+  bool round(const std::function<bool()>& more = {});
   unsigned rounds() const noexcept { return rounds_; }
   std::uint64_t seed() const noexcept { return seed_; }
   // Each candidate's rates so far (bytes or operations per second, one per

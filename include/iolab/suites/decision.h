@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "iolab/harness/comparison.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
 
@@ -38,19 +40,75 @@ struct DecisionCell {
 std::vector<DecisionCell> decision_design(std::uint64_t max_file);
 
 struct DecisionSettings {
-  double budget_s = 480;     // the whole table's time: each cell gets an equal share of what is left
+  // The whole table's wall time, a hard bound: a repetition starts only if
+  // the last one's length still fits, so the table ends within the budget
+  // plus at most one repetition (and the records' teardown).
+  double budget_s = 480;
   unsigned min_rounds = 5;   // rounds before the first look
   unsigned max_rounds = 30;  // rounds after which a cell stops undecided whatever its share
   double margin = 1.05;      // a winner's interval lies above it; a tie's inside [1/margin, margin]
   std::uint64_t seed = 0x10AB;
+  // Seconds a repetition lasts at least: the plan shrinks it down to
+  // min_time_floor (above the 50 ms under which a record is too short to
+  // trust) when the minimum rounds of every cell would not fit otherwise.
+  double min_time = 0.07, min_time_floor = 0.055;
+  // Share of what is left that the minimum rounds of the cells still to
+  // run are planned into; the rest pays for rounds beyond the minimum in
+  // undecided cells, and for estimates that came out short.
+  double minimum_share = 0.85;
   std::function<void(const std::string& line)> progress;  // one line per cell (may be empty)
 };
 
-// Measures every cell. Records carry extra "decision_cell" (DecisionCell::key),
-// "decision_candidate" (label), "decision_condition" (0-based), "decision_stop"
-// ("decided", "budget", "max_rounds") and the round fields of Rounds::finish;
-// a cell that cannot be measured gives one skipped record with the reason
-// and extra "decision_candidates" and "decision_conditions" (what it declares).
+// The budget's view of one cell's measurement (the real one runs Rounds;
+// tests drive the scheduler with synthetic ones and a fake clock).
+class CellTrial {
+ public:
+  virtual ~CellTrial() = default;
+  virtual void start() = 0;  // setup, verification, warm-up, calibration of every candidate at every condition
+  // One round at every condition; `more` is asked before each repetition
+  // and a false cuts the round there (returns false).
+  virtual bool round(const std::function<bool()>& more) = 0;
+  virtual harness::Verdict judge() = 0;                // the verdict on the rounds so far
+  virtual void finish(const std::string& stop) = 0;    // "decided", "budget", "max_rounds"
+};
+
+struct ScheduledCell {
+  std::size_t turns = 0;  // repetitions per round: candidates x conditions
+  // The cell's trial, its repetitions lasting at least `min_time` seconds.
+  std::function<std::unique_ptr<CellTrial>(double min_time)> make;
+  // The cell was not run: the budget could not pay for its minimum rounds.
+  std::function<void(const std::string& reason)> not_run;
+};
+
+struct CellOutcome {
+  std::string stop;  // "decided", "budget", "max_rounds", "not run: budget"
+  unsigned rounds = 0;  // complete rounds
+  harness::Verdict::Kind kind = harness::Verdict::Kind::Undecided;
+  double min_time = 0;  // the repetition time the plan gave it
+  double start_s = 0, end_s = 0;  // on the scheduler's clock, from its start
+};
+
+// The budget's plan, cell by cell in order. Before each cell it re-plans
+// what is left from a cost model calibrated on the cells already run (setup
+// seconds per repetition slot, a repetition's seconds per second of
+// min_time): the repetition time that fits every remaining cell's minimum
+// rounds into minimum_share of what is left (never below the floor); a cell
+// whose minimum does not fit in what is left is not run ("not run:
+// budget"). A cell runs its minimum rounds, then more while undecided, under
+// max_rounds and within its equal share of the time no remaining minimum
+// is planned for (cells decided early leave theirs to the later ones).
+// `now` is seconds on any clock.
+std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, const DecisionSettings& settings,
+                                           const std::function<double()>& now);
+
+// Measures every cell within the budget (schedule_decision on the steady
+// clock). Records carry extra "decision_cell" (DecisionCell::key),
+// "decision_candidate" (label), "decision_condition" (0-based),
+// "decision_stop" ("decided", "budget", "max_rounds"), "decision_min_time"
+// (seconds a repetition lasted at least, as the plan gave it) and the round
+// fields of Rounds::finish; a cell that cannot be measured, or that the
+// budget could not pay for ("not run: budget ..."), gives one skipped record
+// with the reason and extra "decision_candidates" and "decision_conditions".
 std::vector<harness::Result> run_decision(harness::Runner& runner, const std::vector<DecisionCell>& design,
                                           const DecisionSettings& settings);
 

@@ -1,0 +1,136 @@
+// The seeds' rules beside this machine's verdicts (decision_seeds.h).
+#include "iolab/report/decision_seeds.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+namespace iolab::report {
+
+namespace {
+
+// What a rule expects of its cell's verdict.
+enum class SeedExpect {
+  Wins,    // `method` is the winner (or in the tied set: partly)
+  Loses,   // the winner is some other method than `method`
+};
+
+struct SeedRule {
+  const char* seed;
+  const char* says;
+  const char* op;
+  const char* band;
+  const char* flush;
+  const char* column;
+  SeedExpect expect;
+  const char* method;  // a method name: a candidate's label up to its first space
+};
+
+// The seeds' reads used a fresh file per test (004) or a 1.73 GB file
+// larger than the page cache kept (001): the cold column. Their writes went
+// to the page cache: the buffered column. Java's FileChannel is pread/pwrite
+// here, a buffered stream stdio, MappedByteBuffer mmap.
+constexpr SeedRule kSeedRules[] = {
+    {"004", "reads under 4 KiB: mmap wins clearly", "read", "< 64 B", "none", "cold", SeedExpect::Wins, "mmap"},
+    {"004", "reads under 4 KiB: mmap wins clearly", "read", "64 B..4 KiB", "none", "cold", SeedExpect::Wins, "mmap"},
+    {"004", "reads over 4 KiB: the others beat mmap", "read", "4 KiB..1 MiB", "none", "cold", SeedExpect::Loses, "mmap"},
+    {"004", "reads over 4 KiB: the others beat mmap", "read", ">= 1 MiB", "none", "cold", SeedExpect::Loses, "mmap"},
+    {"004", "writes under 64 B: mmap wins", "write", "< 64 B", "none", "buffered", SeedExpect::Wins, "mmap"},
+    {"004", "writes from 64 B up: FileChannel (pwrite) beats mmap", "write", "64 B..4 KiB", "none", "buffered",
+     SeedExpect::Loses, "mmap"},
+    {"004", "writes from 64 B up: FileChannel (pwrite) beats mmap", "write", "4 KiB..1 MiB", "none", "buffered",
+     SeedExpect::Loses, "mmap"},
+    {"004", "writes from 64 B up: FileChannel (pwrite) beats mmap", "write", ">= 1 MiB", "none", "buffered",
+     SeedExpect::Loses, "mmap"},
+    {"004", "a flush every 16 KiB from another thread: avoid it with mmap", "write", "64 B..4 KiB", "async-16k",
+     "buffered", SeedExpect::Loses, "mmap"},
+    {"004", "a flush every 16 KiB from another thread: avoid it with mmap", "write", "4 KiB..1 MiB", "async-16k",
+     "buffered", SeedExpect::Loses, "mmap"},
+    {"001", "mmap for small sequential reads (1 KiB buffers)", "read", "64 B..4 KiB", "none", "cold", SeedExpect::Wins,
+     "mmap"},
+    {"001", "at 1 MiB buffers FileChannel with a direct buffer (pread) beats mmap", "read", ">= 1 MiB", "none", "cold",
+     SeedExpect::Wins, "pread"},
+    {"002", "small (128 B) writes: buffer them (to at least 2x the write size)", "write", "64 B..4 KiB", "none",
+     "buffered", SeedExpect::Wins, "stdio"},
+    {"002", "mmap writes 1..2 KiB records fastest, FileChannel second", "write", "64 B..4 KiB", "none", "buffered",
+     SeedExpect::Wins, "mmap"},
+};
+
+std::string seed_base_name(const std::string& label) { return label.substr(0, label.find(' ')); }
+bool seed_is(const std::string& label, const char* method) {
+  std::string b = seed_base_name(label);
+  return b == method || (std::string(method) == "mmap" && b.rfind("mmap", 0) == 0);  // mmap, mmap_write
+}
+
+}  // namespace
+
+std::vector<SeedRuleRow> seed_rules(const DesignedTable& table) {
+  std::vector<SeedRuleRow> out;
+  for (const auto& rule : kSeedRules) {
+    SeedRuleRow row{rule.seed, rule.says, fmt::format("{}|{}|{}|{}", rule.op, rule.band, rule.flush, rule.column), "", ""};
+    auto it = std::find_if(table.cells.begin(), table.cells.end(), [&](const DesignedCell& c) {
+      return c.op == rule.op && c.band == rule.band && c.flush == rule.flush && c.column == rule.column;
+    });
+    if (it == table.cells.end()) {
+      row.machine = "not in this run";
+      row.agrees = "cannot say";
+    } else if (!it->unmeasurable.empty()) {
+      row.machine = "not measured: " + it->unmeasurable;
+      row.agrees = "cannot say";
+    } else {
+      const auto& v = it->verdict;
+      const auto& names = it->candidates;
+      switch (v.kind) {
+        case harness::Verdict::Kind::Winner: {
+          const std::string& w = names[v.chosen[0]];
+          row.machine = fmt::format("{} wins ({:.3g}x over {}, interval {:.3g}..{:.3g})", w, v.interval.estimate,
+                                    names[v.against], v.interval.lo, v.interval.hi);
+          row.agrees = (rule.expect == SeedExpect::Wins) == seed_is(w, rule.method) ? "yes" : "no";
+          break;
+        }
+        case harness::Verdict::Kind::Tie: {
+          std::string set;
+          bool in = false;
+          for (auto i : v.chosen) {
+            set += (set.empty() ? "" : ", ") + names[i];
+            in = in || seed_is(names[i], rule.method);
+          }
+          row.machine = "tie: " + set;
+          // A named winner tied with others: partly; one the rule says loses, tied at the top: no.
+          row.agrees = rule.expect == SeedExpect::Wins ? (in ? "partly" : "no") : (in ? "no" : "yes");
+          break;
+        }
+        case harness::Verdict::Kind::Undecided:
+          row.machine = fmt::format("undecided after {} rounds", it->rounds);
+          row.agrees = "cannot say";
+          break;
+      }
+    }
+    out.push_back(std::move(row));
+  }
+  out.push_back({"002", "copies: zero copy (transferTo) beats a 4 KiB stream copy", "", "not in this table (iolab run: copy suite)", "not in this table"});
+  out.push_back({"000", "a record store: nio + mmap 10x faster than per-field RandomAccessFile", "", "not in this table (iolab run: store suite)", "not in this table"});
+  out.push_back({"003", "parallel writers of one file: raw bytes reach C speed, per-element streams do not", "", "not in this table (iolab-mpi)", "not in this table"});
+  return out;
+}
+
+std::string format_text(const std::vector<SeedRuleRow>& rows) {
+  std::string s = "\nThe seeds' rules beside this machine (seed says / this machine says / agrees?):\n";
+  for (const auto& r : rows)
+    s += fmt::format("  {} {}\n      {}{}: {} -> {}\n", r.seed, r.says, r.cell.empty() ? "" : "cell ", r.cell, r.machine,
+                     r.agrees);
+  return s;
+}
+
+nlohmann::json to_json(const std::vector<SeedRuleRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : rows)
+    out.push_back({{"seed", r.seed},
+                   {"says", r.says},
+                   {"cell", r.cell.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.cell)},
+                   {"machine", r.machine},
+                   {"agrees", r.agrees}});
+  return out;
+}
+
+}  // namespace iolab::report

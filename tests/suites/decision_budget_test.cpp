@@ -1,0 +1,196 @@
+// The decision table's budget (schedule_decision) on synthetic cells and a
+// fake clock: every repetition advances the clock by a known cost and draws
+// seeded rates, so the outcomes are the same every run and nothing sleeps.
+// The budget is a hard bound (never over by more than one repetition); the
+// plan shortens repetitions before it leaves cells out, and those say "not
+// run: budget"; the stopping rules: a clear difference decides in the first
+// rounds, equal distributions end as a tie, overlapping noisy ones end
+// undecided when the budget is spent; time left over goes to undecided cells.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "iolab/suites/decision.h"
+
+namespace iolab::suites {
+namespace {
+
+struct BudgetClock {
+  double t = 1000;  // any origin
+};
+
+// A cell of `means.size()` candidates at two conditions; a repetition costs
+// `stretch` x min_time (+ `grow` more after every repetition: a machine that
+// slows down), its rate a seeded draw of mean x (1 + noise x N(0,1)).
+struct Synthetic {
+  std::vector<double> means;
+  double noise = 0.02;
+  double setup = 0.5;  // seconds of setup per repetition slot
+  double stretch = 1.2, grow = 0;
+};
+
+class SyntheticTrial final : public CellTrial {
+ public:
+  SyntheticTrial(BudgetClock& clock, const Synthetic& s, double min_time, std::uint64_t seed, double& longest_rep)
+      : clock_(clock), s_(s), min_time_(min_time), rng_(seed), longest_(longest_rep),
+        rates_(2, std::vector<std::vector<double>>(s.means.size())) {}
+  void start() override { clock_.t += s_.setup * static_cast<double>(2 * s_.means.size()); }
+  bool round(const std::function<bool()>& more) override {
+    std::normal_distribution<double> z(0, 1);
+    for (auto& condition : rates_)
+      for (std::size_t c = 0; c < s_.means.size(); ++c) {
+        if (!more()) return false;
+        const double cost = s_.stretch * min_time_ + s_.grow * static_cast<double>(reps_++);
+        longest_ = std::max(longest_, cost);
+        clock_.t += cost;
+        condition[c].push_back(s_.means[c] * (1 + s_.noise * z(rng_)));
+      }
+    return true;
+  }
+  harness::Verdict judge() override {
+    std::vector<std::string> names;
+    for (std::size_t c = 0; c < s_.means.size(); ++c) names.push_back(std::to_string(c));  // not "m" + ...: GCC 12 -Wrestrict
+    return harness::decide(rates_, names, {"a", "b"});
+  }
+  void finish(const std::string&) override { clock_.t += 0.01; }
+
+ private:
+  BudgetClock& clock_;
+  Synthetic s_;
+  double min_time_;
+  std::mt19937_64 rng_;
+  double& longest_;
+  std::vector<std::vector<std::vector<double>>> rates_;
+  unsigned reps_ = 0;
+};
+
+struct BudgetTable {
+  BudgetClock clock;
+  double longest = 0;  // the longest repetition any trial ran
+  std::vector<std::string> not_run;
+  std::vector<ScheduledCell> cells;
+  void add(const Synthetic& s) {
+    ScheduledCell c;
+    c.turns = 2 * s.means.size();
+    const std::uint64_t seed = 77 + cells.size();
+    c.make = [this, s, seed](double min_time) { return std::make_unique<SyntheticTrial>(clock, s, min_time, seed, longest); };
+    c.not_run = [this](const std::string& why) { not_run.push_back(why); };
+    cells.push_back(std::move(c));
+  }
+  std::vector<CellOutcome> run(const DecisionSettings& s) {
+    const double t0 = clock.t;
+    auto out = schedule_decision(cells, s, [this] { return clock.t; });
+    elapsed = clock.t - t0;
+    return out;
+  }
+  double elapsed = 0;
+};
+
+DecisionSettings budget_settings(double budget) {
+  DecisionSettings s;
+  s.budget_s = budget;
+  s.min_time = 0.07;
+  s.min_time_floor = 0.055;
+  s.max_rounds = 1000;  // only the budget stops a noisy cell
+  return s;
+}
+
+TEST(DecisionBudget, NeverExceededByMoreThanOneRepetitionAndCellsLeftOutSaySo) {
+  for (double budget : {30.0, 120.0, 400.0}) {
+    BudgetTable t;
+    // 40 cells of 9 candidates, overlapping and noisy: none decides, all want every second.
+    for (int i = 0; i < 40; ++i) t.add({{100, 101, 102, 99, 100, 103, 98, 100, 101}, 0.2});
+    auto out = t.run(budget_settings(budget));
+    EXPECT_LE(t.elapsed, budget + t.longest + 0.01) << budget;
+    ASSERT_FALSE(t.not_run.empty()) << budget;  // 40 x 18 slots x 5 rounds cannot fit
+    std::size_t not_run = 0;
+    for (const auto& o : out) {
+      if (o.stop == "not run: budget") {
+        ++not_run;
+        continue;
+      }
+      EXPECT_EQ(o.kind, harness::Verdict::Kind::Undecided);
+      EXPECT_DOUBLE_EQ(o.min_time, 0.055) << "shortened to the floor before cells were left out";
+    }
+    EXPECT_EQ(not_run, t.not_run.size());
+    EXPECT_NE(t.not_run.front().find("not run: budget"), std::string::npos) << t.not_run.front();
+  }
+}
+
+TEST(DecisionBudget, AMachineThatSlowsDownStillEndsWithinTheBudget) {
+  BudgetTable t;
+  Synthetic s{{100, 100.5, 99.5}, 0.2};
+  s.grow = 0.004;  // each repetition 4 ms longer than the last
+  for (int i = 0; i < 10; ++i) t.add(s);
+  t.run(budget_settings(60));
+  EXPECT_LE(t.elapsed, 60 + t.longest + 0.01);
+}
+
+TEST(DecisionBudget, ShorterRepetitionsBeforeAnyCellIsLeftOut) {
+  BudgetTable t;
+  for (int i = 0; i < 4; ++i) t.add({{100, 101, 99}, 0.2, 0.2});
+  // 4 cells x 6 slots x (0.2 s setup + 5 x 1.2 x m): 14.9 s at 0.07, 12.7 s at 0.055; 85% of 16 s is 13.6.
+  auto out = t.run(budget_settings(16));
+  EXPECT_TRUE(t.not_run.empty());
+  for (const auto& o : out) {
+    EXPECT_GE(o.rounds, 5u);
+    EXPECT_GE(o.min_time, 0.055);
+  }
+  EXPECT_LT(out[0].min_time, 0.07);
+  EXPECT_LE(t.elapsed, 16 + t.longest + 0.01);
+}
+
+TEST(DecisionBudget, AClearDifferenceDecidesInTheFirstRounds) {
+  BudgetTable t;
+  t.add({{100, 200, 120}, 0.03});
+  auto out = t.run(budget_settings(600));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].stop, "decided");
+  EXPECT_EQ(out[0].kind, harness::Verdict::Kind::Winner);
+  EXPECT_EQ(out[0].rounds, 5u);
+}
+
+TEST(DecisionBudget, EqualDistributionsEndAsATie) {
+  BudgetTable t;
+  t.add({{100, 100, 50}, 0.01});
+  auto out = t.run(budget_settings(600));
+  EXPECT_EQ(out[0].stop, "decided");
+  EXPECT_EQ(out[0].kind, harness::Verdict::Kind::Tie);
+  EXPECT_GE(out[0].rounds, 5u);
+}
+
+TEST(DecisionBudget, OverlappingNoisyOnesEndUndecidedAtTheBudget) {
+  BudgetTable t;
+  t.add({{100, 103}, 0.15});
+  auto out = t.run(budget_settings(20));
+  EXPECT_EQ(out[0].stop, "budget");
+  EXPECT_EQ(out[0].kind, harness::Verdict::Kind::Undecided);
+  EXPECT_GT(out[0].rounds, 5u) << "the time left over buys rounds beyond the minimum";
+  EXPECT_LE(t.elapsed, 20 + t.longest + 0.01);
+  // With a round limit instead, it stops there.
+  BudgetTable u;
+  u.add({{100, 103}, 0.15});
+  DecisionSettings s = budget_settings(600);
+  s.max_rounds = 12;
+  auto capped = u.run(s);
+  EXPECT_EQ(capped[0].stop, "max_rounds");
+  EXPECT_EQ(capped[0].rounds, 12u);
+}
+
+TEST(DecisionBudget, CellsDecidedEarlyLeaveTheirTimeToUndecidedOnes) {
+  BudgetTable t;
+  t.add({{100, 200}, 0.02});   // decides at 5 rounds
+  t.add({{100, 200}, 0.02});
+  t.add({{100, 102}, 0.2});    // never decides
+  auto out = t.run(budget_settings(40));
+  EXPECT_EQ(out[0].rounds, 5u);
+  EXPECT_EQ(out[1].rounds, 5u);
+  EXPECT_EQ(out[2].stop, "budget");
+  // Setup 3 x 2 s; two decided cells 2 x 5 x 4 x 0.084 s; the noisy one gets nearly all the rest.
+  EXPECT_GT(out[2].end_s - out[2].start_s, 0.7 * (40 - out[2].start_s));
+  EXPECT_LE(t.elapsed, 40 + t.longest + 0.01);
+}
+
+}  // namespace
+}  // namespace iolab::suites
