@@ -82,7 +82,7 @@ void add_recommend_command(CLI::App& app, Action& action) {
                   "When measuring: seconds for the whole table, a hard bound (default 480, so the run ends within 10 "
                   "minutes here): the plan shortens repetitions (down to 0.055 s) and leaves out cells whose minimum "
                   "rounds do not fit (\"not run: budget\"); time left over buys rounds for undecided cells")
-      ->check(CLI::Range(0.0, 86400.0));
+      ->check(CLI::Range(1.0, 86400.0));  // a zero budget would measure nothing
   cmd->add_option("--min-rounds", opts->min_rounds, "When measuring: rounds before a cell is first judged (default 5)")
       ->check(CLI::Range(5u, 1000u));
   cmd->add_option("--max-rounds", opts->max_rounds, "When measuring: rounds after which a cell stops undecided (default 30)")

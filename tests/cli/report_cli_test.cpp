@@ -230,7 +230,8 @@ TEST_F(ReportCli, EscapeSequencesFromResultsDoNotReachTheTerminal) {
 
 // Without a file, recommend measures the table itself (tiny files, fadvise
 // eviction so the test leaves the system-wide page cache alone).
-// The designed table at the smallest sizes, no budget (5 rounds a cell):
+// The designed table at the smallest sizes, a budget ample for them and
+// --max-rounds 5 (so 5 rounds a cell, decided or not):
 // every cell is listed, measured or with the reason it cannot be; every
 // candidate ran its rounds in a recorded order; the saved records give the
 // same table again.
@@ -239,7 +240,7 @@ TEST_F(ReportCli, RecommendMeasuresItsOwnTable) {
   // like run --out, never replaces a file iolab did not write, such as an empty one.
   auto save = slot("measured.json");
   std::filesystem::remove(save);
-  Ran r = iolab_cmd({"recommend", "--json", "--max-file", "16k", "--budget", "0", "--min-time", "0", "--evict", "per-file",
+  Ran r = iolab_cmd({"recommend", "--json", "--max-file", "16k", "--budget", "3600", "--max-rounds", "5", "--min-time", "0", "--evict", "per-file",
                      "--save", save.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
