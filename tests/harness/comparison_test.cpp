@@ -135,6 +135,22 @@ TEST(Decide, AWinnerMustWinAtEveryCondition) {
   EXPECT_EQ(decide(few, {"a", "b"}, {}).kind, Verdict::Kind::Undecided);
 }
 
+// Three tiny warm-read candidates for the Rounds tests.
+std::vector<FileExperiment> three_tiny_reads(const char* experiment) {
+  std::vector<FileExperiment> es;
+  for (const char* m : {"pread", "syscall", "stdio"}) {
+    FileExperiment e;
+    e.suite = "test";
+    e.experiment = experiment;
+    e.method = m;
+    e.block_size = 4096;
+    e.file_size = 64 * 1024;
+    e.latency = false;
+    es.push_back(e);
+  }
+  return es;
+}
+
 // Real tiny experiments in rounds: one repetition each per round, the order
 // recorded in every record and the same as round_order gives for the seed.
 TEST(Rounds, RecordsEveryRoundInTheSeededOrder) {
@@ -143,17 +159,7 @@ TEST(Rounds, RecordsEveryRoundInTheSeededOrder) {
   config.min_time = 0;
   config.latency = false;
   Runner runner(config, scratch);
-  std::vector<FileExperiment> es;
-  for (const char* m : {"pread", "syscall", "stdio"}) {
-    FileExperiment e;
-    e.suite = "test";
-    e.experiment = "rounds";
-    e.method = m;
-    e.block_size = 4096;
-    e.file_size = 64 * 1024;
-    e.latency = false;
-    es.push_back(e);
-  }
+  std::vector<FileExperiment> es = three_tiny_reads("rounds");
   Rounds rounds(runner, es, 99);
   rounds.start();
   for (int i = 0; i < 6; ++i) rounds.round();
@@ -184,17 +190,7 @@ TEST(Rounds, ARoundCutShortKeepsWhatRanAndIsNotCounted) {
   config.min_time = 0;
   config.latency = false;
   Runner runner(config, scratch);
-  std::vector<FileExperiment> es;
-  for (const char* m : {"pread", "syscall", "stdio"}) {
-    FileExperiment e;
-    e.suite = "test";
-    e.experiment = "rounds-cut";
-    e.method = m;
-    e.block_size = 4096;
-    e.file_size = 64 * 1024;
-    e.latency = false;
-    es.push_back(e);
-  }
+  std::vector<FileExperiment> es = three_tiny_reads("rounds-cut");
   Rounds rounds(runner, es, 5);
   rounds.start();
   EXPECT_TRUE(rounds.round());
