@@ -39,7 +39,7 @@ std::string printable(std::string_view text) {
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    char escaped[8];
+    char escaped[16];  // room for "\\u" and 8 hex digits, the most an unsigned can print
     if (c == '\n') {
       out += "\\n";
     } else if (c == '\t') {
