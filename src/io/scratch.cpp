@@ -96,18 +96,24 @@ void ScratchDir::remove_all() noexcept {
   std::vector<std::string> ours;
   for (const auto& f : created_) {
     ::unlink(f.c_str());
-    ours.push_back(f.filename().string() + "-");
+    ours.push_back(f.filename().string());
   }
   created_.clear();
-  if (::rmdir(path_.c_str()) != 0 && errno == ENOTEMPTY) {
+  // What is left may be a library's companions of our files (SQLite's -wal,
+  // -shm) or our own name made again: a library that opens by path (SQLite)
+  // re-creates the file when a signal's cleanup removes it under a running
+  // phase. Only those names go; twice, for one made again meanwhile.
+  auto ours_or_companion = [&](const std::string& name) {
+    return std::any_of(ours.begin(), ours.end(), [&](const std::string& mine) {
+      return name == mine || (name.size() > mine.size() && name.starts_with(mine) && name[mine.size()] == '-');
+    });
+  };
+  for (int attempt = 0; attempt < 2 && ::rmdir(path_.c_str()) != 0 && errno == ENOTEMPTY; ++attempt) {
     std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(path_, ec)) {
-      const std::string name = entry.path().filename().string();
-      if (std::any_of(ours.begin(), ours.end(), [&](const std::string& prefix) { return name.starts_with(prefix); }))
-        ::unlink(entry.path().c_str());
-    }
-    ::rmdir(path_.c_str());  // fails harmlessly if something else put a file here
+    for (const auto& entry : std::filesystem::directory_iterator(path_, ec))
+      if (ours_or_companion(entry.path().filename().string())) ::unlink(entry.path().c_str());
   }
+  ::rmdir(path_.c_str());  // fails harmlessly if something else put a file here
   path_.clear();
 }
 
