@@ -231,7 +231,7 @@ class KeyIndex {
     // past 1 PiB is refused rather than mis-indexed.
     if (loc.offset % kRecordAlign != 0 || loc.offset > kMaxOffset || loc.data_length >= (1u << kLengthBits))
       throw std::length_error("record location outside what the store's index holds");
-    return (loc.offset / kRecordAlign) << kLengthBits | loc.data_length;
+    return ((loc.offset / kRecordAlign) << kLengthBits) | loc.data_length;
   }
   static IndexLocation unpack(std::uint64_t v) noexcept {
     return {(v >> kLengthBits) * kRecordAlign, static_cast<std::uint32_t>(v & ((std::uint64_t{1} << kLengthBits) - 1))};
