@@ -20,10 +20,12 @@ void Journal::check_and_decode(std::uint64_t offset, std::uint32_t data_length, 
                                Employee& out) const {
   RecordHeader h = decode_record_header(buf.data());
   auto data = buf.subspan(kRecordHeaderSize, data_length);
-  // The CRC covers header bytes 4..15 and the data; decode() checks the
+  // The CRC covers header bytes 4..15 and the data, which follow each other
+  // in `buf`: one call over both (a ~100-byte record takes the three-stream
+  // path, two calls of 12 and ~90 bytes did not). decode() checks the
   // fields' structure itself (record_valid would parse it a second time).
   bool ok = h.kind == kKindActive && h.data_length == data_length &&
-            crc32c(crc32c(buf.subspan(4, kRecordHeaderSize - 4)), data) == h.crc;
+            crc32c(buf.subspan(4, kRecordHeaderSize - 4 + data_length)) == h.crc;
   if (!ok || !decode(data, out))
     throw Error("get", path().string(),
                 "record at offset " + std::to_string(offset) + " fails its header or CRC32C check");
