@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 #include <nmmintrin.h>
+#include <wmmintrin.h>
 
 namespace iolab {
 namespace {
@@ -38,78 +39,71 @@ std::uint32_t crc_table(std::uint32_t crc, const unsigned char* p, std::size_t n
   return crc;
 }
 
-// Appending n zero bytes to a CRC register is a linear map; Shift holds it
-// as four byte-lookup tables, so three CRCs of adjacent blocks computed side
-// by side (the crc32 instruction's latency is three times its throughput)
-// can be joined: crc(A B) = shift_|B|(crc(A)) ^ crc(B), B started from 0.
-struct Shift {
-  std::array<std::array<std::uint32_t, 256>, 4> table{};
+// Three CRCs of adjacent blocks computed side by side (the crc32
+// instruction's latency is three times its throughput), then joined:
+// crc(A B) = shift_|B|(crc(A)) ^ crc(B), B started from 0. Appending n zero
+// bytes multiplies the register by x^(8n) mod P; one carry-less multiply by
+// the constant K_n = x^(8n - 33) mod P and a crc32 of the 64-bit product
+// does it (the crc32 adds x^32, bit reflection one more x). The blocks are
+// a third of what is left (a multiple of 8, at most kMaxBlock), so a 1 KiB
+// body is three blocks of 336 bytes and 16 bytes after, not 768 bytes in
+// three streams and 256 in one (the tables of fixed block sizes used until
+// issue 28: the serial tail was half of a 1 KiB CRC's time).
+constexpr std::size_t kMaxBlock = 8192;
+constexpr std::size_t kMinThreeWay = 3 * 32;  // below this the join costs more than it saves
 
-  explicit Shift(std::size_t zero_bytes) {
-    // The map as 32 columns (the image of each register bit): one zero bit
-    // first, squared up to a byte, then combined bit by bit of the length.
-    using Matrix = std::array<std::uint32_t, 32>;
-    auto apply = [](const Matrix& m, std::uint32_t v) {
-      std::uint32_t r = 0;
-      for (unsigned i = 0; v != 0; ++i, v >>= 1)
-        if (v & 1u) r ^= m[i];
-      return r;
-    };
-    auto compose = [&](const Matrix& a, const Matrix& b) {  // a after b
-      Matrix r{};
-      for (unsigned i = 0; i < 32; ++i) r[i] = apply(a, b[i]);
-      return r;
-    };
-    Matrix step{};
-    step[0] = kPolyReflected;
-    for (unsigned i = 1; i < 32; ++i) step[i] = 1u << (i - 1);
-    for (int i = 0; i < 3; ++i) step = compose(step, step);  // one byte
-    Matrix op{};
-    for (unsigned i = 0; i < 32; ++i) op[i] = 1u << i;  // identity
-    for (std::size_t n = zero_bytes; n != 0; n >>= 1) {
-      if (n & 1u) op = compose(step, op);
-      step = compose(step, step);
-    }
-    for (unsigned k = 0; k < 4; ++k)
-      for (std::uint32_t b = 0; b < 256; ++b) table[k][b] = apply(op, b << (8 * k));
+// K[b] shifts a register over 8 * b zero bytes (b = 1 .. kMaxBlock / 8), in
+// the reflected 32-bit form the crc32 instruction uses (bit 31 is x^0).
+constexpr std::array<std::uint32_t, kMaxBlock / 8 + 1> kShiftConstants = [] {
+  std::array<std::uint32_t, kMaxBlock / 8 + 1> k{};
+  std::uint32_t v = 0x80000000u;  // x^0
+  auto times_x = [](std::uint32_t r) { return (r >> 1) ^ ((r & 1u) ? kPolyReflected : 0u); };
+  for (int i = 0; i < 64 - 33; ++i) v = times_x(v);  // x^(64 - 33): b = 1
+  for (std::size_t b = 1; b <= kMaxBlock / 8; ++b) {
+    k[b] = v;
+    for (int i = 0; i < 64; ++i) v = times_x(v);
   }
+  return k;
+}();
 
-  std::uint32_t operator()(std::uint32_t crc) const noexcept {
-    return table[0][crc & 0xFFu] ^ table[1][(crc >> 8) & 0xFFu] ^ table[2][(crc >> 16) & 0xFFu] ^ table[3][crc >> 24];
+__attribute__((target("sse4.2,pclmul"))) inline std::uint64_t shift_by(std::uint64_t crc, std::uint32_t k) noexcept {
+  __m128i product = _mm_clmulepi64_si128(_mm_cvtsi32_si128(static_cast<int>(static_cast<std::uint32_t>(crc))),
+                                         _mm_cvtsi32_si128(static_cast<int>(k)), 0);
+  return _mm_crc32_u64(0, static_cast<std::uint64_t>(_mm_cvtsi128_si64(product)));
+}
+
+// Three adjacent blocks of `block` bytes (a multiple of 8, <= kMaxBlock) from p.
+__attribute__((target("sse4.2,pclmul"))) std::uint64_t crc_3way(std::uint64_t c, const unsigned char* p,
+                                                               std::size_t block) noexcept {
+  std::uint64_t a = c, b = 0, d = 0;
+  for (std::size_t i = 0; i < block; i += 8) {
+    std::uint64_t wa, wb, wd;
+    std::memcpy(&wa, p + i, 8);
+    std::memcpy(&wb, p + block + i, 8);
+    std::memcpy(&wd, p + 2 * block + i, 8);
+    a = _mm_crc32_u64(a, wa);
+    b = _mm_crc32_u64(b, wb);
+    d = _mm_crc32_u64(d, wd);
   }
-};
+  std::uint32_t k = kShiftConstants[block / 8];
+  return shift_by(shift_by(a, k) ^ b, k) ^ d;
+}
 
-constexpr std::size_t kShortBlock = 256, kLongBlock = 8192;
-const Shift kShiftShort(kShortBlock), kShiftLong(kLongBlock);
-
-// Three adjacent blocks of `block` bytes at a time, joined with `shift`.
-__attribute__((target("sse4.2"))) std::uint64_t crc_sse42_3way(std::uint64_t c, const unsigned char*& p,
-                                                               std::size_t& n, std::size_t block,
-                                                               const Shift& shift) noexcept {
-  while (n >= 3 * block) {
-    std::uint64_t a = c, b = 0, d = 0;
-    for (std::size_t i = 0; i < block; i += 8) {
-      std::uint64_t wa, wb, wd;
-      std::memcpy(&wa, p + i, 8);
-      std::memcpy(&wb, p + block + i, 8);
-      std::memcpy(&wd, p + 2 * block + i, 8);
-      a = _mm_crc32_u64(a, wa);
-      b = _mm_crc32_u64(b, wb);
-      d = _mm_crc32_u64(d, wd);
-    }
-    c = shift(shift(static_cast<std::uint32_t>(a)) ^ static_cast<std::uint32_t>(b)) ^ static_cast<std::uint32_t>(d);
+// Compiled for SSE4.2 and PCLMUL alone; called only after the CPU check.
+__attribute__((target("sse4.2,pclmul"))) std::uint32_t crc_sse42(std::uint32_t crc, const unsigned char* p,
+                                                                std::size_t n) noexcept {
+  std::uint64_t c = crc;
+  while (n >= 3 * kMaxBlock) {
+    c = crc_3way(c, p, kMaxBlock);
+    p += 3 * kMaxBlock;
+    n -= 3 * kMaxBlock;
+  }
+  if (n >= kMinThreeWay) {
+    std::size_t block = n / 3 / 8 * 8;
+    c = crc_3way(c, p, block);
     p += 3 * block;
     n -= 3 * block;
   }
-  return c;
-}
-
-// Compiled for SSE4.2 alone; called only after the CPU check.
-__attribute__((target("sse4.2"))) std::uint32_t crc_sse42(std::uint32_t crc, const unsigned char* p,
-                                                          std::size_t n) noexcept {
-  std::uint64_t c = crc;
-  c = crc_sse42_3way(c, p, n, kLongBlock, kShiftLong);
-  c = crc_sse42_3way(c, p, n, kShortBlock, kShiftShort);
   while (n >= 8) {
     std::uint64_t w;
     std::memcpy(&w, p, 8);
@@ -124,7 +118,7 @@ __attribute__((target("sse4.2"))) std::uint32_t crc_sse42(std::uint32_t crc, con
 
 const bool kHaveSse42 = [] {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("sse4.2") != 0;
+  return __builtin_cpu_supports("sse4.2") != 0 && __builtin_cpu_supports("pclmul") != 0;
 }();
 
 }  // namespace

@@ -73,6 +73,13 @@ class BufferedJournal final : public Journal {
     check_and_decode(offset, data_length, {base + offset, n}, out);
   }
 
+  std::string_view key(std::uint64_t offset, std::uint32_t data_length, std::string&) override {
+    if (offset >= stage_start_) return key_in({stage_.data() + (offset - stage_start_) + kRecordHeaderSize, data_length});
+    std::size_t n = kRecordHeaderSize + data_length;
+    if (map_ == nullptr || offset + n > map_->size()) remap(offset + n);
+    return key_in({map_->data() + offset + kRecordHeaderSize, data_length});
+  }
+
   void close(std::uint64_t end) override {
     if (map_ != nullptr) map_->unmap();
     Journal::close(end);

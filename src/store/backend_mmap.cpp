@@ -64,6 +64,11 @@ class MmapJournal final : public Journal {
     check_and_decode(offset, data_length, {base() + offset, kRecordHeaderSize + data_length}, out);
   }
 
+  std::string_view key(std::uint64_t offset, std::uint32_t data_length, std::string&) override {
+    check_range(offset, kRecordHeaderSize + data_length);
+    return key_in({base() + offset + kRecordHeaderSize, data_length});
+  }
+
   void sync(io::Durability call) override {
     // One msync over the dirty range: the kernel writes only the pages
     // dirty in it, so a range from the checkpoint's page costs no more.

@@ -5,6 +5,7 @@
 #include "iolab/base/error.h"
 #include "iolab/base/crc32c.h"
 #include "iolab/store/journal.h"
+#include "iolab/base/le.h"
 
 namespace iolab::store {
 
@@ -19,13 +20,29 @@ void Journal::check_and_decode(std::uint64_t offset, std::uint32_t data_length, 
                                Employee& out) const {
   RecordHeader h = decode_record_header(buf.data());
   auto data = buf.subspan(kRecordHeaderSize, data_length);
-  // The CRC covers header bytes 4..15 and the data; decode() checks the
+  // The CRC covers header bytes 4..15 and the data, which follow each other
+  // in `buf`: one call over both (a ~100-byte record takes the three-stream
+  // path, two calls of 12 and ~90 bytes did not). decode() checks the
   // fields' structure itself (record_valid would parse it a second time).
   bool ok = h.kind == kKindActive && h.data_length == data_length &&
-            crc32c(crc32c(buf.subspan(4, kRecordHeaderSize - 4)), data) == h.crc;
+            crc32c(buf.subspan(4, kRecordHeaderSize - 4 + data_length)) == h.crc;
   if (!ok || !decode(data, out))
     throw Error("get", path().string(),
                 "record at offset " + std::to_string(offset) + " fails its header or CRC32C check");
+}
+
+std::string_view Journal::key_in(std::span<const std::byte> data) noexcept {
+  if (data.size() < 4) return {};
+  std::uint32_t n = le::get32(data.data());
+  if (n > data.size() - 4) return {};
+  return {reinterpret_cast<const char*>(data.data() + 4), n};
+}
+
+std::string_view Journal::key(std::uint64_t offset, std::uint32_t data_length, std::string& scratch) {
+  // One pread(2) of the record's data (the file position is not moved).
+  scratch.resize(data_length);
+  pread_exact({reinterpret_cast<std::byte*>(scratch.data()), scratch.size()}, offset + kRecordHeaderSize);
+  return key_in({reinterpret_cast<const std::byte*>(scratch.data()), scratch.size()});
 }
 
 void Journal::pread_exact(std::span<std::byte> dst, std::uint64_t offset) {

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <memory>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "iolab/io/env.h"
@@ -48,12 +50,20 @@ class Journal {
   // Reads the active record at `offset`, checks its header and CRC (throws
   // Error when they fail) and decodes it into `out`.
   virtual void read(std::uint64_t offset, std::uint32_t data_length, Employee& out) = 0;
+  // The key (first field) of the active record at `offset`, not checked
+  // against its CRC: the index compares it with the key it was asked for on
+  // a hash match. May point into `scratch` or into the journal's memory
+  // (valid until the next write); empty when the field does not fit.
+  virtual std::string_view key(std::uint64_t offset, std::uint32_t data_length, std::string& scratch);
   // Hands user-space staged data to the kernel.
   virtual void flush() {}
   // Makes everything written so far durable with `call` (Fdatasync or Fsync).
   virtual void sync(io::Durability call);
   // Flushes, trims the file to `end`, closes it. Twice is harmless.
   virtual void close(std::uint64_t end);
+
+  // The key field at the front of a record's data; empty when it does not fit.
+  static std::string_view key_in(std::span<const std::byte> data) noexcept;
 
   JournalCounters counters() const;
   const std::filesystem::path& path() const noexcept { return file_->path(); }

@@ -140,10 +140,13 @@ void RecordStore::open_journal() {
         // The key is the first field; scan_journal checked its length.
         const std::byte* d = bytes.data() + r.offset + kRecordHeaderSize;
         std::string_view key(reinterpret_cast<const char*>(d + 4), le::get32(d));
-        auto [found, inserted] = index.try_emplace(key, IndexLocation{r.offset, r.data_length});
+        auto key_in_scan = [&](IndexLocation l) {
+          return Journal::key_in(bytes.subspan(l.offset + kRecordHeaderSize, l.data_length));
+        };
+        auto [found, inserted] = index.try_emplace(key, IndexLocation{r.offset, r.data_length}, key_in_scan);
         if (inserted) continue;
         // A crash between writing a new version and freeing the old one: keep the newer.
-        IndexLocation& cur = *found;
+        IndexLocation cur = found.get();
         auto seq_of = [&](std::uint64_t off) {
           auto at = std::lower_bound(scan.records.begin(), scan.records.end(), off,
                                      [](const ScannedRecord& a, std::uint64_t o) { return a.offset < o; });
@@ -151,7 +154,7 @@ void RecordStore::open_journal() {
         };
         if (r.sequence > seq_of(cur.offset)) {
           to_free.emplace_back(cur.offset, slot_size(cur.data_length));
-          cur = IndexLocation{r.offset, r.data_length};
+          found.set(IndexLocation{r.offset, r.data_length});
         } else {
           to_free.emplace_back(r.offset, slot);
         }
@@ -334,10 +337,12 @@ void RecordStore::put_unguarded(const Employee& e) {
 
   ++mutations_;
   durable_ = false;
-  auto [slot_loc, inserted] = index_->try_emplace_hashed(e.last, key_hash_in_index, IndexLocation{offset, data_length});
+  auto [entry, inserted] = index_->try_emplace_hashed(e.last, key_hash_in_index, IndexLocation{offset, data_length},
+                                                       [this](IndexLocation l) { return key_at(l); });
   if (!inserted) {
-    Location old{slot_loc->offset, slot_loc->data_length};
-    *slot_loc = IndexLocation{offset, data_length};
+    IndexLocation was = entry.get();
+    Location old{was.offset, was.data_length};
+    entry.set(IndexLocation{offset, data_length});
     if (ordered())
       free_after_sync_.push_back({old, key_hash(e.last)});  // valid until the new version is durable
     else
@@ -361,12 +366,18 @@ std::optional<Employee> RecordStore::get(std::string_view last) {
   return e;
 }
 
-bool RecordStore::contains(std::string_view last) const { return index_->find(last) != nullptr; }
+std::string_view RecordStore::key_at(const IndexLocation& l) const {
+  return journal_->key(l.offset, l.data_length, key_scratch_);
+}
+
+bool RecordStore::contains(std::string_view last) const {
+  return index_->find(last, [this](IndexLocation l) { return key_at(l); }).has_value();
+}
 
 bool RecordStore::remove(std::string_view last) {
   if (closed_) throw Error("remove", path_.string(), "the store is closed");
-  const IndexLocation* at = index_->find(last);
-  if (at == nullptr) return false;
+  std::optional<IndexLocation> at = index_->find(last, [this](IndexLocation l) { return key_at(l); });
+  if (!at) return false;
   Location found{at->offset, at->data_length};
   try {
     before_mutation("remove");
@@ -399,7 +410,7 @@ void RecordStore::remove_found(std::string_view last, const Location& found) {
     free_after_sync_.swap(rest);
   }
   IndexLocation gone{};
-  index_->erase(last, gone);
+  index_->erase(last, gone, [this](IndexLocation l) { return key_at(l); });
   free_record(found);
   ++mutations_;
   durable_ = false;
@@ -456,7 +467,7 @@ void RecordStore::commit() {
 void RecordStore::for_each(const std::function<void(const Employee&)>& fn) {
   std::vector<Location> order;
   order.reserve(index_->size());
-  index_->for_each([&](std::string_view, const IndexLocation& loc) { order.push_back({loc.offset, loc.data_length}); });
+  index_->for_each([&](const IndexLocation& loc) { order.push_back({loc.offset, loc.data_length}); });
   std::sort(order.begin(), order.end(), [](const Location& a, const Location& b) { return a.offset < b.offset; });
   Employee e;
   for (const Location& loc : order) {

@@ -26,9 +26,12 @@ TEST(Crc32c, KnownVectors) {
 
 TEST(Crc32c, HardwareMatchesTableAndExtends) {
   std::mt19937 rng(7);
-  std::vector<std::byte> buf(3000);
+  std::vector<std::byte> buf(60000);
   for (auto& b : buf) b = static_cast<std::byte>(rng());
-  for (std::size_t len : {0u, 1u, 7u, 8u, 9u, 63u, 64u, 1000u, 2999u}) {
+  // Around the hardware path's joins: three streams from 96 bytes, blocks of
+  // a third of what is left up to 8 KiB, whole 24 KiB rounds above.
+  for (std::size_t len : {0u, 1u, 7u, 8u, 9u, 63u, 64u, 95u, 96u, 97u, 119u, 1000u, 1024u, 1040u, 2999u, 24575u,
+                          24576u, 24577u, 49159u, 59998u}) {
     auto s = std::span<const std::byte>(buf).subspan(1, len);  // unaligned start too
     EXPECT_EQ(crc32c(s), crc32c_portable(0, s)) << len;
     for (std::size_t cut : {std::size_t{0}, len / 3, len}) {

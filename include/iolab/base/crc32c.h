@@ -1,6 +1,7 @@
 // CRC32C (Castagnoli, the polynomial of iSCSI, ext4 and LevelDB), used by
-// the record store and the commit log to check what they read back. SSE4.2's crc32 instruction when the
-// CPU has it (checked once at run time), a slicing-by-8 table otherwise.
+// the record store and the commit log to check what they read back. SSE4.2's crc32 instruction (three
+// streams, joined with PCLMULQDQ) when the CPU has both (checked once at
+// run time), a slicing-by-8 table otherwise.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +16,7 @@ inline std::uint32_t crc32c(std::span<const std::byte> data) noexcept { return c
 
 // The portable table version, whatever the CPU (for tests comparing the two).
 std::uint32_t crc32c_portable(std::uint32_t crc, std::span<const std::byte> data) noexcept;
-// True when crc32c() uses the SSE4.2 instruction on this CPU.
+// True when crc32c() uses the SSE4.2 instruction (and PCLMULQDQ) on this CPU.
 bool crc32c_hardware() noexcept;
 
 }  // namespace iolab

@@ -9,8 +9,11 @@
 //                       msyncs once >= 16 KiB is dirty; per-topic index
 //   rocketmq-transient  appends into an aligned buffer; a commit thread
 //                       pwrites it; a flush thread fdatasyncs
-//   qmq                 pwrite appends; a flush thread fdatasyncs; mmap reads
-//   activemq            lseek + write per message; never flushes
+//   qmq                 one shared log of preallocated, mapped segments
+//                       (the next mapped only when one fills); each message
+//                       stored through the mapping; a flush thread msyncs
+//                       once >= 16 KiB is dirty; mmap reads
+//   activemq            lseek + one write per batch of messages; never flushes
 //   group-commit        pwrite appends; each append waits until an fdatasync
 //                       covers it, one leader syncing for everyone waiting
 //
@@ -57,7 +60,8 @@ struct DesignTraits {
   bool log_per_topic = false;   // kafka: a log (directory of segments) per topic; else one shared log
   bool topic_index = false;     // a per-topic index of 20-byte entries beside the shared log
   bool writes_through_map = false;
-  bool preallocates = false;    // segments allocated (and created ahead) before they are written
+  bool preallocates = false;    // a segment's blocks allocated (fallocate) when it is created, before any write;
+                                // whether the next one is made ahead of need is the design's (rocketmq: yes, qmq: no)
   bool flush_thread = false;    // a background thread makes data durable while appends go on
   bool commit_thread = false;   // a background thread moves appended data into the file
   bool batches = false;         // the producer sends batches of messages (Kafka's batch.size)

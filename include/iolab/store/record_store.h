@@ -117,7 +117,8 @@ struct StoreStats {
   std::uint64_t durable_mutations = 0;  // ... of which a sync (or compact) made durable: the first N
 };
 
-class Journal;  // the backend (src/store)
+class Journal;          // the backend (src/store)
+struct IndexLocation;   // an index entry (src/store)
 
 class RecordStore {
  public:
@@ -184,6 +185,8 @@ class RecordStore {
   void put_unguarded(const Employee& e);
   void remove_found(std::string_view last, const Location& found);
   bool ordered() const noexcept;
+  // The key stored in the record at `l` (the index keeps no copy of keys).
+  std::string_view key_at(const IndexLocation& l) const;
 
   std::filesystem::path path_;
   StoreOptions options_;
@@ -215,6 +218,7 @@ class RecordStore {
   // keep the remove and lose the older free mark, bringing the old version back.
   std::unordered_set<std::uint64_t> stale_unsynced_;
   std::vector<std::byte> image_;  // scratch: one encoded record
+  mutable std::string key_scratch_;  // scratch: a key read back by a pread backend
   bool closed_ = false;
 };
 
