@@ -184,9 +184,17 @@ void check_resources(const std::vector<harness::FileExperiment>& experiments, co
 // Command-line (and job-file) strings are already checked; the header also
 // shows what came from the system (paths, device names): printable.
 void print_header(const harness::Environment& env, const Settings& s, bool no_latency,
-                  std::optional<harness::Eviction> eviction, bool per_fio_job) {
+                  std::optional<harness::Eviction> eviction, bool per_fio_job, const std::vector<const suites::Suite*>& chosen) {
+  // Suites that repeat their own way say how, instead of the settings they do not take.
+  std::string own;
+  bool all_own = !chosen.empty();
+  for (const suites::Suite* suite : chosen) {
+    if (suite->own_repetitions().empty()) all_own = false;
+    else own += fmt::format("{}{}: {}", own.empty() ? "" : "; ", suite->name(), suite->own_repetitions());
+  }
   // A fio job file's jobs each say their own repetitions (print_fio_job).
   const std::string reps = per_fio_job ? "repetitions per fio job (below)"
+                           : all_own   ? (chosen.size() == 1 ? "repetitions as the suite says (below)" : "repetitions as each suite says (below)")
                                        : fmt::format("{} timed reps + {} warm-up", s.reps, s.warmup);
   fmt::print("iolab {} · scratch {} ({}{}, {}) · {} · seed {}\n", env.iolab_version, printable(env.scratch_dir),
              printable(env.fs_type), env.rotational ? (*env.rotational ? ", rotational" : ", SSD/virtual") : "",
@@ -199,9 +207,12 @@ void print_header(const harness::Environment& env, const Settings& s, bool no_la
   const std::string latency = no_latency ? "no latency pass" : "latency from a separate pass timing every call";
   if (per_fio_job)
     fmt::print("{} warm-up pass{} per experiment; {}\n", s.warmup, s.warmup == 1 ? "" : "es", latency);
+  else if (all_own)
+    fmt::print("{}\n", own);
   else
-    fmt::print("each repetition lasts at least {} (passes repeated within {} per experiment); {}\n",
-               format_duration(s.min_time), format_duration(s.max_time), latency);
+    fmt::print("each repetition lasts at least {} (passes repeated within {} per experiment); {}{}\n",
+               format_duration(s.min_time), format_duration(s.max_time), latency,
+               own.empty() ? "" : " · except " + own);
   std::fflush(stdout);
 }
 
@@ -483,7 +494,7 @@ void add_run_command(CLI::App& app, Action& action) {
         unshown.push_back(r);
       };
       harness::Runner runner(config, scratch);
-      print_header(environment, settings, o->no_latency, eviction, !fio_jobs.empty());
+      print_header(environment, settings, o->no_latency, eviction, !fio_jobs.empty(), chosen);
 
       auto show = [&](const std::vector<harness::Result>& rs) {
         progress.clear();

@@ -12,7 +12,8 @@ using nlohmann::json;
 
 json x_encoding(const Family& f, const std::vector<double>& xs) {
   json enc{{"field", "x"}, {"type", "quantitative"}, {"title", axis_title(f)}};
-  bool pow2 = f.axis == Axis::BlockSize || f.axis == Axis::Threads || f.axis == Axis::TotalDepth;
+  bool pow2 = f.axis == Axis::BlockSize || f.axis == Axis::Threads || f.axis == Axis::TotalDepth ||
+              f.axis == Axis::WorkingSetRatio;
   enc["scale"] = pow2 ? json{{"type", "log"}, {"base", 2}, {"nice", false}} : json{{"type", "log"}, {"nice", false}};
   // Ticks exactly at the measured sizes, thinned to about ten.
   std::vector<double> ticks;
@@ -24,6 +25,8 @@ json x_encoding(const Family& f, const std::vector<double>& xs) {
         "datum.value >= 1073741824 ? format(datum.value / 1073741824, '~g') + ' GiB' : "
         "datum.value >= 1048576 ? format(datum.value / 1048576, '~g') + ' MiB' : "
         "datum.value >= 1024 ? format(datum.value / 1024, '~g') + ' KiB' : format(datum.value, '~g') + ' B'";
+  else if (f.axis == Axis::WorkingSetRatio)
+    axis["labelExpr"] = "format(datum.value, '~g') + 'x'";
   else
     axis["labelExpr"] = "format(datum.value, '~s')";
   enc["axis"] = axis;

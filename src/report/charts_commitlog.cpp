@@ -31,39 +31,51 @@ double number(const json& entry, const char* key) {
 
 }  // namespace
 
+void append_per_second_rows(const json& series, const char* required, const std::vector<SecondField>& fields,
+                            const json& base, json& rows) {
+  if (!series.is_array()) return;
+  std::vector<const json*> usable;
+  for (const json& s : series)
+    if (number(s, "t") >= 0 && number(s, required) >= 0) usable.push_back(&s);
+  // Seconds per drawn point: 1 when the series fits, else equal runs.
+  std::size_t run = (usable.size() + kMaxPointsPerRecord - 1) / kMaxPointsPerRecord;
+  if (run == 0) return;
+  for (std::size_t from = 0; from < usable.size() && rows.size() < kMaxRows; from += run) {
+    std::size_t to = std::min(usable.size(), from + run);
+    json row = base;
+    row["t"] = number(*usable[from], "t");
+    for (const SecondField& field : fields) {
+      double sum = 0, most = 0, last = -1;
+      std::size_t n = 0;
+      for (std::size_t k = from; k < to; ++k)
+        if (double v = number(*usable[k], field.key); v >= 0) sum += v, most = std::max(most, v), last = v, ++n;
+      switch (field.over) {
+        case SecondField::Over::Mean: row[field.as] = n ? json(sum / static_cast<double>(n)) : json(nullptr); break;
+        case SecondField::Over::Max: row[field.as] = most > 0 ? json(most) : json(nullptr); break;
+        case SecondField::Over::Last: row[field.as] = n ? json(last) : json(nullptr); break;
+      }
+    }
+    if (run > 1) row["seconds"] = to - from;
+    rows.push_back(std::move(row));
+  }
+}
+
 void add_per_second_panel(const Family& f, const std::vector<PointFacts>& points, json& spec) {
   json rows = json::array();
   const bool by_x = f.axis != Axis::None;
   for (std::size_t i = 0; i < f.points.size() && i < points.size(); ++i) {
     const harness::Result& r = *f.points[i].result;
     auto it = r.extra.find("per_second");
-    if (it == r.extra.end() || !it->is_array()) continue;
+    if (it == r.extra.end()) continue;
     // One line per record: colour by method (the family chart's colours),
     // dashes by the x value when the family has an axis.
-    std::string series = visible(points[i].series), xl = visible(points[i].x_text);
-    std::vector<const json*> usable;
-    for (const json& s : *it)
-      if (number(s, "t") >= 0 && number(s, "messages") >= 0) usable.push_back(&s);
-    // Seconds per drawn point: 1 when the series fits, else equal runs.
-    std::size_t run = (usable.size() + kMaxPointsPerRecord - 1) / kMaxPointsPerRecord;
-    if (run == 0) continue;
-    for (std::size_t from = 0; from < usable.size() && rows.size() < kMaxRows; from += run) {
-      std::size_t to = std::min(usable.size(), from + run);
-      double messages = 0, mib = 0, p99 = 0;
-      std::size_t mibs = 0;
-      for (std::size_t k = from; k < to; ++k) {
-        messages += number(*usable[k], "messages");
-        if (double m = number(*usable[k], "mib"); m >= 0) mib += m, ++mibs;
-        p99 = std::max(p99, number(*usable[k], "p99_ns"));  // the worst second of the run
-      }
-      double n = static_cast<double>(to - from);
-      json row{{"series", series}, {"xl", xl}, {"t", number(*usable[from], "t")}, {"messages", messages / n},
-               {"exp", visible(points[i].experiment)}};
-      row["p99"] = p99 > 0 ? json(p99) : json(nullptr);
-      row["mib"] = mibs ? json(mib / static_cast<double>(mibs)) : json(nullptr);
-      if (run > 1) row["seconds"] = to - from;
-      rows.push_back(std::move(row));
-    }
+    append_per_second_rows(*it, "messages",
+                           {{"messages", "messages", SecondField::Over::Mean},
+                            {"p99_ns", "p99", SecondField::Over::Max},  // the worst second of the run
+                            {"mib", "mib", SecondField::Over::Mean}},
+                           {{"series", visible(points[i].series)}, {"xl", visible(points[i].x_text)},
+                            {"exp", visible(points[i].experiment)}},
+                           rows);
   }
   if (rows.empty() || !spec.is_object() || !spec.contains("vconcat") || !spec["vconcat"].is_array()) return;
 

@@ -290,6 +290,13 @@ double total_depth(const harness::Result& r) {
   return std::isfinite(d) && d >= 1 ? std::min(d, 1e9) : 0;
 }
 
+double working_set_ratio(const harness::Result& r) {
+  auto it = r.extra.find("working_set_ratio");
+  if (it == r.extra.end() || !it->is_number()) return 0;
+  double d = it->get<double>();
+  return std::isfinite(d) && d > 0 ? std::min(d, 1e9) : 0;
+}
+
 std::string cache_class(const harness::Result& r) {
   if (r.cache == harness::CacheState::Cold || r.cache == harness::CacheState::Direct) return "cold";
   if (r.cache == harness::CacheState::Warm) return "warm";

@@ -99,6 +99,9 @@ std::string queue_label(const harness::Result& r);
 // Requests in flight in all, from extra.total_depth (the queue-depth curve's
 // x): a positive count, else 0.
 double total_depth(const harness::Result& r);
+// The memory suite's working set / memory limit, from extra.working_set_ratio
+// (its charts' x): a positive number, else 0.
+double working_set_ratio(const harness::Result& r);
 // io_uring's options from extra.io_options ("+registered files+sqpoll"), "" without.
 std::string io_options_text(const harness::Result& r);
 // Cache state class used to group and to fill the decision table: "warm",

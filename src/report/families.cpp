@@ -22,6 +22,7 @@ double x_of(Axis axis, const harness::Result& r) {
     case Axis::Threads: return static_cast<double>(r.threads);
     case Axis::WorkPerPass: return work(r) / passes(r);
     case Axis::TotalDepth: return total_depth(r);
+    case Axis::WorkingSetRatio: return working_set_ratio(r);
     case Axis::None: return 0;
   }
   return 0;
@@ -186,7 +187,8 @@ void group_claimed(SuiteView& suite, const std::vector<Source>& sources) {
   std::map<Key, std::size_t> index;
   for (const auto& m : suite.records)
     if (measured(*m.first))
-      if (const FamilyChart* c = claimant(*m.first)) slot(parts, index, Key{c, m.first->experiment, part_key(*m.first)}).push_back(m);
+      if (const FamilyChart* c = claimant(*m.first))
+        slot(parts, index, Key{c, c->group ? c->group(*m.first) : m.first->experiment, part_key(*m.first)}).push_back(m);
   for (const auto& [key, members] : parts) {
     const auto& [chart, experiment, part] = key;
     std::set<std::size_t> files;
@@ -348,6 +350,7 @@ std::string axis_title(const Family& f) {
     case Axis::Threads: return "threads";
     case Axis::WorkPerPass: return f.bytes_metric ? "bytes per pass" : "operations per pass";
     case Axis::TotalDepth: return "requests in flight (all threads)";
+    case Axis::WorkingSetRatio: return "working set / memory limit";
     case Axis::None: return "";
   }
   return "";
@@ -361,6 +364,12 @@ std::string x_text(const Family& f, double x) {
     case Axis::Threads: return std::to_string(count) + (count == 1 ? " thread" : " threads");
     case Axis::WorkPerPass: return f.bytes_metric ? bytes_text(count) : grouped(count) + " ops";
     case Axis::TotalDepth: return grouped(count) + " in flight";
+    case Axis::WorkingSetRatio: {  // "0.5x", "4x"
+      std::string s = sig(x, 3);
+      if (s.find('.') != std::string::npos) s.erase(s.find_last_not_of('0') + 1);
+      if (s.back() == '.') s.pop_back();
+      return s + "x";
+    }
     case Axis::None: return "";
   }
   return "";

@@ -21,7 +21,7 @@ struct Source {
   std::string label;
 };
 
-enum class Axis { BlockSize, Threads, WorkPerPass, TotalDepth, None };
+enum class Axis { BlockSize, Threads, WorkPerPass, TotalDepth, WorkingSetRatio, None };
 
 struct FamilyChart;
 

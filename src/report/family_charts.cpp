@@ -3,7 +3,7 @@
 namespace iolab::report {
 
 const std::vector<const FamilyChart*>& family_charts() {
-  static const std::vector<const FamilyChart*> all{&kQueueDepthCurve};
+  static const std::vector<const FamilyChart*> all{&kQueueDepthCurve, &kMemoryCurve};
   return all;
 }
 

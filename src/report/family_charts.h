@@ -27,11 +27,21 @@ struct FamilyChart {
   bool bytes_metric;  // the figures' unit: MiB/s, or operations per second
   // The Vega-Lite spec; every string in it goes through visible() (stacked_spec or make_visible, charts.h).
   nlohmann::json (*spec)(const Family& f, const std::vector<PointFacts>& points);
+  // What joins records into one chart instead of their experiment (the
+  // memory suite: every working set of one workload); null: the experiment.
+  std::string (*group)(const harness::Result& r) = nullptr;
+  // The sentences under the chart instead of explain.h's; null: those.
+  std::vector<std::string> (*explain)(const Family& f) = nullptr;
 };
 
 // The queue-depth curve of the direct suite (experiments whose records carry
 // extra.total_depth): IOPS and latency against requests in flight.
 extern const FamilyChart kQueueDepthCurve;
+
+// The memory suite's workloads (records carrying extra.working_set_ratio):
+// throughput against working set / memory limit, and over time from
+// extra.per_second, with the counters that say why (charts_memory.cpp).
+extern const FamilyChart kMemoryCurve;
 
 // Every family with a chart of its own, in the order they are asked.
 const std::vector<const FamilyChart*>& family_charts();

@@ -233,7 +233,7 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
     for (Family& f : suite.families) {
       FamilySection fs;
       fs.id = "chart-" + std::to_string(family_index++);
-      fs.explanation = explain(f);
+      fs.explanation = f.chart && f.chart->explain ? f.chart->explain(f) : explain(f);
       fs.points.reserve(f.points.size());
       for (const auto& p : f.points) {
         fs.points.push_back(facts_of(f, p));

@@ -135,3 +135,29 @@ TEST(RunCli, SuitesListsNameSeedAndDescription) {
 }
 
 }  // namespace
+
+namespace {
+
+// A suite that repeats its own way (the memory suite: one timed pass per
+// record) says so in the run header instead of the --reps it does not take.
+TEST(RunCli, HeaderSaysWhatASuiteWithItsOwnRepetitionsDoes) {
+  ResultsDir dir;
+  auto json_path = dir.file("memory.json");
+  dir.file("memory.csv");
+  dir.file("memory.html");
+  RunOutcome o = iolab({"run", "memory", "--scale", "tiny", "--dir", "/tmp", "--out", json_path.string()});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  std::string header = o.out.substr(0, o.out.find("\n\n"));
+  EXPECT_NE(header.find("repetitions as the suite says (below)"), std::string::npos) << header;
+  EXPECT_NE(header.find("memory: one timed pass per record"), std::string::npos) << header;
+  EXPECT_EQ(header.find("timed reps +"), std::string::npos) << header;
+  EXPECT_EQ(header.find("each repetition lasts at least"), std::string::npos) << header;
+  nlohmann::json j = nlohmann::json::parse(read_all(json_path));
+  for (const auto& r : j["results"]) {
+    if (r["skipped"].is_null()) {
+      EXPECT_EQ(r["reps"], 1) << "what the header says is what the records say";
+    }
+  }
+}
+
+}  // namespace

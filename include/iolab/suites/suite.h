@@ -39,6 +39,11 @@ class Suite {
   // Whether this suite reads the run option `flag` ("--threads", "--records"):
   // `iolab run` refuses one that none of the chosen suites reads.
   virtual bool reads_option(std::string_view /*flag*/) const { return false; }
+  // How the suite repeats a measurement when it does not take the run's
+  // repetition settings (--reps, --warmup, --min-time, --max-time, the
+  // latency pass): one line the run header prints instead of them for this
+  // suite. Empty: it takes them.
+  virtual std::string_view own_repetitions() const { return {}; }
   // Runs every experiment through the runner; results in a stable order.
   virtual std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const = 0;
 };

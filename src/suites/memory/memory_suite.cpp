@@ -109,6 +109,11 @@ class MemorySuite final : public Suite {
            "0.5..4x a memory cgroup's limit, by mmap (+MADV_RANDOM), pread, O_DIRECT, io_uring and libaio at QD 32; "
            "mmap stores vs pwrite past the limit; with a per-second series";
   }
+  std::string_view own_repetitions() const override {
+    return "one timed pass per record, from a cold file, no warm-up and no latency pass (--reps, --warmup, "
+           "--min-time and --max-time do not apply: a pass is seconds long and its per-second series is the time "
+           "course); a random-read pass ends at two reads of the working set or its time bound";
+  }
   void check(const SuiteOptions& o) const override {
     // The child's own memory counts against the limit: QD 32 x 256 KiB
     // buffers are 8 MiB of it.
