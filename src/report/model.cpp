@@ -255,7 +255,13 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
     run.label = visible(sources[i].label);
     run.created = visible(runs[i].environment.created);
     run.designed = is_designed(runs[i].results);
-    run.decision = run.designed ? designed_rows(designed_table(runs[i].results)) : decision_rows(decide(runs[i].results));
+    if (run.designed) {
+      DesignedTable table = designed_table(runs[i].results);
+      run.decision = designed_rows(table);
+      run.seed_rules = seed_rules(table);
+    } else {
+      run.decision = decision_rows(decide(runs[i].results));
+    }
     run.environment = environment_rows(runs[i].environment);
     if (runs[i].incomplete) run.incomplete = visible(*runs[i].incomplete);
     model.runs.push_back(std::move(run));
