@@ -113,8 +113,12 @@ std::string DecisionCell::key() const { return op + "|" + band + "|" + flush + "
 std::vector<DecisionCell> decision_design(std::uint64_t max_file) {
   std::vector<DecisionCell> out;
   const std::vector<Variant> buffered_variants = variants(false), direct_variants = variants(true);
-  auto fill = [&](DecisionCell c, const BandSpec& band, bool direct, auto&& shape) {
-    const std::vector<Variant>& vs = direct ? direct_variants : buffered_variants;
+  // `inline_flush`: a flush between writes (every write, every N bytes), which a queued method
+  // cannot make (writes are in flight at every point): such methods are not candidates there.
+  auto fill = [&](DecisionCell c, const BandSpec& band, bool direct, bool inline_flush, auto&& shape) {
+    std::vector<Variant> vs;
+    for (const auto& v : direct ? direct_variants : buffered_variants)
+      if (!inline_flush || !v.method->traits(v.options).queued) vs.push_back(v);
     c.band = band.name;
     c.conditions = {band.edges[0], band.edges[1]};
     for (const auto& v : vs) {
@@ -125,7 +129,11 @@ std::vector<DecisionCell> decision_design(std::uint64_t max_file) {
       c.unmeasurable = "O_DIRECT needs packets in multiples of 512 B; this band's edges are " +
                        exact_size(band.edges[0]) + " and " + exact_size(band.edges[1]);
     else if (vs.size() < 2)
-      c.unmeasurable = vs.empty() ? "no file method can do this here" : "only " + vs[0].label + " can do this";
+      c.unmeasurable = vs.empty() ? "no file method can do this here"
+                                  : "only " + vs[0].label + " can do this" +
+                                        (inline_flush ? " (queued methods keep several writes in flight: a flush after "
+                                                        "every write or every N bytes has no single point to run at)"
+                                                      : "");
     if (c.unmeasurable.empty())
       for (std::uint64_t block : c.conditions) {
         std::vector<harness::FileExperiment> row;
@@ -146,7 +154,7 @@ std::vector<DecisionCell> decision_design(std::uint64_t max_file) {
       c.op = "read";
       c.flush = "none";
       c.column = std::string(harness::to_string(cache));
-      fill(c, band, cache == harness::CacheState::Direct, [&](harness::FileExperiment& e) {
+      fill(c, band, cache == harness::CacheState::Direct, false, [&](harness::FileExperiment& e) {
         e.cache = cache;
         e.experiment = "read " + size_label(e.block_size) + " " + c.column;
       });
@@ -161,7 +169,10 @@ std::vector<DecisionCell> decision_design(std::uint64_t max_file) {
         c.column = direct ? "direct" : "buffered";
         // The flush is each method's own data sync (MethodTraits::data_sync).
         const harness::SyncPolicy policy = harness::parse_sync_policy(flush);
-        fill(c, band, direct, [&](harness::FileExperiment& e) {
+        const bool inline_flush = policy.schedule == harness::FlushSchedule::EveryWrite ||
+                                  policy.schedule == harness::FlushSchedule::EveryBytes ||
+                                  policy.schedule == harness::FlushSchedule::EveryOps;
+        fill(c, band, direct, inline_flush, [&](harness::FileExperiment& e) {
           if (direct) e.cache = harness::CacheState::Direct;
           e.experiment = "write " + size_label(e.block_size) + " flush " + flush + (direct ? " O_DIRECT" : "");
           if (policy.flushes()) e.sync = policy;

@@ -48,6 +48,18 @@ TEST(DecisionDesign, EveryCellDeclaresCandidatesAndConditions) {
     EXPECT_NE(std::find(direct.candidates.begin(), direct.candidates.end(), m), direct.candidates.end()) << m;
   EXPECT_NE(find("read|< 64 B|none|direct").unmeasurable.find("512 B"), std::string::npos);
   EXPECT_EQ(find("write|>= 1 MiB|every|buffered").experiments[0][0].sync.flushes(), true);
+  // A flush between writes: queued methods cannot make one, so they are not candidates there, and
+  // the direct cells, with only `direct` left, say so instead of measuring one method.
+  for (const char* key : {"write|< 64 B|every|buffered", "write|4 KiB..1 MiB|every-16k|buffered"}) {
+    DecisionCell c = find(key);
+    for (const auto& t : c.traits) EXPECT_FALSE(t.queued) << key;
+    EXPECT_GE(c.candidates.size(), 2u) << key;
+  }
+  const DecisionCell async = find("write|< 64 B|async-16k|buffered");  // a background flush: queued ones can
+  EXPECT_TRUE(std::any_of(async.traits.begin(), async.traits.end(), [](const auto& t) { return t.queued; }));
+  for (const char* key : {"write|>= 1 MiB|every|direct", "write|4 KiB..1 MiB|every-16k|direct"})
+    EXPECT_NE(find(key).unmeasurable.find("only direct can do this (queued methods"), std::string::npos)
+        << find(key).unmeasurable;
 }
 
 // A write pass that reaches the device (a flush policy, or O_DIRECT) makes
