@@ -167,7 +167,7 @@ class FileWorkload final : public Workload {
     }
     if (r > thresholds::kColdResidentMax && eviction_ == Eviction::PerFile) {
       // Pages fadvise cannot drop (mapped or locked by someone): a fresh copy has none.
-      files_.remove(file_);
+      if (e_.prepared_file.empty() || file_ != e_.prepared_file) files_.remove(file_);
       file_ = files_.create("exp");
       write_pattern_file(file_, plan_.length, config_.seed);
       cache_method_ = make_cold(file_, eviction_) + ", fresh copy";
@@ -288,7 +288,7 @@ class FileWorkload final : public Workload {
 
   void describe(Result& r) const override {
     if (e_.op == Op::Read && !direct_) {
-      r.cache_method = cache_method_;
+      r.cache_method = cache_method_ + (e_.prepared_file.empty() ? "" : "; one file read by every candidate here");
       r.resident_fraction = e_.cache == CacheState::Warm ? least_resident_ : most_resident_;
       if (e_.cache == CacheState::Warm && least_resident_ < thresholds::kWarmResidentMin)
         r.warn(WarningKind::NotWarm,
@@ -329,9 +329,23 @@ class FileWorkload final : public Workload {
     slots_ = std::make_unique<ReadSlots>(slots, plan_.block, buffer_);
     record_.buffer_offset = io::page_offset(slots_->address());
     content_ = std::make_unique<PatternContent>(config_.seed);
-    file_ = files_.create("exp");
-    write_pattern_file(file_, plan_.length, config_.seed);
-    if (e_.cache == CacheState::Warm && !direct_) make_warm_from_disk(file_);
+    if (!e_.prepared_file.empty()) {
+      // The caller's file, shared with the other candidates at this condition: its length is checked here, its
+      // bytes by the verification pass. A warm one is made warm again only if it is not wholly resident.
+      std::error_code ec;
+      const std::uint64_t size = std::filesystem::file_size(e_.prepared_file, ec);
+      if (ec || size < plan_.length)
+        throw Error("read", e_.prepared_file.string(),
+                    "the prepared file holds " + std::to_string(ec ? 0 : size) + " bytes, fewer than the " +
+                        std::to_string(plan_.length) + " the experiment reads",
+                    EINVAL);
+      file_ = e_.prepared_file;
+      if (e_.cache == CacheState::Warm && !direct_ && resident_fraction(file_) < 1.0) make_warm_from_disk(file_);
+    } else {
+      file_ = files_.create("exp");
+      write_pattern_file(file_, plan_.length, config_.seed);
+      if (e_.cache == CacheState::Warm && !direct_) make_warm_from_disk(file_);
+    }
     return preflight(file_, io::Access::Read, slots_->address(), std::nullopt);
   }
 

@@ -1,5 +1,7 @@
 // Names of the io enums, for options, job files and results.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "iolab/base/error.h"
 #include "iolab/base/names.h"
@@ -24,6 +26,36 @@ std::string_view to_string(Durability d) { return name_of(kDurabilities, d); }
 Durability parse_durability(std::string_view name) { return parse_name(kDurabilities, name, "durability"); }
 std::string_view to_string(Advice a) { return name_of(kAdvice, a); }
 Advice parse_advice(std::string_view name) { return parse_name(kAdvice, name, "madvise hint"); }
+
+namespace {
+constexpr std::pair<bool MethodTraits::*, std::string_view> kTraitNames[] = {
+    {&MethodTraits::bypasses_page_cache, "bypasses_page_cache"},
+    {&MethodTraits::needs_alignment, "needs_alignment"},
+    {&MethodTraits::direct_optional, "direct_optional"},
+    {&MethodTraits::queued, "queued"},
+    {&MethodTraits::user_space_buffer, "user_space_buffer"},
+    {&MethodTraits::library_calls, "library_calls"},
+    {&MethodTraits::maps_file, "maps_file"},
+    {&MethodTraits::positional, "positional"},
+};
+}  // namespace
+
+std::vector<std::string_view> trait_names(const MethodTraits& t) {
+  std::vector<std::string_view> out;
+  for (const auto& [member, name] : kTraitNames)
+    if (t.*member) out.push_back(name);
+  return out;
+}
+
+MethodTraits traits_from_names(std::span<const std::string> names) {
+  MethodTraits t;
+  for (const auto& [member, name] : kTraitNames) {
+    bool named = false;
+    for (const auto& n : names) named = named || n == name;
+    t.*member = named;
+  }
+  return t;
+}
 
 std::uint64_t File::read_sequence(std::uint64_t offset, std::uint64_t count, std::span<std::byte> dst) {
   std::uint64_t bytes = 0;

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace iolab::report {
 
@@ -11,9 +12,25 @@ namespace {
 
 // What a rule expects of its cell's verdict.
 enum class SeedExpect {
-  Wins,    // `method` is the winner (or in the tied set: partly)
-  Loses,   // the winner is some other method than `method`
+  Wins,    // a method of the rule's kind is the winner (or in the tied set: partly)
+  Loses,   // the winner is a method of another kind
 };
+
+// The kind of method a rule is about, by its traits (io::MethodTraits, as
+// the records carry them), never by a candidate's label.
+struct SeedKind {
+  const char* name;
+  bool (*is)(const io::MethodTraits&);
+};
+constexpr SeedKind kSeedMapped{"memory-mapped method", [](const io::MethodTraits& t) { return t.maps_file; }};
+// FileChannel's read/write into a direct buffer: a kernel call per packet
+// at its offset, through the page cache, no mapping, no user-space buffer,
+// no queue (pread, preadv here).
+constexpr SeedKind kSeedPositional{"method making a positional kernel call per packet", [](const io::MethodTraits& t) {
+                                     return t.positional && !t.maps_file && !t.user_space_buffer && !t.queued &&
+                                            !t.bypasses_page_cache && !t.library_calls;
+                                   }};
+constexpr SeedKind kSeedUserBuffer{"method buffering in user space", [](const io::MethodTraits& t) { return t.user_space_buffer; }};
 
 struct SeedRule {
   const char* seed;
@@ -23,43 +40,46 @@ struct SeedRule {
   const char* flush;
   const char* column;
   SeedExpect expect;
-  const char* method;  // a method name: a candidate's label up to its first space
+  const SeedKind* kind;
 };
 
 // The seeds' reads used a fresh file per test (004) or a 1.73 GB file
 // larger than the page cache kept (001): the cold column. Their writes went
-// to the page cache: the buffered column. Java's FileChannel is pread/pwrite
-// here, a buffered stream stdio, MappedByteBuffer mmap.
+// to the page cache: the buffered column. Java's FileChannel is a
+// positional call per packet here (pread/pwrite, preadv/pwritev), a
+// buffered stream a user-space buffer (stdio, iostream), MappedByteBuffer a
+// mapping (mmap).
 constexpr SeedRule kSeedRules[] = {
-    {"004", "reads under 4 KiB: mmap wins clearly", "read", "< 64 B", "none", "cold", SeedExpect::Wins, "mmap"},
-    {"004", "reads under 4 KiB: mmap wins clearly", "read", "64 B..4 KiB", "none", "cold", SeedExpect::Wins, "mmap"},
-    {"004", "reads over 4 KiB: the others beat mmap", "read", "4 KiB..1 MiB", "none", "cold", SeedExpect::Loses, "mmap"},
-    {"004", "reads over 4 KiB: the others beat mmap", "read", ">= 1 MiB", "none", "cold", SeedExpect::Loses, "mmap"},
-    {"004", "writes under 64 B: mmap wins", "write", "< 64 B", "none", "buffered", SeedExpect::Wins, "mmap"},
+    {"004", "reads under 4 KiB: mmap wins clearly", "read", "< 64 B", "none", "cold", SeedExpect::Wins, &kSeedMapped},
+    {"004", "reads under 4 KiB: mmap wins clearly", "read", "64 B..4 KiB", "none", "cold", SeedExpect::Wins, &kSeedMapped},
+    {"004", "reads over 4 KiB: the others beat mmap", "read", "4 KiB..1 MiB", "none", "cold", SeedExpect::Loses,
+     &kSeedMapped},
+    {"004", "reads over 4 KiB: the others beat mmap", "read", ">= 1 MiB", "none", "cold", SeedExpect::Loses, &kSeedMapped},
+    {"004", "writes under 64 B: mmap wins", "write", "< 64 B", "none", "buffered", SeedExpect::Wins, &kSeedMapped},
     {"004", "writes from 64 B up: FileChannel (pwrite) beats mmap", "write", "64 B..4 KiB", "none", "buffered",
-     SeedExpect::Loses, "mmap"},
+     SeedExpect::Loses, &kSeedMapped},
     {"004", "writes from 64 B up: FileChannel (pwrite) beats mmap", "write", "4 KiB..1 MiB", "none", "buffered",
-     SeedExpect::Loses, "mmap"},
+     SeedExpect::Loses, &kSeedMapped},
     {"004", "writes from 64 B up: FileChannel (pwrite) beats mmap", "write", ">= 1 MiB", "none", "buffered",
-     SeedExpect::Loses, "mmap"},
+     SeedExpect::Loses, &kSeedMapped},
     {"004", "a flush every 16 KiB from another thread: avoid it with mmap", "write", "64 B..4 KiB", "async-16k",
-     "buffered", SeedExpect::Loses, "mmap"},
+     "buffered", SeedExpect::Loses, &kSeedMapped},
     {"004", "a flush every 16 KiB from another thread: avoid it with mmap", "write", "4 KiB..1 MiB", "async-16k",
-     "buffered", SeedExpect::Loses, "mmap"},
+     "buffered", SeedExpect::Loses, &kSeedMapped},
     {"001", "mmap for small sequential reads (1 KiB buffers)", "read", "64 B..4 KiB", "none", "cold", SeedExpect::Wins,
-     "mmap"},
+     &kSeedMapped},
     {"001", "at 1 MiB buffers FileChannel with a direct buffer (pread) beats mmap", "read", ">= 1 MiB", "none", "cold",
-     SeedExpect::Wins, "pread"},
+     SeedExpect::Wins, &kSeedPositional},
     {"002", "small (128 B) writes: buffer them (to at least 2x the write size)", "write", "64 B..4 KiB", "none",
-     "buffered", SeedExpect::Wins, "stdio"},
+     "buffered", SeedExpect::Wins, &kSeedUserBuffer},
     {"002", "mmap writes 1..2 KiB records fastest, FileChannel second", "write", "64 B..4 KiB", "none", "buffered",
-     SeedExpect::Wins, "mmap"},
+     SeedExpect::Wins, &kSeedMapped},
 };
 
-std::string seed_base_name(const std::string& label) { return label.substr(0, label.find(' ')); }
-bool seed_is(const std::string& label, const char* method) {
-  std::string b = seed_base_name(label);
-  return b == method || (std::string(method) == "mmap" && b.rfind("mmap", 0) == 0);  // mmap, mmap_write
+// Whether candidate `i` of the cell is of the rule's kind; nullopt when its records name no traits.
+std::optional<bool> seed_is(const DesignedCell& c, std::size_t i, const SeedKind& kind) {
+  if (i >= c.traits.size() || !c.traits[i]) return std::nullopt;
+  return kind.is(*c.traits[i]);
 }
 
 }  // namespace
@@ -67,7 +87,9 @@ bool seed_is(const std::string& label, const char* method) {
 std::vector<SeedRuleRow> seed_rules(const DesignedTable& table) {
   std::vector<SeedRuleRow> out;
   for (const auto& rule : kSeedRules) {
-    SeedRuleRow row{rule.seed, rule.says, fmt::format("{}|{}|{}|{}", rule.op, rule.band, rule.flush, rule.column), "", ""};
+    SeedRuleRow row{rule.seed, rule.says, fmt::format("{}|{}|{}|{}", rule.op, rule.band, rule.flush, rule.column), "", "",
+                    rule.expect == SeedExpect::Wins ? fmt::format("a {} wins", rule.kind->name)
+                                                    : fmt::format("the winner is not a {}", rule.kind->name)};
     auto it = std::find_if(table.cells.begin(), table.cells.end(), [&](const DesignedCell& c) {
       return c.op == rule.op && c.band == rule.band && c.flush == rule.flush && c.column == rule.column;
     });
@@ -85,19 +107,27 @@ std::vector<SeedRuleRow> seed_rules(const DesignedTable& table) {
           const std::string& w = names[v.chosen[0]];
           row.machine = fmt::format("{} wins ({:.3g}x over {}, interval {:.3g}..{:.3g})", w, v.interval.estimate,
                                     names[v.against], v.interval.lo, v.interval.hi);
-          row.agrees = (rule.expect == SeedExpect::Wins) == seed_is(w, rule.method) ? "yes" : "no";
+          if (auto is = seed_is(*it, v.chosen[0], *rule.kind))
+            row.agrees = (rule.expect == SeedExpect::Wins) == *is ? "yes" : "no";
+          else
+            row.agrees = "cannot say", row.machine += " (its records name no method traits)";
           break;
         }
         case harness::Verdict::Kind::Tie: {
           std::string set;
-          bool in = false;
+          bool in = false, known = true;
           for (auto i : v.chosen) {
             set += (set.empty() ? "" : ", ") + names[i];
-            in = in || seed_is(names[i], rule.method);
+            auto is = seed_is(*it, i, *rule.kind);
+            known = known && is.has_value();
+            in = in || is.value_or(false);
           }
           row.machine = "tie: " + set;
-          // A named winner tied with others: partly; one the rule says loses, tied at the top: no.
-          row.agrees = rule.expect == SeedExpect::Wins ? (in ? "partly" : "no") : (in ? "no" : "yes");
+          // A winner of the rule's kind tied with others: partly; one the rule says loses, tied at the top: no.
+          if (!known)
+            row.agrees = "cannot say", row.machine += " (its records name no method traits)";
+          else
+            row.agrees = rule.expect == SeedExpect::Wins ? (in ? "partly" : "no") : (in ? "no" : "yes");
           break;
         }
         case harness::Verdict::Kind::Undecided:
@@ -108,17 +138,17 @@ std::vector<SeedRuleRow> seed_rules(const DesignedTable& table) {
     }
     out.push_back(std::move(row));
   }
-  out.push_back({"002", "copies: zero copy (transferTo) beats a 4 KiB stream copy", "", "not in this table (iolab run: copy suite)", "not in this table"});
-  out.push_back({"000", "a record store: nio + mmap 10x faster than per-field RandomAccessFile", "", "not in this table (iolab run: store suite)", "not in this table"});
-  out.push_back({"003", "parallel writers of one file: raw bytes reach C speed, per-element streams do not", "", "not in this table (iolab-mpi)", "not in this table"});
+  out.push_back({"002", "copies: zero copy (transferTo) beats a 4 KiB stream copy", "", "not in this table (iolab run: copy suite)", "not in this table", ""});
+  out.push_back({"000", "a record store: nio + mmap 10x faster than per-field RandomAccessFile", "", "not in this table (iolab run: store suite)", "not in this table", ""});
+  out.push_back({"003", "parallel writers of one file: raw bytes reach C speed, per-element streams do not", "", "not in this table (iolab-mpi)", "not in this table", ""});
   return out;
 }
 
 std::string format_text(const std::vector<SeedRuleRow>& rows) {
   std::string s = "\nThe seeds' rules beside this machine (seed says / this machine says / agrees?):\n";
   for (const auto& r : rows)
-    s += fmt::format("  {} {}\n      {}{}: {} -> {}\n", r.seed, r.says, r.cell.empty() ? "" : "cell ", r.cell, r.machine,
-                     r.agrees);
+    s += fmt::format("  {} {}{}\n      {}{}: {} -> {}\n", r.seed, r.says, r.expects.empty() ? "" : " [" + r.expects + "]",
+                     r.cell.empty() ? "" : "cell ", r.cell, r.machine, r.agrees);
   return s;
 }
 
@@ -127,6 +157,7 @@ nlohmann::json to_json(const std::vector<SeedRuleRow>& rows) {
   for (const auto& r : rows)
     out.push_back({{"seed", r.seed},
                    {"says", r.says},
+                   {"expects", r.expects.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.expects)},
                    {"cell", r.cell.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.cell)},
                    {"machine", r.machine},
                    {"agrees", r.agrees}});

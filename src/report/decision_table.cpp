@@ -148,6 +148,13 @@ DesignedTable designed_table(std::span<const harness::Result> results) {
     auto cand = std::find(c.candidates.begin(), c.candidates.end(), label);
     std::size_t ci = static_cast<std::size_t>(cand - c.candidates.begin());
     if (cand == c.candidates.end()) c.candidates.push_back(label);
+    c.traits.resize(c.candidates.size());
+    if (auto it = r.extra.find("decision_traits"); it != r.extra.end() && it->is_array() && !c.traits[ci]) {
+      std::vector<std::string> names;
+      for (const auto& x : *it)
+        if (x.is_string()) names.push_back(x.get<std::string>());
+      c.traits[ci] = io::traits_from_names(names);
+    }
     auto k = static_cast<std::size_t>(number_of(r.extra, "decision_condition", 0));
     if (std::find(c.conditions.begin(), c.conditions.end(), r.block_size) == c.conditions.end()) c.conditions.push_back(r.block_size);
     c.rounds = std::max(c.rounds, static_cast<unsigned>(number_of(r.extra, "rounds", 0)));

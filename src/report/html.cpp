@@ -163,6 +163,17 @@ Html decision_html(const RunSection& run) {
     h += "<tr>" + td(row.op) + td(row.band) + td(row.flush) + "<td class=\"" + text(row.warm_class) + "\">" + text(row.warm) +
          "</td><td class=\"" + text(row.cold_class) + "\">" + text(row.cold) + "</td></tr>";
   h += "</tbody></table>";
+  if (!run.seed_rules.empty()) {
+    h += "<table class=\"decision seeds\"><caption>The seeds' rules beside this run's verdicts</caption><thead><tr>"
+         "<th>seed</th><th>seed says</th><th>cell</th><th>this machine says</th><th>agrees?</th></tr></thead><tbody>";
+    for (const auto& r : run.seed_rules) {
+      const char* cls = r.agrees == "yes" ? "clear" : r.agrees == "no" || r.agrees == "partly" ? "unclear" : "nodata";
+      h += "<tr>" + td(r.seed) + td(r.says + (r.expects.empty() ? "" : " (" + r.expects + ")")) +
+           td(r.cell.empty() ? "—" : r.cell) + td(r.machine) + "<td class=\"" + text(cls) + "\">" + text(r.agrees) +
+           "</td></tr>";
+    }
+    h += "</tbody></table>";
+  }
   return h;
 }
 

@@ -132,15 +132,23 @@ std::vector<DecisionRow> designed_rows(const DesignedTable& table) {
   auto cls = [](const DesignedCell& c) {
     return !c.unmeasurable.empty() ? "nodata" : c.verdict.kind == harness::Verdict::Kind::Undecided ? "unclear" : "clear";
   };
+  // One row per op, band and flush, in the table's order, whichever of its cells the run has.
+  std::map<std::string, std::size_t> row_of;
   for (const auto& c : table.cells) {
-    if (c.column != "warm" && c.column != "buffered") continue;
-    DecisionRow row{c.op, c.band, c.op == "read" ? "—" : c.flush, c.summary(), "", cls(c), "nodata"};
-    for (const auto& o : table.cells) {
-      if (&o == &c || o.op != c.op || o.band != c.band || o.flush != c.flush) continue;
-      row.cold += (row.cold.empty() ? "" : " | ") + o.column + ": " + o.summary();
-      if (o.unmeasurable.empty()) row.cold_class = cls(o);
+    auto [it, fresh] = row_of.emplace(c.op + "|" + c.band + "|" + c.flush, rows.size());
+    if (fresh) rows.push_back({c.op, c.band, c.op == "read" ? "—" : c.flush, "", "", "nodata", "nodata"});
+    DecisionRow& row = rows[it->second];
+    if (c.column == "warm" || c.column == "buffered") {
+      row.warm = c.summary();
+      row.warm_class = cls(c);
+      continue;
     }
-    rows.push_back(std::move(row));
+    row.cold += (row.cold.empty() ? "" : " | ") + c.column + ": " + c.summary();
+    if (c.unmeasurable.empty()) row.cold_class = cls(c);
+  }
+  for (auto& row : rows) {
+    if (row.warm.empty()) row.warm = "not in this run";
+    if (row.cold.empty()) row.cold = "not in this run";
   }
   return rows;
 }
@@ -255,7 +263,13 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
     run.label = visible(sources[i].label);
     run.created = visible(runs[i].environment.created);
     run.designed = is_designed(runs[i].results);
-    run.decision = run.designed ? designed_rows(designed_table(runs[i].results)) : decision_rows(decide(runs[i].results));
+    if (run.designed) {
+      DesignedTable table = designed_table(runs[i].results);
+      run.decision = designed_rows(table);
+      run.seed_rules = seed_rules(table);
+    } else {
+      run.decision = decision_rows(decide(runs[i].results));
+    }
     run.environment = environment_rows(runs[i].environment);
     if (runs[i].incomplete) run.incomplete = visible(*runs[i].incomplete);
     model.runs.push_back(std::move(run));

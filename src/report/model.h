@@ -15,6 +15,7 @@
 #include "families.h"
 #include "iolab/harness/result.h"
 #include "iolab/report/html.h"
+#include "iolab/report/decision_seeds.h"
 #include "iolab/report/recommend.h"
 
 namespace iolab::report {
@@ -73,6 +74,7 @@ struct RunSection {
   std::string label, created;
   std::vector<DecisionRow> decision;
   bool designed = false;  // the decision rows come from `iolab recommend`'s designed experiment
+  std::vector<SeedRuleRow> seed_rules;  // designed runs: the seeds' rules beside this run's verdicts
   std::vector<std::pair<std::string, std::string>> environment;  // (what, value)
   std::optional<std::string> incomplete;
 };

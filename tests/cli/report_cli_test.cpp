@@ -251,14 +251,18 @@ TEST_F(ReportCli, RecommendMeasuresItsOwnTable) {
     EXPECT_EQ(c["conditions"].size(), 2u) << c.dump();
     if (!c["measured"].get<bool>()) {
       EXPECT_EQ(c["column"], "direct") << c.dump();
-      EXPECT_NE(c["reason"].get<std::string>().find("512 B"), std::string::npos) << c.dump();
+      // O_DIRECT's 512 B multiples, or a flush between writes that only `direct` can make.
+      const std::string reason = c["reason"].get<std::string>();
+      EXPECT_TRUE(reason.find("512 B") != std::string::npos ||
+                  reason.find("only direct can do this (queued methods") != std::string::npos)
+          << c.dump();
       continue;
     }
     ++measured;
     EXPECT_GE(c["candidates"].size(), 4u) << c.dump();
     EXPECT_EQ(c["rounds"], 5) << c.dump();
   }
-  EXPECT_EQ(measured, 40u);
+  EXPECT_EQ(measured, 36u);  // 40, less the direct cells of every and every-16k in the two large bands
   nlohmann::json saved = nlohmann::json::parse(read_all(save));
   EXPECT_EQ(saved["format"], "iolab-results");
   for (const auto& rec : saved["results"]) {

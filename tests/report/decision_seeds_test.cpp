@@ -1,7 +1,8 @@
 // The seeds' rules beside this machine's verdicts: a rule's cell found by
-// its op, band, flush and column; a winner that is the named method agrees,
-// one the rule says loses does not, a tie with it agrees partly, an
-// undecided or unmeasured cell cannot say.
+// its op, band, flush and column; a winner of the kind of method the rule
+// names (by the candidate's traits, never its label) agrees, one the rule
+// says loses does not, a tie with it agrees partly, an undecided or
+// unmeasured cell, or records that name no traits, cannot say.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +17,11 @@ DesignedCell seed_cell(const char* op, const char* band, const char* flush, cons
   DesignedCell c;
   c.op = op, c.band = band, c.flush = flush, c.column = column;
   c.candidates = {"pread", "mmap", "stdio"};
+  io::MethodTraits mapped, user_buffer;
+  mapped.maps_file = true;
+  user_buffer.user_space_buffer = user_buffer.library_calls = true;
+  user_buffer.positional = false;
+  c.traits = {io::MethodTraits{}, mapped, user_buffer};
   c.rounds = 7;
   c.verdict.kind = kind;
   c.verdict.chosen = std::move(chosen);
@@ -56,6 +62,65 @@ TEST(SeedRules, EachRuleAgreesOrNotWithItsCell) {
   EXPECT_TRUE(j.back()["cell"].is_null());  // 003: not a question this table asks
   EXPECT_EQ(j.back()["agrees"], "not in this table");
   EXPECT_NE(format_text(rows).find("seed says / this machine says / agrees?"), std::string::npos);
+}
+
+// The rule's kind is the candidate's traits: a label that begins with
+// "mmap" but comes from a method that maps nothing is not memory-mapped,
+// and a mapping method under any label is.
+TEST(SeedRules, KindOfMethodComesFromTraitsNotLabels) {
+  using K = harness::Verdict::Kind;
+  DesignedTable t;
+  DesignedCell misleading = seed_cell("read", "< 64 B", "none", "cold", K::Winner, {0});
+  misleading.candidates = {"mmap_like_pread", "mapper", "stdio"};
+  misleading.traits[0] = io::traits_from_names(std::vector<std::string>{"positional"});
+  misleading.traits[1] = io::traits_from_names(std::vector<std::string>{"maps_file", "positional"});
+  t.cells.push_back(misleading);
+  DesignedCell mapped = misleading;
+  mapped.band = "64 B..4 KiB";
+  mapped.verdict.chosen = {1};
+  t.cells.push_back(mapped);
+  DesignedCell old = seed_cell("read", ">= 1 MiB", "none", "cold", K::Winner, {0});
+  old.traits.assign(3, std::nullopt);  // a results file from before records named traits
+  t.cells.push_back(old);
+  auto rows = seed_rules(t);
+  const auto& small = row_for(rows, "read|< 64 B|none|cold", "004");
+  EXPECT_EQ(small.agrees, "no") << small.machine;  // "mmap_like_pread" maps nothing
+  EXPECT_EQ(small.expects, "a memory-mapped method wins");
+  EXPECT_EQ(row_for(rows, "read|64 B..4 KiB|none|cold", "004").agrees, "yes");  // "mapper" maps the file
+  EXPECT_EQ(row_for(rows, "read|64 B..4 KiB|none|cold", "001").agrees, "yes");
+  const auto& unknown = row_for(rows, "read|>= 1 MiB|none|cold", "001");
+  EXPECT_EQ(unknown.agrees, "cannot say");
+  EXPECT_NE(unknown.machine.find("name no method traits"), std::string::npos) << unknown.machine;
+  EXPECT_EQ(row_for(rows, "read|>= 1 MiB|none|cold", "004").expects, "the winner is not a memory-mapped method");
+  // The traits as records write them come back as they were.
+  io::MethodTraits m;
+  m.maps_file = true;
+  m.data_sync = io::Durability::MsyncSync;
+  std::vector<std::string> names;
+  for (auto n : io::trait_names(m)) names.emplace_back(n);
+  EXPECT_EQ(names, (std::vector<std::string>{"maps_file", "positional"}));
+  io::MethodTraits back = io::traits_from_names(names);
+  EXPECT_TRUE(back.maps_file && back.positional && !back.queued && !back.user_space_buffer);
+}
+
+// Records of a designed run carry each candidate's traits, and the table reads them back.
+TEST(SeedRules, TraitsReadFromRecords) {
+  harness::Result r;
+  r.suite = "decision";
+  r.method = "some label";
+  r.op = harness::Op::Read;
+  r.block_size = 8;
+  r.skipped = "not here";
+  r.extra["decision_cell"] = "read|< 64 B|none|cold";
+  r.extra["decision_candidate"] = "some label";
+  r.extra["decision_condition"] = 0;
+  r.extra["decision_traits"] = {"maps_file", "positional"};
+  DesignedTable t = designed_table(std::vector<harness::Result>{r});
+  ASSERT_EQ(t.cells.size(), 1u);
+  ASSERT_EQ(t.cells[0].traits.size(), 1u);
+  ASSERT_TRUE(t.cells[0].traits[0].has_value());
+  EXPECT_TRUE(t.cells[0].traits[0]->maps_file);
+  EXPECT_FALSE(t.cells[0].traits[0]->user_space_buffer);
 }
 
 }  // namespace

@@ -134,6 +134,48 @@ TEST(Html, CarriesWarningsSkipsEnvironmentReferencesAndTheDecisionTable) {
   EXPECT_NE(page.find("Decision table"), std::string::npos);
 }
 
+// A designed run (`iolab recommend --save`): the decision section carries
+// the seeds' rules beside this run's verdicts, a rule's kind of method
+// matched by the candidates' traits.
+TEST(Html, DesignedRunShowsTheSeedsRulesBesideItsVerdicts) {
+  harness::Results run = testing::realistic();
+  run.results.clear();
+  const std::string cell = "read|< 64 B|none|cold";
+  for (std::size_t k = 0; k < 2; ++k)
+    for (const auto& [label, mib_s] : {std::pair<std::string, double>{"mapped reader", 3000}, {"pread", 1000}}) {
+      const std::uint64_t block = k ? 63 : 8;
+      harness::Result r = testing::make({"decision", "read", label, "read", block, 256u << 10, mib_s, 0.01, 6, "cold"});
+      r.extra["decision_cell"] = cell;
+      r.extra["decision_candidate"] = label;
+      r.extra["decision_condition"] = k;
+      r.extra["decision_stop"] = "decided";
+      r.extra["decision_margin"] = 1.05;
+      r.extra["rounds"] = 6;
+      r.extra["decision_traits"] = label == "pread" ? nlohmann::json{"positional"} : nlohmann::json{"maps_file", "positional"};
+      run.results.push_back(r);
+    }
+  std::string page = render_html_report({run});
+  std::size_t section = page.find("<section id=\"decision\">");
+  ASSERT_NE(section, std::string::npos);
+  std::string decision = page.substr(section, page.find("</section>", section) - section);
+  EXPECT_NE(decision.find("The seeds' rules beside this run's verdicts"), std::string::npos) << decision;
+  // The cold cell has its row even though the run has no warm cell beside it.
+  EXPECT_NE(decision.find("cold: mapped reader: over pread"), std::string::npos) << decision;
+  EXPECT_NE(decision.find("<th>seed says</th><th>cell</th><th>this machine says</th><th>agrees?</th>"), std::string::npos);
+  // 004's rule for this cell: a memory-mapped method wins; "mapped reader" maps the file and won.
+  std::size_t rule = decision.find("reads under 4 KiB: mmap wins clearly (a memory-mapped method wins)</td><td>read|&lt; 64 B|none|cold");
+  ASSERT_NE(rule, std::string::npos) << decision;
+  std::string row = decision.substr(rule, decision.find("</tr>", rule) - rule);
+  EXPECT_NE(row.find("mapped reader wins"), std::string::npos) << row;
+  EXPECT_NE(row.find("<td class=\"clear\">yes</td>"), std::string::npos) << row;
+  // A rule whose cell this run did not measure cannot say.
+  EXPECT_NE(decision.find("not in this run</td><td class=\"nodata\">cannot say</td>"), std::string::npos);
+
+  // A run that was not designed has no seed rows.
+  std::string plain = render_html_report({testing::realistic()});
+  EXPECT_EQ(plain.find("The seeds' rules"), std::string::npos);
+}
+
 // What Chromium made of a report page: the charts the page says it has, how
 // many drew, the errors it caught, and each chart's DOM.
 struct Drawn {

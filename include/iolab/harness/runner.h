@@ -48,6 +48,11 @@ struct FileExperiment {
   // after this turns true: a time bound another thread keeps (the memory
   // suite's). The record's bytes and ops are what the pass read.
   const std::atomic<bool>* stop = nullptr;
+  // Reads: a file already holding the pattern (write_pattern_file with the
+  // run's seed, at least file_length() bytes) that the caller owns and
+  // removes; the experiment reads it instead of writing its own, so
+  // candidates compared at one condition read the same file. Empty: its own.
+  std::filesystem::path prepared_file;
   // Heap or aligned; nullopt = aligned when the method needs alignment
   // (O_DIRECT), heap otherwise.
   std::optional<io::BufferKind> buffer;

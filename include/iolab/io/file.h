@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "iolab/base/clock.h"
 
@@ -110,6 +111,14 @@ struct MethodTraits {
   bool positional = true;            // every call names its offset (no shared file position)
   Durability data_sync = Durability::Fdatasync;  // its own call that makes written data durable
 };
+// The true ones of the boolean traits as words ("bypasses_page_cache",
+// "needs_alignment", "direct_optional", "queued", "user_space_buffer",
+// "library_calls", "maps_file", "positional"), for records: what kind of
+// method a figure came from, readable without this build's registry.
+std::vector<std::string_view> trait_names(const MethodTraits& t);
+// The reverse: the named traits true, every other boolean false (data_sync
+// stays the default); unknown words are ignored (a newer build's traits).
+MethodTraits traits_from_names(std::span<const std::string> names);
 
 // One request of a batch given to File::submit, or pulled by File::stream.
 struct IoRequest {

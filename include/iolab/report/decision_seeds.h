@@ -20,6 +20,10 @@ struct SeedRuleRow {
   std::string cell;     // the cell's key ("read|< 64 B|none|cold"), empty when no cell asks it
   std::string machine;  // this machine's verdict there
   std::string agrees;   // "yes", "no", "partly", "cannot say", "not in this table"
+  // What the rule expects of the cell's verdict, by the kind of method
+  // (its traits): "a memory-mapped method wins", "the winner is not a
+  // memory-mapped method"; empty when no cell asks it.
+  std::string expects;
 };
 
 std::vector<SeedRuleRow> seed_rules(const DesignedTable& table);

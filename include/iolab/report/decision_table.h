@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,12 +17,16 @@
 
 #include "iolab/harness/comparison.h"
 #include "iolab/harness/result.h"
+#include "iolab/io/file.h"
 
 namespace iolab::report {
 
 struct DesignedCell {
   std::string op, band, flush, column;
   std::vector<std::string> candidates;    // declared, in the design's order
+  // Each candidate's method traits as its records name them
+  // (extra.decision_traits); nullopt when they name none (an older file).
+  std::vector<std::optional<io::MethodTraits>> traits;
   std::vector<std::uint64_t> conditions;  // packet sizes
   std::string unmeasurable;               // why the cell could not be measured here
   std::vector<std::string> skipped;       // "libaio QD1 at 8 B: why"

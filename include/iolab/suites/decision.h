@@ -29,6 +29,7 @@ struct DecisionCell {
   std::string flush;   // "none", "end", "every-16k", "async-16k", "every" (reads: "none")
   std::string column;  // reads: "warm", "cold", "direct"; writes: "buffered", "direct"
   std::vector<std::string> candidates;   // labels ("pread", "io_uring QD32", "io_uring O_DIRECT QD1")
+  std::vector<io::MethodTraits> traits;  // each candidate's, in its form (what a reader decides by, not the label)
   std::vector<std::uint64_t> conditions; // packet sizes
   // [condition][candidate]: the experiment each candidate runs there.
   std::vector<std::vector<harness::FileExperiment>> experiments;
@@ -103,7 +104,8 @@ std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, co
 
 // Measures every cell within the budget (schedule_decision on the steady
 // clock). Records carry extra "decision_cell" (DecisionCell::key),
-// "decision_candidate" (label), "decision_condition" (0-based),
+// "decision_candidate" (label), "decision_traits" (io::trait_names of its
+// method in its form), "decision_condition" (0-based),
 // "decision_stop" ("decided", "budget", "max_rounds"), "decision_min_time"
 // (seconds a repetition lasted at least, as the plan gave it) and the round
 // fields of Rounds::finish; a cell that cannot be measured, or that the
