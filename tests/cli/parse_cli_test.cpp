@@ -102,7 +102,9 @@ TEST(ParseCommandLine, ParsingReadsNoFileAndItsOptionsPassTheRunnersRecheck) {
     EXPECT_EQ(parsed.kind, ParsedCommandLine::Kind::Command);
     EXPECT_EQ(parsed.command, args.front());
     EXPECT_TRUE(static_cast<bool>(parsed.action));
-    if (parsed.action.recheck) EXPECT_NO_THROW(parsed.action.recheck());
+    if (parsed.action.recheck) {
+      EXPECT_NO_THROW(parsed.action.recheck());
+    }
   }
   EXPECT_FALSE(std::filesystem::exists(missing));
 }
