@@ -125,6 +125,28 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) known |= sub->get_name() == args.front();
     if (!known) throw CommandLineError("unknown command '" + printable(args.front()) + "' (see iolab --help)");
   }
+  // CLI11 2.1 takes an empty word for an option group (whose name is empty)
+  // and, with an unknown option after it, loops forever (`crosscheck '' -x`,
+  // found by fuzz/cli_args_fuzz): in a command with option groups and no
+  // positional argument, an empty word that is no option's value is refused first.
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (!args.empty() && s->get_name() == args.front()) sub = s;
+  if (sub != nullptr) {
+    bool groups = false, positional = false;
+    for (const CLI::App* group : sub->get_subcommands([](const CLI::App* g) { return g->get_name().empty(); })) {
+      groups = true;
+      for (const CLI::Option* opt : group->get_options()) positional |= opt->get_positional();
+    }
+    for (const CLI::Option* opt : sub->get_options()) positional |= opt->get_positional();
+    for (std::size_t i = 1; groups && !positional && i < args.size(); ++i) {
+      if (!args[i].empty()) continue;
+      const std::string& before = args[i - 1];
+      const CLI::Option* opt = before.starts_with('-') ? sub->get_option_no_throw(before) : nullptr;
+      if (opt == nullptr || opt->get_expected_min() == 0)
+        throw CommandLineError("The following argument was not expected: '' (see iolab --help)");
+    }
+  }
   std::vector<const char*> argv{"iolab"};
   for (const auto& a : args) argv.push_back(a.c_str());
   try {

@@ -65,6 +65,9 @@ TEST(ParseCommandLine, ABadCommandLineIsOneUsageErrorNamingTheOption) {
       {{"recommend", "--max-file", "1k"}, "--max-file"},
       {{"report", "a.json", "-o", "a.txt"}, "-o a.txt"},
       {{"compare", "a.json"}, "B"},
+      // An empty word CLI11 would take for the option group, then loop on -x (fuzz/cli_args_fuzz).
+      {{"crosscheck", "", "-x"}, "not expected: ''"},
+      {{"crosscheck", "--dir", ""}, "--dir ''"},
   };
   for (const auto& [args, names] : cases) {
     const std::string what = iolab_refusal(args);
