@@ -22,6 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     job = parse_job(text, "fuzz.toml");
   } catch (const iolab::UsageError& e) {
     require(std::string_view(e.what()).find("job file fuzz.toml") != std::string_view::npos);
+    require(std::string_view(e.what()).find('\n') == std::string_view::npos);  // one line
     return 0;
   }
   const Matrix& m = job.matrix;

@@ -30,6 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       require(false);
     } catch (const UsageError& e) {
       require(std::string(e.what()).find("fuzz.json") != std::string::npos);
+      require(std::string(e.what()).find('\n') == std::string::npos);  // one line
     }
     return 0;
   }

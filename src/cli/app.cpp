@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <fcntl.h>
 #include <exception>
 #include <sys/resource.h>
@@ -114,6 +115,62 @@ void build_app(CLI::App& app, Action& action) {
   for (auto& [order, add] : registry()) add(app, action);
 }
 
+ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
+  CLI::App app;
+  ParsedCommandLine parsed;
+  build_app(app, parsed.action);
+  // CLI11 says "a subcommand is required" for a misspelt one; name it instead.
+  if (!args.empty() && !args.front().starts_with('-')) {
+    bool known = false;
+    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) known |= sub->get_name() == args.front();
+    if (!known) throw CommandLineError("unknown command '" + printable(args.front()) + "' (see iolab --help)");
+  }
+  // CLI11 2.1 takes an empty word for an option group (whose name is empty)
+  // and, with an unknown option after it, loops forever (`crosscheck '' -x`,
+  // found by fuzz/cli_args_fuzz): in a command with option groups and no
+  // positional argument, an empty word that is no option's value is refused first.
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (!args.empty() && s->get_name() == args.front()) sub = s;
+  if (sub != nullptr) {
+    bool groups = false, positional = false;
+    for (const CLI::App* group : sub->get_subcommands([](const CLI::App* g) { return g->get_name().empty(); })) {
+      groups = true;
+      for (const CLI::Option* opt : group->get_options()) positional |= opt->get_positional();
+    }
+    for (const CLI::Option* opt : sub->get_options()) positional |= opt->get_positional();
+    for (std::size_t i = 1; groups && !positional && i < args.size(); ++i) {
+      if (!args[i].empty()) continue;
+      const std::string& before = args[i - 1];
+      const CLI::Option* opt = before.starts_with('-') ? sub->get_option_no_throw(before) : nullptr;
+      if (opt == nullptr || opt->get_expected_min() == 0)
+        throw CommandLineError("The following argument was not expected: '' (see iolab --help)");
+    }
+  }
+  std::vector<const char*> argv{"iolab"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    parsed = ParsedCommandLine{ParsedCommandLine::Kind::Help, app.help(), "", {}};
+    return parsed;
+  } catch (const CLI::CallForAllHelp&) {
+    parsed = ParsedCommandLine{ParsedCommandLine::Kind::Help, app.help("", CLI::AppFormatMode::All), "", {}};
+    return parsed;
+  } catch (const CLI::CallForVersion& e) {
+    parsed = ParsedCommandLine{ParsedCommandLine::Kind::Version, std::string(e.what()) + "\n", "", {}};
+    return parsed;
+  } catch (const CLI::ParseError& e) {
+    // CLI11 reports a missing subcommand before an unknown option, so
+    // "iolab --frobnicate" would not name --frobnicate.
+    if (auto rest = app.remaining(); !rest.empty() && rest.front().starts_with('-'))
+      throw CommandLineError("unknown option '" + printable(rest.front()) + "' (see iolab --help)");
+    throw CommandLineError(one_line(e.what()) + " (see iolab --help)");
+  }
+  parsed.command = app.get_subcommands().front()->get_name();
+  return parsed;
+}
+
 namespace {
 int run_main(int argc, char** argv);
 }  // namespace
@@ -167,51 +224,30 @@ int run_main(int argc, char** argv) {
   // Past `ulimit -f` a write fails with EFBIG, handled as ENOSPC is (the
   // results so far kept, one line), instead of SIGXFSZ ending iolab silently.
   std::signal(SIGXFSZ, SIG_IGN);
-  CLI::App app;
-  Action action;
-  build_app(app, action);
-
-  // CLI11 says "a subcommand is required" for a misspelt one; name it instead.
-  if (argc > 1 && argv[1][0] != '-') {
-    bool known = false;
-    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) known |= sub->get_name() == argv[1];
-    if (!known) {
-      std::fprintf(stderr, "iolab: unknown command '%s' (see iolab --help)\n", printable(argv[1]).c_str());
-      return 2;
-    }
-  }
+  ParsedCommandLine parsed;
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    // CLI11 reports a missing subcommand before an unknown option, so
-    // "iolab --frobnicate" would not name --frobnicate.
-    if (auto rest = app.remaining(); !rest.empty() && rest.front().starts_with('-')) {
-      std::fprintf(stderr, "iolab: unknown option '%s' (see iolab --help)\n", printable(rest.front()).c_str());
-      return 2;
-    }
-    std::fprintf(stderr, "iolab: %s (see iolab --help)\n", one_line(e.what()).c_str());
-    return 2;
+    parsed = parse_command_line(std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
   } catch (const UsageError& e) {
     std::fprintf(stderr, "iolab: %s\n", e.what());
     return 2;
-  } catch (const std::bad_alloc&) {  // a job file read while parsing, under ulimit -v
-    std::fprintf(stderr, "iolab: out of memory (std::bad_alloc) reading the command's inputs\n");
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "iolab: out of memory (std::bad_alloc) parsing the command line\n");
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "iolab: %s\n", one_line(e.what()).c_str());
     return 1;
   }
+  if (parsed.kind != ParsedCommandLine::Kind::Command) {  // --help, --version: as CLI11's App::exit prints them
+    std::cout << parsed.text << std::flush;
+    return 0;
+  }
+  const Action& action = parsed.action;
 
   try {
     // Inside the try: under `ulimit -v` its thread may not start (a one-line error, not std::terminate).
     io::remove_scratch_dirs_on_signals();
-    const int code = action ? action() : 0;
+    if (action.recheck) action.recheck();
+    const int code = action ? action.run() : 0;
     return stdout_written() ? code : 1;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "iolab: %s\n", e.what());

@@ -6,12 +6,27 @@
 #include <string>
 #include <vector>
 
+#include "iolab/base/error.h"
 #include "iolab/harness/job.h"
 
 namespace iolab::cli {
 
-// What a subcommand leaves to run after parsing: returns the exit code.
-using Action = std::function<int()>;
+// What a subcommand leaves to run after parsing, bound to its parsed options.
+// Parsing (the subcommand's CLI11 callback) only reads its strings: it
+// touches no file, measures nothing and prints nothing, so it can be fuzzed
+// (fuzz/cli_args_fuzz.cpp). Whatever needs the file system (a job file read,
+// the output location, the free space) is the runner's first step, still
+// before any work.
+struct Action {
+  // The runner: returns the exit code.
+  std::function<int()> run;
+  // The rules the runner relies on, checked again from the parsed values
+  // (not the strings they came from): throws UsageError when one is broken.
+  // main() calls it before run(); parsing never returns options that fail
+  // it, which the fuzz target holds it to.
+  std::function<void()> recheck;
+  explicit operator bool() const { return static_cast<bool>(run); }
+};
 
 // Each *_command.cpp adds its subcommand by defining one static
 //   const CommandRegistration reg{order, add_xxx_command};
@@ -24,6 +39,32 @@ struct CommandRegistration {
 // The whole command line: every registered subcommand and its options, as
 // parsed by main() and as the man pages and completions describe it.
 void build_app(CLI::App& app, Action& action);
+
+// A command line CLI11 refused (an unknown command or option, a missing or
+// unconvertible value): a UsageError whose what() is the whole message,
+// as printed after "iolab: ".
+class CommandLineError : public UsageError {
+ public:
+  explicit CommandLineError(std::string message) : UsageError("command line", message), message_(std::move(message)) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
+
+// `iolab ARGS...` parsed (args without the program's name), with no effect
+// beyond the value returned: no file read or written, nothing measured or
+// printed. Throws UsageError (CommandLineError for what CLI11 refused) for a
+// bad command line, one line naming the option and the cause; nothing else
+// but std::bad_alloc.
+struct ParsedCommandLine {
+  enum class Kind { Command, Help, Version };
+  Kind kind = Kind::Command;
+  std::string text;     // Help, Version: what to print on stdout (exit 0)
+  std::string command;  // Command: the subcommand's name
+  Action action;        // Command: its runner
+};
+ParsedCommandLine parse_command_line(const std::vector<std::string>& args);
 
 // "iolab 0.1.0 (commit 1a2b3c4d5e6f, Release, GNU 12.2.0)": what --version prints.
 std::string version_line();

@@ -45,7 +45,7 @@ void add_compare_command(CLI::App& app, Action& action) {
   cmd->add_flag("--markdown", opts->markdown, "Print a Markdown table");
   cmd->footer("Example:\n  iolab compare before.json after.json --markdown");
   cmd->callback([opts, &action] {
-    action = [opts] {
+    action.run = [opts] {
       harness::Results a = report::read_results_file(opts->a);
       harness::Results b = report::read_results_file(opts->b);
       drop_duplicates(a, opts->a);

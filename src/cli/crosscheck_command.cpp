@@ -36,6 +36,24 @@ struct CrosscheckOptions : MatrixOptions {
   bool fio_lenient = false;
 };
 
+// The rules the runner relies on, from the parsed values (Action::recheck).
+void recheck_crosscheck(const CrosscheckOptions& o, const std::vector<harness::FileExperiment>& experiments,
+                        double min_time, double max_time, bool custom) {
+  if (o.rounds < 1 || o.rounds > 1000) throw UsageError("--rounds", "from 1 to 1000");
+  harness::EngineSettings engine;
+  engine.reps = o.reps;
+  engine.warmup = o.warmup;
+  engine.min_time = min_time;
+  engine.max_time = max_time;
+  harness::check_settings(engine);
+  if (o.reps > harness::kRepsBounds.max || o.warmup > harness::kWarmupBounds.max)
+    throw UsageError("--reps, --warmup", "out of bounds");
+  if (min_time > 3600 || max_time > 86400) throw UsageError("--min-time, --max-time", "out of bounds");
+  if (o.fio_job.empty() ? experiments.empty() || !o.fio_set.empty() || o.fio_lenient
+                        : !experiments.empty() || custom || !o.size.empty())
+    throw UsageError("--fio", "a fio job file alone gives the experiments, the matrix options otherwise");
+}
+
 void add_crosscheck_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<CrosscheckOptions>();
   auto* cmd = app.add_subcommand(
@@ -98,56 +116,61 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
     const double max_time = o->max_time.empty() ? harness::thresholds::kDefaultMaxTimeSeconds
                                                 : parse_seconds(o->max_time, "--max-time", 86400);
     const std::uint64_t seed = o->seed.empty() ? 0x10AB : parse_count(o->seed, "--seed");
-    // --out: iolab run's rules (report/output_files.h), checked now.
-    std::shared_ptr<report::OutputFiles> out;
-    if (!o->out.empty()) {
-      report::OutputRequest request;
-      request.given = o->out;
-      request.kinds = {{".json", [](std::string_view head) {
-                          return head.starts_with("{") && head.find("\"format\": \"iolab-crosscheck\"") != std::string_view::npos;
-                        }}};
-      if (!o->fio_job.empty()) request.inputs.push_back(o->fio_job);
-      request.input_kind = "the fio job file";
-      out = std::make_shared<report::OutputFiles>(std::move(request));
-    }
-    bool custom = !o->method.empty() || !o->pattern.empty() || !o->bs.empty() || !o->cache.empty() ||
-                  !o->buffer.empty() || !o->qd.empty();
+    const bool custom = !o->method.empty() || !o->pattern.empty() || !o->bs.empty() || !o->cache.empty() ||
+                        !o->buffer.empty() || !o->qd.empty();
     std::optional<std::uint64_t> size;
     if (!o->size.empty()) size = parse_size(o->size);
-    std::vector<harness::FioMappedJob> jobs;
-    std::string dir = o->dir;
-    std::vector<harness::FileExperiment> experiments;
+    std::vector<harness::FileExperiment> experiments;  // a fio job file's are the runner's to read
     if (!o->fio_job.empty()) {
       if (custom || size) throw UsageError("--fio", "a fio job file gives the experiments; leave out the matrix options");
-      harness::FioMapSettings map_settings;
-      map_settings.overrides = o->fio_set;
-      // --dir puts every job's files there, as --fio-set directory= would.
-      if (!o->dir.empty()) map_settings.overrides.push_back("directory=" + o->dir);
-      map_settings.lenient = o->fio_lenient;
-      jobs = harness::map_fio_jobs(harness::read_fio_job(o->fio_job), map_settings);
-      for (const auto& j : jobs) {
-        if (j.threads > 1)
-          throw UsageError("fio job " + harness::to_string(j.place),
-                           "numjobs=" + std::to_string(j.threads) +
-                               ": crosscheck runs one worker on each side (--fio-set numjobs=1)");
-        if (dir.empty() && j.scratch_parent != jobs.front().scratch_parent)
-          throw UsageError("fio job " + harness::to_string(j.place),
-                           "its files go in " + j.scratch_parent.string() + ", the first job's in " +
-                               jobs.front().scratch_parent.string() + ": one filesystem per run (--dir)");
-        harness::FileExperiment e = j.experiment;
-        // Page-aligned buffers on both sides, as every crosscheck (a copy into
-        // a buffer off a cache line is slower, and fio's start wherever malloc put them).
-        e.buffer = io::BufferKind::Aligned;
-        experiments.push_back(std::move(e));
-      }
-      if (dir.empty()) dir = jobs.front().scratch_parent.string();
     } else {
       if (!o->fio_set.empty() || o->fio_lenient)
         throw UsageError(o->fio_set.empty() ? "--fio-lenient" : "--fio-set", "applies to a fio job file (--fio JOB.fio)");
       experiments = custom ? harness::expand(matrix_from(*o)) : harness::crosscheck_cases(size);
     }
-
-    action = [o, experiments, jobs, dir, min_time, max_time, seed, out] {
+    action.recheck = [o, experiments, min_time, max_time, custom] {
+      recheck_crosscheck(*o, experiments, min_time, max_time, custom);
+    };
+    action.run = [o, experiments, min_time, max_time, seed]() mutable {
+      // What needs the file system, before any work: --out (iolab run's
+      // rules, report/output_files.h), then the fio job file.
+      std::shared_ptr<report::OutputFiles> out;
+      if (!o->out.empty()) {
+        report::OutputRequest request;
+        request.given = o->out;
+        request.kinds = {{".json", [](std::string_view head) {
+                            return head.starts_with("{") && head.find("\"format\": \"iolab-crosscheck\"") != std::string_view::npos;
+                          }}};
+        if (!o->fio_job.empty()) request.inputs.push_back(o->fio_job);
+        request.input_kind = "the fio job file";
+        out = std::make_shared<report::OutputFiles>(std::move(request));
+      }
+      std::vector<harness::FioMappedJob> jobs;
+      std::string dir = o->dir;
+      if (!o->fio_job.empty()) {
+        harness::FioMapSettings map_settings;
+        map_settings.overrides = o->fio_set;
+        // --dir puts every job's files there, as --fio-set directory= would.
+        if (!o->dir.empty()) map_settings.overrides.push_back("directory=" + o->dir);
+        map_settings.lenient = o->fio_lenient;
+        jobs = harness::map_fio_jobs(harness::read_fio_job(o->fio_job), map_settings);
+        for (const auto& j : jobs) {
+          if (j.threads > 1)
+            throw UsageError("fio job " + harness::to_string(j.place),
+                             "numjobs=" + std::to_string(j.threads) +
+                                 ": crosscheck runs one worker on each side (--fio-set numjobs=1)");
+          if (dir.empty() && j.scratch_parent != jobs.front().scratch_parent)
+            throw UsageError("fio job " + harness::to_string(j.place),
+                             "its files go in " + j.scratch_parent.string() + ", the first job's in " +
+                                 jobs.front().scratch_parent.string() + ": one filesystem per run (--dir)");
+          harness::FileExperiment e = j.experiment;
+          // Page-aligned buffers on both sides, as every crosscheck (a copy into
+          // a buffer off a cache line is slower, and fio's start wherever malloc put them).
+          e.buffer = io::BufferKind::Aligned;
+          experiments.push_back(std::move(e));
+        }
+        if (dir.empty()) dir = jobs.front().scratch_parent.string();
+      }
       const char* path = std::getenv("PATH");
       auto fio = harness::find_program(o->fio, path ? path : "");
       if (!fio) {

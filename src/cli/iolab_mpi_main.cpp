@@ -9,7 +9,7 @@
 //   mpirun -np 4 iolab-mpi parallel --size 64m --bs 1m --out results/mpi.json
 #include <fmt/core.h>
 
-#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <unistd.h>
@@ -35,23 +35,14 @@
 #include "iolab/suites/parallel.h"
 #include "iolab/base/units.h"
 #include "iolab/version.h"
+#include "mpi_command_line.h"
 
 namespace iolab::cli {
 namespace {
 
 namespace par = suites::parallel;
 
-struct Settings {
-  std::string size = "64m", block = "1m", dir, out, layout = "shared-file";
-  std::vector<std::string> methods = {"posix", "mpiio", "mpiio-collective"};
-  unsigned reps = 5, warmup = 1;
-  double min_time = 0;  // one pass per repetition unless asked: a pass is a whole job's work
-  bool fsync = false, no_latency = false;
-  std::uint64_t seed = 0x10AB;
-  // Parsed:
-  std::uint64_t region = 0, bs = 0;
-  bool shared = true;
-};
+using Settings = MpiSettings;
 
 std::string mpi_library() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
@@ -85,69 +76,19 @@ std::unique_ptr<io::Method> method_named(const std::string& name, bool shared) {
 int run(int argc, char** argv) {
   const int rank = mpi::rank(), ranks = mpi::size();
   Settings s;
-  CLI::App app{"iolab-mpi: seed 003's parallel workload across MPI ranks (start it with mpirun)", "iolab-mpi"};
-  app.set_version_flag("--version", std::string("iolab-mpi ") + kVersion);
-  app.require_subcommand(1);
-  auto* cmd = app.add_subcommand("parallel", "Each rank writes, then reads, a disjoint region of one shared file (or its own file)");
-  cmd->add_option("--size", s.size, "Region per rank (default 64m)");
-  cmd->add_option("--bs", s.block, "Bytes per call (default 1m; at most 1g)");
-  cmd->add_option("--reps", s.reps, "Timed repetitions per method and op (default 5)")
-      ->check(CLI::Range(harness::kRepsBounds.min, harness::kRepsBounds.max));
-  cmd->add_option("--warmup", s.warmup, "Untimed passes before them (default 1)")
-      ->check(CLI::Range(harness::kWarmupBounds.min, harness::kWarmupBounds.max));
-  cmd->add_option("--min-time", s.min_time, "Seconds each repetition lasts at least, by repeating passes (default 0: one pass)");
-  cmd->add_option("--dir", s.dir, "Parent of the scratch directory (shared-file: on a filesystem every node sees)");
-  cmd->add_option("--out", s.out,
-                  "Results JSON, ending in .json (default results/mpi-<UTC time>-<pid>.json); the CSV and HTML report "
-                  "beside it, same stem. Replaces only files iolab wrote");
-  cmd->add_option("--method", s.methods, "posix, mpiio, mpiio-collective (default all)")->delimiter(',');
-  cmd->add_option("--layout", s.layout, "shared-file (default) or file-per-rank (IOR -F; no shared filesystem needed)");
-  cmd->add_flag("--fsync", s.fsync, "End each rank's writes with fdatasync / MPI_File_sync, inside the timing");
-  cmd->add_flag("--no-latency", s.no_latency, "Skip the latency pass (every call of every rank timed)");
-  app.footer("Example:\n  mpirun -np 4 iolab-mpi parallel --size 64m --bs 1m --out results/mpi.json\n"
-             "Across nodes: mpirun --hostfile hosts -np 8 iolab-mpi parallel --dir /shared/scratch");
-
   bool done = false;
   std::optional<report::OutputFiles> outputs;
   mpi::agree([&] {
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::CallForHelp&) {
-      if (rank == 0) std::fputs(app.help().c_str(), stdout);
+    // Parsed as tests and the fuzz target parse it (mpi_command_line.h): every rank the same way.
+    ParsedMpiCommandLine parsed =
+        parse_mpi_command_line(std::vector<std::string>(argv + std::min(argc, 1), argv + argc), static_cast<unsigned>(ranks));
+    if (parsed.kind != ParsedMpiCommandLine::Kind::Command) {
+      if (rank == 0) std::fputs(parsed.text.c_str(), stdout);
       done = true;
       return;
-    } catch (const CLI::CallForVersion&) {
-      if (rank == 0) std::puts((std::string("iolab-mpi ") + kVersion).c_str());
-      done = true;
-      return;
-    } catch (const CLI::ParseError& e) {
-      throw UsageError("command line", one_line(e.what()));
     }
-    // An empty value (--dir '', --out '') is a slip, not "the default".
-    for (const CLI::Option* opt : cmd->get_options())
-      if (opt->count() > 0 && opt->get_expected_min() > 0)
-        for (const std::string& value : opt->results())
-          if (value.empty()) throw UsageError(opt->get_name() + " ''", "empty; give a value, or leave the option out");
-    s.region = parse_size(s.size);
-    s.bs = parse_size(s.block);
-    if (s.bs == 0) throw UsageError("--bs 0", "must be at least one byte");
-    if (s.bs > (std::uint64_t{1} << 30)) throw UsageError("--bs " + s.block, "at most 1g (MPI counts are int)");
-    if (s.reps == 0) throw UsageError("--reps 0", "at least one timed pass");
-    {
-      harness::EngineSettings engine;
-      engine.reps = s.reps;
-      engine.warmup = s.warmup;
-      engine.min_time = s.min_time;
-      harness::check_settings(engine);  // --warmup 0 with a min-time, a negative or nan min-time
-    }
-    if (s.layout == "shared-file" || s.layout == "shared") s.shared = true;
-    else if (s.layout == "file-per-rank" || s.layout == "per-rank") s.shared = false;
-    else throw UsageError("--layout " + s.layout, "expected shared-file or file-per-rank");
-    for (const auto& m : s.methods)
-      if (m != "posix" && m != "mpiio" && m != "mpiio-collective")
-        throw UsageError("--method " + m, "unknown; known: posix, mpiio, mpiio-collective");
-    // The same checks as the thread workload: an empty region, 0 ranks, a total past a file offset.
-    par::plan_regions(static_cast<unsigned>(ranks), s.region, par::Layout::SharedFile);
+    s = std::move(parsed.settings);
+    recheck_mpi_settings(s, static_cast<unsigned>(ranks));
     // Where rank 0 publishes: `iolab run --out`'s rules (report/output_files.h).
     if (rank == 0) {
       report::OutputRequest request;

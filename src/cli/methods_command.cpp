@@ -24,7 +24,7 @@ void add_methods_command(CLI::App& app, Action& action) {
   cmd->add_option("--dir", opts->dir, "Probe the filesystem of this directory (default: $TMPDIR or /tmp)");
   cmd->footer("Example:\n  iolab methods --dir /mnt/nvme --json");
   cmd->callback([opts, &action] {
-    action = [opts] {
+    action.run = [opts] {
       io::ScratchDir scratch(opts->dir);
       nlohmann::json out = nlohmann::json::array();
       auto add = [&](const auto& m, const char* kind) {

@@ -69,6 +69,16 @@ harness::Results measure(const RecommendOptions& o, std::uint64_t max_file, harn
   return out;
 }
 
+// The rules measure() relies on, from the parsed values (Action::recheck).
+void recheck_recommend(const RecommendOptions& o, std::uint64_t max_file) {
+  if (max_file < 4096) throw UsageError("--max-file " + o.max_file, "must be at least 4k");
+  if (!o.input.empty() && !o.save.empty()) throw UsageError("--save", "only applies when measuring (no results file given)");
+  if (!(o.budget >= 1 && o.budget <= 86400)) throw UsageError("--budget", "from 1 to 86400 seconds");
+  if (!(o.min_time >= 0 && o.min_time <= 3600)) throw UsageError("--min-time", "from 0 to 3600 seconds");
+  if (o.min_rounds < 5 || o.max_rounds > 1000 || o.max_rounds < o.min_rounds)
+    throw UsageError("--min-rounds, --max-rounds", "from 5 to 1000, --max-rounds at least --min-rounds");
+}
+
 void add_recommend_command(CLI::App& app, Action& action) {
   auto opts = std::make_shared<RecommendOptions>();
   auto* cmd = app.add_subcommand(
@@ -104,16 +114,17 @@ void add_recommend_command(CLI::App& app, Action& action) {
     harness::Eviction eviction = harness::parse_eviction(opts->evict);
     if (!opts->input.empty() && !opts->save.empty()) throw UsageError("--save", "only applies when measuring (no results file given)");
     if (opts->max_rounds < opts->min_rounds) throw UsageError("--max-rounds", "must be at least --min-rounds");
-    // --save: iolab run --out's rules (report/output_files.h), checked now and before measuring.
-    std::shared_ptr<report::OutputFiles> save;
-    if (!opts->save.empty()) {
-      report::OutputRequest request;
-      request.option = "--save";
-      request.given = opts->save;
-      request.kinds = report::output_kinds({&report::json_exporter()});
-      save = std::make_shared<report::OutputFiles>(std::move(request));
-    }
-    action = [opts, max_file, eviction, save] {
+    action.recheck = [opts, max_file] { recheck_recommend(*opts, max_file); };
+    action.run = [opts, max_file, eviction] {
+      // --save: iolab run --out's rules (report/output_files.h), checked first, before measuring.
+      std::shared_ptr<report::OutputFiles> save;
+      if (!opts->save.empty()) {
+        report::OutputRequest request;
+        request.option = "--save";
+        request.given = opts->save;
+        request.kinds = report::output_kinds({&report::json_exporter()});
+        save = std::make_shared<report::OutputFiles>(std::move(request));
+      }
       int exit_code = 0;
       harness::Results results;
       if (!opts->input.empty()) {

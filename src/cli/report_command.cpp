@@ -30,8 +30,11 @@ void add_report_command(CLI::App& app, Action& action) {
   cmd->add_option("--title", opts->title, "Page title");
   cmd->footer("Example:\n  iolab report results/run.json -o report.html\n  iolab report laptop.json server.json -o both.html");
   cmd->callback([opts, &action] {
-    report::check_report_output(opts->out, {opts->inputs.begin(), opts->inputs.end()});
-    action = [opts] {
+    // Parsing: the name's own rule (.html or .md); the runner checks it against the inputs on disk.
+    report::check_report_output(opts->out, {});
+    action.recheck = [opts] { report::check_report_output(opts->out, {}); };
+    action.run = [opts] {
+      report::check_report_output(opts->out, {opts->inputs.begin(), opts->inputs.end()});
       std::vector<harness::Results> runs;
       report::ReportOptions options;
       options.title = opts->title;

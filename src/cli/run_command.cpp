@@ -261,6 +261,58 @@ void print_fio_job(const harness::FioMappedJob& job, const Settings& s) {
   for (const auto& n : job.notes) fmt::print("  note: {}\n", printable(n));
 }
 
+// What parsing makes of the options (nothing read from the file system yet).
+struct RunPlan {
+  enum class Source { Suites, Custom, Job, Fio };
+  Source source = Source::Suites;
+  std::shared_ptr<const RunOptions> given;
+  Settings settings;                                // the command line's (a job or fio file may add its own)
+  std::vector<harness::FileExperiment> experiments;  // Custom: the matrix
+  std::vector<const suites::Suite*> chosen;          // Suites
+  suites::SuiteOptions suite_options;
+  std::optional<harness::Eviction> eviction;
+};
+
+harness::EngineSettings engine_settings(const Settings& s) {
+  harness::EngineSettings engine;
+  engine.reps = s.reps;
+  engine.warmup = s.warmup;
+  engine.min_time = s.min_time;
+  engine.max_time = s.max_time;
+  return engine;
+}
+
+bool in_bounds(std::uint64_t n, harness::CountBounds b) { return n >= b.min && n <= b.max; }
+
+// The rules run_plan relies on, from the parsed values (Action::recheck).
+void recheck_run(const RunPlan& p) {
+  const RunOptions& o = *p.given;
+  const Settings& s = p.settings;
+  if (!in_bounds(s.reps, harness::kRepsBounds) || !in_bounds(s.warmup, harness::kWarmupBounds))
+    throw UsageError("--reps, --warmup", "out of bounds");
+  if (!(s.min_time <= harness::kMaxMinTimeSeconds) || !(s.max_time <= harness::kMaxMaxTimeSeconds))
+    throw UsageError("--min-time, --max-time", "out of bounds");
+  harness::check_settings(engine_settings(s));
+  using Source = RunPlan::Source;
+  // One source of experiments, and only its options.
+  const bool files = p.source == Source::Job || p.source == Source::Fio;
+  if ((p.source == Source::Custom) == p.experiments.empty() || (p.source == Source::Suites) == p.chosen.empty() ||
+      (p.source == Source::Fio) == o.fio.empty() || (p.source == Source::Job) == o.job.empty() ||
+      (!o.suites.empty() && p.source != Source::Suites) || (files && !o.method.empty()))
+    throw UsageError("run", "one of suites, a custom matrix, --job or --fio");
+  if (p.source != Source::Fio && (!o.fio_set.empty() || o.fio_lenient)) throw UsageError("--fio-set", "without --fio");
+  if (p.source != Source::Suites && (!o.scale.empty() || !o.records.empty() || !o.threads.empty() || !o.memory_limit.empty()))
+    throw UsageError("--scale", "a suites option without suites");
+  if (p.experiments.size() > harness::kMaxMatrixExperiments) throw UsageError("the matrix", "too many experiments");
+  for (const auto& e : p.experiments)
+    if (e.block_size == 0 || (e.file_size == 0 && e.ops == 0)) throw UsageError("the matrix", "an empty block or file");
+  for (unsigned t : p.suite_options.threads)
+    if (!in_bounds(t, harness::kThreadsBounds)) throw UsageError("--threads", "out of bounds");
+  for (const auto* suite : p.chosen) suite->check(p.suite_options);
+}
+
+int run_plan(RunPlan plan);
+
 void add_run_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "Run suites (default: the seeds) or a custom matrix; print tables, write JSON and CSV");
@@ -349,52 +401,19 @@ void add_run_command(CLI::App& app, Action& action) {
       if (!o->scale.empty() && o->scale != "quick") throw UsageError("--quick with --scale " + o->scale, "choose one");
       scale = "quick";
     }
-    // Validate everything before any work starts: bad input is one line and exit 2.
-    Settings settings = settings_from(*o);
-    std::vector<harness::FileExperiment> experiments;
-    std::vector<const suites::Suite*> chosen;
-    std::vector<harness::FioMappedJob> fio_jobs;
-    std::string dir = o->dir;
+    // Validate every value before any work starts: bad input is one line and exit 2.
+    RunPlan plan;
+    plan.given = o;
+    plan.settings = settings_from(*o);
     if (!o->fio.empty()) {
-      harness::FioMapSettings map_settings;
-      map_settings.overrides = o->fio_set;
-      // --dir puts every job's files there, as --fio-set directory= would.
-      if (!o->dir.empty()) map_settings.overrides.push_back("directory=" + o->dir);
-      map_settings.lenient = o->fio_lenient;
-      fio_jobs = harness::map_fio_jobs(harness::read_fio_job(o->fio), map_settings);
-      // One run measures one filesystem: the jobs' directory, unless --dir says where.
-      if (dir.empty()) {
-        dir = fio_jobs.front().scratch_parent.string();
-        for (const auto& j : fio_jobs)
-          if (j.scratch_parent != fio_jobs.front().scratch_parent)
-            throw UsageError("fio job " + harness::to_string(j.place),
-                             "its files go in " + j.scratch_parent.string() + ", job [" + fio_jobs.front().section +
-                                 "]'s in " + fio_jobs.front().scratch_parent.string() +
-                                 ": iolab measures one filesystem per run (--dir, or --fio-set directory=, puts them "
-                                 "together)");
-      }
-      for (const auto& j : fio_jobs) {
-        harness::EngineSettings engine;
-        const Settings s = settings_for(j, settings, *o);
-        engine.reps = s.reps;
-        engine.warmup = s.warmup;
-        engine.min_time = s.min_time;
-        engine.max_time = s.max_time;
-        harness::check_settings(engine);
-        // The space and memory every worker's file needs, checked like one file of them all.
-        harness::FileExperiment all = j.experiment;
-        all.file_size *= j.threads;
-        experiments.push_back(all);
-      }
+      plan.source = RunPlan::Source::Fio;
     } else if (!o->job.empty()) {
-      harness::Job job = harness::read_job(o->job);
-      experiments = harness::expand(job.matrix);
-      if (job.reps && o->reps.empty()) settings.reps = *job.reps;
-      if (job.warmup && o->warmup.empty()) settings.warmup = *job.warmup;
-      if (job.seed && o->seed.empty()) settings.seed = *job.seed;
+      plan.source = RunPlan::Source::Job;
     } else if (custom) {
-      experiments = harness::expand(matrix_from(*o));
+      plan.source = RunPlan::Source::Custom;
+      plan.experiments = harness::expand(matrix_from(*o));
     } else {
+      plan.source = RunPlan::Source::Suites;
       std::vector<std::string> names = o->suites.empty() ? std::vector<std::string>{kSeedsGroup} : o->suites;
       std::set<const suites::Suite*> seen;
       for (const auto& name : names) {
@@ -405,30 +424,22 @@ void add_run_command(CLI::App& app, Action& action) {
           add.push_back(&suites::find_suite(name));
         }
         for (const auto* s : add)
-          if (seen.insert(s).second) chosen.push_back(s);
+          if (seen.insert(s).second) plan.chosen.push_back(s);
       }
-      if (chosen.empty())
+      if (plan.chosen.empty())
         throw Error("run", "the seeds group", "no suites are registered in this build; run a custom matrix (iolab run --method pread --bs 4k --size 64m)", ENOENT);
     }
-    {
-      harness::EngineSettings engine;
-      engine.reps = settings.reps;
-      engine.warmup = settings.warmup;
-      engine.min_time = settings.min_time;
-      engine.max_time = settings.max_time;
-      harness::check_settings(engine);  // --warmup 0 with a min-time, ...: refused before any work
-    }
-    check_resources(experiments, dir);
-    if (!fio_jobs.empty()) experiments.clear();  // checked; the jobs run as mapped
-    auto outputs = std::make_shared<report::OutputFiles>(output_request(o->out, o->fio.empty() ? o->job : o->fio));
-    suites::SuiteOptions suite_options;
+    harness::check_settings(engine_settings(plan.settings));  // --warmup 0 with a min-time, ...: refused before any work
+    suites::SuiteOptions& suite_options = plan.suite_options;
     suite_options.scale = suites::parse_scale(scale);
     if (!o->records.empty()) suite_options.records = parse_count(o->records, "--records", 1);
     suite_options.threads = thread_list(o->threads);
     if (!o->memory_limit.empty()) suite_options.memory_limit = parse_size(o->memory_limit, "--memory-limit");
     // An option no chosen suite reads would be ignored in silence: refused, naming the suites that read it.
-    for (const auto& [given, flag] : {std::pair{!o->threads.empty(), "--threads"}, std::pair{!o->records.empty(), "--records"}}) {
+    const std::vector<const suites::Suite*>& chosen = plan.chosen;
+    for (const auto& [given, option] : {std::pair{!o->threads.empty(), "--threads"}, std::pair{!o->records.empty(), "--records"}}) {
       if (!given || chosen.empty()) continue;
+      const char* const flag = option;  // a lambda cannot capture a structured binding in clang 14 (the fuzz build)
       if (std::any_of(chosen.begin(), chosen.end(), [&](const suites::Suite* s) { return s->reads_option(flag); })) continue;
       std::string readers;
       for (const auto* s : suites::all_suites())
@@ -441,134 +452,188 @@ void add_run_command(CLI::App& app, Action& action) {
     for (const auto* s : chosen) s->check(suite_options);
     // Suites below the full scale take 3 repetitions unless asked: the seeds
     // group's ~360 experiments then fit the default run's 5 minutes here.
-    if (!chosen.empty() && o->reps.empty() && suite_options.scale != suites::Scale::Full) settings.reps = 3;
+    if (!chosen.empty() && o->reps.empty() && suite_options.scale != suites::Scale::Full) plan.settings.reps = 3;
+    if (!o->evict.empty()) plan.eviction = harness::parse_eviction(o->evict);
 
-    std::optional<harness::Eviction> eviction;
-    if (!o->evict.empty()) eviction = harness::parse_eviction(o->evict);
-
-    action = [o, experiments, chosen, suite_options, settings, eviction, outputs, fio_jobs, dir] {
-      io::ScratchDir scratch(dir);
-      outputs->prepare();
-      harness::Environment environment = harness::collect_environment(scratch.path());
-      environment.command = command_line();
-      RunRecord record(*outputs, environment, io::ScratchDir::parent_for(dir));
-
-      bool color = harness::use_color(stdout);
-      harness::Progress progress(::isatty(STDERR_FILENO) == 1,
-                                 static_cast<unsigned>(fio_jobs.empty() ? experiments.size() : fio_jobs.size()),
-                                 harness::use_color(stderr));
-      // On the cleanup thread when a signal ends the run (io/scratch.h).
-      // The progress line erased by an escape code, or (TERM=dumb, NO_COLOR) left behind on a line of its own.
-      const char* erase = !progress.enabled() ? "" : harness::use_color(stderr) ? "\r\033[K" : "\n";
-      io::InterruptHook save_on_signal([&record, erase](int sig) {
-        std::string line = "interrupted by " + io::signal_name(sig);
-        try {
-          RunRecord::Publication p = record.publish(line);
-          if (!p.files.files.empty())
-            line += fmt::format("; the {} results so far are in {} (and .csv, .html), marked incomplete", p.results,
-                                printable(p.files.files.front().string()));
-          if (p.files.problem) line += "; " + *p.files.problem;
-          else if (!p.earlier)
-            line += "; no experiment had finished, so no results were written";
-        } catch (const std::exception& e) {
-          line += "; the results so far could not be written: " + one_line(e.what());
-        }
-        std::fprintf(stderr, "%siolab: %s\n", erase, line.c_str());
-      });
-
-      harness::RunConfig config;
-      config.reps = settings.reps;
-      config.warmup = settings.warmup;
-      config.seed = settings.seed;
-      config.eviction = eviction;
-      config.min_time = settings.min_time;
-      config.max_time = settings.max_time;
-      config.latency = !o->no_latency;
-      config.show_progress = progress.enabled();
-      config.on_experiment = [&](const std::string& label) { progress.begin(label); };
-      config.on_pass = [&](unsigned done, unsigned total) { progress.pass(done, total); };
-      std::vector<harness::Result> unshown;  // finished, not yet in a table
-      config.on_result = [&](const harness::Result& r) {
-        progress.end();
-        record.pending(r);
-        unshown.push_back(r);
-      };
-      harness::Runner runner(config, scratch);
-      print_header(environment, settings, o->no_latency, eviction, !fio_jobs.empty(), chosen);
-
-      auto show = [&](const std::vector<harness::Result>& rs) {
-        progress.clear();
-        harness::Results group;
-        group.results = rs;
-        fmt::print("{}", report::console_exporter().render(group, report::ExportContext{{}, "", color}));
-        std::fflush(stdout);
-        unshown.clear();
-      };
-      try {
-        if (!fio_jobs.empty()) {
-          // Each job with its own repetition settings, one after another.
-          for (const auto& job : fio_jobs) {
-            const Settings s = settings_for(job, settings, *o);
-            harness::RunConfig job_config = config;
-            job_config.reps = s.reps;
-            job_config.min_time = s.min_time;
-            job_config.max_time = s.max_time;
-            progress.clear();
-            print_fio_job(job, s);
-            std::fflush(stdout);
-            harness::Runner job_runner(job_config, scratch);
-            harness::Result r = job.threads > 1 ? suites::run_file_per_worker(job_runner, job.experiment, job.threads)
-                                                : job_runner.run(job.experiment);
-            r = with_fio_job(std::move(r), job, o->fio);
-            record.done({r});
-            show({r});
-          }
-        } else if (!experiments.empty()) {
-          // A table as soon as its group (methods vary fastest) is complete.
-          for (std::size_t i = 0; i < experiments.size(); ++i) {
-            record.done({runner.run(experiments[i])});
-            if (i + 1 == experiments.size() || experiments[i + 1].experiment != experiments[i].experiment)
-              show(unshown);
-          }
-        } else {
-          unsigned i = 0;
-          for (const suites::Suite* s : chosen) {
-            progress.set_context(fmt::format("suite {}/{} {}", ++i, chosen.size(), s->name()));
-            std::vector<harness::Result> rs = s->run(runner, suite_options);
-            record.done(rs);
-            show(rs);
-          }
-        }
-      } catch (const std::exception& e) {
-        if (io::interrupting_signal() != 0) io::wait_for_signal_cleanup();
-        if (!unshown.empty()) show(unshown);
-        try {
-          RunRecord::Publication p = record.publish(one_line(e.what()));
-          if (!p.files.files.empty()) {
-            fmt::print("\nThe run stopped early: the {} results so far, marked incomplete with the error below.\n",
-                       p.results);
-            print_outputs(p.files.files);
-            std::fflush(stdout);
-          }
-          if (p.files.problem) std::fprintf(stderr, "iolab: %s\n", one_line(*p.files.problem).c_str());
-        } catch (const std::exception& failed) {
-          std::fprintf(stderr, "iolab: the results so far could not be written: %s\n", one_line(failed.what()).c_str());
-        }
-        throw;
-      }
-      progress.clear();
-      RunRecord::Publication p = record.publish(std::nullopt);
-      if (p.earlier) io::wait_for_signal_cleanup();  // a signal's cleanup published them
-      fmt::print("\n{} results ({} skipped, with the reason); every figure comes from data that verified.\n", p.results,
-                 p.skipped);
-      print_outputs(p.files.files);
-      if (p.files.problem) {  // some results are safe, not all where asked: say so, and fail
-        std::fprintf(stderr, "iolab: %s\n", one_line(*p.files.problem).c_str());
-        return 1;
-      }
-      return 0;
-    };
+    action.recheck = [plan] { recheck_run(plan); };
+    action.run = [plan]() mutable { return run_plan(std::move(plan)); };
   });
+}
+
+// The runner: the checks that need the file system (the job or fio file
+// read, each experiment against the free space and the memory, the output
+// location), still before any work, then the work.
+int run_plan(RunPlan plan) {
+  const std::shared_ptr<const RunOptions> o = plan.given;
+  Settings& settings = plan.settings;
+  std::vector<harness::FileExperiment>& experiments = plan.experiments;
+  const std::vector<const suites::Suite*> chosen = plan.chosen;
+  const suites::SuiteOptions suite_options = plan.suite_options;
+  const std::optional<harness::Eviction> eviction = plan.eviction;
+  std::vector<harness::FioMappedJob> fio_jobs;
+  std::string dir = o->dir;
+  if (!o->fio.empty()) {
+    harness::FioMapSettings map_settings;
+    map_settings.overrides = o->fio_set;
+    // --dir puts every job's files there, as --fio-set directory= would.
+    if (!o->dir.empty()) map_settings.overrides.push_back("directory=" + o->dir);
+    map_settings.lenient = o->fio_lenient;
+    fio_jobs = harness::map_fio_jobs(harness::read_fio_job(o->fio), map_settings);
+    // One run measures one filesystem: the jobs' directory, unless --dir says where.
+    if (dir.empty()) {
+      dir = fio_jobs.front().scratch_parent.string();
+      for (const auto& j : fio_jobs)
+        if (j.scratch_parent != fio_jobs.front().scratch_parent)
+          throw UsageError("fio job " + harness::to_string(j.place),
+                           "its files go in " + j.scratch_parent.string() + ", job [" + fio_jobs.front().section +
+                               "]'s in " + fio_jobs.front().scratch_parent.string() +
+                               ": iolab measures one filesystem per run (--dir, or --fio-set directory=, puts them "
+                               "together)");
+    }
+    for (const auto& j : fio_jobs) {
+      harness::EngineSettings engine;
+      const Settings s = settings_for(j, settings, *o);
+      engine.reps = s.reps;
+      engine.warmup = s.warmup;
+      engine.min_time = s.min_time;
+      engine.max_time = s.max_time;
+      harness::check_settings(engine);
+      // The space and memory every worker's file needs, checked like one file of them all.
+      harness::FileExperiment all = j.experiment;
+      all.file_size *= j.threads;
+      experiments.push_back(all);
+    }
+  } else if (plan.source == RunPlan::Source::Job) {
+    harness::Job job = harness::read_job(o->job);
+    experiments = harness::expand(job.matrix);
+    if (job.reps && o->reps.empty()) settings.reps = *job.reps;
+    if (job.warmup && o->warmup.empty()) settings.warmup = *job.warmup;
+    if (job.seed && o->seed.empty()) settings.seed = *job.seed;
+  }
+  harness::check_settings(engine_settings(settings));
+  check_resources(experiments, dir);
+  if (!fio_jobs.empty()) experiments.clear();  // checked; the jobs run as mapped
+  auto outputs = std::make_shared<report::OutputFiles>(output_request(o->out, o->fio.empty() ? o->job : o->fio));
+  io::ScratchDir scratch(dir);
+  outputs->prepare();
+  harness::Environment environment = harness::collect_environment(scratch.path());
+  environment.command = command_line();
+  RunRecord record(*outputs, environment, io::ScratchDir::parent_for(dir));
+
+  bool color = harness::use_color(stdout);
+  harness::Progress progress(::isatty(STDERR_FILENO) == 1,
+                             static_cast<unsigned>(fio_jobs.empty() ? experiments.size() : fio_jobs.size()),
+                             harness::use_color(stderr));
+  // On the cleanup thread when a signal ends the run (io/scratch.h).
+  // The progress line erased by an escape code, or (TERM=dumb, NO_COLOR) left behind on a line of its own.
+  const char* erase = !progress.enabled() ? "" : harness::use_color(stderr) ? "\r\033[K" : "\n";
+  io::InterruptHook save_on_signal([&record, erase](int sig) {
+    std::string line = "interrupted by " + io::signal_name(sig);
+    try {
+      RunRecord::Publication p = record.publish(line);
+      if (!p.files.files.empty())
+        line += fmt::format("; the {} results so far are in {} (and .csv, .html), marked incomplete", p.results,
+                            printable(p.files.files.front().string()));
+      if (p.files.problem) line += "; " + *p.files.problem;
+      else if (!p.earlier)
+        line += "; no experiment had finished, so no results were written";
+    } catch (const std::exception& e) {
+      line += "; the results so far could not be written: " + one_line(e.what());
+    }
+    std::fprintf(stderr, "%siolab: %s\n", erase, line.c_str());
+  });
+
+  harness::RunConfig config;
+  config.reps = settings.reps;
+  config.warmup = settings.warmup;
+  config.seed = settings.seed;
+  config.eviction = eviction;
+  config.min_time = settings.min_time;
+  config.max_time = settings.max_time;
+  config.latency = !o->no_latency;
+  config.show_progress = progress.enabled();
+  config.on_experiment = [&](const std::string& label) { progress.begin(label); };
+  config.on_pass = [&](unsigned done, unsigned total) { progress.pass(done, total); };
+  std::vector<harness::Result> unshown;  // finished, not yet in a table
+  config.on_result = [&](const harness::Result& r) {
+    progress.end();
+    record.pending(r);
+    unshown.push_back(r);
+  };
+  harness::Runner runner(config, scratch);
+  print_header(environment, settings, o->no_latency, eviction, !fio_jobs.empty(), chosen);
+
+  auto show = [&](const std::vector<harness::Result>& rs) {
+    progress.clear();
+    harness::Results group;
+    group.results = rs;
+    fmt::print("{}", report::console_exporter().render(group, report::ExportContext{{}, "", color}));
+    std::fflush(stdout);
+    unshown.clear();
+  };
+  try {
+    if (!fio_jobs.empty()) {
+      // Each job with its own repetition settings, one after another.
+      for (const auto& job : fio_jobs) {
+        const Settings s = settings_for(job, settings, *o);
+        harness::RunConfig job_config = config;
+        job_config.reps = s.reps;
+        job_config.min_time = s.min_time;
+        job_config.max_time = s.max_time;
+        progress.clear();
+        print_fio_job(job, s);
+        std::fflush(stdout);
+        harness::Runner job_runner(job_config, scratch);
+        harness::Result r = job.threads > 1 ? suites::run_file_per_worker(job_runner, job.experiment, job.threads)
+                                            : job_runner.run(job.experiment);
+        r = with_fio_job(std::move(r), job, o->fio);
+        record.done({r});
+        show({r});
+      }
+    } else if (!experiments.empty()) {
+      // A table as soon as its group (methods vary fastest) is complete.
+      for (std::size_t i = 0; i < experiments.size(); ++i) {
+        record.done({runner.run(experiments[i])});
+        if (i + 1 == experiments.size() || experiments[i + 1].experiment != experiments[i].experiment)
+          show(unshown);
+      }
+    } else {
+      unsigned i = 0;
+      for (const suites::Suite* s : chosen) {
+        progress.set_context(fmt::format("suite {}/{} {}", ++i, chosen.size(), s->name()));
+        std::vector<harness::Result> rs = s->run(runner, suite_options);
+        record.done(rs);
+        show(rs);
+      }
+    }
+  } catch (const std::exception& e) {
+    if (io::interrupting_signal() != 0) io::wait_for_signal_cleanup();
+    if (!unshown.empty()) show(unshown);
+    try {
+      RunRecord::Publication p = record.publish(one_line(e.what()));
+      if (!p.files.files.empty()) {
+        fmt::print("\nThe run stopped early: the {} results so far, marked incomplete with the error below.\n",
+                   p.results);
+        print_outputs(p.files.files);
+        std::fflush(stdout);
+      }
+      if (p.files.problem) std::fprintf(stderr, "iolab: %s\n", one_line(*p.files.problem).c_str());
+    } catch (const std::exception& failed) {
+      std::fprintf(stderr, "iolab: the results so far could not be written: %s\n", one_line(failed.what()).c_str());
+    }
+    throw;
+  }
+  progress.clear();
+  RunRecord::Publication p = record.publish(std::nullopt);
+  if (p.earlier) io::wait_for_signal_cleanup();  // a signal's cleanup published them
+  fmt::print("\n{} results ({} skipped, with the reason); every figure comes from data that verified.\n", p.results,
+             p.skipped);
+  print_outputs(p.files.files);
+  if (p.files.problem) {  // some results are safe, not all where asked: say so, and fail
+    std::fprintf(stderr, "iolab: %s\n", one_line(*p.files.problem).c_str());
+    return 1;
+  }
+  return 0;
 }
 
 const CommandRegistration run_registration{20, add_run_command};

@@ -18,7 +18,7 @@ void add_suites_command(CLI::App& app, Action& action) {
   cmd->add_flag("--json", *json, "Print a JSON array of {name, seed, description}");
   cmd->footer("Example:\n  iolab suites\n  iolab run seq-read --scale quick");
   cmd->callback([json, &action] {
-    action = [json] {
+    action.run = [json] {
       auto all = suites::all_suites();
       if (*json) {
         nlohmann::json out = nlohmann::json::array();
