@@ -14,7 +14,10 @@ double median(std::span<const double> samples) {
   std::vector<double> v(samples.begin(), samples.end());
   std::sort(v.begin(), v.end());
   std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  if (n % 2) return v[n / 2];
+  // Two samples of 1e308 s summed overflow: their median is not infinite (issue 29 item 15).
+  double sum = v[n / 2 - 1] + v[n / 2];
+  return std::isfinite(sum) ? sum / 2 : v[n / 2 - 1] / 2 + v[n / 2] / 2;
 }
 
 double quantile_sorted(std::span<const double> v, double q) {

@@ -1,6 +1,9 @@
 #include "charts.h"
 
+#include <algorithm>
+#include <optional>
 #include <set>
+#include <string_view>
 #include <string>
 #include <utility>
 
@@ -42,28 +45,44 @@ json duration_axis() {
 }
 
 void make_visible(json& j) {
-  if (j.is_string()) j = visible(j.get_ref<const std::string&>());
-  else if (j.is_array() || j.is_object())
+  if (j.is_string()) {
+    // Printable ASCII is shown as it is (most of a spec's strings): copied only when it is not.
+    std::string& s = j.get_ref<std::string&>();
+    if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F; }))
+      s = visible(s);
+  } else if (j.is_array() || j.is_object())
     for (auto& v : j) make_visible(v);
 }
 
-json stacked_spec(json rows, json parts) {
+namespace {
+
+// stacked_spec's frame: the series named in the rows are `series`; data.values is left empty.
+json charts_stacked_frame(const std::set<std::string>& series, json parts) {
   // Vega shows at most 30 entries of a legend (its symbolLimit) and drops the rest: 11 input
   // files of 3 methods each lost their last lines' names (issue 29 item 15). Every series is named.
   constexpr std::size_t kVegaSymbolLimit = 30;
-  std::set<std::string> series;
-  for (const auto& row : rows)
-    if (auto it = row.find("series"); it != row.end() && it->is_string()) series.insert(it->get<std::string>());
   json legend{{"symbolOpacity", 1}};
   if (series.size() > kVegaSymbolLimit) legend["symbolLimit"] = series.size();
   json spec{{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
-            {"data", {{"values", std::move(rows)}}},
+            {"data", {{"values", json::array()}}},
             {"vconcat", std::move(parts)},
             {"config", {{"font", "system-ui, sans-serif"},
                         {"view", {{"stroke", "#ddd"}}},
                         {"legend", std::move(legend)},
                         {"axisY", {{"tickCount", 6}}}}}};
   make_visible(spec);
+  return spec;
+}
+
+}  // namespace
+
+json stacked_spec(json rows, json parts) {
+  std::set<std::string> series;
+  for (const auto& row : rows)
+    if (auto it = row.find("series"); it != row.end() && it->is_string()) series.insert(it->get<std::string>());
+  json spec = charts_stacked_frame(series, std::move(parts));
+  make_visible(rows);
+  spec["data"]["values"] = std::move(rows);
   return spec;
 }
 
@@ -95,30 +114,115 @@ json latency_transform() {
 
 }  // namespace
 
-json chart_spec(const Family& f, const std::vector<PointFacts>& points) {
-  json rows = json::array(), refs = json::array();
+namespace {
+
+// JSON text as nlohmann's dump() writes it, for the rows of a chart (a report
+// of many records has as many rows: they are not built as trees).
+void charts_append_string(std::string& out, std::string_view raw) {
+  // Printable ASCII is what visible() leaves as it is; else visible() first. Its output has no
+  // control characters and is valid UTF-8: only '"' and '\' are escaped, as dump() does.
+  bool plain = std::all_of(raw.begin(), raw.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
+  std::string shown = plain ? std::string() : visible(raw);
+  std::string_view s = plain ? raw : std::string_view(shown);
+  out += '"';
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += '"';
+}
+void charts_append_number(std::string& out, std::optional<double> v) {
+  out += v ? json(*v).dump() : "null";  // dump(): the shortest exact form; "null" when not finite
+}
+
+// One point's row: its members in the order dump() writes them (sorted by key).
+void charts_append_row(std::string& out, const PointFacts& p) {
+  auto text = [&](const char* key, std::string_view v) {
+    out += key;
+    charts_append_string(out, v);
+    out += ',';
+  };
+  auto number = [&](const char* key, std::optional<double> v) {
+    out += key;
+    charts_append_number(out, v);
+    out += ',';
+  };
+  out += '{';
+  text("\"cache_t\":", p.destination_t.empty() ? p.cache_t : p.destination_t);
+  text("\"calls_t\":", p.calls_t);
+  number("\"cpu\":", p.cpu);
+  text("\"cpu_t\":", p.cpu_t);
+  text("\"exp\":", p.experiment);
+  text("\"faults_t\":", p.faults_t);
+  text("\"flushes_t\":", p.flushes_t);
+  number("\"hi\":", p.fastest);
+  text("\"latency_t\":", p.latency_t + (p.latency_source_t.empty() ? "" : " (" + p.latency_source_t + ")"));
+  number("\"lo\":", p.slowest);
+  number("\"p50\":", p.p50);
+  number("\"p99\":", p.p99);
+  number("\"p999\":", p.p999);
+  number("\"rate\":", p.rate);
+  text("\"rate_t\":", p.rate_t);
+  text("\"reps_t\":", p.reps_t);
+  text("\"series\":", p.series);
+  text("\"spread_t\":", p.spread_t);
+  number("\"x\":", p.x);
+  text("\"xl\":", p.x_text);
+  out.back() = '}';
+}
+
+// `j` as dump() writes it, but the member at `path` (object keys) written as `text`.
+void charts_dump_replacing(std::string& out, const json& j, const std::vector<std::string>& path, std::size_t depth,
+                           std::string_view text) {
+  auto dump = [](const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); };
+  if (depth == path.size()) {
+    out += text;
+    return;
+  }
+  if (!j.is_object()) {
+    out += dump(j);
+    return;
+  }
+  out += '{';
+  bool first = true;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!first) out += ',';
+    first = false;
+    out += dump(json(it.key()));
+    out += ':';
+    if (it.key() == path[depth]) charts_dump_replacing(out, *it, path, depth + 1, text);
+    else out += dump(*it);
+  }
+  out += '}';
+}
+
+}  // namespace
+
+std::string chart_script_json(const ChartSpec& chart) {
+  if (chart.values.empty()) return script_json(chart.spec);
+  std::string out;
+  charts_dump_replacing(out, chart.spec, {"data", "values"}, 0, chart.values);
+  return script_safe(std::move(out));
+}
+
+ChartSpec chart_spec(const Family& f, const std::vector<PointFacts>& points) {
+  std::string rows = "[";
+  json refs = json::array();
   std::set<double> xset;
+  std::set<std::string> series;
   bool any_latency = false, any_cpu = false, any_flushes = false;
   for (const auto& p : points) {
     xset.insert(p.x);
-    json row{{"series", p.series},   {"x", p.x},           {"xl", p.x_text},         {"rate", p.rate},
-             {"lo", p.slowest},      {"hi", p.fastest},    {"rate_t", p.rate_t},     {"spread_t", p.spread_t},
-             {"reps_t", p.reps_t},   {"cpu_t", p.cpu_t},   {"faults_t", p.faults_t}, {"calls_t", p.calls_t},
-             {"latency_t", p.latency_t + (p.latency_source_t.empty() ? "" : " (" + p.latency_source_t + ")")},
-             {"cache_t", p.destination_t.empty() ? p.cache_t : p.destination_t},
-             {"flushes_t", p.flushes_t},
-             {"exp", p.experiment}};
+    series.insert(p.series);
+    if (rows.size() > 1) rows += ',';
+    charts_append_row(rows, p);
     any_flushes |= !p.flushes_t.empty();
-    row["p50"] = p.p50 ? json(*p.p50) : json(nullptr);
-    row["p99"] = p.p99 ? json(*p.p99) : json(nullptr);
-    row["p999"] = p.p999 ? json(*p.p999) : json(nullptr);
     any_latency |= p.p50.has_value();
-    row["cpu"] = p.cpu;
     any_cpu |= p.cpu > 0;
-    rows.push_back(row);
     if (p.published)
       refs.push_back({{"series", p.series}, {"x", p.x}, {"value", *p.published}, {"text", p.published_t}, {"xl", p.x_text}});
   }
+  rows += ']';
   std::vector<double> xs(xset.begin(), xset.end());
   std::string y_unit = f.bytes_metric ? "MiB/s" : "ops/s";
   json color{{"field", "series"}, {"type", "nominal"}, {"title", "method"}, {"sort", f.series}};
@@ -220,7 +324,7 @@ json chart_spec(const Family& f, const std::vector<PointFacts>& points) {
   if (!cpu.is_null()) lower_row.push_back(cpu);
   json parts = json::array({throughput});
   if (!lower_row.empty()) parts.push_back({{"hconcat", lower_row}});
-  return stacked_spec(std::move(rows), std::move(parts));
+  return {charts_stacked_frame(series, std::move(parts)), std::move(rows)};
 }
 
 }  // namespace iolab::report

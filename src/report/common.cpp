@@ -95,22 +95,37 @@ std::string html_escape(std::string_view text) {
 }
 
 std::string script_json(const nlohmann::json& j) {
-  std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return script_safe(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+std::string script_safe(std::string text) {
+  // These characters occur only inside JSON strings, where \u escapes mean the same. Most
+  // specs have none: the text is returned as it is, else copied in runs between them.
+  auto special = [&](std::size_t from) {
+    for (; from < text.size(); ++from)
+      if (char c = text[from]; c == '<' || c == '>' || c == '&' || c == '\xE2') return from;
+    return std::string::npos;
+  };
+  std::size_t at = special(0);
+  if (at == std::string::npos) return text;
   std::string out;
   out.reserve(text.size() + 64);
-  // These characters occur only inside JSON strings, where \u escapes mean the same.
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
+  std::size_t done = 0;
+  for (; at != std::string::npos; at = special(at)) {
+    out.append(text, done, at - done);
+    char c = text[at];
     if (c == '<') out += "\\u003c";
     else if (c == '>') out += "\\u003e";
     else if (c == '&') out += "\\u0026";
-    else if (c == '\xE2' && i + 2 < text.size() && text[i + 1] == '\x80' && (text[i + 2] == '\xA8' || text[i + 2] == '\xA9')) {
-      out += text[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
-      i += 2;
+    else if (at + 2 < text.size() && text[at + 1] == '\x80' && (text[at + 2] == '\xA8' || text[at + 2] == '\xA9')) {
+      out += text[at + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      at += 2;
     } else {
       out += c;
     }
+    done = ++at;
   }
+  out.append(text, done, std::string::npos);
   return out;
 }
 

@@ -32,6 +32,8 @@ std::string markdown_cell(std::string_view text);
 // written as \u escapes, so no "</script" or "<!--" can appear and the text
 // is valid JavaScript too; invalid UTF-8 is replaced, not thrown.
 std::string script_json(const nlohmann::json& j);
+// The same escapes on JSON text already written as nlohmann's dump() writes it.
+std::string script_safe(std::string text);
 
 // "1,048,576".
 std::string grouped(std::uint64_t n);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <iomanip>
@@ -43,6 +44,13 @@ std::string describe(const harness::Result& r) {
 }
 
 std::string unit(const Matched& m) { return m.bytes ? " MiB/s" : " ops/s"; }
+
+// A record's median repetition ("1e+308 s").
+std::string compare_seconds_text(const harness::Result& r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g s", r.seconds().median);
+  return buf;
+}
 
 // "1.50x faster than A" / "2.00x slower than A" / "as fast as A (1.00x)", and
 // the interval the same way round.
@@ -129,7 +137,15 @@ Matched match(const harness::Result& ra, const harness::Result& rb) {
   harness::RatioInterval ri = harness::ratio_interval(a, b);
   m.rate_a = rate(ra).median;
   m.rate_b = rate(rb).median;
-  m.ratio = m.rate_a > 0 ? m.rate_b / m.rate_a : 1;
+  m.ratio = m.rate_b / m.rate_a;
+  // Rates so small (repetitions of 1e308 s) or so far apart that a factor between them, either
+  // way round, is not a finite positive number: no factor to state ("n/ax" otherwise).
+  auto factor = [](double v) { return std::isfinite(v) && v > 0 && std::isfinite(1 / v); };
+  if (!factor(m.ratio) || (ri.available && !(factor(ri.lo) && factor(ri.hi)))) {
+    m.skipped = "no factor between the rates: A's median " + sig(m.rate_a, 3) + unit(m) + ", B's " + sig(m.rate_b, 3) +
+                unit(m) + " (repetitions of " + compare_seconds_text(ra) + " and " + compare_seconds_text(rb) + ")";
+    return m;
+  }
   m.interval = ri.available;
   m.lo = ri.lo;
   m.hi = ri.hi;

@@ -248,9 +248,9 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
         fs.has_reference |= p.result->reference.has_value();
         fs.has_flushes |= !fs.points.back().flushes_t.empty();
       }
-      nlohmann::json chart = f.chart ? f.chart->spec(f, fs.points) : chart_spec(f, fs.points);
-      add_per_second_panel(f, fs.points, chart);  // commit-log records: their per-second series
-      fs.chart_json = script_json(chart);
+      ChartSpec chart = f.chart ? ChartSpec{f.chart->spec(f, fs.points), {}} : chart_spec(f, fs.points);
+      add_per_second_panel(f, fs.points, chart.spec);  // commit-log records: their per-second series
+      fs.chart_json = chart_script_json(chart);
       fs.family = std::move(f);  // not copied: group_results' view is not used again
       section.families.push_back(std::move(fs));
     }

@@ -447,6 +447,29 @@ TEST(Issue29, I15_NegativeCpuSecondsAreRefusedOnLoad) {
   }
 }
 
+// Repetitions of 1e308 s leave a rate too small to divide by: compare printed "B is n/ax slower"
+// one way round and "as fast as A (1.00x)" the other. It says there is no factor, and why.
+TEST(Issue29, I15_SamplesOf1e308HaveNoFactorAndSaySoEitherWayRound) {
+  Place p;
+  const fs::path a = results_file(p, "a.json");
+  nlohmann::json j = nlohmann::json::parse(read_all(a));
+  for (auto& s : j["results"][0]["samples_s"]) s = 1e308;
+  write_file(p / "slow.json", j.dump());
+  for (const auto& [first, second] : {std::pair{a, p / "slow.json"}, std::pair{p / "slow.json", a}}) {
+    for (bool markdown : {false, true}) {
+      std::vector<std::string> args{"compare", first.string(), second.string()};
+      if (markdown) args.push_back("--markdown");
+      ProgramRun r = run_iolab(args);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(r.out.find("n/a"), std::string::npos) << r.out;
+      EXPECT_EQ(r.out.find("1.00x"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("no factor between the rates"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("1e+308 s"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("1 not compared"), std::string::npos) << r.out;
+    }
+  }
+}
+
 TEST(Issue29, I15_DuplicateRecordsInOneFileAreCountedOnceByCompare) {
   Place p;
   const fs::path a = results_file(p, "a.json");

@@ -5,6 +5,7 @@
 #include "iolab/version.h"
 
 #include <fstream>
+#include <functional>
 
 #include "iolab/base/error.h"
 #include "iolab/harness/result.h"
@@ -176,6 +177,49 @@ TEST(ResultsFormat, BadValuesNameTheFileAndTheJsonPath) {
       EXPECT_EQ(what.find('\n'), std::string::npos) << what;
     }
   }
+}
+
+// read_results parses the text once, reading each record as it is parsed
+// (issue 29 item 8): whatever the text, it answers as reading the whole tree
+// does, the same results or the same error (syntax, then the header, then the
+// first unreadable record; a repeated member: the last one counts).
+TEST(ResultsFormat, ReadingTheTextAgreesWithReadingTheTree) {
+  auto outcome = [](const std::function<Results()>& read) {
+    try {
+      return "ok: " + to_json(read()).dump();
+    } catch (const Error& e) {
+      return std::string("error: ") + e.what();
+    }
+  };
+  std::string one = to_json(sample()).dump();
+  std::vector<std::string> texts = {one};
+  nlohmann::json old = to_json(sample());  // schema 1: its records are read at schema 1
+  old.erase("schema_version");
+  old["format_version"] = 1;
+  old["results"][0]["warnings"] = nlohmann::json::array({"timed repetitions too short to trust"});
+  old["results"][0]["storage"] = {{"read_bytes", 1}, {"write_bytes", 2}};
+  texts.push_back(old.dump());
+  for (const char* path : {"/results/0/cpu/user_s", "/results/1/reps", "/format", "/schema_version"}) {
+    nlohmann::json j = to_json(sample());
+    j[nlohmann::json::json_pointer(path)] = "bad";
+    texts.push_back(j.dump());
+  }
+  nlohmann::json both = to_json(sample());  // a bad header and a bad record: the header is told
+  both["format"] = "other";
+  both["results"][0]["op"] = "teleport";
+  texts.push_back(both.dump());
+  std::string body = one.substr(1);  // the members, after '{'
+  texts.push_back(R"({"results": [{"method": 1}], )" + body);  // replaced by the later "results"
+  texts.push_back(R"({"results": 5, )" + body);
+  texts.push_back(one.substr(0, one.size() - 1) + R"(, "results": [[]]})");  // the later, bad, counts
+  texts.push_back(R"({"schema_version": 1, "format": "iolab-results", "results": [7, {}]})");
+  texts.push_back(R"([{"results": [1]}])");
+  for (const auto& text : texts) {
+    std::string tree = outcome([&] { return results_from_json(nlohmann::json::parse(text), "t.json"); });
+    EXPECT_EQ(outcome([&] { return results_from_text(text, "t.json"); }), tree) << text;
+  }
+  EXPECT_EQ(results_from_text(old.dump(), "t.json").results[0].dirtied_bytes, 2u);
+  EXPECT_THROW(results_from_text(one.substr(0, one.size() / 2), "t.json"), Error);  // cut short: not JSON
 }
 
 TEST(ResultsFormat, CsvHasAHeaderAndOneRowPerResult) {

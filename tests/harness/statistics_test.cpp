@@ -17,6 +17,14 @@ TEST(Statistics, MedianOddAndEven) {
   EXPECT_DOUBLE_EQ(median(std::vector<double>{}), 0);
 }
 
+// The two middle samples' sum overflows; their median does not (issue 29 item 15).
+TEST(Statistics, MedianOfHugeSamplesIsFinite) {
+  std::vector<double> v{1e308, 1e308};
+  EXPECT_EQ(median(v), 1e308);
+  EXPECT_DOUBLE_EQ(median(std::vector<double>{1.7e308, 1e308}), 1.35e308);
+  EXPECT_DOUBLE_EQ(median(std::vector<double>{1.7e308, 1.5e308, 1, 2}), 7.5e307);
+}
+
 TEST(Statistics, SummaryOfAKnownSample) {
   std::vector<double> x{2, 4, 4, 4, 5, 5, 7, 9};
   Summary s = summarize(x);
