@@ -10,7 +10,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <regex>
 #include <string>
+
+#include <gtest/gtest.h>
 
 namespace iolab::report::testing {
 
@@ -51,6 +54,23 @@ inline ChromiumRun run_chromium(const std::filesystem::path& page, const std::st
   std::error_code ec;
   std::filesystem::remove_all(profile, ec);
   return run;
+}
+
+// The page drawn in Chromium: no script error, every chart rendered (at least
+// `min_charts`), nothing on Chromium's console.
+inline void expect_charts_draw_without_warnings(const std::filesystem::path& page, int min_charts) {
+  ChromiumRun run = run_chromium(page, "--dump-dom");
+  ASSERT_EQ(run.status, 0) << run.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run.out, m, std::regex("id=\"iolab-status\"[^>]*")));
+  std::string status = m.str();
+  EXPECT_NE(status.find("data-errors=\"0\""), std::string::npos) << run.out.substr(run.out.find("iolab-errors"), 1500);
+  std::smatch charts, rendered;
+  ASSERT_TRUE(std::regex_search(status, charts, std::regex("data-charts=\"(\\d+)\"")));
+  ASSERT_TRUE(std::regex_search(status, rendered, std::regex("data-rendered=\"(\\d+)\"")));
+  EXPECT_EQ(charts[1], rendered[1]);
+  EXPECT_GE(std::stoi(charts[1]), min_charts);
+  EXPECT_EQ(run.err.find(":CONSOLE("), std::string::npos) << run.err;
 }
 
 }  // namespace iolab::report::testing
