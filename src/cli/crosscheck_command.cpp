@@ -150,26 +150,21 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       if (!o->fio_job.empty()) {
         harness::FioMapSettings map_settings;
         map_settings.overrides = o->fio_set;
-        // --dir puts every job's files there, as --fio-set directory= would.
-        if (!o->dir.empty()) map_settings.overrides.push_back("directory=" + o->dir);
         map_settings.lenient = o->fio_lenient;
-        jobs = harness::map_fio_jobs(harness::read_fio_job(o->fio_job), map_settings);
+        harness::FioJobsInOneDirectory mapped = harness::map_fio_jobs_in_one_directory(o->fio_job, map_settings, o->dir);
+        jobs = std::move(mapped.jobs);
+        dir = mapped.dir.string();
         for (const auto& j : jobs) {
           if (j.threads > 1)
             throw UsageError("fio job " + harness::to_string(j.place),
                              "numjobs=" + std::to_string(j.threads) +
                                  ": crosscheck runs one worker on each side (--fio-set numjobs=1)");
-          if (dir.empty() && j.scratch_parent != jobs.front().scratch_parent)
-            throw UsageError("fio job " + harness::to_string(j.place),
-                             "its files go in " + j.scratch_parent.string() + ", the first job's in " +
-                                 jobs.front().scratch_parent.string() + ": one filesystem per run (--dir)");
           harness::FileExperiment e = j.experiment;
           // Page-aligned buffers on both sides, as every crosscheck (a copy into
           // a buffer off a cache line is slower, and fio's start wherever malloc put them).
           e.buffer = io::BufferKind::Aligned;
           experiments.push_back(std::move(e));
         }
-        if (dir.empty()) dir = jobs.front().scratch_parent.string();
       }
       const char* path = std::getenv("PATH");
       auto fio = harness::find_program(o->fio, path ? path : "");

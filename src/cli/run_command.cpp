@@ -475,21 +475,10 @@ int run_plan(RunPlan plan) {
   if (!o->fio.empty()) {
     harness::FioMapSettings map_settings;
     map_settings.overrides = o->fio_set;
-    // --dir puts every job's files there, as --fio-set directory= would.
-    if (!o->dir.empty()) map_settings.overrides.push_back("directory=" + o->dir);
     map_settings.lenient = o->fio_lenient;
-    fio_jobs = harness::map_fio_jobs(harness::read_fio_job(o->fio), map_settings);
-    // One run measures one filesystem: the jobs' directory, unless --dir says where.
-    if (dir.empty()) {
-      dir = fio_jobs.front().scratch_parent.string();
-      for (const auto& j : fio_jobs)
-        if (j.scratch_parent != fio_jobs.front().scratch_parent)
-          throw UsageError("fio job " + harness::to_string(j.place),
-                           "its files go in " + j.scratch_parent.string() + ", job [" + fio_jobs.front().section +
-                               "]'s in " + fio_jobs.front().scratch_parent.string() +
-                               ": iolab measures one filesystem per run (--dir, or --fio-set directory=, puts them "
-                               "together)");
-    }
+    harness::FioJobsInOneDirectory mapped = harness::map_fio_jobs_in_one_directory(o->fio, map_settings, o->dir);
+    fio_jobs = std::move(mapped.jobs);
+    dir = mapped.dir.string();
     for (const auto& j : fio_jobs) {
       harness::EngineSettings engine;
       const Settings s = settings_for(j, settings, *o);

@@ -255,4 +255,22 @@ FioJobFile read_fio_job(const std::filesystem::path& file, const FioParseContext
   return parse_fio_job(read_fio_text(file), file.string(), context);
 }
 
+FioJobsInOneDirectory map_fio_jobs_in_one_directory(const std::filesystem::path& file, FioMapSettings settings,
+                                                    const std::filesystem::path& dir) {
+  // A given directory puts every job's files there, as --fio-set directory= would.
+  if (!dir.empty()) settings.overrides.push_back("directory=" + dir.string());
+  FioJobsInOneDirectory out;
+  out.jobs = map_fio_jobs(read_fio_job(file), settings);
+  const FioMappedJob& first = out.jobs.front();  // map_fio_jobs refuses a file without jobs
+  out.dir = dir.empty() ? first.scratch_parent : dir;
+  for (const auto& j : out.jobs)
+    if (dir.empty() && j.scratch_parent != first.scratch_parent)
+      throw UsageError("fio job " + to_string(j.place),
+                       "its files go in " + j.scratch_parent.string() + ", job [" + first.section + "]'s in " +
+                           first.scratch_parent.string() +
+                           ": iolab measures one filesystem per run (--dir, or --fio-set directory=, puts them "
+                           "together)");
+  return out;
+}
+
 }  // namespace iolab::harness

@@ -469,6 +469,23 @@ TEST_F(FioMapTest, RecordCarriesTheMapping) {
   EXPECT_FALSE(j["notes"].empty());
 }
 
+// Jobs whose files go in two directories: one filesystem per run, unless a
+// directory is given for all (--dir); the refusal names the job that differs.
+TEST_F(FioMapTest, JobsInTwoDirectoriesAreOneRunOnlyWithAGivenDirectory) {
+  const std::filesystem::path file = scratch_.create_file("two-places.fio");
+  std::ofstream(file) << "[a]\nsize=1m\ndirectory=/tmp\n[b]\nsize=1m\ndirectory=" << scratch_.path().string() << "\n";
+  const std::string e = refusal([&] { map_fio_jobs_in_one_directory(file, settings(), ""); });
+  EXPECT_NE(e.find("its files go in " + scratch_.path().string() + ", job [a]'s in /tmp"), std::string::npos) << e;
+  EXPECT_NE(e.find("two-places.fio"), std::string::npos) << "names the job's file and line: " << e;
+  FioJobsInOneDirectory given = map_fio_jobs_in_one_directory(file, settings(), scratch_.path());
+  EXPECT_EQ(given.dir, scratch_.path());
+  ASSERT_EQ(given.jobs.size(), 2u);
+  for (const auto& j : given.jobs) EXPECT_EQ(j.scratch_parent, scratch_.path()) << j.section;
+  FioJobsInOneDirectory one_place =
+      map_fio_jobs_in_one_directory(file, [&] { auto s = settings(); s.overrides = {"directory=/tmp"}; return s; }(), "");
+  EXPECT_EQ(one_place.dir, std::filesystem::path("/tmp")) << "the jobs' own directory when they share one";
+}
+
 // ---- the corpus: Debian's fio-examples ---------------------------------------------
 
 TEST_F(FioMapTest, EveryFioExampleMapsOrIsRefusedInOneLine) {

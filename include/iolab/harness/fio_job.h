@@ -146,6 +146,17 @@ struct FioMapSettings {
 // an existing file or a device, ...). A file without jobs is refused too.
 std::vector<FioMappedJob> map_fio_jobs(const FioJobFile& file, const FioMapSettings& settings);
 
+// The jobs of the fio job file `file`, read and mapped, all in one
+// directory: `dir` when given (set as every job's directory=, after the
+// overrides), else the jobs' own, which must be one (iolab measures one
+// filesystem per run; UsageError naming the job that differs).
+struct FioJobsInOneDirectory {
+  std::vector<FioMappedJob> jobs;
+  std::filesystem::path dir;  // the scratch parent of every job
+};
+FioJobsInOneDirectory map_fio_jobs_in_one_directory(const std::filesystem::path& file, FioMapSettings settings,
+                                                    const std::filesystem::path& dir);
+
 // A mapped job as the results record it (each record's extra.fio).
 nlohmann::json to_json(const FioMappedJob& job, const std::string& job_file);
 
