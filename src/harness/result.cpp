@@ -10,6 +10,7 @@
 #include "iolab/base/error.h"
 #include "iolab/base/input_file.h"
 #include "iolab/io/publish.h"
+#include "results_json.h"
 #include "iolab/version.h"
 
 namespace iolab::harness {
@@ -204,82 +205,7 @@ json to_json(const Results& r) {
               {"results", results}};
 }
 
-namespace {
-
-// Reads typed values out of a results document, naming the file and the
-// JSON path of anything missing or mistyped ("results[3].cpu.user_s").
-class Reader {
- public:
-  explicit Reader(const std::string& source) : source_(source) {}
-
-  [[noreturn]] void fail(const std::string& where, const std::string& why) const {
-    throw Error("read results", source_, (where.empty() ? "" : where + ": ") + why, EINVAL);
-  }
-  const json* find(const json& obj, const std::string& where, const char* key) const {
-    if (!obj.is_object()) fail(where, "expected an object");
-    auto it = obj.find(key);
-    return it == obj.end() || it->is_null() ? nullptr : &*it;
-  }
-  std::string text(const json& obj, const std::string& where, const char* key, std::string fallback = "") const {
-    const json* v = find(obj, where, key);
-    if (!v) return fallback;
-    if (!v->is_string()) fail(join(where, key), "expected a string");
-    return v->get<std::string>();
-  }
-  double number(const json& obj, const std::string& where, const char* key, double fallback = 0) const {
-    const json* v = find(obj, where, key);
-    if (!v) return fallback;
-    if (!v->is_number()) fail(join(where, key), "expected a number");
-    double d = v->get<double>();
-    if (!std::isfinite(d)) fail(join(where, key), "not a finite number");
-    return d;
-  }
-  template <typename T>
-  T integer(const json& obj, const std::string& where, const char* key, T fallback = 0) const {
-    const json* v = find(obj, where, key);
-    if (!v) return fallback;
-    if (!v->is_number_integer()) fail(join(where, key), "expected an integer");
-    if (v->is_number_unsigned()) {
-      auto u = v->get<std::uint64_t>();
-      if (u > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) fail(join(where, key), "out of range");
-      return static_cast<T>(u);
-    }
-    auto i = v->get<std::int64_t>();
-    if (i < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
-        (i > 0 && static_cast<std::uint64_t>(i) > static_cast<std::uint64_t>(std::numeric_limits<T>::max())))
-      fail(join(where, key), "out of range");
-    return static_cast<T>(i);
-  }
-  bool boolean(const json& obj, const std::string& where, const char* key, bool fallback = false) const {
-    const json* v = find(obj, where, key);
-    if (!v) return fallback;
-    if (!v->is_boolean()) fail(join(where, key), "expected true or false");
-    return v->get<bool>();
-  }
-  const json& object(const json& obj, const std::string& where, const char* key) const {
-    static const json empty = json::object();
-    const json* v = find(obj, where, key);
-    if (!v) return empty;
-    if (!v->is_object()) fail(join(where, key), "expected an object");
-    return *v;
-  }
-  // A string parsed into an enum; the parser's complaint becomes this file's.
-  template <typename Parse>
-  auto parsed(const json& obj, const std::string& where, const char* key, Parse parse) const {
-    std::string t = text(obj, where, key);
-    try {
-      return parse(t);
-    } catch (const UsageError& e) {
-      fail(join(where, key), "'" + t + "' is not understood (" + e.subject() + ")");
-    }
-  }
-  static std::string join(const std::string& where, const std::string& key) {
-    return where.empty() ? key : where + "." + key;
-  }
-
- private:
-  std::string source_;
-};
+namespace results_json {
 
 Result result_from_json(const Reader& rd, const json& x, const std::string& at, int version) {
   Result r;
@@ -408,10 +334,6 @@ Result result_from_json(const Reader& rd, const json& x, const std::string& at, 
   return r;
 }
 
-}  // namespace
-
-namespace {
-
 // Everything of a results file but its records, checked; `version` is its schema.
 Results header_from_json(const Reader& rd, const json& j, int& version_out) {
   if (!j.is_object() || !j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != kResultsFormat)
@@ -461,9 +383,10 @@ Results header_from_json(const Reader& rd, const json& j, int& version_out) {
   return out;
 }
 
-}  // namespace
+}  // namespace results_json
 
 Results results_from_json(const json& j, const std::string& source) {
+  using namespace results_json;
   Reader rd(source);
   int version = 0;
   Results out = header_from_json(rd, j, version);
@@ -535,161 +458,6 @@ std::string to_csv(const Results& rs) {
 
 void write_csv(const Results& r, const std::filesystem::path& path) {
   io::publish_file(path, to_csv(r), io::IfExists::Replace);
-}
-
-Results read_results(const std::filesystem::path& path) {
-  // Bounded before parsing: an endless or huge input (base/input_file.h).
-  return results_from_text(read_input_file(path, "results file", kResultsFileMaxBytes), path.string());
-}
-
-namespace {
-
-// Builds JSON trees from a parser's events, as nlohmann's own DOM parser does
-// (a repeated key: the last value counts).
-class TreeBuilder {
- public:
-  void value(json&& v) { place(std::move(v)); }
-  void start(json&& container) { open_.push_back(place(std::move(container))); }
-  void end() { open_.pop_back(); }
-  void key(std::string&& k) { slot_ = &(*open_.back())[std::move(k)]; }
-  json take() { return std::move(root_); }
-  json& root() { return root_; }
-
- private:
-  json* place(json&& v) {
-    if (open_.empty()) {
-      root_ = std::move(v);
-      return &root_;
-    }
-    json& top = *open_.back();
-    if (top.is_array()) {
-      top.push_back(std::move(v));
-      return &top.back();
-    }
-    *slot_ = std::move(v);
-    return slot_;
-  }
-  json root_;
-  std::vector<json*> open_;  // the containers open, innermost last
-  json* slot_ = nullptr;     // the member an object's next value goes to
-};
-
-// One parse of a results file (nlohmann's SAX events): everything but the
-// records becomes the header tree (its "results" an empty array); each record
-// becomes a tree of its own, is read into its Result as soon as it is complete
-// (at the schema version `version`), and dropped. The first record that cannot
-// be read is kept, not thrown: the syntax and the header are checked first.
-class ResultsPass {
- public:
-  ResultsPass(const Reader& rd, int version) : rd_(&rd), version_(version) {}
-
-  json header() { return header_.take(); }
-  std::vector<Result> results;
-  std::exception_ptr record_error;
-
-  bool null() { return scalar(json(nullptr)); }
-  bool boolean(bool v) { return scalar(json(v)); }
-  bool number_integer(json::number_integer_t v) { return scalar(json(v)); }
-  bool number_unsigned(json::number_unsigned_t v) { return scalar(json(v)); }
-  bool number_float(json::number_float_t v, const std::string&) { return scalar(json(v)); }
-  bool string(std::string& v) { return scalar(json(std::move(v))); }
-  bool binary(json::binary_t& v) { return scalar(json(std::move(v))); }
-  bool start_object(std::size_t) { return start(json::object(), false); }
-  bool start_array(std::size_t) { return start(json::array(), true); }
-  bool end_object() { return end(); }
-  bool end_array() { return end(); }
-  bool key(std::string& k) {
-    if (depth_ == 1) top_results_ = k == "results";  // a member of the top object
-    (in_record() ? record_ : header_).key(std::move(k));
-    return true;
-  }
-  bool parse_error(std::size_t, const std::string&, const json::exception& e) { throw e; }
-
- private:
-  // Inside the records array, at or below its elements.
-  bool in_record() const { return in_records_ && depth_ >= 2; }
-  bool scalar(json&& v) {
-    if (!in_record()) {
-      header_.value(std::move(v));
-      return true;
-    }
-    record_.value(std::move(v));
-    if (depth_ == 2) read_record();
-    return true;
-  }
-  bool start(json&& container, bool array) {
-    bool records_start = array && depth_ == 1 && top_results_;
-    (in_record() ? record_ : header_).start(std::move(container));
-    ++depth_;
-    if (records_start) {  // a repeated "results" member: the last one counts, as in a whole tree
-      in_records_ = true;
-      results.clear();
-      record_error = nullptr;
-      index_ = 0;
-    }
-    return true;
-  }
-  bool end() {
-    --depth_;
-    if (in_record()) {
-      record_.end();
-      if (depth_ == 2) read_record();
-      return true;
-    }
-    header_.end();
-    if (in_records_ && depth_ == 1) in_records_ = false;
-    return true;
-  }
-  void read_record() {
-    json record = record_.take();
-    std::size_t i = index_++;
-    if (record_error) return;  // only the first unreadable record is told
-    try {
-      results.push_back(result_from_json(*rd_, record, "results[" + std::to_string(i) + "]", version_));
-    } catch (const std::bad_alloc&) {
-      throw;
-    } catch (...) {
-      record_error = std::current_exception();
-    }
-  }
-
-  const Reader* rd_;
-  int version_;
-  TreeBuilder header_, record_;
-  int depth_ = 0;  // containers open
-  bool top_results_ = false, in_records_ = false;
-  std::size_t index_ = 0;
-};
-
-}  // namespace
-
-Results results_from_text(std::string_view text, const std::string& source) {
-  // Nested deep enough to exhaust the stack of whatever walks it: refused unparsed.
-  if (json_nesting_depth(text) > kJsonMaxDepth)
-    throw UsageError("results file " + source, "nested deeper than " + std::to_string(kJsonMaxDepth) +
-                                                   " levels (iolab's results nest about 8): not iolab results");
-  // The whole file is never one JSON tree (a tree of 100,000 records is several times the text;
-  // issue 29 item 8), and it is parsed once: each record is read as soon as it is parsed, at
-  // the current schema (iolab writes "schema_version" after the records). The errors are those
-  // of results_from_json on the whole tree, in the same order: syntax, then the header, then
-  // the first unreadable record. A file of another schema is parsed again at its own.
-  Reader rd(source);
-  auto pass = [&](int version) {
-    ResultsPass p(rd, version);
-    try {
-      json::sax_parse(text, &p);
-    } catch (const json::exception& e) {  // parse errors, and numbers out of range ("1e999")
-      throw Error("read results", source, "not JSON (" + std::string(e.what()) + ")", EINVAL);
-    }
-    return p;
-  };
-  ResultsPass p = pass(kResultsSchemaVersion);
-  int version = 0;
-  Results out = header_from_json(rd, p.header(), version);
-  if (version != kResultsSchemaVersion) p = pass(version);
-  if (p.record_error) std::rethrow_exception(p.record_error);
-  out.results = std::move(p.results);
-  return out;
 }
 
 }  // namespace iolab::harness
