@@ -5,6 +5,7 @@
 #include "file_workload.h"
 #include "iolab/harness/comparison.h"
 #include "iolab/harness/runner.h"
+#include "iolab/harness/thresholds.h"
 
 namespace iolab::harness {
 
@@ -66,6 +67,14 @@ bool Rounds::round(const std::function<bool()>& more) {
 std::vector<std::vector<double>> Rounds::rates() const {
   std::vector<std::vector<double>> out;
   for (const auto& c : candidates_) out.push_back(c->running ? c->measurement->rates() : std::vector<double>{});
+  return out;
+}
+
+std::vector<std::vector<double>> Rounds::rates_long_enough() const {
+  std::vector<std::vector<double>> out = rates();
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (candidates_[i]->running && candidates_[i]->measurement->shortest_seconds() < thresholds::kTooShortSeconds)
+      out[i].clear();
   return out;
 }
 

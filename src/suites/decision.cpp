@@ -323,7 +323,8 @@ class RoundsTrial final : public CellTrial {
   }
   harness::Verdict judge() override {
     std::vector<std::vector<std::vector<double>>> rates;
-    for (auto& g : groups_) rates.push_back(g->rates());
+    // The rates the table will judge by: a candidate with a too-short repetition has none there.
+    for (auto& g : groups_) rates.push_back(g->rates_long_enough());
     verdict_ = harness::decide(rates, cell_.candidates, conditions_, settings_.margin);
     return verdict_;
   }

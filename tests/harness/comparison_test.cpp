@@ -11,6 +11,7 @@
 
 #include "iolab/harness/comparison.h"
 #include "iolab/harness/runner.h"
+#include "iolab/harness/thresholds.h"
 
 namespace iolab::harness {
 namespace {
@@ -180,6 +181,36 @@ TEST(Rounds, RecordsEveryRoundInTheSeededOrder) {
     EXPECT_EQ(r.extra["round_seed"].get<std::uint64_t>(), 99u);
     EXPECT_EQ(r.extra["rounds"].get<unsigned>(), 6u);
   }
+}
+
+// What a comparison may use: a candidate whose repetitions came out under
+// the too-short bound has no rates there (its record will say too_short and
+// the table leaves it out), so a verdict during the run rests on what the
+// table's will. Repetitions long enough keep theirs.
+TEST(Rounds, RatesLongEnoughLeaveOutCandidatesWithTooShortRepetitions) {
+  io::ScratchDir scratch("/tmp");
+  RunConfig config;
+  config.min_time = 0;  // a 64 KiB read: microseconds a repetition
+  config.latency = false;
+  Runner runner(config, scratch);
+  Rounds tiny(runner, three_tiny_reads("rounds-short"), 7);
+  tiny.start();
+  for (int i = 0; i < 2; ++i) tiny.round();
+  for (const auto& r : tiny.rates()) EXPECT_EQ(r.size(), 2u);
+  for (const auto& r : tiny.rates_long_enough()) EXPECT_TRUE(r.empty());
+  for (const auto& r : tiny.finish()) EXPECT_TRUE(r.has_warning(WarningKind::TooShort));
+
+  config.min_time = 2 * thresholds::kTooShortSeconds;
+  Runner long_enough(config, scratch);
+  std::vector<FileExperiment> one = three_tiny_reads("rounds-long");
+  one.resize(1);
+  Rounds rounds(long_enough, one, 7);
+  rounds.start();
+  rounds.round();
+  ASSERT_EQ(rounds.rates_long_enough().size(), 1u);
+  EXPECT_EQ(rounds.rates_long_enough()[0], rounds.rates()[0]);
+  EXPECT_EQ(rounds.rates()[0].size(), 1u);
+  rounds.finish();
 }
 
 // A round cut short by its caller's deadline: the candidates that had their

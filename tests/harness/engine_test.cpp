@@ -13,6 +13,7 @@
 
 #include "iolab/base/error.h"
 #include "iolab/harness/engine.h"
+#include "iolab/harness/thresholds.h"
 
 namespace iolab::harness {
 namespace {
@@ -283,6 +284,23 @@ TEST(Engine, PassesThatSpeedUpTwiceAreRecalibratedTwice) {
   ASSERT_TRUE(measure(w, team, calibrating(3), r));
   EXPECT_EQ(r.samples_s.size(), 3u);
   EXPECT_GE(r.passes, 30u);
+}
+
+// At a min_time of 50 ms, 3/4 of it (37.5 ms) would keep repetitions that
+// a comparison then leaves out as too short (under 50 ms). Warm-ups of
+// 30 ms make 2 passes a repetition, and timed passes of 19 ms make 38 ms:
+// kept by 3/4, redone by the too-short bound with 3 passes. The check fails
+// only if every timed pass overslept by 6 ms.
+TEST(Engine, RepetitionsUnderTheTooShortBoundAreRedoneWhenMinTimeAskedForThatMuch) {
+  SleepingPasses w(30, 30, 19);
+  LocalTeam team(1);
+  Result r;
+  EngineSettings s = calibrating(2);
+  s.min_time = 0.05;
+  ASSERT_TRUE(measure(w, team, s, r));
+  EXPECT_GE(r.passes, 3u);
+  for (double t : r.samples_s) EXPECT_GE(t, thresholds::kTooShortSeconds);
+  EXPECT_FALSE(r.has_warning(WarningKind::TooShort));
 }
 
 // Records the data check the engine asked for before each pass.

@@ -229,6 +229,8 @@ class Measurement {
   unsigned repetitions() const;
   // Bytes (or, when none move, operations) per second of each recorded repetition, in order.
   std::vector<double> rates() const;
+  // The shortest recorded repetition's seconds (0 before the first).
+  double shortest_seconds() const;
 
   struct State;
 

@@ -178,6 +178,10 @@ class Rounds {
   // Each candidate's rates so far (bytes or operations per second, one per
   // round, in round order); empty for a skipped one.
   std::vector<std::vector<double>> rates() const;
+  // The same, but empty also for a candidate with a repetition shorter than
+  // thresholds::kTooShortSeconds: what a comparison of the records may use
+  // (their too_short warning leaves them out), known before they are made.
+  std::vector<std::vector<double>> rates_long_enough() const;
   // One record per candidate, in the candidates' order: samples in round
   // order, extra "round_seed", "rounds" and "round_positions" (the
   // candidate's 0-based turn in each round).
