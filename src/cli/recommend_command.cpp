@@ -36,9 +36,9 @@ struct RecommendOptions {
   std::string max_file = "32m";
   std::string save;
   std::string evict = "per-file";
-  double min_time = 0.07;
+  double min_time = 0.075;
   double budget = 480;
-  unsigned min_rounds = 5, max_rounds = 30;
+  unsigned min_rounds = 6, max_rounds = 60;
   std::uint64_t seed = 0x10AB;
 };
 
@@ -75,8 +75,8 @@ void recheck_recommend(const RecommendOptions& o, std::uint64_t max_file) {
   if (!o.input.empty() && !o.save.empty()) throw UsageError("--save", "only applies when measuring (no results file given)");
   if (!(o.budget >= 1 && o.budget <= 86400)) throw UsageError("--budget", "from 1 to 86400 seconds");
   if (!(o.min_time >= 0 && o.min_time <= 3600)) throw UsageError("--min-time", "from 0 to 3600 seconds");
-  if (o.min_rounds < 5 || o.max_rounds > 1000 || o.max_rounds < o.min_rounds)
-    throw UsageError("--min-rounds, --max-rounds", "from 5 to 1000, --max-rounds at least --min-rounds");
+  if (o.min_rounds < 6 || o.max_rounds > 1000 || o.max_rounds < o.min_rounds)
+    throw UsageError("--min-rounds, --max-rounds", "from 6 to 1000, --max-rounds at least --min-rounds");
 }
 
 void add_recommend_command(CLI::App& app, Action& action) {
@@ -90,17 +90,18 @@ void add_recommend_command(CLI::App& app, Action& action) {
   cmd->add_option("--dir", opts->dir, "When measuring: parent of the scratch directory (default: $TMPDIR or /tmp)");
   cmd->add_option("--budget", opts->budget,
                   "When measuring: seconds for the whole table, a hard bound (default 480, so the run ends within 10 "
-                  "minutes here): the plan shortens repetitions (down to 0.055 s) and leaves out cells whose minimum "
+                  "minutes here): the plan shortens repetitions (down to 0.065 s) and leaves out cells whose minimum "
                   "rounds do not fit (\"not run: budget\"); time left over buys rounds for undecided cells")
       ->check(CLI::Range(1.0, 86400.0));  // a zero budget would measure nothing
-  cmd->add_option("--min-rounds", opts->min_rounds, "When measuring: rounds before a cell is first judged (default 5)")
-      ->check(CLI::Range(5u, 1000u));
-  cmd->add_option("--max-rounds", opts->max_rounds, "When measuring: rounds after which a cell stops undecided (default 30)")
-      ->check(CLI::Range(5u, 1000u));
+  cmd->add_option("--min-rounds", opts->min_rounds,
+                  "When measuring: rounds before a cell is first judged (default 6, the fewest with a 95% paired interval)")
+      ->check(CLI::Range(6u, 1000u));
+  cmd->add_option("--max-rounds", opts->max_rounds, "When measuring: rounds after which a cell stops undecided (default 60)")
+      ->check(CLI::Range(6u, 1000u));
   cmd->add_option("--seed", opts->seed, "When measuring: seed of the rounds' orders (default 4267, recorded)");
   cmd->add_option("--max-file", opts->max_file, "When measuring: largest file per experiment (default 32m)");
   cmd->add_option("--min-time", opts->min_time,
-                  "When measuring: seconds each repetition lasts at least, by repeating short passes (default 0.07, above the 50 ms under which a repetition is too short to trust); the budget's plan may shorten it to 0.055 s")
+                  "When measuring: seconds each repetition lasts at least, by repeating short passes (default 0.075, above the 50 ms under which a repetition is too short to trust); the budget's plan may shorten it to 0.065 s")
       ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--evict", opts->evict,
                   "When measuring: how cold reads are made: per-file (default: fdatasync + fadvise of the file alone) or "

@@ -96,6 +96,88 @@ RatioInterval ratio_interval(std::span<const double> a, std::span<const double> 
   return out;
 }
 
+namespace {
+
+// Beyond this many pairs the exact signed-rank distribution is replaced by
+// its normal approximation (with continuity correction), exact enough there.
+constexpr std::size_t kSignedRankExactLimit = 200;
+
+// P(T = t) for t = 0 .. n(n+1)/2: each rank in or out of the sum with
+// probability 1/2, built one rank at a time (halving as it goes keeps every
+// entry a probability, so nothing overflows).
+std::vector<double> signed_rank_pmf(std::size_t n) {
+  const std::size_t top = n * (n + 1) / 2;
+  std::vector<double> p(top + 1, 0.0);
+  p[0] = 1;
+  std::size_t reach = 0;
+  for (std::size_t i = 1; i <= n; ++i) {
+    reach += i;
+    for (std::size_t t = reach; t >= i; --t) p[t] = (p[t] + p[t - i]) / 2;
+    for (std::size_t t = i; t-- > 0;) p[t] /= 2;
+  }
+  return p;
+}
+
+}  // namespace
+
+double signed_rank_cdf(std::size_t n, std::size_t t) {
+  const std::size_t top = n * (n + 1) / 2;
+  if (t >= top) return 1;
+  if (n > kSignedRankExactLimit) {
+    const double nn = static_cast<double>(n);
+    const double mu = nn * (nn + 1) / 4, sd = std::sqrt(nn * (nn + 1) * (2 * nn + 1) / 24);
+    return normal_cdf((static_cast<double>(t) + 0.5 - mu) / sd);
+  }
+  std::vector<double> p = signed_rank_pmf(n);
+  double sum = 0;
+  for (std::size_t k = 0; k <= t; ++k) sum += p[k];
+  return std::min(1.0, sum);
+}
+
+RatioInterval paired_ratio_interval(std::span<const double> a, std::span<const double> b, double level) {
+  RatioInterval out;
+  out.paired = true;
+  out.hi = std::numeric_limits<double>::infinity();
+  const std::size_t n = std::min(a.size(), b.size());
+  out.n_a = out.n_b = n;
+  std::vector<double> d;
+  d.reserve(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (a[i] > 0 && b[i] > 0) d.push_back(std::log(b[i]) - std::log(a[i]));
+  if (d.empty()) return out;
+  std::vector<double> walsh;
+  walsh.reserve(d.size() * (d.size() + 1) / 2);
+  for (std::size_t i = 0; i < d.size(); ++i)
+    for (std::size_t j = i; j < d.size(); ++j) walsh.push_back((d[i] + d[j]) / 2);
+  std::sort(walsh.begin(), walsh.end());
+  out.estimate = std::exp(median(walsh));
+  if (d.size() != n) return out;  // a zero rate: no interval
+  const std::size_t total = walsh.size();
+  const double tail = (1 - level) / 2;
+  // The largest k with P(T <= k-1) <= tail; the interval is [W(k), W(N+1-k)].
+  std::size_t k = 0;
+  double below = 0;
+  if (n <= kSignedRankExactLimit) {
+    std::vector<double> p = signed_rank_pmf(n);
+    double sum = 0;
+    for (std::size_t t = 0; t < total; ++t) {
+      sum += p[t];
+      if (sum > tail) break;
+      k = t + 1;
+      below = sum;
+    }
+  } else {
+    while (k + 1 < total / 2 && signed_rank_cdf(n, k) <= tail) ++k;
+    below = k ? signed_rank_cdf(n, k - 1) : 0;
+  }
+  if (k == 0) return out;  // even [W(1), W(N)] covers less than `level`
+  out.lo = std::exp(walsh[k - 1]);
+  out.hi = std::exp(walsh[total - k]);
+  out.coverage = 1 - 2 * below;
+  out.available = true;
+  return out;
+}
+
 std::vector<std::size_t> round_order(std::size_t candidates, std::uint64_t seed, unsigned round) {
   std::vector<std::size_t> order(candidates);
   for (std::size_t i = 0; i < candidates; ++i) order[i] = i;
@@ -115,27 +197,57 @@ std::string_view to_string(Verdict::Kind kind) {
   return "?";
 }
 
+
+
+bool Verdict::final() const {
+  return !settled.empty() && std::all_of(settled.begin(), settled.end(), [](bool s) { return s; });
+}
+
 namespace {
 
 std::string interval_text(const RatioInterval& r) {
-  if (!r.available) return fmt::format("{:.3f}x (no 95% interval at {} vs {} repetitions)", r.estimate, r.n_a, r.n_b);
-  return fmt::format("{:.3f}x, {:.3f}..{:.3f} ({:.1f}% interval)", r.estimate, r.lo, r.hi, 100 * r.coverage);
+  if (!r.available)
+    return fmt::format("{:.3f}x (no 95% interval at {} rounds)", r.estimate, std::min(r.n_a, r.n_b));
+  return fmt::format("{:.3f}x, {:.3f}..{:.3f} ({:.1f}% interval, {} rounds)", r.estimate, r.lo, r.hi,
+                     100 * r.coverage, std::min(r.n_a, r.n_b));
 }
+
+std::string names_of(const std::vector<std::string>& names, const std::vector<std::size_t>& which) {
+  std::string s;
+  for (std::size_t i : which) s += (s.empty() ? "" : ", ") + names[i];
+  return s;
+}
+
+// One condition's judgement: who is beaten (directly, and through chains),
+// who is left, and whether that is settled.
+struct ConditionJudgement {
+  std::vector<bool> ran;
+  std::vector<std::optional<Verdict::Beat>> beaten;  // direct beats; chains below
+  std::vector<bool> out;                             // beaten, directly or through a chain
+  std::vector<std::size_t> left;                     // unbeaten, best first
+  bool settled = false;
+  std::string unresolved;  // the first pair of `left` that is neither beaten nor equivalent
+  RatioInterval unresolved_interval;
+  std::size_t unresolved_a = 0, unresolved_b = 0;
+};
 
 }  // namespace
 
 Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const std::vector<std::string>& names,
                const std::vector<std::string>& conditions, double margin) {
   Verdict v;
-  const std::size_t nc = names.size();
-  auto ran = [&](std::size_t cond, std::size_t c) { return c < rates[cond].size() && !rates[cond][c].empty(); };
-  auto cond_name = [&](std::size_t i) { return i < conditions.size() ? conditions[i] : "condition " + std::to_string(i + 1); };
+  const std::size_t nc = names.size(), nk = rates.size();
+  auto ran = [&](std::size_t k, std::size_t c) { return c < rates[k].size() && !rates[k][c].empty(); };
+  auto cond_name = [&](std::size_t k) { return k < conditions.size() ? conditions[k] : "condition " + std::to_string(k + 1); };
+  // x over y at condition k.
+  auto iv = [&](std::size_t k, std::size_t x, std::size_t y) { return paired_ratio_interval(rates[k][y], rates[k][x]); };
+
   // Best first: geometric mean over conditions of median rate / the condition's best median.
   std::vector<std::pair<double, std::size_t>> score;
   for (std::size_t c = 0; c < nc; ++c) {
     double log_sum = 0;
     int seen = 0;
-    for (std::size_t k = 0; k < rates.size(); ++k) {
+    for (std::size_t k = 0; k < nk; ++k) {
       if (!ran(k, c)) continue;
       double top = 0;
       for (std::size_t o = 0; o < nc; ++o)
@@ -147,72 +259,124 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
   }
   std::stable_sort(score.begin(), score.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
   for (const auto& [s, c] : score) v.ranking.push_back(c);
+  std::vector<std::size_t> place(nc, nc);
+  for (std::size_t i = 0; i < v.ranking.size(); ++i) place[v.ranking[i]] = i;
+
+  std::vector<ConditionJudgement> judged(nk);
+  v.beaten.assign(nk, std::vector<std::optional<Verdict::Beat>>(nc));
+  v.settled.assign(nk, false);
+  for (std::size_t k = 0; k < nk; ++k) {
+    ConditionJudgement& j = judged[k];
+    j.ran.assign(nc, false);
+    j.beaten.assign(nc, std::nullopt);
+    j.out.assign(nc, false);
+    std::vector<std::size_t> here;
+    for (std::size_t c = 0; c < nc; ++c)
+      if (ran(k, c)) j.ran[c] = true, here.push_back(c);
+    // Direct beats: each candidate's strongest beater (highest lower bound).
+    std::vector<std::vector<bool>> beats(nc, std::vector<bool>(nc, false));
+    for (std::size_t x : here)
+      for (std::size_t y : here) {
+        if (x == y) continue;
+        RatioInterval r = iv(k, x, y);
+        if (!r.available || r.lo <= margin) continue;
+        beats[x][y] = true;
+        if (!j.beaten[y] || r.lo > j.beaten[y]->interval.lo) j.beaten[y] = Verdict::Beat{x, r};
+      }
+    // A beaten candidate is out; chains add nothing to who is out (a
+    // candidate beaten through a chain is beaten directly by its link), but
+    // they let a winner stand over a rival it never met directly.
+    for (std::size_t c : here) j.out[c] = j.beaten[c].has_value();
+    for (std::size_t c : here)
+      if (!j.out[c]) j.left.push_back(c);
+    std::sort(j.left.begin(), j.left.end(), [&](std::size_t a, std::size_t b) { return place[a] < place[b]; });
+    v.beaten[k] = j.beaten;
+    if (j.left.size() <= 1) {
+      j.settled = !here.empty();
+    } else {
+      j.settled = true;
+      for (std::size_t a = 0; a < j.left.size() && j.settled; ++a)
+        for (std::size_t b = a + 1; b < j.left.size() && j.settled; ++b) {
+          RatioInterval r = iv(k, j.left[a], j.left[b]);
+          if (r.available && r.lo >= 1 / margin && r.hi <= margin) continue;
+          j.settled = false;
+          j.unresolved_interval = r;
+          j.unresolved_a = j.left[a], j.unresolved_b = j.left[b];
+          j.unresolved = fmt::format("{} vs {} at {}: {}, neither above {:.3f} nor inside [{:.3f}, {:.3f}]",
+                                     names[j.left[a]], names[j.left[b]], cond_name(k), interval_text(r), margin,
+                                     1 / margin, margin);
+        }
+    }
+    v.settled[k] = j.settled;
+  }
+
   if (v.ranking.size() < 2) {
     v.reason = v.ranking.empty() ? "no candidate measured" : "only " + names[v.ranking[0]] + " measured";
     return v;
   }
-  auto iv = [&](std::size_t k, std::size_t x, std::size_t y) { return ratio_interval(rates[k][y], rates[k][x]); };
-
-  // Tries the top `size` candidates as the decided set; on failure says why.
-  auto attempt = [&](std::size_t size, std::string& why) {
-    std::vector<std::size_t> set(v.ranking.begin(), v.ranking.begin() + static_cast<std::ptrdiff_t>(size));
-    RatioInterval deciding;
-    std::size_t at = 0, against = 0;
-    bool first = true;
-    for (std::size_t k = 0; k < rates.size(); ++k) {
-      for (std::size_t t : set)
-        if (!ran(k, t)) {
-          bool others = false;
-          for (std::size_t o = 0; o < nc; ++o) others |= o != t && ran(k, o);
-          if (others) {
-            why = names[t] + " did not run at " + cond_name(k);
-            return false;
+  // The first unresolved comparison, condition by condition.
+  for (std::size_t k = 0; k < nk; ++k) {
+    if (judged[k].settled || judged[k].unresolved.empty()) continue;
+    v.reason = judged[k].unresolved;
+    v.interval = judged[k].unresolved_interval;
+    v.interval_condition = k;
+    v.against = judged[k].unresolved_b;
+    return v;
+  }
+  // Every condition settled: the same unbeaten set everywhere, or the answer changes with the size.
+  std::vector<std::size_t> first;
+  bool alike = true;
+  std::string by_size;
+  for (std::size_t k = 0; k < nk; ++k) {
+    if (std::none_of(judged[k].ran.begin(), judged[k].ran.end(), [](bool r) { return r; })) continue;
+    const auto& left = judged[k].left;
+    by_size += fmt::format("{}at {}: {}", by_size.empty() ? "" : "; ", cond_name(k),
+                           left.size() == 1 ? names[left[0]] + " wins" : "a tie of " + names_of(names, left));
+    std::vector<std::size_t> sorted = left;
+    std::sort(sorted.begin(), sorted.end());
+    if (first.empty()) first = sorted;
+    else alike = alike && sorted == first;
+  }
+  if (!alike) {
+    // A candidate left unbeaten at one size with no figure at another cannot be judged there.
+    for (std::size_t k = 0; k < nk; ++k)
+      for (std::size_t o = 0; o < nk; ++o)
+        for (std::size_t c : judged[o].left)
+          if (!judged[k].ran[c] && std::any_of(judged[k].ran.begin(), judged[k].ran.end(), [](bool r) { return r; })) {
+            v.reason = names[c] + " has no trusted figure at " + cond_name(k) + " (" + by_size + ")";
+            return v;
           }
-        }
-      for (std::size_t i = 0; i < set.size(); ++i)
-        for (std::size_t j = i + 1; j < set.size(); ++j) {
-          RatioInterval r = iv(k, set[i], set[j]);
-          if (!r.available || r.lo < 1 / margin || r.hi > margin) {
-            why = fmt::format("{} vs {} at {}: {} not inside [{:.3f}, {:.3f}]", names[set[i]], names[set[j]],
-                              cond_name(k), interval_text(r), 1 / margin, margin);
-            return false;
-          }
-          double width = std::max(r.hi, 1 / r.lo);
-          if (first || width > std::max(deciding.hi, 1 / deciding.lo)) deciding = r, at = k, against = set[j], first = false;
-        }
+    v.reason = "the answer changes within the band: " + by_size;
+    return v;
+  }
+  std::vector<std::size_t> chosen = first;
+  std::sort(chosen.begin(), chosen.end(), [&](std::size_t a, std::size_t b) { return place[a] < place[b]; });
+  v.chosen = chosen;
+  bool have = false;
+  if (chosen.size() == 1) {
+    // The least favourable direct interval of the winner over a rival.
+    const std::size_t w = chosen[0];
+    for (std::size_t k = 0; k < nk; ++k)
       for (std::size_t o = 0; o < nc; ++o) {
-        if (std::find(set.begin(), set.end(), o) != set.end() || !ran(k, o)) continue;
-        for (std::size_t t : set) {
-          RatioInterval r = iv(k, t, o);
-          if (!r.available || r.lo <= margin) {
-            why = fmt::format("{} over {} at {}: {} not above {:.3f}", names[t], names[o], cond_name(k),
-                              interval_text(r), margin);
-            return false;
-          }
-          if (size == 1 && (first || r.lo < deciding.lo)) deciding = r, at = k, against = o, first = false;
-        }
+        if (o == w || !judged[k].ran[o] || !judged[k].ran[w]) continue;
+        RatioInterval r = iv(k, w, o);
+        if (!r.available || r.lo <= margin) continue;
+        if (!have || r.lo < v.interval.lo) v.interval = r, v.interval_condition = k, v.against = o, have = true;
       }
-    }
-    v.chosen = set;
-    v.interval = deciding;
-    v.interval_condition = at;
-    v.against = against;
-    return true;
-  };
-  std::string why_winner, why_tie;
-  if (attempt(1, why_winner)) {
     v.kind = Verdict::Kind::Winner;
     return v;
   }
-  for (std::size_t size = 2; size <= v.ranking.size(); ++size) {
-    std::string why;
-    if (attempt(size, why)) {
-      v.kind = Verdict::Kind::Tie;
-      return v;
-    }
-    if (size == 2) why_tie = why;
-  }
-  v.reason = "no winner (" + why_winner + "); no tie (" + why_tie + ")";
+  // A tie: its widest pairwise interval.
+  for (std::size_t k = 0; k < nk; ++k)
+    for (std::size_t a = 0; a < chosen.size(); ++a)
+      for (std::size_t b = a + 1; b < chosen.size(); ++b) {
+        if (!judged[k].ran[chosen[a]] || !judged[k].ran[chosen[b]]) continue;
+        RatioInterval r = iv(k, chosen[a], chosen[b]);
+        const double width = std::max(r.hi, 1 / r.lo);
+        if (!have || width > std::max(v.interval.hi, 1 / v.interval.lo))
+          v.interval = r, v.interval_condition = k, v.against = chosen[b], have = true;
+      }
+  v.kind = Verdict::Kind::Tie;
   return v;
 }
 

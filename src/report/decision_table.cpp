@@ -108,7 +108,10 @@ std::string DesignedCell::summary() const {
                          at, of, left);
     case harness::Verdict::Kind::Undecided: break;
   }
-  std::string why = stop == "budget" ? "budget spent" : stop == "max_rounds" ? "most rounds reached" : stop;
+  std::string why = stop == "budget"       ? "budget spent"
+                    : stop == "max_rounds" ? "most rounds reached"
+                    : stop == "settled"    ? "every size settled"
+                                           : stop;
   return fmt::format("undecided after {} rounds ({}): {}; {}{}", rounds, why, visible(v.reason), of, left);
 }
 
@@ -229,11 +232,13 @@ std::string format_text(const DesignedTable& t) {
   double margin = t.cells.empty() ? 1.05 : t.cells.front().margin;
   out += fmt::format(
       "\nEach cell: every candidate at every condition, in interleaved rounds (one repetition of each per round, a "
-      "seeded random order each round), at least 5 rounds, more until decided or its share of --budget is spent.\n"
-      "Interval: Hodges-Lehmann ratio of rates (winner over rival) with its exact distribution-free (Mann-Whitney) "
-      "interval, asked at 95%, the real coverage shown.\n"
-      "winner: its interval over every rival lies above {:.2f} at every condition; tie: every pairwise interval in the "
-      "set inside [{:.3f}, {:.2f}], and every other candidate beaten; else undecided.\n",
+      "seeded random order each round), at least 6 rounds, more until decided or its share of --budget is spent; a "
+      "candidate beaten at a size takes no more turns there.\n"
+      "Interval: the ratio of rates (winner over rival) round by round, Hodges-Lehmann, with its exact Wilcoxon "
+      "signed-rank interval, asked at 95%, the real coverage shown.\n"
+      "Beaten: another's interval over it lies above {:.2f}. winner: the only one left unbeaten, at every condition; "
+      "tie: the same set left unbeaten at every condition, every pairwise interval in it inside [{:.3f}, {:.2f}]; else "
+      "undecided.\n",
       margin, 1 / margin, margin);
   return out;
 }

@@ -269,12 +269,12 @@ std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, co
       ++rounds;
       if (rounds < min_rounds) continue;
       verdict = trial->judge();
-      if (verdict.kind != harness::Verdict::Kind::Undecided) {
-        stop = "decided";
+      if (verdict.final()) {
+        stop = verdict.kind != harness::Verdict::Kind::Undecided ? "decided" : "settled";
         break;
       }
     }
-    if (rounds < min_rounds || stop != "decided") verdict = rounds > 0 ? trial->judge() : harness::Verdict{};
+    if (rounds < min_rounds || (stop != "decided" && stop != "settled")) verdict = rounds > 0 ? trial->judge() : harness::Verdict{};
     const double s2 = now();
     trial->finish(stop);
     // Calibrate the model on what this cell cost.
@@ -318,7 +318,7 @@ class RoundsTrial final : public CellTrial {
   }
   bool round(const std::function<bool()>& more) override {
     for (auto& g : groups_)
-      if (!g->round(more)) return false;
+      if (g->active() && !g->round(more)) return false;
     return true;
   }
   harness::Verdict judge() override {
@@ -326,6 +326,19 @@ class RoundsTrial final : public CellTrial {
     // The rates the table will judge by: a candidate with a too-short repetition has none there.
     for (auto& g : groups_) rates.push_back(g->rates_long_enough());
     verdict_ = harness::decide(rates, cell_.candidates, conditions_, settings_.margin);
+    // Candidates beaten at a condition take no more turns there: their
+    // comparisons are settled, and the rounds go faster for the others.
+    // A settled condition takes none at all.
+    for (std::size_t k = 0; k < groups_.size() && k < verdict_.beaten.size(); ++k)
+      for (std::size_t c = 0; c < cell_.candidates.size(); ++c) {
+        const auto& beat = verdict_.beaten[k][c];
+        if (beat)
+          groups_[k]->retire(c, fmt::format("beaten by {} at {}: {:.3g}x, {:.3g}..{:.3g} ({:.1f}% interval)",
+                                            cell_.candidates[beat->by], conditions_[k], beat->interval.estimate,
+                                            beat->interval.lo, beat->interval.hi, 100 * beat->interval.coverage));
+        else if (verdict_.settled[k])
+          groups_[k]->retire(c, "its size settled at " + conditions_[k]);
+      }
     return verdict_;
   }
   void finish(const std::string& stop) override {

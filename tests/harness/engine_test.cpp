@@ -475,5 +475,41 @@ TEST(Engine, MaxTimeBoundsAMeasurementsCalibrationAndRepetitions) {
   EXPECT_GE(r.passes, 100u);
 }
 
+// A repetition in parts (Rounds alternates candidates a few passes at a
+// time): the parts add up to one recorded repetition of exactly the
+// passes start() sized, a part asking for more than are left runs only
+// those, and an abandoned one is not recorded.
+TEST(Engine, ARepetitionInPartsIsOneRepetitionOfItsPasses) {
+  FakeClock clock;
+  FixedTimeTeam team(clock);
+  SlowUntimedWork w(clock);
+  Result r;
+  EngineSettings s = budgeted(clock);
+  s.max_time = 1e6;  // no budget cap: passes from min_time alone
+  s.min_time = 10 * FixedTimeTeam::kTimed;
+  Measurement m(w, team, s, r);
+  ASSERT_TRUE(m.start());
+  const unsigned passes = m.passes();
+  ASSERT_EQ(passes, 10u);
+  const unsigned before = team.passes;
+  ASSERT_TRUE(m.repetition_part(3));
+  EXPECT_EQ(m.passes_left(), 7u);
+  EXPECT_EQ(m.repetitions(), 0u);
+  ASSERT_TRUE(m.repetition_part(3));
+  ASSERT_TRUE(m.repetition_part(100));
+  EXPECT_EQ(team.passes - before, passes);
+  EXPECT_EQ(m.repetitions(), 1u);
+  EXPECT_EQ(m.passes_left(), passes);
+  ASSERT_TRUE(m.repetition_part(4));
+  m.abandon_repetition();
+  EXPECT_EQ(m.passes_left(), passes);
+  ASSERT_TRUE(m.repetition());
+  EXPECT_EQ(m.repetitions(), 2u);
+  ASSERT_TRUE(m.finish());
+  ASSERT_EQ(r.samples_s.size(), 2u);
+  for (double t : r.samples_s) EXPECT_NEAR(t, passes * FixedTimeTeam::kTimed, 1e-12);
+  EXPECT_EQ(r.passes, passes);
+}
+
 }  // namespace
 }  // namespace iolab::harness

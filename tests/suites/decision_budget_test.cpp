@@ -92,6 +92,7 @@ DecisionSettings budget_settings(double budget) {
   s.budget_s = budget;
   s.min_time = 0.07;
   s.min_time_floor = 0.055;
+  s.min_rounds = 6;
   s.max_rounds = 1000;  // only the budget stops a noisy cell
   return s;
 }
@@ -130,15 +131,15 @@ TEST(DecisionBudget, AMachineThatSlowsDownStillEndsWithinTheBudget) {
 TEST(DecisionBudget, ShorterRepetitionsBeforeAnyCellIsLeftOut) {
   BudgetTable t;
   for (int i = 0; i < 4; ++i) t.add({{100, 101, 99}, 0.2, 0.2});
-  // 4 cells x 6 slots x (0.2 s setup + 5 x 1.2 x m): 14.9 s at 0.07, 12.7 s at 0.055; 85% of 16 s is 13.6.
-  auto out = t.run(budget_settings(16));
+  // 4 cells x 6 slots x (0.2 s setup + 6 x 1.2 x m): 16.9 s at 0.07, 14.3 s at 0.055; 85% of 18 s is 15.3.
+  auto out = t.run(budget_settings(18));
   EXPECT_TRUE(t.not_run.empty());
   for (const auto& o : out) {
-    EXPECT_GE(o.rounds, 5u);
+    EXPECT_GE(o.rounds, 6u);
     EXPECT_GE(o.min_time, 0.055);
   }
   EXPECT_LT(out[0].min_time, 0.07);
-  EXPECT_LE(t.elapsed, 16 + t.longest + 0.01);
+  EXPECT_LE(t.elapsed, 18 + t.longest + 0.01);
 }
 
 TEST(DecisionBudget, AClearDifferenceDecidesInTheFirstRounds) {
@@ -148,7 +149,7 @@ TEST(DecisionBudget, AClearDifferenceDecidesInTheFirstRounds) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].stop, "decided");
   EXPECT_EQ(out[0].kind, harness::Verdict::Kind::Winner);
-  EXPECT_EQ(out[0].rounds, 5u);
+  EXPECT_EQ(out[0].rounds, 6u);
 }
 
 TEST(DecisionBudget, EqualDistributionsEndAsATie) {
@@ -157,7 +158,7 @@ TEST(DecisionBudget, EqualDistributionsEndAsATie) {
   auto out = t.run(budget_settings(600));
   EXPECT_EQ(out[0].stop, "decided");
   EXPECT_EQ(out[0].kind, harness::Verdict::Kind::Tie);
-  EXPECT_GE(out[0].rounds, 5u);
+  EXPECT_GE(out[0].rounds, 6u);
 }
 
 TEST(DecisionBudget, OverlappingNoisyOnesEndUndecidedAtTheBudget) {
@@ -166,7 +167,7 @@ TEST(DecisionBudget, OverlappingNoisyOnesEndUndecidedAtTheBudget) {
   auto out = t.run(budget_settings(20));
   EXPECT_EQ(out[0].stop, "budget");
   EXPECT_EQ(out[0].kind, harness::Verdict::Kind::Undecided);
-  EXPECT_GT(out[0].rounds, 5u) << "the time left over buys rounds beyond the minimum";
+  EXPECT_GT(out[0].rounds, 6u) << "the time left over buys rounds beyond the minimum";
   EXPECT_LE(t.elapsed, 20 + t.longest + 0.01);
   // With a round limit instead, it stops there.
   BudgetTable u;
@@ -180,14 +181,14 @@ TEST(DecisionBudget, OverlappingNoisyOnesEndUndecidedAtTheBudget) {
 
 TEST(DecisionBudget, CellsDecidedEarlyLeaveTheirTimeToUndecidedOnes) {
   BudgetTable t;
-  t.add({{100, 200}, 0.02});   // decides at 5 rounds
+  t.add({{100, 200}, 0.02});   // decides at 6 rounds
   t.add({{100, 200}, 0.02});
   t.add({{100, 102}, 0.2});    // never decides
   auto out = t.run(budget_settings(40));
-  EXPECT_EQ(out[0].rounds, 5u);
-  EXPECT_EQ(out[1].rounds, 5u);
+  EXPECT_EQ(out[0].rounds, 6u);
+  EXPECT_EQ(out[1].rounds, 6u);
   EXPECT_EQ(out[2].stop, "budget");
-  // Setup 3 x 2 s; two decided cells 2 x 5 x 4 x 0.084 s; the noisy one gets nearly all the rest.
+  // Setup 3 x 2 s; two decided cells 2 x 6 x 4 x 0.084 s; the noisy one gets nearly all the rest.
   EXPECT_GT(out[2].end_s - out[2].start_s, 0.7 * (40 - out[2].start_s));
   EXPECT_LE(t.elapsed, 40 + t.longest + 0.01);
 }

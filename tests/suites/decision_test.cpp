@@ -129,14 +129,14 @@ TEST(DecisionRun, ReadCandidatesShareOneFileAndLeaveNothing) {
   harness::Runner runner(config, scratch);
   DecisionSettings settings;
   settings.budget_s = 600;
-  settings.min_rounds = settings.max_rounds = 5;
+  settings.min_rounds = settings.max_rounds = 6;
   settings.min_time = settings.min_time_floor = 0;
   auto records = run_decision(runner, {cell}, settings);
   ASSERT_EQ(records.size(), 4u);
   for (const auto& r : records) {
     ASSERT_FALSE(r.skipped) << *r.skipped;
     EXPECT_TRUE(r.verified);
-    EXPECT_EQ(r.reps, 5u);
+    EXPECT_EQ(r.reps, 6u);
     EXPECT_NE(r.cache_method.find("one file read by every candidate here"), std::string::npos) << r.cache_method;
     ASSERT_TRUE(r.resident_fraction.has_value());
     EXPECT_GE(*r.resident_fraction, 0.99);  // proven warm before every timed pass

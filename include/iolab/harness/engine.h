@@ -225,6 +225,18 @@ class Measurement {
   Measurement& operator=(const Measurement&) = delete;
   bool start();
   bool repetition();
+  // Passes per repetition (set by start()).
+  unsigned passes() const;
+  // A repetition in parts, so that several workloads' passes can alternate
+  // within one repetition's time (Rounds): runs up to `count` more passes
+  // of the repetition under way (the first of them starting it) and
+  // records it when its last pass has run. repetition() is one part of
+  // every pass.
+  bool repetition_part(unsigned count);
+  // Passes the repetition under way still needs (passes() when none is).
+  unsigned passes_left() const;
+  // Drops a repetition under way (a round cut short): it is not recorded.
+  void abandon_repetition();
   bool finish();
   unsigned repetitions() const;
   // Bytes (or, when none move, operations) per second of each recorded repetition, in order.

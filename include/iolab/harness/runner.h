@@ -153,10 +153,15 @@ class Runner {
 io::FileOptions experiment_options(const io::Method& method, const FileExperiment& e);
 
 // Candidates measured in interleaved rounds: each round runs one timed
-// repetition of every candidate still in, in round_order(n, seed, round)
-// (comparison.h), so a machine that speeds up or slows down during the
-// experiment affects every candidate alike. The engine times every
-// repetition (Measurement, engine.h); nothing here reads a clock.
+// repetition of every candidate still in, and the repetitions alternate a
+// few passes at a time: the round is cut into parts (as many as the
+// candidate with the most passes has, at most 24), each candidate's passes
+// are spread evenly over them, and in each part the candidates take turns
+// in round_order(n, seed, round * 24 + part) (comparison.h). So a machine
+// whose speed changes within a round (it does here, faster than a round)
+// affects every candidate alike, and the per-round ratio of two candidates
+// drops the change. The engine times every pass (Measurement, engine.h);
+// nothing here reads a clock.
 class Rounds {
  public:
   // `min_rounds` sizes each candidate's passes within the run's max_time.
@@ -168,11 +173,19 @@ class Rounds {
   // order; one that cannot run here is skipped (its record says why) and
   // takes no turns.
   void start();
-  // One more round. `more`, when given, is asked before each repetition:
-  // false ends the round there (the candidates not yet run keep one sample
-  // fewer) and round() returns false, so a caller's deadline is overrun by
-  // at most the repetition under way. `rounds()` counts complete rounds.
+  // One more round. `more`, when given, is asked before each turn: false
+  // ends the round there (a candidate whose repetition finished keeps it,
+  // one under way drops it, the rest have one sample fewer) and round()
+  // returns false, so a caller's deadline is overrun by at most the turn
+  // under way. `rounds()` counts complete rounds.
   bool round(const std::function<bool()>& more = {});
+  // Takes `candidate` out of the rounds still to come (it was beaten: more
+  // of its repetitions cannot change the verdict); its repetitions so far
+  // stay, and its record says after how many rounds and `why`.
+  void retire(std::size_t candidate, std::string why);
+  bool retired(std::size_t candidate) const;
+  // Some candidate still takes turns (running and not retired).
+  bool active() const;
   unsigned rounds() const noexcept { return rounds_; }
   std::uint64_t seed() const noexcept { return seed_; }
   // Each candidate's rates so far (bytes or operations per second, one per
@@ -183,8 +196,11 @@ class Rounds {
   // (their too_short warning leaves them out), known before they are made.
   std::vector<std::vector<double>> rates_long_enough() const;
   // One record per candidate, in the candidates' order: samples in round
-  // order, extra "round_seed", "rounds" and "round_positions" (the
-  // candidate's 0-based turn in each round).
+  // order, extra "round_seed", "rounds", "round_parts" (the most parts a
+  // round was cut into) and "round_positions" (the candidate's 0-based turn
+  // in the first part of each round in which it ran: its place in that
+  // part's order, retired candidates counted), and for a retired one
+  // "retired_after_rounds" and "retired_because".
   std::vector<Result> finish();
 
  private:
@@ -192,7 +208,7 @@ class Rounds {
   Runner& runner_;
   std::vector<std::unique_ptr<Candidate>> candidates_;
   std::uint64_t seed_;
-  unsigned min_rounds_, rounds_ = 0;
+  unsigned min_rounds_, rounds_ = 0, parts_ = 0;
 };
 
 // Labels of a file experiment's record (before it runs).

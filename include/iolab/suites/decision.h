@@ -45,14 +45,16 @@ struct DecisionSettings {
   // the last one's length still fits, so the table ends within the budget
   // plus at most one repetition (and the records' teardown).
   double budget_s = 480;
-  unsigned min_rounds = 5;   // rounds before the first look
-  unsigned max_rounds = 30;  // rounds after which a cell stops undecided whatever its share
+  // Rounds before the first look: 6, the fewest at which a 95% paired
+  // interval exists (harness::paired_ratio_interval).
+  unsigned min_rounds = 6;
+  unsigned max_rounds = 60;  // rounds after which a cell stops undecided whatever its share
   double margin = 1.05;      // a winner's interval lies above it; a tie's inside [1/margin, margin]
   std::uint64_t seed = 0x10AB;
   // Seconds a repetition lasts at least: the plan shrinks it down to
   // min_time_floor (above the 50 ms under which a record is too short to
   // trust) when the minimum rounds of every cell would not fit otherwise.
-  double min_time = 0.07, min_time_floor = 0.055;
+  double min_time = 0.075, min_time_floor = 0.065;
   // Share of what is left that the minimum rounds of the cells still to
   // run are planned into; the rest pays for rounds beyond the minimum in
   // undecided cells, and for estimates that came out short.
@@ -70,7 +72,7 @@ class CellTrial {
   // and a false cuts the round there (returns false).
   virtual bool round(const std::function<bool()>& more) = 0;
   virtual harness::Verdict judge() = 0;                // the verdict on the rounds so far
-  virtual void finish(const std::string& stop) = 0;    // "decided", "budget", "max_rounds"
+  virtual void finish(const std::string& stop) = 0;    // "decided", "settled", "budget", "max_rounds"
 };
 
 struct ScheduledCell {
@@ -82,7 +84,9 @@ struct ScheduledCell {
 };
 
 struct CellOutcome {
-  std::string stop;  // "decided", "budget", "max_rounds", "not run: budget"
+  // "decided" (winner or tie), "settled" (every size settled, not alike:
+  // more rounds cannot decide it), "budget", "max_rounds", "not run: budget"
+  std::string stop;
   unsigned rounds = 0;  // complete rounds
   harness::Verdict::Kind kind = harness::Verdict::Kind::Undecided;
   double min_time = 0;  // the repetition time the plan gave it
@@ -106,7 +110,7 @@ std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, co
 // clock). Records carry extra "decision_cell" (DecisionCell::key),
 // "decision_candidate" (label), "decision_traits" (io::trait_names of its
 // method in its form), "decision_condition" (0-based),
-// "decision_stop" ("decided", "budget", "max_rounds"), "decision_min_time"
+// "decision_stop" ("decided", "settled", "budget", "max_rounds"), "decision_min_time"
 // (seconds a repetition lasted at least, as the plan gave it) and the round
 // fields of Rounds::finish; a cell that cannot be measured, or that the
 // budget could not pay for ("not run: budget ..."), gives one skipped record
