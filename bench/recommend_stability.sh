@@ -31,10 +31,13 @@ cells = [{key(c): c for c in r["cells"] if c.get("measured", True)} for r in run
 def stopped(c):
     # What kept an undecided cell from deciding: how it stopped, and the first comparison that failed.
     r = c["reason"]
-    if "did not run" in r: why = "a candidate without a trusted figure at one size"
-    elif "not above" in r: why = "intervals still overlapping"
+    if "no trusted figure" in r: why = "a candidate without a trusted figure at one size"
+    elif "neither above" in r: why = "a pair neither beaten nor equivalent (an interval across the margin)"
+    elif "changes within the band" in r: why = "each size settled, differently (the answer changes within the band)"
     else: why = r.split(";")[0]
-    return f'{ {"budget": "budget spent", "max_rounds": "most rounds reached"}.get(c["stop"], c["stop"]) }: {why}'
+    stops = {"budget": "budget spent", "max_rounds": "most rounds reached", "settled": "every size settled",
+             "futile": "stopped: more rounds would not settle it"}
+    return f'{stops.get(c["stop"], c["stop"])}: {why}'
 for i, (run, r) in enumerate(zip(runs, cells), 1):
     decided = sum(c["verdict"] in ("winner", "tie") for c in r.values())
     not_run = sum(1 for c in run["cells"] if not c.get("measured", True) and c["reason"].startswith("not run"))

@@ -218,6 +218,22 @@ std::string names_of(const std::vector<std::string>& names, const std::vector<st
   return s;
 }
 
+// Rounds an unresolved pair would need for its interval to clear the
+// nearest boundary (margin or 1/margin, in log space) if its estimate held
+// and its width shrank as 1/sqrt(rounds): rounds x (half-width / distance)^2.
+// An interval wider than half the margin is not projected from (its
+// estimate is too rough: a noisy pair near 1 would look hopeless by
+// chance): one more round.
+double rounds_to_resolve(const RatioInterval& r, double margin) {
+  const double n = static_cast<double>(std::min(r.n_a, r.n_b));
+  if (!r.available || n == 0) return 6;  // the first interval comes at 6 rounds
+  const double e = std::log(r.estimate), half = std::max(std::log(r.hi) - e, e - std::log(r.lo));
+  if (half >= std::log(margin) / 2) return n + 1;
+  const double distance = std::min(std::abs(e - std::log(margin)), std::abs(e + std::log(margin)));
+  if (distance <= 0) return std::numeric_limits<double>::infinity();
+  return std::max(n + 1, n * (half / distance) * (half / distance));
+}
+
 // One condition's judgement: who is beaten (directly, and through chains),
 // who is left, and whether that is settled.
 struct ConditionJudgement {
@@ -295,10 +311,12 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
       j.settled = !here.empty();
     } else {
       j.settled = true;
-      for (std::size_t a = 0; a < j.left.size() && j.settled; ++a)
-        for (std::size_t b = a + 1; b < j.left.size() && j.settled; ++b) {
+      for (std::size_t a = 0; a < j.left.size(); ++a)
+        for (std::size_t b = a + 1; b < j.left.size(); ++b) {
           RatioInterval r = iv(k, j.left[a], j.left[b]);
           if (r.available && r.lo >= 1 / margin && r.hi <= margin) continue;
+          v.rounds_needed = std::max(v.rounds_needed, rounds_to_resolve(r, margin));
+          if (!j.settled) continue;
           j.settled = false;
           j.unresolved_interval = r;
           j.unresolved_a = j.left[a], j.unresolved_b = j.left[b];

@@ -111,6 +111,7 @@ std::string DesignedCell::summary() const {
   std::string why = stop == "budget"       ? "budget spent"
                     : stop == "max_rounds" ? "most rounds reached"
                     : stop == "settled"    ? "every size settled"
+                    : stop == "futile"     ? "stopped: its closest pair would need more than the most rounds"
                                            : stop;
   return fmt::format("undecided after {} rounds ({}): {}; {}{}", rounds, why, visible(v.reason), of, left);
 }

@@ -273,8 +273,15 @@ std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, co
         stop = verdict.kind != harness::Verdict::Kind::Undecided ? "decided" : "settled";
         break;
       }
+      // Hopeless: a pair whose interval would still straddle the margin at max_rounds (its
+      // ratio sits near the margin, or its rounds are that noisy). Judged once the estimates have settled a little (twice the
+      // minimum rounds); its time goes to the cells after it.
+      if (rounds >= 2 * min_rounds && rounds < settings.max_rounds && verdict.rounds_needed > settings.max_rounds) {
+        stop = "futile";
+        break;
+      }
     }
-    if (rounds < min_rounds || (stop != "decided" && stop != "settled")) verdict = rounds > 0 ? trial->judge() : harness::Verdict{};
+    if (rounds < min_rounds || stop == "budget" || stop == "max_rounds") verdict = rounds > 0 ? trial->judge() : harness::Verdict{};
     const double s2 = now();
     trial->finish(stop);
     // Calibrate the model on what this cell cost.

@@ -163,7 +163,7 @@ TEST(DecisionBudget, EqualDistributionsEndAsATie) {
 
 TEST(DecisionBudget, OverlappingNoisyOnesEndUndecidedAtTheBudget) {
   BudgetTable t;
-  t.add({{100, 103}, 0.15});
+  t.add({{100, 100}, 0.3});
   auto out = t.run(budget_settings(20));
   EXPECT_EQ(out[0].stop, "budget");
   EXPECT_EQ(out[0].kind, harness::Verdict::Kind::Undecided);
@@ -171,7 +171,7 @@ TEST(DecisionBudget, OverlappingNoisyOnesEndUndecidedAtTheBudget) {
   EXPECT_LE(t.elapsed, 20 + t.longest + 0.01);
   // With a round limit instead, it stops there.
   BudgetTable u;
-  u.add({{100, 103}, 0.15});
+  u.add({{100, 100}, 0.3});
   DecisionSettings s = budget_settings(600);
   s.max_rounds = 12;
   auto capped = u.run(s);
@@ -179,11 +179,30 @@ TEST(DecisionBudget, OverlappingNoisyOnesEndUndecidedAtTheBudget) {
   EXPECT_EQ(capped[0].rounds, 12u);
 }
 
+// Two candidates 5% apart: their ratio sits on the margin, so no number of
+// rounds makes its interval clear it. Once its estimate has had twice the
+// minimum rounds (and its interval is narrower than half the margin), the
+// cell stops "futile" instead of taking every round it could, and the cell
+// after it, noisy but not hopeless, gets the time.
+TEST(DecisionBudget, ACellWhoseRatioSitsAtTheMarginStopsEarly) {
+  BudgetTable t;
+  t.add({{100, 105}, 0.01});
+  t.add({{100, 100}, 0.3});  // too noisy to decide in this budget, but not hopeless: takes what it is given
+  DecisionSettings s = budget_settings(60);
+  s.max_rounds = 60;
+  auto out = t.run(s);
+  EXPECT_EQ(out[0].stop, "futile");
+  EXPECT_EQ(out[0].kind, harness::Verdict::Kind::Undecided);
+  EXPECT_EQ(out[0].rounds, 12u);
+  EXPECT_NE(out[1].stop, "futile");
+  EXPECT_GT(out[1].rounds, 2 * out[0].rounds);
+}
+
 TEST(DecisionBudget, CellsDecidedEarlyLeaveTheirTimeToUndecidedOnes) {
   BudgetTable t;
   t.add({{100, 200}, 0.02});   // decides at 6 rounds
   t.add({{100, 200}, 0.02});
-  t.add({{100, 102}, 0.2});    // never decides
+  t.add({{100, 100}, 0.3});    // never decides in this budget
   auto out = t.run(budget_settings(40));
   EXPECT_EQ(out[0].rounds, 6u);
   EXPECT_EQ(out[1].rounds, 6u);

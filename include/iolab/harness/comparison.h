@@ -106,6 +106,13 @@ struct Verdict {
   std::vector<bool> settled;
   // Every condition settled, whatever the verdict: more rounds cannot change it.
   bool final() const;
+  // Unsettled: the rounds the hardest unresolved pair would need to clear
+  // the margin if its estimate held and its interval shrank as
+  // 1/sqrt(rounds) (a pair whose ratio sits at the margin needs more than
+  // any budget); an interval wider than half the margin counts as one more
+  // round (too rough to project from); 0 when settled. What the schedule
+  // stops hopeless cells by.
+  double rounds_needed = 0;
 };
 Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const std::vector<std::string>& names,
                const std::vector<std::string>& conditions, double margin = 1.05);

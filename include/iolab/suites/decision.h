@@ -72,7 +72,7 @@ class CellTrial {
   // and a false cuts the round there (returns false).
   virtual bool round(const std::function<bool()>& more) = 0;
   virtual harness::Verdict judge() = 0;                // the verdict on the rounds so far
-  virtual void finish(const std::string& stop) = 0;    // "decided", "settled", "budget", "max_rounds"
+  virtual void finish(const std::string& stop) = 0;    // CellOutcome::stop's words
 };
 
 struct ScheduledCell {
@@ -85,7 +85,10 @@ struct ScheduledCell {
 
 struct CellOutcome {
   // "decided" (winner or tie), "settled" (every size settled, not alike:
-  // more rounds cannot decide it), "budget", "max_rounds", "not run: budget"
+  // more rounds cannot decide it), "futile" (a pair whose ratio sits near
+  // the margin, or is that noisy, would need more than max_rounds:
+  // Verdict::rounds_needed),
+  // "budget", "max_rounds", "not run: budget"
   std::string stop;
   unsigned rounds = 0;  // complete rounds
   harness::Verdict::Kind kind = harness::Verdict::Kind::Undecided;
@@ -110,7 +113,7 @@ std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, co
 // clock). Records carry extra "decision_cell" (DecisionCell::key),
 // "decision_candidate" (label), "decision_traits" (io::trait_names of its
 // method in its form), "decision_condition" (0-based),
-// "decision_stop" ("decided", "settled", "budget", "max_rounds"), "decision_min_time"
+// "decision_stop" (CellOutcome::stop's words), "decision_min_time"
 // (seconds a repetition lasted at least, as the plan gave it) and the round
 // fields of Rounds::finish; a cell that cannot be measured, or that the
 // budget could not pay for ("not run: budget ..."), gives one skipped record
