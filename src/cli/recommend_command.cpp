@@ -37,7 +37,7 @@ struct RecommendOptions {
   std::string save;
   std::string evict = "per-file";
   double min_time = 0.075;
-  double budget = 480;
+  double budget = 570;
   unsigned min_rounds = 6, max_rounds = 60;
   std::uint64_t seed = 0x10AB;
 };
@@ -89,7 +89,7 @@ void add_recommend_command(CLI::App& app, Action& action) {
   cmd->add_flag("--json", opts->json, "Print the table as JSON");
   cmd->add_option("--dir", opts->dir, "When measuring: parent of the scratch directory (default: $TMPDIR or /tmp)");
   cmd->add_option("--budget", opts->budget,
-                  "When measuring: seconds for the whole table, a hard bound (default 480, so the run ends within 10 "
+                  "When measuring: seconds for the whole table, a hard bound (default 570, so the run ends within 10 "
                   "minutes here): the plan shortens repetitions (down to 0.065 s) and leaves out cells whose minimum "
                   "rounds do not fit (\"not run: budget\"); time left over buys rounds for undecided cells")
       ->check(CLI::Range(1.0, 86400.0));  // a zero budget would measure nothing

@@ -2,6 +2,7 @@
 #include "iolab/report/decision_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -111,8 +112,10 @@ std::string DesignedCell::summary() const {
   std::string why = stop == "budget"       ? "budget spent"
                     : stop == "max_rounds" ? "most rounds reached"
                     : stop == "settled"    ? "every size settled"
-                    : stop == "futile"     ? "stopped: its closest pair would need more than the most rounds"
+                    : stop == "futile"     ? "stopped: its hardest pair would need more rounds than allowed"
                                            : stop;
+  if (stop == "futile" && v.rounds_needed > rounds)
+    why += std::isfinite(v.rounds_needed) ? fmt::format(", about {:.0f}", v.rounds_needed) : ", its ratio on the margin";
   return fmt::format("undecided after {} rounds ({}): {}; {}{}", rounds, why, visible(v.reason), of, left);
 }
 

@@ -437,10 +437,28 @@ std::vector<harness::Result> run_decision(harness::Runner& runner, const std::ve
     if (stop) r.extra["decision_stop"] = stop;
     out.push_back(std::move(r));
   };
+  // The cells run in an order that spreads each op and band over the run
+  // (each cell keyed by its place within its op and band, as a fraction):
+  // the budget's cost model, calibrated on the cells run so far, then sees
+  // every kind early (write cells cost about twice a read cell's setup), and
+  // cells the budget cannot pay for are not all of one kind.
+  std::vector<std::size_t> order;
+  {
+    std::map<std::string, std::vector<std::size_t>> groups;
+    for (std::size_t ci = 0; ci < design.size(); ++ci)
+      if (design[ci].unmeasurable.empty()) groups[design[ci].op + "|" + design[ci].band].push_back(ci);
+    std::vector<std::pair<double, std::size_t>> keyed;
+    for (const auto& [g, cells] : groups)
+      for (std::size_t r = 0; r < cells.size(); ++r)
+        keyed.emplace_back((static_cast<double>(r) + 0.5) / static_cast<double>(cells.size()), cells[r]);
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second < b.second;
+    });
+    for (const auto& k : keyed) order.push_back(k.second);
+  }
   std::vector<ScheduledCell> scheduled;
-  for (std::size_t ci = 0; ci < design.size(); ++ci) {
+  for (std::size_t ci : order) {
     const DecisionCell& cell = design[ci];
-    if (!cell.unmeasurable.empty()) continue;
     ScheduledCell s;
     for (const auto& row : cell.experiments) s.turns += row.size();
     s.make = [&, ci](double min_time) -> std::unique_ptr<CellTrial> {

@@ -44,7 +44,7 @@ struct DecisionSettings {
   // The whole table's wall time, a hard bound: a repetition starts only if
   // the last one's length still fits, so the table ends within the budget
   // plus at most one repetition (and the records' teardown).
-  double budget_s = 480;
+  double budget_s = 570;
   // Rounds before the first look: 6, the fewest at which a 95% paired
   // interval exists (harness::paired_ratio_interval).
   unsigned min_rounds = 6;
