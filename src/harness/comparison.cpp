@@ -365,6 +365,16 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
             return v;
           }
     v.reason = "the answer changes within the band: " + by_size;
+    // What is best or tied for best at every size, all the same.
+    for (std::size_t c : v.ranking) {
+      bool everywhere = true;
+      for (std::size_t k = 0; k < nk && everywhere; ++k) {
+        if (std::none_of(judged[k].ran.begin(), judged[k].ran.end(), [](bool r) { return r; })) continue;
+        everywhere = std::find(judged[k].left.begin(), judged[k].left.end(), c) != judged[k].left.end();
+      }
+      if (everywhere) v.best_everywhere.push_back(c);
+    }
+    if (!v.best_everywhere.empty()) v.reason += "; best or tied for best at every size: " + names_of(names, v.best_everywhere);
     return v;
   }
   std::vector<std::size_t> chosen = first;

@@ -267,6 +267,8 @@ nlohmann::json to_json(const DesignedTable& t) {
     if (v.kind == harness::Verdict::Kind::Tie)
       for (auto i : v.chosen) tied.push_back(c.candidates[i]);
     if (v.interval.available) interval = {v.interval.lo, v.interval.hi};
+    nlohmann::json best_everywhere = nlohmann::json::array();
+    for (auto i : v.best_everywhere) best_everywhere.push_back(c.candidates[i]);
     std::string reason = !c.unmeasurable.empty() ? c.unmeasurable : v.kind == harness::Verdict::Kind::Undecided ? v.reason : "";
     cells.push_back({{"op", c.op},
                      {"band", c.band},
@@ -276,6 +278,7 @@ nlohmann::json to_json(const DesignedTable& t) {
                      {"verdict", c.unmeasurable.empty() ? std::string(harness::to_string(v.kind)) : "not measured"},
                      {"winner", winner},
                      {"tied", tied},
+                     {"best_at_every_size", best_everywhere},
                      {"candidates", c.candidates},
                      {"conditions", c.conditions},
                      {"rounds", c.rounds},

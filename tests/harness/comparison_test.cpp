@@ -238,6 +238,8 @@ TEST(Decide, AWinnerMustWinAtEveryCondition) {
   EXPECT_TRUE(v.final());
   EXPECT_NE(v.reason.find("the answer changes within the band: at x: a wins; at y: a tie of"), std::string::npos)
       << v.reason;
+  EXPECT_EQ(v.best_everywhere, std::vector<std::size_t>{0});  // a: winner at x, tied at y
+  EXPECT_NE(v.reason.find("best or tied for best at every size: a"), std::string::npos) << v.reason;
   // Fewer than 6 rounds: no interval, never decided.
   Rates few = cell(rng, 5, {100, 300}, 0.01);
   Verdict none = decide(few, {"a", "b"}, {});

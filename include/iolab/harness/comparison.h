@@ -106,6 +106,9 @@ struct Verdict {
   std::vector<bool> settled;
   // Every condition settled, whatever the verdict: more rounds cannot change it.
   bool final() const;
+  // Settled but not alike (undecided): the candidates left unbeaten at
+  // every condition, best first (a safe choice across the band), if any.
+  std::vector<std::size_t> best_everywhere;
   // Unsettled: the rounds the hardest unresolved pair would need to clear
   // the margin if its estimate held and its interval shrank as
   // 1/sqrt(rounds) (a pair whose ratio sits at the margin needs more than
