@@ -238,8 +238,10 @@ double rounds_to_resolve(const RatioInterval& r, double margin) {
 // who is left, and whether that is settled.
 struct ConditionJudgement {
   std::vector<bool> ran;
-  std::vector<std::optional<Verdict::Beat>> beaten;  // direct beats; chains below
-  std::vector<bool> out;                             // beaten, directly or through a chain
+  // Beaten there, by its strongest direct beater. Chains add no one to the
+  // beaten (a candidate beaten through a chain is beaten directly by its
+  // link), but they let a winner stand over a rival it never beat directly.
+  std::vector<std::optional<Verdict::Beat>> beaten;
   std::vector<std::size_t> left;                     // unbeaten, best first
   bool settled = false;
   std::string unresolved;  // the first pair of `left` that is neither beaten nor equivalent
@@ -285,26 +287,19 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
     ConditionJudgement& j = judged[k];
     j.ran.assign(nc, false);
     j.beaten.assign(nc, std::nullopt);
-    j.out.assign(nc, false);
     std::vector<std::size_t> here;
     for (std::size_t c = 0; c < nc; ++c)
       if (ran(k, c)) j.ran[c] = true, here.push_back(c);
     // Direct beats: each candidate's strongest beater (highest lower bound).
-    std::vector<std::vector<bool>> beats(nc, std::vector<bool>(nc, false));
     for (std::size_t x : here)
       for (std::size_t y : here) {
         if (x == y) continue;
         RatioInterval r = iv(k, x, y);
         if (!r.available || r.lo <= margin) continue;
-        beats[x][y] = true;
         if (!j.beaten[y] || r.lo > j.beaten[y]->interval.lo) j.beaten[y] = Verdict::Beat{x, r};
       }
-    // A beaten candidate is out; chains add nothing to who is out (a
-    // candidate beaten through a chain is beaten directly by its link), but
-    // they let a winner stand over a rival it never met directly.
-    for (std::size_t c : here) j.out[c] = j.beaten[c].has_value();
     for (std::size_t c : here)
-      if (!j.out[c]) j.left.push_back(c);
+      if (!j.beaten[c]) j.left.push_back(c);
     std::sort(j.left.begin(), j.left.end(), [&](std::size_t a, std::size_t b) { return place[a] < place[b]; });
     v.beaten[k] = j.beaten;
     if (j.left.size() <= 1) {

@@ -172,6 +172,7 @@ std::vector<DecisionCell> decision_design(std::uint64_t max_file) {
         const bool inline_flush = policy.schedule == harness::FlushSchedule::EveryWrite ||
                                   policy.schedule == harness::FlushSchedule::EveryBytes ||
                                   policy.schedule == harness::FlushSchedule::EveryOps;
+        c.device_bound = direct || policy.flushes();
         fill(c, band, direct, inline_flush, [&](harness::FileExperiment& e) {
           if (direct) e.cache = harness::CacheState::Direct;
           e.experiment = "write " + size_label(e.block_size) + " flush " + flush + (direct ? " O_DIRECT" : "");
@@ -307,8 +308,9 @@ class RoundsTrial final : public CellTrial {
  public:
   RoundsTrial(const harness::RunConfig& config, io::ScratchDir& scratch, const DecisionCell& cell, std::size_t index,
               const DecisionSettings& settings, double min_time, std::vector<harness::Result>& out)
-      : runner_(with_min_time(config, min_time), scratch), cell_(cell), index_(index), settings_(settings),
-        min_time_(min_time), out_(out), begin_(steady_ns()) {
+      : runner_(with_min_time(config, cell.device_bound ? kDeviceBoundMinTimeFactor * min_time : min_time), scratch),
+        cell_(cell), index_(index), settings_(settings),
+        min_time_(cell.device_bound ? kDeviceBoundMinTimeFactor * min_time : min_time), out_(out), begin_(steady_ns()) {
     for (auto b : cell.conditions) conditions_.push_back(exact_size(b));
   }
   ~RoundsTrial() override { remove_prepared(); }

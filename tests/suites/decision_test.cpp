@@ -73,6 +73,8 @@ TEST(DecisionDesign, DeviceBoundWritePassesAreBounded) {
       for (const auto& e : row) {
         const std::uint64_t length = harness::file_length(e);
         EXPECT_GE(length / e.block_size, 2u) << c.key();
+        // Their passes wait for the device: repetitions sized with more headroom.
+        EXPECT_EQ(c.device_bound, e.sync.flushes() || c.column == "direct") << c.key();
         EXPECT_EQ(length, row[0].ops ? row[0].ops * row[0].block_size : row[0].file_size) << c.key();  // like for like
         if (!e.sync.flushes() && c.column != "direct") continue;
         EXPECT_LE(length, std::max<std::uint64_t>(1u << 20, 2 * e.block_size)) << c.key();
