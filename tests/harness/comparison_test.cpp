@@ -25,6 +25,8 @@ TEST(MannWhitney, ExactNullDistribution) {
   EXPECT_DOUBLE_EQ(mann_whitney_cdf(4, 4, 16), 1.0);
 }
 
+constexpr double kTrueRatio = 1.3;
+
 // Lognormal rates around `center`, as repetitions on a noisy machine give them.
 std::vector<double> sample(std::mt19937_64& rng, std::size_t n, double center, double sigma) {
   std::normal_distribution<double> z(0, sigma);
@@ -33,28 +35,35 @@ std::vector<double> sample(std::mt19937_64& rng, std::size_t n, double center, d
   return out;
 }
 
-// The interval covers the true ratio at least as often as it says, at the
-// repetition counts the decision table uses.
-TEST(RatioInterval, CoverageOfAKnownRatioIsAtLeastItsStatedLevel) {
-  for (std::size_t n : {5u, 10u, 20u}) {
-    std::mt19937_64 rng(1234 + n);
-    const double truth = 1.3;
-    const int trials = 2000;
-    int covered = 0;
-    double stated = 0;
-    for (int t = 0; t < trials; ++t) {
-      auto a = sample(rng, n, 100, 0.1), b = sample(rng, n, 100 * truth, 0.1);
-      RatioInterval r = ratio_interval(a, b);
-      ASSERT_TRUE(r.available);
-      covered += r.lo <= truth && truth <= r.hi;
-      stated = r.coverage;
-    }
-    double seen = static_cast<double>(covered) / trials;
-    EXPECT_GE(stated, 0.95) << n;
-    // Binomial noise at 2000 trials: sd ~0.004; 3 sd below the stated level fails.
-    EXPECT_GE(seen, stated - 0.012) << "n=" << n << " coverage " << seen << " stated " << stated;
-    EXPECT_LE(seen, stated + 0.012) << "n=" << n << " coverage " << seen << " stated " << stated;
+// Draws 2,000 intervals of a known ratio (1.3) with `draw(rng)` and checks
+// they cover it as often as they say: binomial noise at 2000 trials is sd
+// ~0.004, so 3 sd either side of the stated level fails.
+template <typename Draw>
+void expect_stated_coverage(std::uint64_t seed, std::size_t n, Draw draw) {
+  std::mt19937_64 rng(seed);
+  const int trials = 2000;
+  int covered = 0;
+  double stated = 0;
+  for (int t = 0; t < trials; ++t) {
+    RatioInterval r = draw(rng);
+    ASSERT_TRUE(r.available);
+    covered += r.lo <= kTrueRatio && kTrueRatio <= r.hi;
+    stated = r.coverage;
   }
+  const double seen = static_cast<double>(covered) / trials;
+  EXPECT_GE(stated, 0.95) << n;
+  EXPECT_GE(seen, stated - 0.012) << "n=" << n << " coverage " << seen << " stated " << stated;
+  EXPECT_LE(seen, stated + 0.012) << "n=" << n << " coverage " << seen << " stated " << stated;
+}
+
+// The interval covers the true ratio at least as often as it says, at the
+// repetition counts a comparison of two runs sees.
+TEST(RatioInterval, CoverageOfAKnownRatioIsAtLeastItsStatedLevel) {
+  for (std::size_t n : {5u, 10u, 20u})
+    expect_stated_coverage(1234 + n, n, [n](std::mt19937_64& rng) {
+      auto a = sample(rng, n, 100, 0.1), b = sample(rng, n, 100 * kTrueRatio, 0.1);
+      return ratio_interval(a, b);
+    });
 }
 
 TEST(RatioInterval, RealCoverageAtSmallCountsAndNoneBelowFour) {
@@ -121,26 +130,13 @@ Paired drifting_rounds(std::mt19937_64& rng, std::size_t n, double truth, double
 // at the round counts the decision table uses, however much the machine
 // drifts between rounds.
 TEST(PairedRatioInterval, CoverageOfAKnownRatioIsAtLeastItsStatedLevel) {
-  for (std::size_t n : {6u, 10u, 20u}) {
-    std::mt19937_64 rng(4321 + n);
-    const double truth = 1.3;
-    const int trials = 2000;
-    int covered = 0;
-    double stated = 0;
-    for (int t = 0; t < trials; ++t) {
-      Paired p = drifting_rounds(rng, n, truth, 0.3, 0.05);
+  for (std::size_t n : {6u, 10u, 20u})
+    expect_stated_coverage(4321 + n, n, [n](std::mt19937_64& rng) {
+      Paired p = drifting_rounds(rng, n, kTrueRatio, 0.3, 0.05);
       RatioInterval r = paired_ratio_interval(p.a, p.b);
-      ASSERT_TRUE(r.available);
-      ASSERT_TRUE(r.paired);
-      covered += r.lo <= truth && truth <= r.hi;
-      stated = r.coverage;
-    }
-    const double seen = static_cast<double>(covered) / trials;
-    EXPECT_GE(stated, 0.95) << n;
-    // Binomial noise at 2000 trials: sd ~0.004; 3 sd either side fails.
-    EXPECT_GE(seen, stated - 0.012) << "n=" << n << " coverage " << seen << " stated " << stated;
-    EXPECT_LE(seen, stated + 0.012) << "n=" << n << " coverage " << seen << " stated " << stated;
-  }
+      EXPECT_TRUE(r.paired);
+      return r;
+    });
 }
 
 // Pairing is what the interleaving is for: a machine whose speed moves 30%
@@ -286,14 +282,23 @@ std::vector<FileExperiment> three_tiny_reads(const char* experiment) {
   return es;
 }
 
+// A runner for real tiny experiments: one pass a repetition, no latency pass.
+struct TinyRunner {
+  io::ScratchDir scratch{"/tmp"};
+  RunConfig config = [] {
+    RunConfig c;
+    c.min_time = 0;
+    c.latency = false;
+    return c;
+  }();
+  Runner runner{config, scratch};
+};
+
 // Real tiny experiments in rounds: one repetition each per round, the order
 // recorded in every record and the same as round_order gives for the seed.
 TEST(Rounds, RecordsEveryRoundInTheSeededOrder) {
-  io::ScratchDir scratch("/tmp");
-  RunConfig config;
-  config.min_time = 0;
-  config.latency = false;
-  Runner runner(config, scratch);
+  TinyRunner tiny_runner;
+  Runner& runner = tiny_runner.runner;
   std::vector<FileExperiment> es = three_tiny_reads("rounds");
   Rounds rounds(runner, es, 99);
   rounds.start();
@@ -324,12 +329,8 @@ TEST(Rounds, RecordsEveryRoundInTheSeededOrder) {
 // test RepetitionsUnderTheTooShortBoundAreRedoneWhenMinTimeAskedForThatMuch:
 // a repetition's length here would depend on the machine's speed.)
 TEST(Rounds, RatesLongEnoughLeaveOutCandidatesWithTooShortRepetitions) {
-  io::ScratchDir scratch("/tmp");
-  RunConfig config;
-  config.min_time = 0;  // a 64 KiB read: microseconds a repetition
-  config.latency = false;
-  Runner runner(config, scratch);
-  Rounds tiny(runner, three_tiny_reads("rounds-short"), 7);
+  TinyRunner tiny_runner;  // a 64 KiB read: microseconds a repetition
+  Rounds tiny(tiny_runner.runner, three_tiny_reads("rounds-short"), 7);
   tiny.start();
   for (int i = 0; i < 2; ++i) tiny.round();
   for (const auto& r : tiny.rates()) EXPECT_EQ(r.size(), 2u);
@@ -341,11 +342,8 @@ TEST(Rounds, RatesLongEnoughLeaveOutCandidatesWithTooShortRepetitions) {
 // round order, so they still pair with the others' first rounds), its
 // record says when and why, and the others' turns keep their seeded order.
 TEST(Rounds, RetiredCandidatesTakeNoMoreTurns) {
-  io::ScratchDir scratch("/tmp");
-  RunConfig config;
-  config.min_time = 0;
-  config.latency = false;
-  Runner runner(config, scratch);
+  TinyRunner tiny_runner;
+  Runner& runner = tiny_runner.runner;
   Rounds rounds(runner, three_tiny_reads("rounds-retire"), 11);
   rounds.start();
   for (int i = 0; i < 2; ++i) rounds.round();
@@ -380,11 +378,8 @@ TEST(Rounds, RetiredCandidatesTakeNoMoreTurns) {
 // A round cut short by its caller's deadline: the candidates that had their
 // turn keep the repetition, the others do not, and it is not counted.
 TEST(Rounds, ARoundCutShortKeepsWhatRanAndIsNotCounted) {
-  io::ScratchDir scratch("/tmp");
-  RunConfig config;
-  config.min_time = 0;
-  config.latency = false;
-  Runner runner(config, scratch);
+  TinyRunner tiny_runner;
+  Runner& runner = tiny_runner.runner;
   std::vector<FileExperiment> es = three_tiny_reads("rounds-cut");
   Rounds rounds(runner, es, 5);
   rounds.start();
