@@ -14,12 +14,15 @@
 
 #include "iolab/base/error.h"
 #include "iolab/base/units.h"
+#include "iolab/harness/memory_cgroup.h"
 #include "iolab/harness/requests.h"
 #include "iolab/harness/statistics.h"
 #include "iolab/harness/thresholds.h"
 #include "iolab/io/background_flusher.h"
+#include "iolab/io/buffer.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
+#include "iolab/io/syscall.h"
 
 namespace iolab::harness {
 
@@ -98,7 +101,8 @@ class FileWorkload final : public Workload {
     if (direct_) {
       record_.cache = CacheState::Direct;
       record_.cache_method = "O_DIRECT";
-      if (e_.cache != CacheState::Direct && e_.op == Op::Read)
+      // A full cache is the group's, which O_DIRECT shares without using: it is still proven (the record says so).
+      if (e_.cache != CacheState::Direct && e_.cache != CacheState::Full && e_.op == Op::Read)
         record_.warn(WarningKind::CacheIgnored, "asked for a " + std::string(to_string(e_.cache)) +
                                                     " cache, but O_DIRECT bypasses the page cache: recorded as direct");
     } else if (e_.cache == CacheState::Direct) {
@@ -117,13 +121,23 @@ class FileWorkload final : public Workload {
       return "this experiment evicts with drop_caches, which needs root (/proc/sys/vm/drop_caches is not writable)";
     if (e_.op == Op::Read && e_.sync.flushes())
       throw UsageError("sync '" + to_string(e_.sync) + "' for a read", "sync applies to writes only");
+    if (e_.cache == CacheState::Full && (e_.op != Op::Read || !e_.memory_group || e_.cache_room == 0))
+      return std::string(e_.op != Op::Read ? "a full cache applies to reads (a write goes to a fresh file)"
+                                           : "a full cache is the page cache of a memory cgroup the experiment runs in, "
+                                             "and none was given (iolab recommend's \"larger than memory\" column makes one)");
 
     // Before the plan (a random one holds an offset per call) and any file or buffer.
     if (auto why = resource_problem(e_, scratch_.path())) return why;
-    plan_ = make_plan(e_.op, 0, file_length(e_), e_.block_size, e_.pattern, config_.seed,
-                      e_.op == Op::Read ? e_.rounds : 1);
+    const bool windows = e_.op == Op::Read && e_.pattern == AccessPattern::Rand && e_.pass_blocks > 0;
+    plan_ = make_plan(e_.op, 0, file_length(e_), e_.block_size, e_.pattern,
+                      windows && e_.order_seed ? e_.order_seed : config_.seed, e_.op == Op::Read && !windows ? e_.rounds : 1);
     if (e_.op == Op::Read && e_.pattern == AccessPattern::Rand) plan_.stop = e_.stop;
+    // Windows: the permutation is kept whole, and each pass takes its next window of it (before_pass).
+    if (windows) order_ = std::move(plan_.order), plan_.order.clear();
     record_.file_size = plan_.length;
+    if (e_.cache == CacheState::Full && plan_.length <= e_.cache_room)
+      return "the " + format_bytes(static_cast<double>(plan_.length)) + " file is not larger than the " +
+             format_bytes(static_cast<double>(e_.cache_room)) + " page-cache room: a full cache would hold it whole";
     if (plan_.length % plan_.block != 0)
       record_.warn(WarningKind::ShortLastCall,
                    "the " + size_label(plan_.length) + " file is not a multiple of " + size_label(plan_.block) +
@@ -141,6 +155,11 @@ class FileWorkload final : public Workload {
   void before_pass(PassKind kind) override {
     if (e_.op == Op::Write) {
       file_ = files_.create("exp");
+      return;
+    }
+    if (!order_.empty()) next_window(kind == PassKind::Verify && e_.verify_blocks ? e_.verify_blocks : e_.pass_blocks);
+    if (e_.cache == CacheState::Full) {
+      prove_full(kind);
       return;
     }
     if (direct_) return;
@@ -253,6 +272,7 @@ class FileWorkload final : public Workload {
                         experiment_label(record_) + ")",
                     EIO);
       if (outcome_.bad_offset) not_verified(record_, file_, *outcome_.bad_offset, "data read by " + e_.method);
+      if (kind == PassKind::Verify) verified_bytes_ = outcome_.tally.bytes;
       // The last block read (by a plain loop or a queue) is still in its buffer: check it too (cheap, untimed).
       if (kind != PassKind::Verify && !content_->matches(outcome_.last_offset, outcome_.last_block))
         not_verified(record_, file_, outcome_.last_offset, "the last block read in a timed pass");
@@ -287,6 +307,22 @@ class FileWorkload final : public Workload {
   }
 
   void describe(Result& r) const override {
+    if (!order_.empty()) {
+      // The windows, and the sample the verification pass checked (every byte of it).
+      r.extra["pass_blocks"] = e_.pass_blocks;
+      r.extra["order_seed"] = e_.order_seed ? e_.order_seed : config_.seed;
+      r.extra["verified_bytes"] = verified_bytes_;
+      r.extra["verified_fraction"] = static_cast<double>(verified_bytes_) / static_cast<double>(plan_.length);
+    }
+    if (e_.cache == CacheState::Full) {
+      r.extra["cache_room_bytes"] = e_.cache_room;
+      r.extra["cache_full_fraction"] = least_full_;  // of the room, the least before a timed pass
+      r.extra["cache_full_fraction_max"] = most_full_;
+      r.extra["cache_proof_limit_bytes"] = proof_limit_;  // the group's limit in those passes
+      r.extra["cache_full_min"] = thresholds::kFullCacheMin;
+      r.extra["cache_fill_read_bytes"] = fill_read_;
+      if (direct_) r.cache_method = "O_DIRECT, beside " + cache_method_;
+    }
     if (e_.op == Op::Read && !direct_) {
       r.cache_method = cache_method_ + (e_.prepared_file.empty() ? "" : "; one file read by every candidate here");
       r.resident_fraction = e_.cache == CacheState::Warm ? least_resident_ : most_resident_;
@@ -347,6 +383,66 @@ class FileWorkload final : public Workload {
       if (e_.cache == CacheState::Warm && !direct_) make_warm_from_disk(file_);
     }
     return preflight(file_, io::Access::Read, slots_->address(), std::nullopt);
+  }
+
+  // A window of the permutation: the next `n` blocks, wrapping around.
+  void next_window(std::uint64_t n) {
+    n = std::min<std::uint64_t>(std::max<std::uint64_t>(n, 1), order_.size());
+    plan_.order.resize(n);
+    for (std::uint64_t i = 0; i < n; ++i) plan_.order[i] = order_[(cursor_ + i) % order_.size()];
+    cursor_ = (cursor_ + n) % order_.size();
+  }
+
+  // CacheState::Full before a pass: the group's page cache holds at least
+  // kFullCacheMin of the room, read into from the file where it holds less
+  // (1 MiB preads, on from where the last fill stopped; at most twice the
+  // file), else the experiment is skipped. Before a timed pass the fill and
+  // the file's resident share are noted for the record.
+  void prove_full(PassKind kind) {
+    const MemoryCgroup& group = *e_.memory_group;
+    const double room = static_cast<double>(e_.cache_room), want = thresholds::kFullCacheMin * room;
+    auto cached = [&] {
+      std::optional<std::uint64_t> b = group.page_cache_bytes();
+      if (!b) throw SkipExperiment("cannot read the page-cache bytes of " + group.description() + " (memory.stat)");
+      return static_cast<double>(*b);
+    };
+    double bytes = cached();
+    if (bytes < want) {
+      io::sys::Fd fd = io::sys::open(file_, O_RDONLY);
+      io::Buffer chunk(std::size_t{1} << 20, io::BufferKind::Heap);
+      io::IoCounters unused;
+      for (std::uint64_t read = 0; bytes < want && read < 2 * plan_.length;) {
+        for (int i = 0; i < 8; ++i) {  // 8 MiB between looks at memory.stat
+          if (fill_at_ >= plan_.length) fill_at_ = 0;
+          std::size_t n = io::sys::pread_full(fd.get(), chunk.span(), fill_at_, file_, unused);
+          fill_at_ += n;
+          read += n;
+          fill_read_ += n;
+          if (n == 0) fill_at_ = plan_.length;
+        }
+        bytes = cached();
+      }
+      if (bytes < want)
+        throw SkipExperiment("could not fill the page cache of " + group.description() + ": it held " +
+                             format_bytes(bytes) + " of its " + format_bytes(room) + " room after reading " +
+                             format_bytes(static_cast<double>(2 * plan_.length)) + " of the file (needs " +
+                             format_percent(thresholds::kFullCacheMin) + ")");
+    }
+    cache_method_ = "a full page cache: " + group.description() + " held at least " +
+                    format_percent(thresholds::kFullCacheMin) + " of its " + format_bytes(room) +
+                    " page-cache room (memory.stat) before every timed pass, read into from the file by 1 MiB preads "
+                    "where it held less; the file " + format_bytes(static_cast<double>(plan_.length)) +
+                    ", mostly not resident (mincore); nothing evicted between passes";
+    if (kind != PassKind::Timed) return;
+    // The proof covers the timed passes since the group's limit was last set: a caller that sets it once every
+    // buffer is allocated (the decision table's cell) proves the state its recorded repetitions ran in.
+    if (group.limit_bytes() != proof_limit_) {
+      proof_limit_ = group.limit_bytes();
+      least_full_ = 1e300, most_full_ = 0, most_resident_ = 0;
+    }
+    least_full_ = std::min(least_full_, bytes / room);
+    most_full_ = std::max(most_full_, bytes / room);
+    most_resident_ = std::max(most_resident_, resident_fraction(file_));
   }
 
   std::optional<std::string> setup_writes() {
@@ -420,6 +516,12 @@ class FileWorkload final : public Workload {
   LoopOutcome outcome_;
   std::string cache_method_;
   double least_resident_ = 1.0, most_resident_ = 0.0;
+  std::vector<std::uint64_t> order_;  // windows: the whole permutation, a pass taking the next window of it
+  std::uint64_t cursor_ = 0, verified_bytes_ = 0;
+  std::uint64_t fill_at_ = 0, fill_read_ = 0;  // Full: where the next fill reads, and how much fills read in all
+  // Full: the least and most fill of the room before a timed pass, under the group's limit then
+  double least_full_ = 0, most_full_ = 0;
+  std::uint64_t proof_limit_ = 0;
   std::vector<double> flushes_, bytes_per_flush_, poller_ns_;
 };
 
@@ -452,16 +554,24 @@ std::uint64_t file_length(const FileExperiment& e) {
   return e.ops > UINT64_MAX / e.block_size ? UINT64_MAX : e.ops * e.block_size;
 }
 
-std::optional<std::string> resource_problem(const FileExperiment& e, const std::filesystem::path& scratch_dir) {
+long double experiment_memory(const FileExperiment& e) {
   const io::Method& method = e.method_object ? *e.method_object : io::find_file_method(e.method);
   const std::uint64_t length = file_length(e), block = std::max<std::uint64_t>(e.block_size, 1);
   const bool queued = method.traits(e.options).queued;
   // Read slots (one per request in flight), or a write source's blocks; a
-  // random plan's offsets, one per call.
+  // random plan's offsets, one per call (windows: the permutation, and a window of it).
   const long double slots = e.op == Op::Read ? (queued ? std::max(1u, e.options.queue_depth) : 1u) : 2u;
   long double memory = static_cast<long double>(block) * slots;
   if (e.pattern == AccessPattern::Rand)
-    memory += static_cast<long double>(length / block + 1) * std::max(e.rounds, 1u) * sizeof(std::uint64_t);
+    memory += (static_cast<long double>(length / block + 1) * (e.pass_blocks ? 1u : std::max(e.rounds, 1u)) +
+               static_cast<long double>(std::max(e.pass_blocks, e.verify_blocks))) *
+              sizeof(std::uint64_t);
+  return memory;
+}
+
+std::optional<std::string> resource_problem(const FileExperiment& e, const std::filesystem::path& scratch_dir) {
+  const std::uint64_t length = file_length(e);
+  const long double memory = experiment_memory(e);
   long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   if (pages > 0 && page > 0) {
     const auto ram = static_cast<long double>(pages) * static_cast<long double>(page);

@@ -26,8 +26,10 @@ constexpr NameTable<Op, 11> kOps{{{Op::Read, "read"},
                                   {Op::CatchUp, "catch-up"}}};
 constexpr NameTable<AccessPattern, 2> kPatterns{
     {{AccessPattern::Seq, "seq"}, {AccessPattern::Rand, "rand"}}};
-constexpr NameTable<CacheState, 3> kCaches{
-    {{CacheState::Warm, "warm"}, {CacheState::Cold, "cold"}, {CacheState::Direct, "direct"}}};
+constexpr NameTable<CacheState, 4> kCaches{{{CacheState::Warm, "warm"},
+                                            {CacheState::Cold, "cold"},
+                                            {CacheState::Direct, "direct"},
+                                            {CacheState::Full, "full"}}};
 constexpr NameTable<Eviction, 2> kEvictions{
     {{Eviction::PerFile, "per-file"}, {Eviction::DropCaches, "drop_caches"}}};
 
@@ -58,8 +60,15 @@ AccessPattern parse_pattern(std::string_view s) {
 
 std::string_view to_string(CacheState c) { return name_of(kCaches, c); }
 CacheState parse_cache(std::string_view s) {
+  if (s == "full")
+    throw UsageError("cache 'full'", "a full cache is the page cache of a memory cgroup iolab makes for the experiment "
+                                     "(iolab recommend's \"larger than memory\" column); expected warm, cold or direct");
   if (auto c = value_of(kCaches, s)) return *c;
   throw UsageError("cache '" + std::string(s) + "'", "expected warm, cold or direct");
+}
+CacheState parse_cache_name(std::string_view s) {
+  if (auto c = value_of(kCaches, s)) return *c;
+  throw UsageError("cache '" + std::string(s) + "'", "expected " + choices_of(kCaches));
 }
 
 std::string_view to_string(Eviction e) { return name_of(kEvictions, e); }

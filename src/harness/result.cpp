@@ -224,7 +224,7 @@ Result result_from_json(const Reader& rd, const json& x, const std::string& at, 
   r.buffer = buffer.empty() ? std::nullopt : std::optional(rd.parsed(x, at, "buffer", io::parse_buffer_kind));
   if (rd.find(x, at, "buffer_offset")) r.buffer_offset = rd.integer<std::uint64_t>(x, at, "buffer_offset");
   std::string cache = rd.text(x, at, "cache");
-  r.cache = cache.empty() ? std::nullopt : std::optional(rd.parsed(x, at, "cache", parse_cache));
+  r.cache = cache.empty() ? std::nullopt : std::optional(rd.parsed(x, at, "cache", parse_cache_name));
   r.cache_method = rd.text(x, at, "cache_method");
   if (rd.find(x, at, "resident_fraction")) r.resident_fraction = rd.number(x, at, "resident_fraction");
   std::string sync = rd.text(x, at, "sync");

@@ -28,6 +28,8 @@
 
 namespace iolab::harness {
 
+class MemoryCgroup;  // memory_cgroup.h
+
 struct FileExperiment {
   std::string suite, experiment;  // labels in results
   std::string method;             // a file method name (io::find_file_method)
@@ -53,6 +55,21 @@ struct FileExperiment {
   // removes; the experiment reads it instead of writing its own, so
   // candidates compared at one condition read the same file. Empty: its own.
   std::filesystem::path prepared_file;
+  // Random reads in windows: a pass reads the next `pass_blocks` blocks of
+  // one permutation of all the file's blocks (seeded with `order_seed`, or
+  // the run's seed when 0), going on where the previous pass stopped, so a
+  // pass never re-reads what the passes before it just brought in and the
+  // file need not be read whole per pass; the verification pass checks the
+  // next `verify_blocks` of it (every byte), a sample the record states.
+  // 0: a pass reads every block (`rounds` times).
+  std::uint64_t pass_blocks = 0, verify_blocks = 0;
+  std::uint64_t order_seed = 0;
+  // CacheState::Full: the memory cgroup the experiment runs in (a process
+  // placed in it: run_in_child, ChildSession) and the page-cache room it
+  // was given, which the group's page cache must fill before every timed
+  // pass; the file must be larger than the room.
+  const MemoryCgroup* memory_group = nullptr;
+  std::uint64_t cache_room = 0;
   // Heap or aligned; nullopt = aligned when the method needs alignment
   // (O_DIRECT), heap otherwise.
   std::optional<io::BufferKind> buffer;
@@ -72,7 +89,9 @@ struct FileExperiment {
 //    with pread and compared after every pass.
 //  - Cold: the file is evicted before every pass and proven cold (mincore);
 //    one that stays resident is evicted again, then replaced by a fresh
-//    copy, then skipped. Warm: proven resident before every pass.
+//    copy, then skipped. Warm: proven resident before every pass. Full:
+//    the group's page cache proven full before every pass (read into from
+//    the file until it is, or skipped), nothing evicted (kinds.h).
 //  - Queued methods (MethodTraits::queued): requests stream through
 //    File::stream with options.queue_depth in flight, one read slot each.
 
@@ -217,6 +236,10 @@ Result labels_of(const FileExperiment& e);
 // The experiment's file: file_size, or ops x block_size (UINT64_MAX when
 // that overflows).
 std::uint64_t file_length(const FileExperiment& e);
+// The memory `e` allocates for its passes (read slots, or a write source's
+// blocks; a random plan's offsets): what a memory cgroup it runs in must
+// leave room for beside its page cache.
+long double experiment_memory(const FileExperiment& e);
 // Why `e` cannot run here, or nullopt: its file must fit in the free space
 // of `scratch_dir`'s filesystem, its buffers (and a random plan's offsets)
 // in half of the memory. The runner skips such an experiment before

@@ -33,6 +33,10 @@ inline constexpr double kWarmResidentMin = 0.99;
 // it the file is evicted again (once), and if still warm the experiment is
 // skipped rather than published as cold.
 inline constexpr double kColdResidentMax = 0.05;
+// A full cache (CacheState::Full): before every timed pass the memory
+// group's page cache holds at least this fraction of the room it was given
+// (the rest: the group's own small allocations, pages being reclaimed).
+inline constexpr double kFullCacheMin = 0.85;
 // Modified z-score above which a repetition is an outlier (Iglewicz and
 // Hoaglin; hyperfine's rule): 0.6745 * |x - median| / MAD > 3.5.
 inline constexpr double kOutlierZ = 3.5;
