@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -94,6 +95,18 @@ std::optional<std::uint64_t> MemoryCgroup::page_cache_bytes() const {
   return proc::keyed_value(path_ / "memory.stat", version_ == CgroupVersion::V2 ? "file" : "cache");
 }
 
+std::optional<std::uint64_t> MemoryCgroup::usage_bytes() const {
+  std::ifstream in(path_ / (version_ == CgroupVersion::V2 ? "memory.current" : "memory.usage_in_bytes"));
+  std::uint64_t v = 0;
+  if (in >> v) return v;
+  return std::nullopt;
+}
+
+void MemoryCgroup::set_limit(std::uint64_t bytes) {
+  write_control(path_ / limit_file(version_), std::to_string(bytes));
+  limit_ = bytes;
+}
+
 void MemoryCgroup::remove() noexcept {
   std::lock_guard lock(mutex_);
   if (removed_) return;
@@ -127,104 +140,213 @@ namespace {
 constexpr int kChildDefaultSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1,
                                         SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU, SIGXFSZ};
 
-[[noreturn]] void child_main(int go_fd, int out_fd, const std::function<std::string()>& body) {
+// A frame on the session's socket: a kind byte, the payload's length (8
+// bytes, this machine's order: both ends are this program), the payload.
+constexpr char kMessage = 'm', kResult = 'r', kFailure = 'e';
+
+void write_all(int fd, const char* p, std::size_t left) {
+  while (left > 0) {
+    // MSG_NOSIGNAL: a peer that is gone is an EPIPE here, not a SIGPIPE that ends iolab.
+    ssize_t n = ::send(fd, p, left, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error("send", "a child session's socket", errno);
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+void write_frame(int fd, char kind, std::string_view payload) {
+  char head[1 + sizeof(std::uint64_t)];
+  head[0] = kind;
+  const std::uint64_t size = payload.size();
+  std::memcpy(head + 1, &size, sizeof size);
+  write_all(fd, head, sizeof head);
+  write_all(fd, payload.data(), payload.size());
+}
+
+// False at end of file before the first byte.
+bool read_all(int fd, char* p, std::size_t left) {
+  bool any = false;
+  while (left > 0) {
+    ssize_t n = ::read(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error("read", "a child session's socket", errno);
+    if (n == 0) {
+      if (!any) return false;
+      throw Error("read", "a child session's socket", "the other end closed it inside a message", EPIPE);
+    }
+    any = true;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+struct RawFrame {
+  char kind = 0;  // 0: end of file
+  std::string payload;
+};
+RawFrame read_raw(int fd) {
+  RawFrame f;
+  char head[1 + sizeof(std::uint64_t)];
+  if (!read_all(fd, head, sizeof head)) return f;
+  std::uint64_t size = 0;
+  std::memcpy(&size, head + 1, sizeof size);
+  f.payload.resize(static_cast<std::size_t>(size));
+  if (size > 0 && !read_all(fd, f.payload.data(), f.payload.size()))
+    throw Error("read", "a child session's socket", "the other end closed it inside a message", EPIPE);
+  f.kind = head[0];
+  return f;
+}
+
+[[noreturn]] void child_main(int fd, const std::function<std::string(ParentLink&)>& body) {
   for (int sig : kChildDefaultSignals) {
     struct sigaction old {};
     if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_IGN) ::signal(sig, SIG_DFL);
   }
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive iolab (its cleanup removes the group)
   char go = 0;
-  if (::read(go_fd, &go, 1) != 1) ::_exit(3);  // the parent could not place us in the group
-  std::string message;
+  if (::read(fd, &go, 1) != 1) ::_exit(3);  // the parent could not place us in the group
   int status = 0;
   try {
-    message = "ok\n" + body();
+    ParentLink link(fd);
+    std::string result = body(link);
+    write_frame(fd, kResult, result);
   } catch (const std::exception& e) {
-    message = std::string("error\n") + e.what();
     status = 1;
+    try {
+      write_frame(fd, kFailure, e.what());
+    } catch (...) {
+      ::_exit(4);
+    }
   } catch (...) {
-    message = "error\nunknown exception";
     status = 1;
-  }
-  const char* p = message.data();
-  std::size_t left = message.size();
-  while (left > 0) {
-    ssize_t n = ::write(out_fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ::_exit(4);
-    p += n;
-    left -= static_cast<std::size_t>(n);
+    try {
+      write_frame(fd, kFailure, "unknown exception");
+    } catch (...) {
+      ::_exit(4);
+    }
   }
   ::_exit(status);  // no destructors: the parent's objects (scratch directory) are the parent's
 }
 
 }  // namespace
 
-std::string run_in_child(MemoryCgroup& group, const std::function<std::string()>& body,
-                         std::function<void()> after_signal) {
-  int go[2], out[2];
-  if (::pipe2(go, O_CLOEXEC) != 0) throw Error("pipe2", "child of " + group.description(), errno);
-  if (::pipe2(out, O_CLOEXEC) != 0) {
+std::string ParentLink::receive() {
+  RawFrame f = read_raw(fd_);
+  if (f.kind != kMessage) throw Error("receive", "the parent of a child session", "the parent is gone", EPIPE);
+  return std::move(f.payload);
+}
+
+void ParentLink::send(std::string_view message) { write_frame(fd_, kMessage, message); }
+
+struct ChildSession::Frame : RawFrame {};
+
+ChildSession::ChildSession(MemoryCgroup& group, std::function<std::string(ParentLink&)> body,
+                           std::function<void()> after_signal)
+    : group_(group), after_signal_(std::move(after_signal)) {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    throw Error("socketpair", "child of " + group.description(), errno);
+  pid_ = ::fork();
+  if (pid_ < 0) {
     int err = errno;
-    ::close(go[0]);
-    ::close(go[1]);
-    throw Error("pipe2", "child of " + group.description(), err);
-  }
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    int err = errno;
-    for (int fd : {go[0], go[1], out[0], out[1]}) ::close(fd);
+    ::close(fds[0]);
+    ::close(fds[1]);
     throw Error("fork", "child of " + group.description(), err);
   }
-  if (pid == 0) {
-    ::close(go[1]);
-    ::close(out[0]);
-    child_main(go[0], out[1], body);
+  if (pid_ == 0) {
+    ::close(fds[0]);
+    child_main(fds[1], body);
   }
-  ::close(go[0]);
-  ::close(out[1]);
-  auto reap = [pid] {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return status;
-  };
+  ::close(fds[1]);
+  fd_ = fds[0];
   // A signal that ends iolab: the child first, then its group, then the scratch files.
-  io::InterruptHook on_signal([pid, &group, &after_signal](int) {
+  hook_ = std::make_unique<io::InterruptHook>([pid = pid_, &group, after = after_signal_](int) {
     ::kill(pid, SIGKILL);
     group.remove();  // waits for the child to leave it
-    if (after_signal) after_signal();
+    if (after) after();
   });
   try {
-    group.add(pid);
+    group.add(pid_);
+    const char go = 'g';
+    write_all(fd_, &go, 1);
   } catch (...) {
-    ::close(go[1]);
-    ::close(out[0]);
-    ::kill(pid, SIGKILL);
+    ::kill(pid_, SIGKILL);
     reap();
+    ::close(fd_);
+    fd_ = -1;
     throw;
   }
-  char byte = 1;
-  [[maybe_unused]] ssize_t w = ::write(go[1], &byte, 1);
-  ::close(go[1]);
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(out[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
+}
+
+ChildSession::~ChildSession() {
+  if (!reaped_) {
+    ::kill(pid_, SIGKILL);
+    reap();
   }
-  ::close(out[0]);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int ChildSession::reap() {
+  if (reaped_) return status_;
+  while (::waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
+  }
+  reaped_ = true;
+  return status_;
+}
+
+ChildSession::Frame ChildSession::read_frame() {
+  if (reaped_) throw Error("run", "child in " + group_.description(), "it has ended", ECHILD);
+  Frame f;
+  static_cast<RawFrame&>(f) = read_raw(fd_);
+  return f;
+}
+
+void ChildSession::ended(const std::string& why) {
   const int status = reap();
-  const std::string who = "child in " + group.description();
-  if (text.starts_with("ok\n") && WIFEXITED(status) && WEXITSTATUS(status) == 0) return text.substr(3);
-  if (text.starts_with("error\n")) throw Error("run", who, text.substr(6));
+  const std::string who = "child in " + group_.description();
+  if (!why.empty()) throw Error("run", who, why);
   if (WIFSIGNALED(status))
     throw Error("run", who,
                 std::string("killed by ") + io::signal_name(WTERMSIG(status)) +
                     (WTERMSIG(status) == SIGKILL ? " (out of memory under the group's limit?)" : ""));
   throw Error("run", who, "exited with status " + std::to_string(WEXITSTATUS(status)) + " and no result");
+}
+
+void ChildSession::send(std::string_view message) {
+  if (reaped_) ended("");
+  try {
+    write_frame(fd_, kMessage, message);
+  } catch (const Error&) {
+    // The child is gone: what ended it is the error worth reporting.
+    Frame f = read_frame();
+    ended(f.kind == kFailure ? f.payload : "");
+  }
+}
+
+std::string ChildSession::receive() {
+  Frame f = read_frame();
+  if (f.kind == kMessage) return std::move(f.payload);
+  if (f.kind == kFailure) ended(f.payload);
+  if (f.kind == kResult) ended("it ended while its parent waited for a message");
+  ended("");
+}
+
+std::string ChildSession::finish() {
+  Frame f = read_frame();
+  if (f.kind == kFailure) ended(f.payload);
+  if (f.kind == kMessage) ended("it sent a message its parent did not read");
+  if (f.kind != kResult) ended("");
+  const int status = reap();
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return std::move(f.payload);
+  ended("");
+}
+
+std::string run_in_child(MemoryCgroup& group, const std::function<std::string()>& body,
+                         std::function<void()> after_signal) {
+  ChildSession session(group, [&body](ParentLink&) { return body(); }, std::move(after_signal));
+  return session.finish();
 }
 
 }  // namespace iolab::harness

@@ -118,6 +118,54 @@ TEST(RunInChild, AChildsFailureIsTheCallersErrorAndTheGroupStillGoes) {
   EXPECT_THROW(run_in_child(group, []() -> std::string { ::_exit(9); }), Error);
 }
 
+// A child paced by its parent: messages both ways, then its result; a
+// failure in the middle is the parent's error at its next receive, with the
+// child's message, and the group still goes.
+TEST(ChildSession, MessagesBothWaysThenTheResult) {
+  FakeRoot fake;
+  MemoryCgroup group(fake.root(), 1u << 20);
+  ChildSession session(group, [](ParentLink& parent) {
+    std::string said;
+    for (std::string m; (m = parent.receive()) != "end";) {
+      if (m == "more?") throw Error("parse", "message", "a child does not ask its own question");
+      parent.send("more?");
+      said += m + (parent.receive() == "yes" ? "+" : "-");
+    }
+    return said;
+  });
+  for (const char* m : {"a", "b"}) {
+    session.send(m);
+    EXPECT_EQ(session.receive(), "more?");
+    session.send(std::string(m) == "a" ? "yes" : "no");
+  }
+  session.send("end");
+  EXPECT_EQ(session.finish(), "a+b-");
+}
+
+TEST(ChildSession, AFailureInTheMiddleIsTheParentsErrorAndTheGroupStillGoes) {
+  FakeRoot fake;
+  {
+    MemoryCgroup group(fake.root(), 1u << 20);
+    ChildSession session(group, [](ParentLink& parent) -> std::string {
+      parent.receive();
+      throw Error("read", "/some/file", "it broke midway", EIO);
+    });
+    session.send("go");
+    try {
+      session.receive();
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("it broke midway"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("child in v1"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(fake.groups(), 0u);
+  // A child that ends without answering: the parent is not left waiting.
+  MemoryCgroup group(fake.root(), 1u << 20);
+  ChildSession quiet(group, [](ParentLink&) { return std::string("done"); });
+  EXPECT_THROW(quiet.receive(), Error);
+}
+
 // A signal iolab handles while the child works: the child is killed and the
 // group removed before the process ends by that signal.
 TEST(RunInChild, SigintRemovesTheGroup) {

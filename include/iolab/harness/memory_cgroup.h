@@ -11,11 +11,17 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "iolab/base/proc.h"
+
+namespace iolab::io {
+class InterruptHook;  // io/scratch.h
+}
 
 namespace iolab::harness {
 
@@ -57,6 +63,12 @@ class MemoryCgroup {
   void add(pid_t pid);
   // The group's page-cache bytes (memory.stat: "cache" on v1, "file" on v2).
   std::optional<std::uint64_t> page_cache_bytes() const;
+  // All the memory charged to the group (memory.usage_in_bytes on v1,
+  // memory.current on v2): its page cache, its processes' memory, the
+  // kernel's on their behalf.
+  std::optional<std::uint64_t> usage_bytes() const;
+  // Sets a new limit (the kernel reclaims page cache down to it). Throws Error.
+  void set_limit(std::uint64_t bytes);
   // Removes the group (waits briefly for exiting tasks to leave it).
   // Idempotent and safe from another thread (the signal cleanup's).
   void remove() noexcept;
@@ -70,14 +82,61 @@ class MemoryCgroup {
   bool removed_ = false;
 };
 
-// Runs `body` in a child process (fork, no exec) that is in `group` before
-// `body` starts, and returns the text `body` returned. Throws Error naming
-// the child's failure: an exception in `body` (its message), a signal, an
-// exit without a result. A signal that ends iolab meanwhile kills the child
-// and removes the group first, then calls `after_signal` (the child's files:
-// the parent's scratch directory does not know them). Call it from a
+// The child's end of a ChildSession: messages to and from its parent.
+class ParentLink {
+ public:
+  explicit ParentLink(int fd) : fd_(fd) {}
+  // The parent's next message; throws Error when the parent is gone.
+  std::string receive();
+  void send(std::string_view message);
+
+ private:
+  int fd_;
+};
+
+// A child process (fork, no exec) in `group`, running `body` while its
+// parent talks with it: messages both ways (send, receive), then the text
+// `body` returns (finish). So a child can do its work in steps the parent
+// paces (the decision table's larger-than-memory cell: one round at a
+// time, under the parent's budget). The child is in the group before
+// `body` starts. A signal that ends iolab meanwhile kills the child and
+// removes the group first, then calls `after_signal` (the child's files:
+// the parent's scratch directory does not know them). Create it from a
 // process with no other threads doing work (the child has only the calling
 // thread).
+class ChildSession {
+ public:
+  ChildSession(MemoryCgroup& group, std::function<std::string(ParentLink&)> body, std::function<void()> after_signal = {});
+  ~ChildSession();  // kills the child if it still runs, and reaps it
+  ChildSession(const ChildSession&) = delete;
+  ChildSession& operator=(const ChildSession&) = delete;
+
+  void send(std::string_view message);
+  // The child's next message. Throws Error when the child ended instead:
+  // an exception in `body` (its message), a signal, an exit, or `body`
+  // returning with the parent still waiting for a message.
+  std::string receive();
+  // Waits for the child to end and returns what `body` returned. Throws
+  // Error naming the child's failure: an exception in `body` (its
+  // message), a signal, an exit without a result, a message left unread.
+  std::string finish();
+
+ private:
+  struct Frame;
+  Frame read_frame();
+  [[noreturn]] void ended(const std::string& why);  // reaps the child, throws its failure
+  int reap();
+  MemoryCgroup& group_;
+  std::function<void()> after_signal_;
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  bool reaped_ = false;
+  int status_ = 0;  // waitpid's, once reaped
+  std::unique_ptr<io::InterruptHook> hook_;  // kills the child and removes the group on a signal
+};
+
+// Runs `body` in a ChildSession that sends no messages and returns the
+// text `body` returned (ChildSession::finish says what it throws).
 std::string run_in_child(MemoryCgroup& group, const std::function<std::string()>& body,
                          std::function<void()> after_signal = {});
 
