@@ -22,6 +22,7 @@
 // and the counters per byte that say why.
 #include <atomic>
 
+#include "counters.h"
 #include "iolab/harness/memory_cgroup.h"
 #include "per_second.h"
 #include "progress_method.h"
@@ -64,31 +65,6 @@ std::string ratio_label(double r) {
 struct Bounds {
   double timed_s, verify_s;
 };
-
-// The counters that say why (issue 24 item 5), per byte delivered, from
-// the record the engine made and the pass's series.
-void add_counters(harness::Result& r, const nlohmann::json& series) {
-  if (r.bytes == 0) return;
-  const double bytes = static_cast<double>(r.bytes), mib = bytes / static_cast<double>(MiB);
-  r.extra["major_faults_per_mib"] = static_cast<double>(r.major_faults) / mib;
-  r.extra["sys_s_per_mib"] = r.sys_s / mib;
-  if (r.op == harness::Op::Read) {
-    r.extra["storage_read_bytes_per_byte"] = static_cast<double>(r.storage_read_bytes) / bytes;
-    if (r.device_read_bytes) r.extra["device_read_bytes_per_byte"] = static_cast<double>(*r.device_read_bytes) / bytes;
-  } else if (r.device_write_bytes) {
-    r.extra["device_write_bytes_per_byte"] = static_cast<double>(*r.device_write_bytes) / bytes;
-  }
-  double seconds = 0, tlb = 0;
-  bool have_tlb = false;
-  for (const auto& e : series) {
-    seconds += e.value("seconds", 0.0);
-    if (e.contains("tlb_shootdowns") && e["tlb_shootdowns"].is_number()) {
-      tlb += e["tlb_shootdowns"].get<double>();
-      have_tlb = true;
-    }
-  }
-  if (have_tlb && seconds > 0) r.extra["tlb_shootdowns_per_s"] = tlb / seconds;
-}
 
 // The first second at whose end the group's page cache held 85% of the
 // limit (the cache is full: the child's own buffers and plan hold the rest).
@@ -290,7 +266,7 @@ class MemorySuite final : public Suite {
         r.extra["verify_stopped_at_time_bound"] = verify_stopped;
       }
       if (!r.skipped) {
-        add_counters(r, series);
+        memory::add_counters(r, series);
         r.extra["cache_full_at_s"] = cache_full_at(series, limit);
       }
       r.extra["per_second"] = std::move(series);
