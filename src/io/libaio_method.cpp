@@ -8,6 +8,7 @@
 // are reaped at the next one.
 #include <fcntl.h>
 #include <libaio.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <fstream>
@@ -52,7 +53,10 @@ std::string setup_refused(int err, unsigned depth) {
 // io_destroy waits for an RCU grace period (~32 ms here), so a closed file
 // parks its idle context for the next open of the same depth. A parked
 // context has nothing in flight and no event unreaped (the queue pump never
-// returns otherwise); the kernel tears the last ones down at exit.
+// returns otherwise); the kernel tears the last ones down at exit. A
+// context belongs to the process that set it up: a child forked after some
+// were parked (the decision table's larger-than-memory cell runs in one)
+// got io_submit's EINVAL from its parent's, so a process takes only its own.
 class IdleContexts {
  public:
   static IdleContexts& instance() {
@@ -63,6 +67,10 @@ class IdleContexts {
   int take(unsigned depth, io_context_t& ctx) {
     {
       std::lock_guard lock(mutex_);
+      if (owner_ != ::getpid()) {
+        idle_.clear();  // a parent's, inherited by fork: not ours to use or destroy
+        owner_ = ::getpid();
+      }
       for (auto it = idle_.begin(); it != idle_.end(); ++it)
         if (it->first == depth) {
           ctx = it->second;
@@ -76,6 +84,10 @@ class IdleContexts {
   void give(unsigned depth, io_context_t ctx) {
     {
       std::lock_guard lock(mutex_);
+      if (owner_ != ::getpid()) {
+        idle_.clear();
+        owner_ = ::getpid();
+      }
       if (idle_.size() < kKeep) {
         idle_.emplace_back(depth, ctx);
         return;
@@ -87,6 +99,7 @@ class IdleContexts {
  private:
   static constexpr std::size_t kKeep = 8;
   std::mutex mutex_;
+  pid_t owner_ = ::getpid();  // the process whose contexts idle_ holds
   std::vector<std::pair<unsigned, io_context_t>> idle_;
 };
 

@@ -2,6 +2,8 @@
 // policy, vectored splitting, io_uring batches, queue depth and options,
 // libaio, and how the queued methods fail mid-stream.
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -655,6 +657,39 @@ TEST(Libaio, OneRequestPerSubmit) {
   EXPECT_EQ(src.completed, 64u);
   EXPECT_TRUE(src.all_whole);
   EXPECT_GE(f->counters().calls, 64u) << "an io_submit per request";
+}
+
+// A closed file parks its context for the next open; a child forked after
+// that (the decision table's larger-than-memory cell runs in one) must set
+// up its own: its parent's context gave io_submit's EINVAL there.
+TEST(Libaio, AForkedChildDoesNotTakeItsParentsParkedContext) {
+  ScratchDir scratch;
+  auto p = testing::write_pattern_file(scratch, "ref", 16 * 4096, 90);  // ReadBlocks checks seed 90
+  FileOptions o;
+  o.queue_depth = 3;  // a depth no other test parks
+  auto read_all = [&] {
+    auto f = find_file_method("libaio").open(p, Access::Read, o);
+    Buffer buf(3 * 4096, BufferKind::Aligned);
+    ReadBlocks src(buf, 16);
+    f->stream(src, false);
+    f->close();
+    return src.completed == 16 && src.all_whole;
+  };
+  ASSERT_TRUE(read_all());  // parks a context of depth 3
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    bool ok = false;
+    try {
+      ok = read_all();
+    } catch (...) {
+    }
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child could not read through libaio";
+  EXPECT_TRUE(read_all()) << "the parent's parked context is still its own";
 }
 
 // ---- registry -----------------------------------------------------------------
