@@ -34,6 +34,7 @@ struct RecommendOptions {
   bool json = false;
   std::string dir;
   std::string max_file = "32m";
+  std::string memory_limit = "64m";  // the larger-than-memory column's page-cache room
   std::string save;
   std::string evict = "per-file";
   double min_time = 0.075;
@@ -42,8 +43,8 @@ struct RecommendOptions {
   std::uint64_t seed = 0x10AB;
 };
 
-harness::Results measure(const RecommendOptions& o, std::uint64_t max_file, harness::Eviction eviction,
-                         const std::string& command) {
+harness::Results measure(const RecommendOptions& o, std::uint64_t max_file, std::uint64_t memory_room,
+                         harness::Eviction eviction, const std::string& command) {
   io::ScratchDir scratch(o.dir);
   harness::Results out;
   out.environment = harness::collect_environment(scratch.path());
@@ -65,13 +66,15 @@ harness::Results measure(const RecommendOptions& o, std::uint64_t max_file, harn
   settings.progress = [tty, begin](const std::string& line) {
     if (tty) std::fprintf(stderr, "[%4.0f s] %s\n", static_cast<double>(steady_ns() - begin) / 1e9, line.c_str());
   };
-  out.results = suites::run_decision(runner, suites::decision_design(max_file), settings);
+  out.results = suites::run_decision(runner, suites::decision_design(max_file, memory_room), settings);
   return out;
 }
 
 // The rules measure() relies on, from the parsed values (Action::recheck).
-void recheck_recommend(const RecommendOptions& o, std::uint64_t max_file) {
+void recheck_recommend(const RecommendOptions& o, std::uint64_t max_file, std::uint64_t memory_room) {
   if (max_file < 4096) throw UsageError("--max-file " + o.max_file, "must be at least 4k");
+  if (memory_room < suites::kMinMemoryRoom)
+    throw UsageError("--memory-limit " + o.memory_limit, "must be at least 32m");
   if (!o.input.empty() && !o.save.empty()) throw UsageError("--save", "only applies when measuring (no results file given)");
   if (!(o.budget >= 1 && o.budget <= 86400)) throw UsageError("--budget", "from 1 to 86400 seconds");
   if (!(o.min_time >= 0 && o.min_time <= 3600)) throw UsageError("--min-time", "from 0 to 3600 seconds");
@@ -100,6 +103,10 @@ void add_recommend_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(6u, 1000u));
   cmd->add_option("--seed", opts->seed, "When measuring: seed of the rounds' orders (default 4267, recorded)");
   cmd->add_option("--max-file", opts->max_file, "When measuring: largest file per experiment (default 32m)");
+  cmd->add_option("--memory-limit", opts->memory_limit,
+                  "When measuring: the page cache the \"larger than memory\" column's memory cgroup leaves its file, "
+                  "which is 4 times that (default 64m, at least 32m); the group's limit adds what the candidates' "
+                  "buffers take");
   cmd->add_option("--min-time", opts->min_time,
                   "When measuring: seconds each repetition lasts at least, by repeating short passes (default 0.075, above the 50 ms under which a repetition is too short to trust); the budget's plan may shorten it to 0.065 s")
       ->check(CLI::Range(0.0, 3600.0));
@@ -112,11 +119,14 @@ void add_recommend_command(CLI::App& app, Action& action) {
   cmd->callback([opts, &action] {
     std::uint64_t max_file = parse_size(opts->max_file);
     if (max_file < 4096) throw UsageError("--max-file " + opts->max_file, "must be at least 4k");
+    const std::uint64_t memory_room = parse_size(opts->memory_limit);
+    if (memory_room < suites::kMinMemoryRoom)
+      throw UsageError("--memory-limit " + opts->memory_limit, "must be at least 32m");
     harness::Eviction eviction = harness::parse_eviction(opts->evict);
     if (!opts->input.empty() && !opts->save.empty()) throw UsageError("--save", "only applies when measuring (no results file given)");
     if (opts->max_rounds < opts->min_rounds) throw UsageError("--max-rounds", "must be at least --min-rounds");
-    action.recheck = [opts, max_file] { recheck_recommend(*opts, max_file); };
-    action.run = [opts, max_file, eviction] {
+    action.recheck = [opts, max_file, memory_room] { recheck_recommend(*opts, max_file, memory_room); };
+    action.run = [opts, max_file, memory_room, eviction] {
       // --save: iolab run --out's rules (report/output_files.h), checked first, before measuring.
       std::shared_ptr<report::OutputFiles> save;
       if (!opts->save.empty()) {
@@ -132,11 +142,11 @@ void add_recommend_command(CLI::App& app, Action& action) {
         results = report::read_results_file(opts->input);
       } else {
         if (save) save->prepare();
-        results = measure(*opts, max_file, eviction,
+        results = measure(*opts, max_file, memory_room, eviction,
                           fmt::format("iolab recommend --budget {} --min-rounds {} --max-rounds {} --seed {} "
-                                      "--min-time {} --max-file {} --evict {}",
+                                      "--min-time {} --max-file {} --memory-limit {} --evict {}",
                                       opts->budget, opts->min_rounds, opts->max_rounds, opts->seed, opts->min_time,
-                                      opts->max_file, opts->evict));
+                                      opts->max_file, opts->memory_limit, opts->evict));
         if (save) {
           auto p = save->publish(
               [&](std::size_t, const std::filesystem::path& json) {

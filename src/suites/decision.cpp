@@ -12,6 +12,7 @@
 #include "iolab/harness/comparison.h"
 #include "iolab/io/scratch.h"
 #include "iolab/io/registry.h"
+#include "decision_trials.h"
 
 namespace iolab::suites {
 
@@ -110,7 +111,7 @@ harness::FileExperiment experiment(const Variant& v, harness::Op op, std::uint64
 
 std::string DecisionCell::key() const { return op + "|" + band + "|" + flush + "|" + column; }
 
-std::vector<DecisionCell> decision_design(std::uint64_t max_file) {
+std::vector<DecisionCell> decision_design(std::uint64_t max_file, std::uint64_t memory_room) {
   std::vector<DecisionCell> out;
   const std::vector<Variant> buffered_variants = variants(false), direct_variants = variants(true);
   // `inline_flush`: a flush between writes (every write, every N bytes), which a queued method
@@ -189,7 +190,41 @@ std::vector<DecisionCell> decision_design(std::uint64_t max_file) {
           }
         });
       }
+  out.push_back(larger_than_memory_cell(memory_room));
   return out;
+}
+
+DecisionCell larger_than_memory_cell(std::uint64_t memory_room) {
+  // Reads of a file larger than memory: every read method in its default
+  // form, through the page cache or O_DIRECT, at the edges of the band
+  // where the other read cells have theirs; shaped and run by
+  // decision_memory.cpp. Last in the design: its child's setup (a file four
+  // times the room, written and read into the cache) costs more than the
+  // cost model learns from the other cells, so it recalibrates nothing
+  // after it.
+  const BandSpec& band = *std::find_if(std::begin(kBands), std::end(kBands),
+                                       [](const BandSpec& b) { return std::string_view(b.name) == "4 KiB..1 MiB"; });
+  std::vector<Variant> vs = variants(false);
+  for (auto& v : variants(true)) vs.push_back(std::move(v));
+  DecisionCell c;
+  c.op = "read", c.band = band.name, c.flush = "none", c.column = kLargerThanMemory;
+  c.conditions = {band.edges[0], band.edges[1]};
+  for (const auto& v : vs) {
+    c.candidates.push_back(v.label);
+    c.traits.push_back(v.method->traits(v.options));
+  }
+  c.unmeasurable = larger_than_memory_problem();
+  if (c.unmeasurable.empty())
+    for (std::uint64_t block : c.conditions) {
+      std::vector<harness::FileExperiment> row;
+      for (std::size_t i = 0; i < vs.size(); ++i) {
+        harness::FileExperiment e = experiment(vs[i], harness::Op::Read, block, kLargerThanMemoryRatio * memory_room);
+        shape_larger_than_memory(e, memory_room, i);
+        row.push_back(std::move(e));
+      }
+      c.experiments.push_back(std::move(row));
+    }
+  return c;
 }
 
 std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, const DecisionSettings& settings,
@@ -385,6 +420,7 @@ class RoundsTrial final : public CellTrial {
   // every timed pass and verifies every byte in its verification pass.
   std::vector<harness::FileExperiment> prepared(std::vector<harness::FileExperiment> row) {
     if (row.empty() || row[0].op != harness::Op::Read) return row;
+    if (!row[0].prepared_file.empty()) return row;  // the caller's (the larger-than-memory cell's child)
     const std::uint64_t length = harness::file_length(row[0]);
     for (const auto& e : row)
       if (e.op != harness::Op::Read || harness::file_length(e) != length) return row;
@@ -422,6 +458,12 @@ class RoundsTrial final : public CellTrial {
 };
 
 }  // namespace
+
+std::unique_ptr<CellTrial> make_rounds_trial(const harness::RunConfig& config, io::ScratchDir& scratch,
+                                             const DecisionCell& cell, std::size_t index, const DecisionSettings& settings,
+                                             double min_time, std::vector<harness::Result>& out) {
+  return std::make_unique<RoundsTrial>(config, scratch, cell, index, settings, min_time, out);
+}
 
 std::vector<harness::Result> run_decision(harness::Runner& runner, const std::vector<DecisionCell>& design,
                                           const DecisionSettings& settings) {
@@ -464,6 +506,8 @@ std::vector<harness::Result> run_decision(harness::Runner& runner, const std::ve
     ScheduledCell s;
     for (const auto& row : cell.experiments) s.turns += row.size();
     s.make = [&, ci](double min_time) -> std::unique_ptr<CellTrial> {
+      if (design[ci].column == kLargerThanMemory)
+        return make_memory_cell_trial(runner, design[ci], ci, settings, min_time, out);
       return std::make_unique<RoundsTrial>(runner.config(), runner.scratch(), design[ci], ci, settings, min_time, out);
     };
     s.not_run = [&, ci](const std::string& why) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "iolab/harness/memory_cgroup.h"
 #include "iolab/io/scratch.h"
 #include "cli/run_program.h"
 
@@ -241,16 +242,26 @@ TEST_F(ReportCli, RecommendMeasuresItsOwnTable) {
   // like run --out, never replaces a file iolab did not write, such as an empty one.
   auto save = slot("measured.json");
   std::filesystem::remove(save);
+  // The larger-than-memory column at its smallest room: a 128 MiB file.
   Ran r = iolab_cmd({"recommend", "--json", "--max-file", "16k", "--budget", "3600", "--max-rounds", "6", "--min-time", "0", "--evict", "per-file",
-                     "--save", save.string()});
+                     "--memory-limit", "32m", "--save", save.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["format_version"], 3);
-  ASSERT_EQ(j["cells"].size(), 52u);
+  ASSERT_EQ(j["cells"].size(), 53u);
   std::size_t measured = 0;
+  const iolab::harness::CgroupPlace place = iolab::harness::find_memory_cgroup();
   for (const auto& c : j["cells"]) {
     EXPECT_EQ(c["conditions"].size(), 2u) << c.dump();
+    if (c["column"] == "larger than memory") {
+      // Measured where a memory cgroup can be made here, else it says why not.
+      EXPECT_EQ(c["measured"].get<bool>(), place.root.has_value()) << c.dump();
+      if (!place.root) {
+        EXPECT_EQ(c["reason"], place.why) << c.dump();
+      }
+    }
     if (!c["measured"].get<bool>()) {
+      if (c["column"] == "larger than memory") continue;
       EXPECT_EQ(c["column"], "direct") << c.dump();
       // O_DIRECT's 512 B multiples, or a flush between writes that only `direct` can make.
       const std::string reason = c["reason"].get<std::string>();
@@ -263,7 +274,8 @@ TEST_F(ReportCli, RecommendMeasuresItsOwnTable) {
     EXPECT_GE(c["candidates"].size(), 4u) << c.dump();
     EXPECT_EQ(c["rounds"], 6) << c.dump();
   }
-  EXPECT_EQ(measured, 36u);  // 40, less the direct cells of every and every-16k in the two large bands
+  // 40, less the direct cells of every and every-16k in the two large bands; and larger than memory where it can be.
+  EXPECT_EQ(measured, place.root ? 37u : 36u);
   nlohmann::json saved = nlohmann::json::parse(read_all(save));
   EXPECT_EQ(saved["format"], "iolab-results");
   for (const auto& rec : saved["results"]) {

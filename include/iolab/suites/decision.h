@@ -27,7 +27,7 @@ struct DecisionCell {
   std::string op;      // "read", "write"
   std::string band;    // "< 64 B", "64 B..4 KiB", "4 KiB..1 MiB", ">= 1 MiB"
   std::string flush;   // "none", "end", "every-16k", "async-16k", "every" (reads: "none")
-  std::string column;  // reads: "warm", "cold", "direct"; writes: "buffered", "direct"
+  std::string column;  // reads: "warm", "cold", "direct", "larger than memory"; writes: "buffered", "direct"
   std::vector<std::string> candidates;   // labels ("pread", "io_uring QD32", "io_uring O_DIRECT QD1")
   std::vector<io::MethodTraits> traits;  // each candidate's, in its form (what a reader decides by, not the label)
   std::vector<std::uint64_t> conditions; // packet sizes
@@ -48,8 +48,24 @@ struct DecisionCell {
 // needs.
 inline constexpr double kDeviceBoundMinTimeFactor = 1.5;
 
-// Every cell of the table. Files are at most `max_file` bytes.
-std::vector<DecisionCell> decision_design(std::uint64_t max_file);
+// The column of random reads of a file larger than memory (issue 24): one
+// cell, read | 4 KiB..1 MiB, whose candidates are every file method that
+// can read, through the page cache or O_DIRECT, all run in one child
+// process inside one memory cgroup that gives the page cache
+// `memory_room` bytes (the candidates' buffers get theirs beside it), from
+// a full cache (harness::CacheState::Full) of a file kLargerThanMemoryRatio
+// times the room (decision_memory.cpp). Cannot be measured where no memory
+// cgroup can be made (not root, no controller): the cell says why.
+inline constexpr const char* kLargerThanMemory = "larger than memory";
+inline constexpr unsigned kLargerThanMemoryRatio = 4;
+inline constexpr std::uint64_t kDefaultMemoryRoom = 64ull << 20;  // a 256 MiB file
+// The least room (`iolab recommend --memory-limit`), the memory suite's
+// least limit too: a smaller cache holds only a few 1020 KiB packets.
+inline constexpr std::uint64_t kMinMemoryRoom = 32ull << 20;
+
+// Every cell of the table. Files are at most `max_file` bytes, but for the
+// larger-than-memory cell's (kLargerThanMemoryRatio x `memory_room`).
+std::vector<DecisionCell> decision_design(std::uint64_t max_file, std::uint64_t memory_room = kDefaultMemoryRoom);
 
 struct DecisionSettings {
   // The whole table's wall time, a hard bound: a repetition starts only if
@@ -129,6 +145,9 @@ std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, co
 // fields of Rounds::finish; a cell that cannot be measured, or that the
 // budget could not pay for ("not run: budget ..."), gives one skipped record
 // with the reason and extra "decision_candidates" and "decision_conditions".
+// The larger-than-memory cell runs its rounds in a child inside a memory
+// cgroup, paced by this process's schedule as any other cell (its records
+// add the memory fields: decision_memory.cpp).
 std::vector<harness::Result> run_decision(harness::Runner& runner, const std::vector<DecisionCell>& design,
                                           const DecisionSettings& settings);
 
