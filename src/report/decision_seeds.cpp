@@ -74,6 +74,10 @@ constexpr SeedRule kSeedRules[] = {
      "buffered", SeedExpect::Wins, &kSeedUserBuffer},
     {"002", "mmap writes 1..2 KiB records fastest, FileChannel second", "write", "64 B..4 KiB", "none", "buffered",
      SeedExpect::Wins, &kSeedMapped},
+    // Not a seed's: the published measurement issue 24 reproduces (random 4 KiB reads through mmap collapse once
+    // the page cache is full, and never recover), asked by the larger-than-memory column.
+    {"Crotty et al. (CIDR 2022)", "random reads past memory: not mmap (it collapses once the page cache is full)",
+     "read", "4 KiB..1 MiB", "none", "larger than memory", SeedExpect::Loses, &kSeedMapped},
 };
 
 // Whether candidate `i` of the cell is of the rule's kind; nullopt when its records name no traits.

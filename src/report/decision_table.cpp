@@ -61,6 +61,12 @@ std::string counters(const std::string& label, const harness::Result& r) {
                               sig(static_cast<double>(r.io_calls) / mib, 3), sig(static_cast<double>(r.minor_faults) / mib, 3),
                               sig(1000 * r.sys_s / mib, 3));
   if (std::string f = flushes_text(r); !f.empty()) s += ", " + f;
+  // Reads past memory (the larger-than-memory column's records carry these): faults that went to the
+  // device, and what the device read per byte delivered (readahead that eviction wasted).
+  if (r.extra.contains("major_faults_per_mib"))
+    s += fmt::format(", {} major faults/MiB", sig(number_of(r.extra, "major_faults_per_mib", 0), 3));
+  if (r.extra.contains("device_read_bytes_per_byte"))
+    s += fmt::format(", {} bytes read from the device per byte", sig(number_of(r.extra, "device_read_bytes_per_byte", 0), 3));
   return s;
 }
 

@@ -158,7 +158,7 @@ Html notes_html(const SuiteSection& s) {
 Html decision_html(const RunSection& run) {
   Html h(
       "<table class=\"decision\"><thead><tr><th>op</th><th>packet size</th><th>flush</th><th>reads: warm cache<br>writes: "
-      "to a fresh file</th><th>reads: cold cache or O_DIRECT</th></tr></thead><tbody>");
+      "to a fresh file</th><th>reads: cold cache, O_DIRECT or larger than memory</th></tr></thead><tbody>");
   for (const auto& row : run.decision)
     h += "<tr>" + td(row.op) + td(row.band) + td(row.flush) + "<td class=\"" + text(row.warm_class) + "\">" + text(row.warm) +
          "</td><td class=\"" + text(row.cold_class) + "\">" + text(row.cold) + "</td></tr>";

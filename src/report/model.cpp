@@ -125,8 +125,8 @@ std::vector<DecisionRow> decision_rows(const DecisionTable& table) {
   return rows;
 }
 
-// The designed table in the same two columns: reads warm | cold and O_DIRECT;
-// writes through the page cache | O_DIRECT.
+// The designed table in the same two columns: reads warm | cold, O_DIRECT
+// and larger than memory (each named); writes through the page cache | O_DIRECT.
 std::vector<DecisionRow> designed_rows(const DesignedTable& table) {
   std::vector<DecisionRow> rows;
   auto cls = [](const DesignedCell& c) {

@@ -42,7 +42,7 @@ inline harness::Result make(const Spec& s) {
   r.bytes = s.file;
   r.ops = s.file / s.block;
   r.buffer = s.buffer.empty() ? std::nullopt : std::optional(io::parse_buffer_kind(s.buffer));
-  r.cache = s.cache.empty() ? std::nullopt : std::optional(harness::parse_cache(s.cache));
+  r.cache = s.cache.empty() ? std::nullopt : std::optional(harness::parse_cache_name(s.cache));
   r.cache_method = s.cache == "cold" ? "drop_caches" : s.cache == "warm" ? "read once" : "";
   if (s.cache == "cold") r.resident_fraction = 0.0;
   if (s.cache == "warm") r.resident_fraction = 1.0;
