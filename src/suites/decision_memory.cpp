@@ -7,13 +7,15 @@
 // conditions) runs in one child process inside one memory cgroup, so the
 // candidates share one page cache as the threads of one process on a
 // machine with too little memory would. The group's limit is the cache's
-// room plus the memory the candidates' buffers and plans take, plus some for
-// the child itself, so every candidate sees the same room: while the
-// candidates start (each allocates its buffers as its setup comes, and
-// verifies, warms up and calibrates), the buffers' planned size and a
-// generous margin; once every candidate has started, the room plus what the
-// group then holds besides its page cache plus a small margin. The file is
-// written once, in the child, and read by every candidate.
+// room plus the memory the candidates' buffers and plans take, plus a
+// margin, so every candidate sees the same room: before every pass the
+// harness sets it from what the group then holds besides its page cache
+// (CacheState::Full), because each candidate allocates its buffers as its
+// setup comes (up to 32 MiB for a queue of 32 1020 KiB reads), and a limit
+// planned once left the first candidates a cache of twice the room while
+// they calibrated. Until the first pass it is the room plus the buffers'
+// planned size plus a generous margin. The file is written once, in the
+// child, and read by every candidate.
 //
 // The rounds are decision.cpp's (make_rounds_trial: harness::Rounds,
 // harness::decide and the retirement of beaten candidates); the schedule
@@ -64,14 +66,12 @@ constexpr std::uint64_t kPassQueueFulls = 4;
 // verified_fraction). Timed passes check every call's byte count and the
 // last block read.
 constexpr std::uint64_t kVerifyBlocks = 32;
-// What the child takes besides the candidates' buffers and plans: the code
-// and heap it inherited and touches, its records, the kernel's page tables
-// and rings charged to the group. While the candidates start, their buffers
-// are planned (harness::experiment_memory: within 0.5% of what the group
-// held here) and the margin is generous; for the rounds the limit is set
-// from what the group holds then, and the margin covers only what the
-// rounds add (rates, verdicts, the records at the end).
-constexpr std::uint64_t kSetupSlack = 32ull << 20, kRoundsSlack = 4ull << 20;
+// What the child takes besides the candidates' buffers and plans until the
+// first pass sets the limit from what the group holds (the code and heap
+// it inherited and touches, the kernel's page tables charged to the group),
+// generously: the buffers are planned by harness::experiment_memory, within
+// 0.5% of what the group held here.
+constexpr std::uint64_t kSetupSlack = 32ull << 20;
 
 // The messages between this process and the child, one step of CellTrial each.
 constexpr const char* kStart = "start";
@@ -199,11 +199,6 @@ class MemoryCellTrial final : public CellTrial {
       const std::string m = link.receive();
       if (m == kStart) {
         trial->start();
-        // Every candidate's buffers are allocated (and touched): the limit becomes the room plus what the group
-        // holds besides its page cache, so the rounds run with the room the record states.
-        const auto usage = group_->usage_bytes(), cache = group_->page_cache_bytes();
-        if (!usage || !cache) throw Error("read", group_->description(), "no memory.stat or usage figures");
-        group_->set_limit(room_ + (*usage > *cache ? *usage - *cache : 0) + kRoundsSlack);
         link.send(kStarted);
       } else if (m == kRound) {
         const bool whole = trial->round([&link] {
@@ -228,8 +223,8 @@ class MemoryCellTrial final : public CellTrial {
     child_scratch_->remove_file(file);
     for (auto& r : records) {
       r.extra["memory_limit_bytes"] = room_;  // the page cache's room
-      r.extra["cgroup_limit_bytes"] = group_->limit_bytes();  // in the rounds
-      r.extra["cgroup_setup_limit_bytes"] = setup_limit_;     // while the candidates started
+      r.extra["cgroup_limit_bytes"] = group_->limit_bytes();  // the last set (the harness's, before a pass)
+      r.extra["cgroup_setup_limit_bytes"] = setup_limit_;     // until the first pass
       r.extra["cgroup_buffers_bytes"] = buffers_;             // planned for the candidates' buffers and plans
       r.extra["cgroup_anon_bytes"] = anon;         // the group's, measured before the last round's records
       r.extra["working_set_ratio"] = kLargerThanMemoryRatio;

@@ -34,14 +34,15 @@ AccessPattern parse_pattern(std::string_view);
 // Warm: resident in the page cache (read once, proven by mincore). Cold:
 // evicted before every pass (proven by mincore). Direct: O_DIRECT bypasses
 // the page cache, so the file's residency does not matter. Full: the file
-// is larger than the page cache it may use (the room of a memory cgroup
-// iolab made for the experiment) and that room is full before every pass
-// (the group's page-cache bytes, proven from its memory.stat at least
-// thresholds::kFullCacheMin of the room; the file's resident share, by
-// mincore, says how little of it fits): reads evict as they go, the steady
-// state of a data set that outgrew memory. Nothing is evicted between
-// passes. Only a caller that runs the experiment in such a group can ask
-// for it (the decision table's "larger than memory" column).
+// is larger than the page cache it may use (a room in a memory cgroup
+// iolab made for the experiment: before every pass the group's limit is
+// set to the room plus the group's other memory) and that room is full
+// before every pass (the group's page-cache bytes, proven from its
+// memory.stat at least thresholds::kFullCacheMin of the room; the file's
+// resident share, by mincore, says how little of it fits): reads evict as
+// they go, the steady state of a data set that outgrew memory. Nothing is
+// evicted between passes. Only a caller that runs the experiment in such a
+// group can ask for it (the decision table's "larger than memory" column).
 enum class CacheState { Warm, Cold, Direct, Full };
 std::string_view to_string(CacheState);  // "warm", "cold", "direct", "full"
 // What a user may ask for (--cache, job files): warm, cold or direct;

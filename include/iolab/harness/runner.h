@@ -65,10 +65,11 @@ struct FileExperiment {
   std::uint64_t pass_blocks = 0, verify_blocks = 0;
   std::uint64_t order_seed = 0;
   // CacheState::Full: the memory cgroup the experiment runs in (a process
-  // placed in it: run_in_child, ChildSession) and the page-cache room it
-  // was given, which the group's page cache must fill before every timed
-  // pass; the file must be larger than the room.
-  const MemoryCgroup* memory_group = nullptr;
+  // placed in it: run_in_child, ChildSession) and the page cache's room in
+  // it. Before every pass the group's limit is set to the room plus the
+  // group's other memory (plus thresholds::kFullCacheMarginBytes), and the
+  // cache must fill the room; the file must be larger than the room.
+  MemoryCgroup* memory_group = nullptr;
   std::uint64_t cache_room = 0;
   // Heap or aligned; nullopt = aligned when the method needs alignment
   // (O_DIRECT), heap otherwise.
@@ -90,8 +91,9 @@ struct FileExperiment {
 //  - Cold: the file is evicted before every pass and proven cold (mincore);
 //    one that stays resident is evicted again, then replaced by a fresh
 //    copy, then skipped. Warm: proven resident before every pass. Full:
-//    the group's page cache proven full before every pass (read into from
-//    the file until it is, or skipped), nothing evicted (kinds.h).
+//    the group's limit set to the cache's room plus its other memory, and
+//    its page cache proven full before every pass (read into from the file
+//    until it is, or skipped), nothing evicted (kinds.h).
 //  - Queued methods (MethodTraits::queued): requests stream through
 //    File::stream with options.queue_depth in flight, one read slot each.
 

@@ -37,6 +37,10 @@ inline constexpr double kColdResidentMax = 0.05;
 // group's page cache holds at least this fraction of the room it was given
 // (the rest: the group's own small allocations, pages being reclaimed).
 inline constexpr double kFullCacheMin = 0.85;
+// A full cache's group may hold this much beyond its page cache's room and
+// its other memory (set before every pass): what a pass allocates (page
+// tables of a mapping, a ring's pages); the cache may use what is left of it.
+inline constexpr std::uint64_t kFullCacheMarginBytes = 4ull << 20;
 // Modified z-score above which a repetition is an outlier (Iglewicz and
 // Hoaglin; hyperfine's rule): 0.6745 * |x - median| / MAD > 3.5.
 inline constexpr double kOutlierZ = 3.5;
