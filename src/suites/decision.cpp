@@ -202,11 +202,10 @@ DecisionCell larger_than_memory_cell(std::uint64_t memory_room) {
   // form, through the page cache or O_DIRECT, at the edges of its band
   // where the other read cells have theirs; shaped and run by
   // decision_memory.cpp. In the design beside its band's other read
-  // cells, not last: the schedule gives the cells still to run equal
-  // shares of the time, and last it was left 13 s of 480 ("not run:
-  // budget"); its setup (a file four times the room, 26 candidates'
-  // warm-ups past memory) then weighs in the cost model a little for the
-  // cells after it.
+  // cells, so the table shows it there; run_decision runs it as the
+  // fourth of its op and band's cells, about 7/8 into the run. Its setup
+  // (a file four times the room, 26 candidates' warm-ups past memory)
+  // weighs a little in the cost model of the cells after it.
   const BandSpec& band = *std::find_if(std::begin(kBands), std::end(kBands), [](const BandSpec& b) {
     return std::string_view(b.name) == kLargerThanMemoryBand;
   });
