@@ -193,5 +193,43 @@ TEST(RunInChild, SigintRemovesTheGroup) {
   EXPECT_EQ(fake.groups(), 0u) << "the group outlived the signal";
 }
 
+// The larger-than-memory column's session, mid-conversation: a signal kills
+// the child, removes the group, and runs `after_signal`, which removes the
+// files the child made (the parent's scratch directory does not know them).
+TEST(ChildSession, SigintMidConversationRemovesTheGroupAndTheChildsFiles) {
+  FakeRoot fake;
+  const fs::path childs_file = fake.dir / "childs-file";
+  const fs::path at_work = fake.dir / "at-work";
+  const pid_t test = ::fork();
+  ASSERT_GE(test, 0);
+  if (test == 0) {
+    io::remove_scratch_dirs_on_signals();
+    MemoryCgroup group(fake.root(), 1u << 20);
+    ChildSession session(
+        group,
+        [&](ParentLink& parent) -> std::string {
+          std::ofstream(childs_file) << "data";
+          parent.send("made");
+          parent.receive();  // never comes
+          return "unreachable";
+        },
+        [&] { fs::remove(childs_file); });
+    if (session.receive() != "made") ::_exit(3);
+    std::ofstream(at_work) << "x";
+    for (;;) ::pause();
+  }
+  // Wait (bounded) for the session to be mid-conversation; the outcome is the exit status below.
+  for (int i = 0; i < 2000 && !fs::exists(at_work); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(fs::exists(at_work));
+  ASSERT_TRUE(fs::exists(childs_file));
+  ::kill(test, SIGINT);
+  int status = 0;
+  ASSERT_EQ(::waitpid(test, &status, 0), test);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  EXPECT_EQ(fake.groups(), 0u) << "the group outlived the signal";
+  EXPECT_FALSE(fs::exists(childs_file)) << "the child's file outlived the signal";
+}
+
 }  // namespace
 }  // namespace iolab::harness
