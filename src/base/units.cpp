@@ -191,6 +191,12 @@ std::string size_label(std::uint64_t b) {
   return std::to_string(b) + (u >= 0 ? std::string(1, units[u]) : "");
 }
 
+std::string exact_size(std::uint64_t b) {
+  if (b != 0 && b % (1024 * 1024) == 0) return std::to_string(b >> 20) + " MiB";
+  if (b != 0 && b % 1024 == 0) return std::to_string(b >> 10) + " KiB";
+  return std::to_string(b) + " B";
+}
+
 std::string format_percent(double fraction) {
   if (!std::isfinite(fraction)) return "n/a";
   const double p = fraction * 100;

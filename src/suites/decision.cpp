@@ -18,13 +18,6 @@ namespace iolab::suites {
 
 namespace {
 
-// A packet size exactly: "63 B", "4095 B", "4 KiB", "1020 KiB", "8 MiB".
-std::string exact_size(std::uint64_t b) {
-  if (b % (1024 * 1024) == 0) return std::to_string(b >> 20) + " MiB";
-  if (b % 1024 == 0) return std::to_string(b >> 10) + " KiB";
-  return std::to_string(b) + " B";
-}
-
 
 struct BandSpec {
   const char* name;

@@ -131,6 +131,12 @@ TEST(FormatOthers, Samples) {
   EXPECT_EQ(size_label(1 << 30), "1g");
   EXPECT_EQ(size_label(1000), "1000");
   EXPECT_EQ(size_label(0), "0");
+  EXPECT_EQ(exact_size(63), "63 B");
+  EXPECT_EQ(exact_size(4095), "4095 B");
+  EXPECT_EQ(exact_size(4096), "4 KiB");
+  EXPECT_EQ(exact_size(1020 * 1024), "1020 KiB");
+  EXPECT_EQ(exact_size(8u << 20), "8 MiB");
+  EXPECT_EQ(exact_size(0), "0 B");
 }
 
 TEST(Errors, OneLineWithOperationSubjectAndCause) {

@@ -40,5 +40,8 @@ std::string format_count(double n);
 std::string format_percent(double fraction);
 // Compact size for labels: "4k", "1m", "1g", "1000".
 std::string size_label(std::uint64_t bytes);
+// A size exactly, in the largest unit that divides it: "63 B", "4095 B",
+// "4 KiB", "1020 KiB", "8 MiB".
+std::string exact_size(std::uint64_t bytes);
 
 }  // namespace iolab
