@@ -283,6 +283,7 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
   std::vector<ConditionJudgement> judged(nk);
   v.beaten.assign(nk, std::vector<std::optional<Verdict::Beat>>(nc));
   v.settled.assign(nk, false);
+  v.unbeaten.assign(nk, {});
   for (std::size_t k = 0; k < nk; ++k) {
     ConditionJudgement& j = judged[k];
     j.ran.assign(nc, false);
@@ -302,6 +303,7 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
       if (!j.beaten[c]) j.left.push_back(c);
     std::sort(j.left.begin(), j.left.end(), [&](std::size_t a, std::size_t b) { return place[a] < place[b]; });
     v.beaten[k] = j.beaten;
+    v.unbeaten[k] = j.left;
     if (j.left.size() <= 1) {
       j.settled = !here.empty();
     } else {

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <optional>
 
+#include "common.h"
+#include "iolab/base/units.h"
+
 namespace iolab::report {
 
 namespace {
@@ -86,6 +89,72 @@ std::optional<bool> seed_is(const DesignedCell& c, std::size_t i, const SeedKind
   return kind.is(*c.traits[i]);
 }
 
+// An undecided cell may still answer a rule size by size: a condition is
+// judged on its own (harness::decide's beaten and settled), so a rule can be
+// contradicted at one size, or hold at every size of a cell whose answer
+// changes within the band. A rule claims its whole band: it holds ("yes")
+// when it holds at every size, fails ("no") when it fails at some size and
+// holds at none, "partly" when it holds at some and fails at others (or its
+// kind is tied at the top where it should win), and "cannot say" when
+// nothing contradicts it but some size is still open.
+struct AtSizes {
+  std::string agrees;
+  std::string machine;  // "at 8 B: mmap wins; at 63 B: mmap beaten by stdio (1.2x, 1.17..1.23)"
+};
+AtSizes at_sizes(const DesignedCell& c, const SeedRule& rule) {
+  const auto& v = c.verdict;
+  bool yes = false, partly = false, no = false, open = false;
+  std::string text;
+  for (std::size_t k = 0; k < v.unbeaten.size() && k < v.beaten.size(); ++k) {
+    const std::string at = k < c.conditions.size() ? exact_size(c.conditions[k]) : "size " + std::to_string(k + 1);
+    std::vector<std::size_t> of_kind, beaten_of_kind;
+    bool traits_known = true;
+    for (std::size_t i = 0; i < c.candidates.size(); ++i) {
+      const bool unbeaten = std::find(v.unbeaten[k].begin(), v.unbeaten[k].end(), i) != v.unbeaten[k].end();
+      const bool beaten = i < v.beaten[k].size() && v.beaten[k][i].has_value();
+      if (!unbeaten && !beaten) continue;  // did not run here
+      auto is = seed_is(c, i, *rule.kind);
+      if (!is) {
+        traits_known = false;
+      } else if (*is) {
+        of_kind.push_back(i);
+        if (beaten) beaten_of_kind.push_back(i);
+      }
+    }
+    std::string here;
+    enum { Holds, Partly, Fails, Open } said = Open;
+    if (!traits_known) {
+      here = "its records name no method traits";
+    } else if (v.unbeaten[k].empty()) {
+      here = "no figure";
+    } else if (of_kind.empty()) {
+      here = fmt::format("no {} ran", rule.kind->name);
+    } else if (beaten_of_kind.size() == of_kind.size()) {
+      for (auto i : beaten_of_kind) {
+        const auto& b = *v.beaten[k][i];
+        here += fmt::format("{}{} beaten by {} ({}x, {}..{})", here.empty() ? "" : ", ", c.candidates[i],
+                            c.candidates[b.by], sig(b.interval.estimate, 3), sig(b.interval.lo, 3), sig(b.interval.hi, 3));
+      }
+      said = rule.expect == SeedExpect::Wins ? Fails : Holds;
+    } else if (k < v.settled.size() && v.settled[k]) {
+      std::string set;
+      for (auto i : v.unbeaten[k]) set += (set.empty() ? "" : ", ") + c.candidates[i];
+      const bool alone = of_kind.size() - beaten_of_kind.size() == v.unbeaten[k].size();
+      here = v.unbeaten[k].size() == 1 ? set + " wins" : "a tie of " + set;
+      // A tie of the rule's kind with others: partly where it should win, not where it should lose.
+      said = rule.expect == SeedExpect::Wins ? (alone ? Holds : Partly) : Fails;
+    } else {
+      here = "unresolved";
+    }
+    text += fmt::format("{}at {}: {}", text.empty() ? "" : "; ", at, here);
+    yes = yes || said == Holds, partly = partly || said == Partly, no = no || said == Fails, open = open || said == Open;
+  }
+  AtSizes out{"cannot say", text};
+  if (no) out.agrees = yes || partly ? "partly" : "no";
+  else if (!open && (yes || partly)) out.agrees = partly ? "partly" : "yes";
+  return out;
+}
+
 }  // namespace
 
 std::vector<SeedRuleRow> seed_rules(const DesignedTable& table) {
@@ -134,10 +203,13 @@ std::vector<SeedRuleRow> seed_rules(const DesignedTable& table) {
             row.agrees = rule.expect == SeedExpect::Wins ? (in ? "partly" : "no") : (in ? "no" : "yes");
           break;
         }
-        case harness::Verdict::Kind::Undecided:
+        case harness::Verdict::Kind::Undecided: {
+          AtSizes sizes = at_sizes(*it, rule);
           row.machine = fmt::format("undecided after {} rounds", it->rounds);
-          row.agrees = "cannot say";
+          if (!sizes.machine.empty()) row.machine += " (" + sizes.machine + ")";
+          row.agrees = sizes.agrees;
           break;
+        }
       }
     }
     out.push_back(std::move(row));
@@ -152,7 +224,7 @@ std::string format_text(const std::vector<SeedRuleRow>& rows) {
   std::string s = "\nThe seeds' rules beside this machine (seed says / this machine says / agrees?):\n";
   for (const auto& r : rows)
     s += fmt::format("  {} {}{}\n      {}{}: {} -> {}\n", r.seed, r.says, r.expects.empty() ? "" : " [" + r.expects + "]",
-                     r.cell.empty() ? "" : "cell ", r.cell, r.machine, r.agrees);
+                     r.cell.empty() ? "" : "cell ", r.cell, visible(r.machine), r.agrees);  // labels come from the file
   return s;
 }
 

@@ -236,6 +236,10 @@ TEST(Decide, AWinnerMustWinAtEveryCondition) {
       << v.reason;
   EXPECT_EQ(v.best_everywhere, std::vector<std::size_t>{0});  // a: winner at x, tied at y
   EXPECT_NE(v.reason.find("best or tied for best at every size: a"), std::string::npos) << v.reason;
+  // What each size left unbeaten, best first: what the seeds' rules are held against size by size.
+  ASSERT_EQ(v.unbeaten.size(), 2u);
+  EXPECT_EQ(v.unbeaten[0], std::vector<std::size_t>{0});
+  EXPECT_EQ(v.unbeaten[1], (std::vector<std::size_t>{0, 1}));
   // Fewer than 6 rounds: no interval, never decided.
   Rates few = cell(rng, 5, {100, 300}, 0.01);
   Verdict none = decide(few, {"a", "b"}, {});

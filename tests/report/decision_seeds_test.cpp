@@ -1,8 +1,9 @@
 // The seeds' rules beside this machine's verdicts: a rule's cell found by
 // its op, band, flush and column; a winner of the kind of method the rule
 // names (by the candidate's traits, never its label) agrees, one the rule
-// says loses does not, a tie with it agrees partly, an undecided or
-// unmeasured cell, or records that name no traits, cannot say.
+// says loses does not, a tie with it agrees partly; an undecided cell is
+// read size by size; an unmeasured cell, or records that name no traits,
+// cannot say.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -62,6 +63,72 @@ TEST(SeedRules, EachRuleAgreesOrNotWithItsCell) {
   EXPECT_TRUE(j.back()["cell"].is_null());  // 003: not a question this table asks
   EXPECT_EQ(j.back()["agrees"], "not in this table");
   EXPECT_NE(format_text(rows).find("seed says / this machine says / agrees?"), std::string::npos);
+}
+
+// An undecided cell answers a rule size by size (candidates pread, mmap,
+// stdio): each size's unbeaten set and who beat whom. A rule claims its
+// whole band: it fails where its kind is beaten at one size and holds at
+// none, holds only where it holds at every size, and cannot say while a
+// size is open and nothing contradicts it.
+TEST(SeedRules, AnUndecidedCellAnswersSizeBySize) {
+  using K = harness::Verdict::Kind;
+  const harness::RatioInterval by_1_2{1.2, 1.17, 1.23, 0.969, 6, 6, true};
+  auto undecided = [&](const char* op, const char* band, const char* column) {
+    DesignedCell c = seed_cell(op, band, "none", column, K::Undecided, {});
+    c.conditions = {64, 4095};
+    c.verdict.beaten.assign(2, std::vector<std::optional<harness::Verdict::Beat>>(3));
+    c.verdict.unbeaten.assign(2, {});
+    c.verdict.settled.assign(2, false);
+    return c;
+  };
+  DesignedTable t;
+  // 64 B..4 KiB cold reads (004 and 001: mmap wins): mmap alone at 64 B; at 4095 B beaten by pread.
+  DesignedCell changes = undecided("read", "64 B..4 KiB", "cold");
+  changes.verdict.unbeaten = {{1}, {0}};
+  changes.verdict.settled = {true, true};
+  changes.verdict.beaten[0][0] = changes.verdict.beaten[0][2] = harness::Verdict::Beat{1, by_1_2};
+  changes.verdict.beaten[1][1] = changes.verdict.beaten[1][2] = harness::Verdict::Beat{0, by_1_2};
+  t.cells.push_back(changes);
+  // < 64 B cold reads (004: mmap wins): mmap beaten at 64 B, the other size still open.
+  DesignedCell refuted = undecided("read", "< 64 B", "cold");
+  refuted.verdict.unbeaten = {{2, 0}, {1, 0, 2}};
+  refuted.verdict.beaten[0][1] = harness::Verdict::Beat{2, by_1_2};
+  t.cells.push_back(refuted);
+  // 4 KiB..1 MiB cold reads (004: the others beat mmap): mmap beaten at both sizes, pread and stdio unresolved.
+  DesignedCell holds = undecided("read", "4 KiB..1 MiB", "cold");
+  holds.verdict.unbeaten = {{0, 2}, {2, 0}};
+  holds.verdict.beaten[0][1] = holds.verdict.beaten[1][1] = harness::Verdict::Beat{0, by_1_2};
+  t.cells.push_back(holds);
+  // >= 1 MiB cold reads (004: the others beat mmap): mmap beaten at one size, unresolved at the other.
+  DesignedCell half = undecided("read", ">= 1 MiB", "cold");
+  half.verdict.unbeaten = {{0, 2}, {1, 0}};
+  half.verdict.beaten[0][1] = harness::Verdict::Beat{0, by_1_2};
+  t.cells.push_back(half);
+  auto rows = seed_rules(t);
+  const auto& both = row_for(rows, "read|64 B..4 KiB|none|cold", "004");
+  EXPECT_EQ(both.agrees, "partly") << both.machine;
+  EXPECT_NE(both.machine.find("at 64 B: mmap wins; at 4095 B: mmap beaten by pread (1.20x, 1.17..1.23)"),
+            std::string::npos)
+      << both.machine;
+  EXPECT_EQ(row_for(rows, "read|64 B..4 KiB|none|cold", "001").agrees, "partly");
+  const auto& no = row_for(rows, "read|< 64 B|none|cold", "004");
+  EXPECT_EQ(no.agrees, "no") << no.machine;
+  EXPECT_NE(no.machine.find("at 64 B: mmap beaten by stdio"), std::string::npos) << no.machine;
+  EXPECT_NE(no.machine.find("at 4095 B: unresolved"), std::string::npos) << no.machine;
+  const auto& yes = row_for(rows, "read|4 KiB..1 MiB|none|cold", "004");
+  EXPECT_EQ(yes.agrees, "yes") << yes.machine;
+  EXPECT_NE(yes.machine.find("undecided after 7 rounds"), std::string::npos) << yes.machine;
+  EXPECT_EQ(row_for(rows, "read|>= 1 MiB|none|cold", "004").agrees, "cannot say");
+  // 001 at >= 1 MiB (pread wins): open at both sizes where pread is unbeaten.
+  EXPECT_EQ(row_for(rows, "read|>= 1 MiB|none|cold", "001").agrees, "cannot say");
+  // Records that name no traits cannot answer, size by size either.
+  DesignedTable old;
+  DesignedCell no_traits = changes;
+  no_traits.traits.assign(3, std::nullopt);
+  old.cells.push_back(no_traits);
+  const auto& unknown = row_for(seed_rules(old), "read|64 B..4 KiB|none|cold", "004");
+  EXPECT_EQ(unknown.agrees, "cannot say");
+  EXPECT_NE(unknown.machine.find("name no method traits"), std::string::npos) << unknown.machine;
 }
 
 // The rule's kind is the candidate's traits: a label that begins with

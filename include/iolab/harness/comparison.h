@@ -101,6 +101,8 @@ struct Verdict {
     RatioInterval interval;
   };
   std::vector<std::vector<std::optional<Beat>>> beaten;
+  // Each condition's candidates that ran there and are unbeaten, best first.
+  std::vector<std::vector<std::size_t>> unbeaten;
   // Each condition: settled (one unbeaten candidate, or every pair of them
   // equivalent): more rounds there cannot change it.
   std::vector<bool> settled;
