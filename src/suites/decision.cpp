@@ -19,6 +19,10 @@ namespace iolab::suites {
 namespace {
 
 
+// A ratio in three significant digits, but whole above 100 ("956", "1016",
+// not "1.02e+03": mmap past memory is beaten by three orders of magnitude).
+std::string ratio_text(double x) { return x < 100 ? fmt::format("{:.3g}", x) : fmt::format("{:.0f}", x); }
+
 struct BandSpec {
   const char* name;
   std::uint64_t edges[2];  // the conditions: packet sizes at the band's edges
@@ -375,9 +379,10 @@ class RoundsTrial final : public CellTrial {
       for (std::size_t c = 0; c < cell_.candidates.size(); ++c) {
         const auto& beat = verdict_.beaten[k][c];
         if (beat)
-          groups_[k]->retire(c, fmt::format("beaten by {} at {}: {:.3g}x, {:.3g}..{:.3g} ({:.1f}% interval)",
-                                            cell_.candidates[beat->by], conditions_[k], beat->interval.estimate,
-                                            beat->interval.lo, beat->interval.hi, 100 * beat->interval.coverage));
+          groups_[k]->retire(c, fmt::format("beaten by {} at {}: {}x, {}..{} ({:.1f}% interval)",
+                                            cell_.candidates[beat->by], conditions_[k], ratio_text(beat->interval.estimate),
+                                            ratio_text(beat->interval.lo), ratio_text(beat->interval.hi),
+                                            100 * beat->interval.coverage));
         else if (verdict_.settled[k])
           groups_[k]->retire(c, "its size settled at " + conditions_[k]);
       }
