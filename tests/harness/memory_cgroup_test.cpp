@@ -42,6 +42,19 @@ std::string slurp(const fs::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// Waits (bounded) for the forked `test` process to signal it is at work
+// (the file `at_work` exists), sends it SIGINT and checks it ended by it;
+// the outcome is that exit status, not the wait.
+void interrupt_once_at_work(pid_t test, const fs::path& at_work) {
+  for (int i = 0; i < 2000 && !fs::exists(at_work); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(fs::exists(at_work));
+  ::kill(test, SIGINT);
+  int status = 0;
+  ASSERT_EQ(::waitpid(test, &status, 0), test);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+}
+
 TEST(FindMemoryCgroup, PrefersV2WithMemoryForChildrenElseV1ElseSaysWhy) {
   FakeRoot fake;
   fs::create_directories(fake.dir / "unified");
@@ -182,14 +195,7 @@ TEST(RunInChild, SigintRemovesTheGroup) {
     });
     ::_exit(0);
   }
-  // Wait (bounded) for the child's child to be at work; the outcome is the exit status below.
-  for (int i = 0; i < 2000 && !fs::exists(started); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ASSERT_TRUE(fs::exists(started));
-  ::kill(test, SIGINT);
-  int status = 0;
-  ASSERT_EQ(::waitpid(test, &status, 0), test);
-  ASSERT_TRUE(WIFSIGNALED(status));
-  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  interrupt_once_at_work(test, started);
   EXPECT_EQ(fake.groups(), 0u) << "the group outlived the signal";
 }
 
@@ -214,19 +220,11 @@ TEST(ChildSession, SigintMidConversationRemovesTheGroupAndTheChildsFiles) {
           return "unreachable";
         },
         [&] { fs::remove(childs_file); });
-    if (session.receive() != "made") ::_exit(3);
+    if (session.receive() != "made" || !fs::exists(childs_file)) ::_exit(3);  // at work only once the file is there
     std::ofstream(at_work) << "x";
     for (;;) ::pause();
   }
-  // Wait (bounded) for the session to be mid-conversation; the outcome is the exit status below.
-  for (int i = 0; i < 2000 && !fs::exists(at_work); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ASSERT_TRUE(fs::exists(at_work));
-  ASSERT_TRUE(fs::exists(childs_file));
-  ::kill(test, SIGINT);
-  int status = 0;
-  ASSERT_EQ(::waitpid(test, &status, 0), test);
-  ASSERT_TRUE(WIFSIGNALED(status));
-  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  interrupt_once_at_work(test, at_work);
   EXPECT_EQ(fake.groups(), 0u) << "the group outlived the signal";
   EXPECT_FALSE(fs::exists(childs_file)) << "the child's file outlived the signal";
 }

@@ -126,7 +126,8 @@ TEST(SeedRules, AnUndecidedCellAnswersSizeBySize) {
   DesignedCell no_traits = changes;
   no_traits.traits.assign(3, std::nullopt);
   old.cells.push_back(no_traits);
-  const auto& unknown = row_for(seed_rules(old), "read|64 B..4 KiB|none|cold", "004");
+  const auto old_rows = seed_rules(old);
+  const auto& unknown = row_for(old_rows, "read|64 B..4 KiB|none|cold", "004");
   EXPECT_EQ(unknown.agrees, "cannot say");
   EXPECT_NE(unknown.machine.find("name no method traits"), std::string::npos) << unknown.machine;
 }

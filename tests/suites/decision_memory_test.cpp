@@ -17,6 +17,7 @@
 #include "iolab/harness/runner.h"
 #include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
+#include "our_cgroups.h"
 #include "iolab/suites/decision.h"
 
 namespace iolab::suites {
@@ -30,15 +31,6 @@ DecisionCell memory_cell(std::uint64_t room) {
     if (c.column == kLargerThanMemory) return c;
   ADD_FAILURE() << "no larger-than-memory cell";
   return {};
-}
-
-unsigned groups_of_this_process(const harness::CgroupPlace& place) {
-  if (!place.root) return 0;
-  unsigned n = 0;
-  const std::string ours = "iolab-" + std::to_string(::getpid()) + "-";
-  for (const auto& e : std::filesystem::directory_iterator(place.root->dir))
-    n += e.path().filename().string().starts_with(ours);
-  return n;
 }
 
 TEST(DecisionMemoryDesign, OneCellOfEveryReadMethodAtTheBandsEdges) {

@@ -9,19 +9,11 @@
 #include "iolab/harness/memory_cgroup.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
+#include "our_cgroups.h"
 #include "iolab/suites/suite.h"
 
 namespace iolab::suites {
 namespace {
-
-unsigned our_groups(const harness::CgroupPlace& place) {
-  if (!place.root) return 0;
-  unsigned n = 0;
-  const std::string ours = "iolab-" + std::to_string(::getpid()) + "-";
-  for (const auto& e : std::filesystem::directory_iterator(place.root->dir))
-    n += e.path().filename().string().starts_with(ours);
-  return n;
-}
 
 TEST(MemorySuite, RunsUnderALimitOrSkipsWithTheReason) {
   io::ScratchDir scratch("/tmp");
@@ -95,7 +87,7 @@ TEST(MemorySuite, RunsUnderALimitOrSkipsWithTheReason) {
   if (!place.root) GTEST_SKIP() << "no memory cgroup here: " << place.why;
   EXPECT_EQ(random, 6u);
   EXPECT_EQ(writes, 2u);
-  EXPECT_EQ(our_groups(place), 0u) << "a memory cgroup of ours was left";
+  EXPECT_EQ(groups_of_this_process(place), 0u) << "a memory cgroup of ours was left";
   EXPECT_TRUE(scratch.created().empty());
 }
 
