@@ -17,6 +17,7 @@
 #include "iolab/harness/runner.h"
 #include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
+#include "iolab/testing/forwarding_file.h"
 
 namespace iolab::harness {
 namespace {
@@ -93,22 +94,16 @@ class NotingMethod final : public io::Method {
   }
 
  private:
-  class Noting final : public io::File {
+  class Noting final : public testing::ForwardingFile {
    public:
     Noting(std::unique_ptr<io::File> f, std::vector<std::uint64_t>& offsets)
-        : File(f->path()), f_(std::move(f)), offsets_(offsets) {}
+        : ForwardingFile(std::move(f)), offsets_(offsets) {}
     std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
       offsets_.push_back(offset);
-      return f_->read_at(offset, dst);
+      return ForwardingFile::read_at(offset, dst);
     }
-    void write_at(std::uint64_t offset, std::span<const std::byte> src) override { f_->write_at(offset, src); }
-    void sync(io::Durability d) override { f_->sync(d); }
-    bool supports(io::Durability d) const override { return f_->supports(d); }
-    std::uint64_t size() override { return f_->size(); }
-    void close() override { f_->close(); }
 
    private:
-    std::unique_ptr<io::File> f_;
     std::vector<std::uint64_t>& offsets_;
   };
   static const io::Method& inner() { return io::find_file_method("pread"); }

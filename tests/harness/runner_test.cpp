@@ -15,6 +15,7 @@
 #include "iolab/harness/runner.h"
 #include "iolab/harness/thresholds.h"
 #include "iolab/io/registry.h"
+#include "iolab/testing/forwarding_file.h"
 #include "io/io_test_support.h"
 
 namespace iolab::harness {
@@ -376,23 +377,17 @@ class MarkedOpenClose final : public io::Method {
       if ((write ? ::write(fd, &c, 1) : ::read(fd, &c, 1)) != 1) break;
     ::close(fd);
   }
-  class Marked final : public io::File {
+  class Marked final : public testing::ForwardingFile {
    public:
-    explicit Marked(std::unique_ptr<io::File> f) : File(f->path()), f_(std::move(f)) {}
-    std::size_t read_at(std::uint64_t o, std::span<std::byte> d) override { return f_->read_at(o, d); }
-    void write_at(std::uint64_t o, std::span<const std::byte> s) override { f_->write_at(o, s); }
-    void sync(io::Durability d) override { f_->sync(d); }
-    bool supports(io::Durability d) const override { return f_->supports(d); }
-    std::uint64_t size() override { return f_->size(); }
+    explicit Marked(std::unique_ptr<io::File> f) : ForwardingFile(std::move(f)) {}
     void close() override {
       if (closed_) return;
       closed_ = true;
       mark(kCloseWrites, true);
-      f_->close();
+      ForwardingFile::close();
     }
 
    private:
-    std::unique_ptr<io::File> f_;
     bool closed_ = false;
   };
 };
@@ -436,14 +431,13 @@ class Corrupting final : public io::Method {
   }
 
  private:
-  class File final : public io::File {
+  class File final : public testing::ForwardingFile {
    public:
-    File(std::unique_ptr<io::File> f, What what, std::uint64_t bad) : io::File(f->path()), f_(std::move(f)), what_(what), bad_(bad) {}
-    std::size_t read_at(std::uint64_t o, std::span<std::byte> d) override { return f_->read_at(o, d); }
+    File(std::unique_ptr<io::File> f, What what, std::uint64_t bad) : ForwardingFile(std::move(f)), what_(what), bad_(bad) {}
     std::uint64_t read_sequence(std::uint64_t o, std::uint64_t count, std::span<std::byte> d) override {
       std::uint64_t bytes = 0;
       for (std::uint64_t i = 0; i < count; ++i, o += d.size()) {
-        std::uint64_t got = f_->read_sequence(o, 1, d);
+        std::uint64_t got = inner().read_sequence(o, 1, d);
         if (what_ == What::SequenceRead && o == bad_ && got > 0) d[0] ^= std::byte{0x01};
         bytes += got;
         if (got < d.size()) break;
@@ -451,18 +445,13 @@ class Corrupting final : public io::Method {
       return bytes;
     }
     void write_at(std::uint64_t o, std::span<const std::byte> s) override {
-      if (what_ != What::Write || o != bad_ || s.empty()) return f_->write_at(o, s);
+      if (what_ != What::Write || o != bad_ || s.empty()) return ForwardingFile::write_at(o, s);
       std::vector<std::byte> changed(s.begin(), s.end());
       changed[0] ^= std::byte{0x01};
-      f_->write_at(o, changed);
+      ForwardingFile::write_at(o, changed);
     }
-    void sync(io::Durability d) override { f_->sync(d); }
-    bool supports(io::Durability d) const override { return f_->supports(d); }
-    std::uint64_t size() override { return f_->size(); }
-    void close() override { f_->close(); }
 
    private:
-    std::unique_ptr<io::File> f_;
     What what_;
     std::uint64_t bad_;
   };
@@ -611,24 +600,17 @@ class QueuedLastBlockWrong final : public io::Method {
     io::RequestSource& inner_;
     std::uint64_t last_;
   };
-  class File final : public io::File {
+  class File final : public testing::ForwardingFile {
    public:
     File(std::unique_ptr<io::File> f, std::uint64_t last, int& streams)
-        : io::File(f->path()), f_(std::move(f)), last_(last), streams_(streams) {}
-    std::size_t read_at(std::uint64_t o, std::span<std::byte> d) override { return f_->read_at(o, d); }
-    void write_at(std::uint64_t o, std::span<const std::byte> s) override { f_->write_at(o, s); }
+        : ForwardingFile(std::move(f)), last_(last), streams_(streams) {}
     void stream(io::RequestSource& source, bool time_requests) override {
       if (streams_++ == 0) return io::File::stream(source, time_requests);
       Spoiler spoiled(source, last_);
       io::File::stream(spoiled, time_requests);
     }
-    void sync(io::Durability d) override { f_->sync(d); }
-    bool supports(io::Durability d) const override { return f_->supports(d); }
-    std::uint64_t size() override { return f_->size(); }
-    void close() override { f_->close(); }
 
    private:
-    std::unique_ptr<io::File> f_;
     std::uint64_t last_;
     int& streams_;
   };
