@@ -8,19 +8,11 @@
 #include <vector>
 
 #include "iolab/base/error.h"
+#include "iolab/base/splitmix.h"
 #include "iolab/io/syscall.h"
 
 namespace iolab::io {
 namespace {
-
-// splitmix64: a fast, well-mixed function of the word index; output does not
-// compress, and any 8-byte word can be computed on its own.
-inline std::uint64_t word(std::uint64_t seed, std::uint64_t index) {
-  std::uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 
 // An XXH3 streaming state, reset and freed on every path (createState can fail).
 class State {
@@ -45,17 +37,17 @@ void fill_pattern(std::uint64_t seed, std::uint64_t offset, std::span<std::byte>
   const std::size_t n = out.size();
   // Leading partial word.
   while (i < n && (offset + i) % 8 != 0) {
-    std::uint64_t w = word(seed, (offset + i) / 8);
+    std::uint64_t w = splitmix64(seed, (offset + i) / 8);
     out[i] = static_cast<std::byte>(w >> (8 * ((offset + i) % 8)));
     ++i;
   }
   // Whole words (little-endian byte order of each word).
   for (; i + 8 <= n; i += 8) {
-    std::uint64_t w = word(seed, (offset + i) / 8);
+    std::uint64_t w = splitmix64(seed, (offset + i) / 8);
     std::memcpy(out.data() + i, &w, 8);
   }
   for (; i < n; ++i) {
-    std::uint64_t w = word(seed, (offset + i) / 8);
+    std::uint64_t w = splitmix64(seed, (offset + i) / 8);
     out[i] = static_cast<std::byte>(w >> (8 * ((offset + i) % 8)));
   }
 }

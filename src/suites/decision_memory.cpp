@@ -43,6 +43,7 @@
 #include "decision_trials.h"
 #include "iolab/base/error.h"
 #include "iolab/base/proc.h"
+#include "iolab/base/splitmix.h"
 #include "iolab/base/units.h"
 #include "iolab/harness/memory_cgroup.h"
 #include "iolab/io/registry.h"
@@ -84,12 +85,7 @@ constexpr const char* kFinish = "finish\n";  // then the stop's words
 // A permutation seed per candidate: independent random streams, so no
 // candidate reads the blocks another just brought into the cache (it finds
 // them there as often as a random read of the file would).
-std::uint64_t order_seed(std::size_t index) {
-  std::uint64_t z = 0x9E3779B97F4A7C15ull * (index + 1);  // splitmix64
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+std::uint64_t order_seed(std::size_t index) { return splitmix64(0, index); }
 
 // What the child's candidates allocate when the rounds start: every candidate at every condition at once.
 std::uint64_t buffers_of(const DecisionCell& cell) {
