@@ -32,7 +32,6 @@
 // stopped (harness::FileExperiment::pass_blocks), so passes stay short
 // where a method reads a few hundred blocks a second past memory (mmap)
 // and the engine sizes each candidate's repetitions from its own passes.
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -47,6 +46,7 @@
 #include "iolab/base/units.h"
 #include "iolab/harness/memory_cgroup.h"
 #include "iolab/io/registry.h"
+#include "memory/child_files.h"
 #include "memory/counters.h"
 
 namespace iolab::suites {
@@ -120,12 +120,6 @@ harness::Verdict verdict_from(const nlohmann::json& j) {
   return v;
 }
 
-// Removes every file in `dir` (the child's own directory: all of them are its).
-void remove_files_in(const std::filesystem::path& dir) noexcept {
-  std::error_code ec;
-  for (const auto& f : std::filesystem::directory_iterator(dir, ec)) ::unlink(f.path().c_str());
-}
-
 class MemoryCellTrial final : public CellTrial {
  public:
   MemoryCellTrial(harness::Runner& runner, harness::CgroupRoot root, const DecisionCell& cell, std::size_t index,
@@ -138,17 +132,12 @@ class MemoryCellTrial final : public CellTrial {
 
   void start() override {
     group_ = std::make_unique<harness::MemoryCgroup>(root_, setup_limit_);
-    // The child's files go in a directory of their own (as the memory
-    // suite's): all of them are the child's, so they can be removed when it
-    // is killed (a signal, the group's OOM killer) before its own cleanup ran.
+    // The child's files go in a directory of their own (memory/child_files.h).
     child_scratch_ = std::make_unique<io::ScratchDir>(runner_.scratch().path());
     const std::filesystem::path dir = child_scratch_->path();
     session_ = std::make_unique<harness::ChildSession>(
         *group_, [this](harness::ParentLink& link) { return in_child(link); },
-        [dir] {
-          remove_files_in(dir);
-          ::rmdir(dir.c_str());
-        });
+        [dir] { memory::remove_child_dir(dir); });
     session_->send(kStart);
     if (std::string m = session_->receive(); m != kStarted)
       throw Error("run", group_->description(), "the child answered '" + m + "' to " + kStart);
@@ -176,10 +165,7 @@ class MemoryCellTrial final : public CellTrial {
  private:
   // The child's side: the cell's file, then the rounds, one message at a time.
   std::string in_child(harness::ParentLink& link) {
-    harness::RunConfig config = runner_.config();
-    config.on_result = nullptr;  // the parent reports the records
-    config.on_experiment = nullptr;
-    config.on_pass = nullptr;
+    const harness::RunConfig config = memory::unreported(runner_.config());  // the parent reports the records
     const std::filesystem::path file = child_scratch_->create_unique_file("larger-than-memory");
     harness::write_pattern_file(file, kLargerThanMemoryRatio * room_, config.seed);
     DecisionCell mine = cell_;
@@ -236,7 +222,7 @@ class MemoryCellTrial final : public CellTrial {
   void end_child() noexcept {
     session_.reset();  // kills the child if it still runs
     if (group_) group_->remove();
-    if (child_scratch_) remove_files_in(child_scratch_->path());
+    if (child_scratch_) memory::remove_child_files(child_scratch_->path());
     child_scratch_.reset();
   }
 

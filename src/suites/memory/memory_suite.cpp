@@ -22,6 +22,7 @@
 // and the counters per byte that say why.
 #include <atomic>
 
+#include "child_files.h"
 #include "counters.h"
 #include "iolab/harness/memory_cgroup.h"
 #include "per_second.h"
@@ -186,35 +187,20 @@ class MemorySuite final : public Suite {
   harness::Result run_limited(harness::Runner& runner, const harness::CgroupRoot& root, std::uint64_t limit,
                               const FileExperiment& e, double ratio, Bounds bounds) const {
     harness::MemoryCgroup group(root, limit);
-    // The child's files go in a directory of their own inside the scratch
-    // directory: every file in it is the child's, so it can be emptied when
-    // the child is killed (a signal, the group's OOM killer) and its own
-    // cleanup never ran.
+    // The child's files go in a directory of their own (child_files.h).
     io::ScratchDir child_scratch(runner.scratch().path());
     const std::filesystem::path child_dir = child_scratch.path();
-    auto remove_child_files = [child_dir] {
-      std::error_code ec;
-      for (const auto& f : std::filesystem::directory_iterator(child_dir, ec)) ::unlink(f.path().c_str());
-    };
-    // On a signal the directory goes too, before the scratch directory holding it is removed.
-    auto remove_child_dir = [child_dir, remove_child_files] {
-      remove_child_files();
-      ::rmdir(child_dir.c_str());
-    };
     struct Emptied {
-      std::function<void()> f;
-      ~Emptied() { f(); }
-    } emptied{remove_child_files};
+      std::filesystem::path dir;
+      ~Emptied() { memory::remove_child_files(dir); }
+    } emptied{child_dir};
     const bool random_reads = e.op == harness::Op::Read && e.pattern == harness::AccessPattern::Rand;
     std::string text = harness::run_in_child(group, [&]() -> std::string {
       std::atomic<std::uint64_t> bytes{0};
       memory::ProgressMethod method(io::find_file_method(e.method), bytes);
       memory::PerSecondSampler sampler(bytes, [&group] { return group.page_cache_bytes(); });
       memory::TimeBound bound;
-      harness::RunConfig config = runner.config();
-      config.on_result = nullptr;  // the parent reports the record
-      config.on_experiment = nullptr;
-      config.on_pass = nullptr;
+      harness::RunConfig config = memory::unreported(runner.config());  // the parent reports the record
       // One timed pass, whatever --reps says: a pass is seconds long, starts
       // cold, and its series is the time course (the record's reps say 1).
       config.reps = 1;
@@ -273,7 +259,7 @@ class MemorySuite final : public Suite {
       harness::Results one;
       one.results.push_back(std::move(r));
       return harness::to_json(one).dump();
-    }, remove_child_dir);
+    }, [child_dir] { memory::remove_child_dir(child_dir); });
     group.remove();
     harness::Results back = harness::results_from_json(nlohmann::json::parse(text), "the memory suite's child");
     if (back.results.size() != 1)
