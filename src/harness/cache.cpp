@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
@@ -40,16 +42,21 @@ double resident_fraction(const std::filesystem::path& file) {
   return static_cast<double>(resident) / static_cast<double>(pages);
 }
 
-void make_warm(const std::filesystem::path& file) {
+void make_warm(const std::filesystem::path& file) { read_into_cache(file, 0, UINT64_MAX); }
+
+std::uint64_t read_into_cache(const std::filesystem::path& file, std::uint64_t offset, std::uint64_t bytes) {
   io::sys::Fd fd = io::sys::open(file, O_RDONLY);
   constexpr std::size_t kChunk = std::size_t{1} << 20;
   io::Buffer chunk(kChunk, io::BufferKind::Heap);
   io::IoCounters unused;
-  for (std::uint64_t off = 0;;) {
-    std::size_t n = io::sys::pread_full(fd.get(), chunk.span(), off, file, unused);
-    off += n;
-    if (n < kChunk) break;
+  std::uint64_t read = 0;
+  while (read < bytes) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, bytes - read));
+    const std::size_t n = io::sys::pread_full(fd.get(), chunk.span().first(want), offset + read, file, unused);
+    read += n;
+    if (n < want) break;
   }
+  return read;
 }
 
 void make_warm_from_disk(const std::filesystem::path& file) {

@@ -23,7 +23,6 @@
 #include "iolab/io/buffer.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
-#include "iolab/io/syscall.h"
 
 namespace iolab::harness {
 
@@ -428,18 +427,13 @@ class FileWorkload final : public Workload {
     }
     double bytes = static_cast<double>(cached());
     if (bytes < want) {
-      io::sys::Fd fd = io::sys::open(file_, O_RDONLY);
-      io::Buffer chunk(std::size_t{1} << 20, io::BufferKind::Heap);
-      io::IoCounters unused;
       for (std::uint64_t read = 0; bytes < want && read < 2 * plan_.length;) {
-        for (int i = 0; i < 8; ++i) {  // 8 MiB between looks at memory.stat
-          if (fill_at_ >= plan_.length) fill_at_ = 0;
-          std::size_t n = io::sys::pread_full(fd.get(), chunk.span(), fill_at_, file_, unused);
-          fill_at_ += n;
-          read += n;
-          fill_read_ += n;
-          if (n == 0) fill_at_ = plan_.length;
-        }
+        if (fill_at_ >= plan_.length) fill_at_ = 0;
+        // At most 8 MiB between looks at memory.stat, on from where the last fill stopped.
+        const std::uint64_t n = read_into_cache(file_, fill_at_, std::uint64_t{8} << 20);
+        fill_at_ = n > 0 ? fill_at_ + n : plan_.length;
+        read += n;
+        fill_read_ += n;
         bytes = static_cast<double>(cached());
       }
       if (bytes < want)

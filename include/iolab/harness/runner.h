@@ -256,6 +256,9 @@ void write_pattern_file(const std::filesystem::path& file, std::uint64_t size, s
 double resident_fraction(const std::filesystem::path& file);
 // Reads the whole file once so it is resident.
 void make_warm(const std::filesystem::path& file);
+// Reads up to `bytes` of the file from `offset` with 1 MiB preads, stopping
+// at its end, so they are resident (what fits); returns the bytes read.
+std::uint64_t read_into_cache(const std::filesystem::path& file, std::uint64_t offset, std::uint64_t bytes);
 // A file just written keeps the pages its writes made, and reads from them
 // are slower (up to 30% for 4 KiB preads here, kernel 6.18 on ext4) and
 // uneven from file to file. This writes it back, evicts it and reads it
