@@ -182,12 +182,12 @@ bool read_all(int fd, char* p, std::size_t left) {
   return true;
 }
 
-struct RawFrame {
+struct Frame {
   char kind = 0;  // 0: end of file
   std::string payload;
 };
-RawFrame read_raw(int fd) {
-  RawFrame f;
+Frame read_frame(int fd) {
+  Frame f;
   char head[1 + sizeof(std::uint64_t)];
   if (!read_all(fd, head, sizeof head)) return f;
   std::uint64_t size = 0;
@@ -197,6 +197,12 @@ RawFrame read_raw(int fd) {
     throw Error("read", "a child session's socket", "the other end closed it inside a message", EPIPE);
   f.kind = head[0];
   return f;
+}
+
+// A session's next frame from its child, unless the child has been reaped.
+Frame next_frame(int fd, bool reaped, const MemoryCgroup& group) {
+  if (reaped) throw Error("run", "child in " + group.description(), "it has ended", ECHILD);
+  return read_frame(fd);
 }
 
 [[noreturn]] void child_main(int fd, const std::function<std::string(ParentLink&)>& body) {
@@ -233,14 +239,12 @@ RawFrame read_raw(int fd) {
 }  // namespace
 
 std::string ParentLink::receive() {
-  RawFrame f = read_raw(fd_);
+  Frame f = read_frame(fd_);
   if (f.kind != kMessage) throw Error("receive", "the parent of a child session", "the parent is gone", EPIPE);
   return std::move(f.payload);
 }
 
 void ParentLink::send(std::string_view message) { write_frame(fd_, kMessage, message); }
-
-struct ChildSession::Frame : RawFrame {};
 
 ChildSession::ChildSession(MemoryCgroup& group, std::function<std::string(ParentLink&)> body,
                            std::function<void()> after_signal)
@@ -296,13 +300,6 @@ int ChildSession::reap() {
   return status_;
 }
 
-ChildSession::Frame ChildSession::read_frame() {
-  if (reaped_) throw Error("run", "child in " + group_.description(), "it has ended", ECHILD);
-  Frame f;
-  static_cast<RawFrame&>(f) = read_raw(fd_);
-  return f;
-}
-
 void ChildSession::ended(const std::string& why) {
   const int status = reap();
   const std::string who = "child in " + group_.description();
@@ -320,13 +317,13 @@ void ChildSession::send(std::string_view message) {
     write_frame(fd_, kMessage, message);
   } catch (const Error&) {
     // The child is gone: what ended it is the error worth reporting.
-    Frame f = read_frame();
+    Frame f = next_frame(fd_, reaped_, group_);
     ended(f.kind == kFailure ? f.payload : "");
   }
 }
 
 std::string ChildSession::receive() {
-  Frame f = read_frame();
+  Frame f = next_frame(fd_, reaped_, group_);
   if (f.kind == kMessage) return std::move(f.payload);
   if (f.kind == kFailure) ended(f.payload);
   if (f.kind == kResult) ended("it ended while its parent waited for a message");
@@ -334,7 +331,7 @@ std::string ChildSession::receive() {
 }
 
 std::string ChildSession::finish() {
-  Frame f = read_frame();
+  Frame f = next_frame(fd_, reaped_, group_);
   if (f.kind == kFailure) ended(f.payload);
   if (f.kind == kMessage) ended("it sent a message its parent did not read");
   if (f.kind != kResult) ended("");

@@ -122,8 +122,6 @@ class ChildSession {
   std::string finish();
 
  private:
-  struct Frame;
-  Frame read_frame();
   [[noreturn]] void ended(const std::string& why);  // reaps the child, throws its failure
   int reap();
   MemoryCgroup& group_;
