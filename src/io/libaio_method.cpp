@@ -67,10 +67,7 @@ class IdleContexts {
   int take(unsigned depth, io_context_t& ctx) {
     {
       std::lock_guard lock(mutex_);
-      if (owner_ != ::getpid()) {
-        idle_.clear();  // a parent's, inherited by fork: not ours to use or destroy
-        owner_ = ::getpid();
-      }
+      forget_inherited();
       for (auto it = idle_.begin(); it != idle_.end(); ++it)
         if (it->first == depth) {
           ctx = it->second;
@@ -84,10 +81,7 @@ class IdleContexts {
   void give(unsigned depth, io_context_t ctx) {
     {
       std::lock_guard lock(mutex_);
-      if (owner_ != ::getpid()) {
-        idle_.clear();
-        owner_ = ::getpid();
-      }
+      forget_inherited();
       if (idle_.size() < kKeep) {
         idle_.emplace_back(depth, ctx);
         return;
@@ -98,6 +92,13 @@ class IdleContexts {
 
  private:
   static constexpr std::size_t kKeep = 8;
+  // Contexts a parent parked before the fork that made this process are
+  // not ours to use or destroy (called under mutex_).
+  void forget_inherited() {
+    if (owner_ == ::getpid()) return;
+    idle_.clear();
+    owner_ = ::getpid();
+  }
   std::mutex mutex_;
   pid_t owner_ = ::getpid();  // the process whose contexts idle_ holds
   std::vector<std::pair<unsigned, io_context_t>> idle_;
