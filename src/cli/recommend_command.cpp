@@ -74,7 +74,7 @@ harness::Results measure(const RecommendOptions& o, std::uint64_t max_file, std:
 void recheck_recommend(const RecommendOptions& o, std::uint64_t max_file, std::uint64_t memory_room) {
   if (max_file < 4096) throw UsageError("--max-file " + o.max_file, "must be at least 4k");
   if (memory_room < suites::kMinMemoryRoom)
-    throw UsageError("--memory-limit " + o.memory_limit, "must be at least 32m");
+    throw UsageError("--memory-limit " + o.memory_limit, "must be at least " + size_label(suites::kMinMemoryRoom));
   if (!o.input.empty() && !o.save.empty()) throw UsageError("--save", "only applies when measuring (no results file given)");
   if (!(o.budget >= 1 && o.budget <= 86400)) throw UsageError("--budget", "from 1 to 86400 seconds");
   if (!(o.min_time >= 0 && o.min_time <= 3600)) throw UsageError("--min-time", "from 0 to 3600 seconds");
@@ -121,7 +121,7 @@ void add_recommend_command(CLI::App& app, Action& action) {
     if (max_file < 4096) throw UsageError("--max-file " + opts->max_file, "must be at least 4k");
     const std::uint64_t memory_room = parse_size(opts->memory_limit);
     if (memory_room < suites::kMinMemoryRoom)
-      throw UsageError("--memory-limit " + opts->memory_limit, "must be at least 32m");
+      throw UsageError("--memory-limit " + opts->memory_limit, "must be at least " + size_label(suites::kMinMemoryRoom));
     harness::Eviction eviction = harness::parse_eviction(opts->evict);
     if (!opts->input.empty() && !opts->save.empty()) throw UsageError("--save", "only applies when measuring (no results file given)");
     if (opts->max_rounds < opts->min_rounds) throw UsageError("--max-rounds", "must be at least --min-rounds");

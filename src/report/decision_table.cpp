@@ -15,7 +15,6 @@ namespace iolab::report {
 
 namespace {
 
-
 std::string text_of(const nlohmann::json& extra, const char* key) {
   auto it = extra.find(key);
   return it != extra.end() && it->is_string() ? it->get<std::string>() : "";

@@ -18,7 +18,6 @@ namespace iolab::suites {
 
 namespace {
 
-
 // A ratio in three significant digits, but whole above 100 ("956", "1016",
 // not "1.02e+03": mmap past memory is beaten by three orders of magnitude).
 std::string ratio_text(double x) { return x < 100 ? fmt::format("{:.3g}", x) : fmt::format("{:.0f}", x); }
@@ -312,8 +311,8 @@ std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, co
         break;
       }
       // Hopeless: a pair whose interval would still straddle the margin at max_rounds (its
-      // ratio sits near the margin, or its rounds are that noisy). Judged once the estimates have settled a little (twice the
-      // minimum rounds); its time goes to the cells after it.
+      // ratio sits near the margin, or its rounds are that noisy). Judged once the estimates
+      // have settled a little (twice the minimum rounds); its time goes to the cells after it.
       if (rounds >= 2 * min_rounds && rounds < settings.max_rounds && verdict.rounds_needed > settings.max_rounds) {
         stop = "futile";
         break;
@@ -345,9 +344,9 @@ class RoundsTrial final : public CellTrial {
  public:
   RoundsTrial(const harness::RunConfig& config, io::ScratchDir& scratch, const DecisionCell& cell, std::size_t index,
               const DecisionSettings& settings, double min_time, std::vector<harness::Result>& out)
-      : runner_(with_min_time(config, cell.device_bound ? kDeviceBoundMinTimeFactor * min_time : min_time), scratch),
-        cell_(cell), index_(index), settings_(settings),
-        min_time_(cell.device_bound ? kDeviceBoundMinTimeFactor * min_time : min_time), out_(out), begin_(steady_ns()) {
+      : min_time_(cell.device_bound ? kDeviceBoundMinTimeFactor * min_time : min_time),
+        runner_(with_min_time(config, min_time_), scratch), cell_(cell), index_(index), settings_(settings), out_(out),
+        begin_(steady_ns()) {
     for (auto b : cell.conditions) conditions_.push_back(exact_size(b));
   }
   ~RoundsTrial() override { remove_prepared(); }
@@ -447,11 +446,11 @@ class RoundsTrial final : public CellTrial {
     c.min_time = min_time;
     return c;
   }
+  double min_time_;  // the cell's repetition time (declared before runner_, which is made with it)
   harness::Runner runner_;
   const DecisionCell& cell_;
   std::size_t index_;
   const DecisionSettings& settings_;
-  double min_time_;
   std::vector<harness::Result>& out_;
   std::uint64_t begin_, setup_ns_ = 0;
   std::vector<std::string> conditions_;
