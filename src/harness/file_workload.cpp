@@ -11,11 +11,10 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 
-#include "iolab/base/clock.h"
 #include "iolab/base/error.h"
 #include "iolab/base/units.h"
-#include "iolab/harness/memory_cgroup.h"
 #include "iolab/harness/requests.h"
 #include "iolab/harness/statistics.h"
 #include "iolab/harness/thresholds.h"
@@ -23,6 +22,7 @@
 #include "iolab/io/buffer.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
+#include "full_cache.h"
 
 namespace iolab::harness {
 
@@ -158,8 +158,10 @@ class FileWorkload final : public Workload {
       return;
     }
     if (!order_.empty()) next_window(kind == PassKind::Verify && e_.verify_blocks ? e_.verify_blocks : e_.pass_blocks);
-    if (e_.cache == CacheState::Full) {
-      make_full(kind);
+    if (full_) {
+      full_->before_pass(kind == PassKind::Timed);
+      cache_method_ = full_->method();
+      if (kind == PassKind::Timed) most_resident_ = std::max(most_resident_, full_->most_resident());
       return;
     }
     if (direct_) return;
@@ -314,13 +316,8 @@ class FileWorkload final : public Workload {
       r.extra["verified_bytes"] = verified_bytes_;
       r.extra["verified_fraction"] = static_cast<double>(verified_bytes_) / static_cast<double>(plan_.length);
     }
-    if (e_.cache == CacheState::Full) {
-      r.extra["cache_room_bytes"] = e_.cache_room;
-      r.extra["cache_full_fraction"] = least_full_;  // of the room, the least before a timed pass
-      r.extra["cache_full_fraction_max"] = most_full_;
-      r.extra["cgroup_limit_bytes_range"] = {least_limit_, most_limit_};  // the group's, before its timed passes
-      r.extra["cache_full_min"] = thresholds::kFullCacheMin;
-      r.extra["cache_fill_read_bytes"] = fill_read_;
+    if (full_) {
+      full_->describe(r);
       if (direct_) r.cache_method = "O_DIRECT, beside " + cache_method_;
     }
     if (e_.op == Op::Read && !direct_) {
@@ -382,6 +379,7 @@ class FileWorkload final : public Workload {
       write_pattern_file(file_, plan_.length, config_.seed);
       if (e_.cache == CacheState::Warm && !direct_) make_warm_from_disk(file_);
     }
+    if (e_.cache == CacheState::Full) full_.emplace(*e_.memory_group, e_.cache_room, file_, plan_.length);
     return preflight(file_, io::Access::Read, slots_->address(), std::nullopt);
   }
 
@@ -391,78 +389,6 @@ class FileWorkload final : public Workload {
     plan_.order.resize(n);
     for (std::uint64_t i = 0; i < n; ++i) plan_.order[i] = order_[(cursor_ + i) % order_.size()];
     cursor_ = (cursor_ + n) % order_.size();
-  }
-
-  // CacheState::Full before a pass, made and proven. Made: the group's
-  // limit becomes the room plus what the group holds besides its page cache
-  // (its processes' memory, the kernel's on their behalf) plus a margin, so
-  // the page cache has the room and no more whatever was allocated since
-  // the last pass (other experiments' buffers, at their setup: before they
-  // were, the cache had their share too, and calibration passes ran on a
-  // cache up to twice the room); then, where the cache holds less than
-  // kFullCacheMin of the room, it is read into from the file (1 MiB preads,
-  // on from where the last fill stopped; at most twice the file), else the
-  // experiment is skipped. Proven: before a timed pass the fill, the limit
-  // and the file's resident share are noted for the record.
-  void make_full(PassKind kind) {
-    MemoryCgroup& group = *e_.memory_group;
-    const double room = static_cast<double>(e_.cache_room), want = thresholds::kFullCacheMin * room;
-    auto cached = [&] {
-      std::optional<std::uint64_t> b = group.page_cache_bytes();
-      if (!b) throw SkipExperiment("cannot read the page-cache bytes of " + group.description() + " (memory.stat)");
-      return *b;
-    };
-    const std::optional<std::uint64_t> usage = group.usage_bytes();
-    if (!usage) throw SkipExperiment("cannot read the memory usage of " + group.description());
-    const std::uint64_t cache = cached(), others = *usage > cache ? *usage - cache : 0;
-    const std::uint64_t limit = e_.cache_room + others + thresholds::kFullCacheMarginBytes;
-    // (Within a MiB of the limit in force: the margin absorbs it, and the kernel is spared a resize.)
-    if (limit > group.limit_bytes() + (1u << 20) || limit + (1u << 20) < group.limit_bytes()) {
-      try {
-        group.set_limit(limit);
-      } catch (const Error& err) {
-        throw SkipExperiment("could not give the page cache of " + group.description() + " its " +
-                             format_bytes(room) + " room: " + err.what());
-      }
-    }
-    double bytes = static_cast<double>(cached());
-    if (bytes < want) {
-      for (std::uint64_t read = 0; bytes < want && read < 2 * plan_.length;) {
-        if (fill_at_ >= plan_.length) fill_at_ = 0;
-        // At most 8 MiB between looks at memory.stat, on from where the last fill stopped.
-        const std::uint64_t n = read_into_cache(file_, fill_at_, std::uint64_t{8} << 20);
-        fill_at_ = n > 0 ? fill_at_ + n : plan_.length;
-        read += n;
-        fill_read_ += n;
-        bytes = static_cast<double>(cached());
-      }
-      if (bytes < want)
-        throw SkipExperiment("could not fill the page cache of " + group.description() + ": it held " +
-                             format_bytes(bytes) + " of its " + format_bytes(room) + " room after reading " +
-                             format_bytes(static_cast<double>(2 * plan_.length)) + " of the file (needs " +
-                             format_percent(thresholds::kFullCacheMin) + ")");
-    }
-    cache_method_ = "a full page cache: before every pass " + group.description() + " was limited to its " +
-                    format_bytes(room) + " page-cache room plus its other memory plus " +
-                    format_bytes(static_cast<double>(thresholds::kFullCacheMarginBytes)) + ", and held at least " +
-                    format_percent(thresholds::kFullCacheMin) + " of the room in its page cache (memory.stat), read "
-                    "into from the file by 1 MiB preads where it held less; the file " +
-                    format_bytes(static_cast<double>(plan_.length)) +
-                    ", mostly not resident (mincore, at most every 250 ms); nothing evicted between passes";
-    if (kind != PassKind::Timed) return;
-    const bool first = most_full_ == 0;
-    least_full_ = first ? bytes / room : std::min(least_full_, bytes / room);
-    most_full_ = std::max(most_full_, bytes / room);
-    least_limit_ = first ? group.limit_bytes() : std::min(least_limit_, group.limit_bytes());
-    most_limit_ = std::max(most_limit_, group.limit_bytes());
-    // mincore of the whole file takes ~1.7 ms here at 128 MiB, seven times a 16-block pass of pread, and the
-    // engine counts it against --max-time: at most one every 250 ms (the group's page cache, read before every
-    // pass, bounds the file's resident share in between).
-    const std::uint64_t now = steady_ns();
-    if (first || now - last_mincore_ns_ >= 250'000'000) {
-      most_resident_ = std::max(most_resident_, resident_fraction(file_));
-      last_mincore_ns_ = now;
-    }
   }
 
   std::optional<std::string> setup_writes() {
@@ -538,10 +464,7 @@ class FileWorkload final : public Workload {
   double least_resident_ = 1.0, most_resident_ = 0.0;
   std::vector<std::uint64_t> order_;  // windows: the whole permutation, a pass taking the next window of it
   std::uint64_t cursor_ = 0, verified_bytes_ = 0;
-  std::uint64_t fill_at_ = 0, fill_read_ = 0;  // Full: where the next fill reads, and how much fills read in all
-  // Full: the least and most fill of the room before a timed pass, under the group's limit then
-  double least_full_ = 0, most_full_ = 0;
-  std::uint64_t least_limit_ = 0, most_limit_ = 0, last_mincore_ns_ = 0;
+  std::optional<FullCache> full_;  // CacheState::Full: made and proven before every pass
   std::vector<double> flushes_, bytes_per_flush_, poller_ns_;
 };
 
