@@ -200,7 +200,7 @@ std::string_view to_string(Verdict::Kind kind) {
 
 
 bool Verdict::final() const {
-  return !settled.empty() && std::all_of(settled.begin(), settled.end(), [](bool s) { return s; });
+  return past_deciding || (!settled.empty() && std::all_of(settled.begin(), settled.end(), [](bool s) { return s; }));
 }
 
 namespace {
@@ -329,6 +329,49 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
     v.reason = v.ranking.empty() ? "no candidate measured" : "only " + names[v.ranking[0]] + " measured";
     return v;
   }
+  auto ran_any = [&](std::size_t k) { return std::any_of(judged[k].ran.begin(), judged[k].ran.end(), [](bool r) { return r; }); };
+  // Each size's answer so far, for a reason.
+  auto by_size = [&] {
+    std::string s;
+    for (std::size_t k = 0; k < nk; ++k) {
+      if (!ran_any(k)) continue;
+      const auto& left = judged[k].left;
+      s += fmt::format("{}at {}: {}", s.empty() ? "" : "; ", cond_name(k),
+                       !judged[k].settled ? "still open among " + names_of(names, left)
+                       : left.size() == 1 ? names[left[0]] + " wins"
+                                          : "a tie of " + names_of(names, left));
+    }
+    return s;
+  };
+  // Unsettled, but past deciding. A winner or a tie is one set left
+  // unbeaten at every size, and each size's set can only shrink (the beaten
+  // take no more turns): so a size settled on a set another size has
+  // already beaten a member of, or no candidate unbeaten at every size,
+  // leaves the cell undecided whatever more rounds show. Only when every
+  // candidate ran at every size alike (a missing figure has its own reason).
+  if (!std::all_of(judged.begin(), judged.end(), [](const ConditionJudgement& j) { return j.settled; })) {
+    bool alike_runs = true, doomed = false;
+    std::optional<std::vector<bool>> runs;
+    std::vector<bool> everywhere(nc, true);
+    for (std::size_t k = 0; k < nk; ++k) {
+      if (!ran_any(k)) continue;
+      if (runs && *runs != judged[k].ran) alike_runs = false;
+      runs = judged[k].ran;
+      std::vector<bool> here(nc, false);
+      for (std::size_t c : judged[k].left) here[c] = true;
+      for (std::size_t c = 0; c < nc; ++c) everywhere[c] = everywhere[c] && here[c];
+      if (!judged[k].settled) continue;
+      for (std::size_t o = 0; o < nk; ++o)
+        for (std::size_t c : judged[k].left)
+          doomed = doomed || (ran_any(o) && std::find(judged[o].left.begin(), judged[o].left.end(), c) == judged[o].left.end());
+    }
+    doomed = doomed || std::none_of(everywhere.begin(), everywhere.end(), [](bool e) { return e; });
+    if (alike_runs && doomed) {
+      v.past_deciding = true;
+      v.reason = "the answer changes within the band: " + by_size();
+      return v;
+    }
+  }
   // The first unresolved comparison, condition by condition.
   for (std::size_t k = 0; k < nk; ++k) {
     if (judged[k].settled || judged[k].unresolved.empty()) continue;
@@ -341,13 +384,9 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
   // Every condition settled: the same unbeaten set everywhere, or the answer changes with the size.
   std::vector<std::size_t> first;
   bool alike = true;
-  std::string by_size;
   for (std::size_t k = 0; k < nk; ++k) {
-    if (std::none_of(judged[k].ran.begin(), judged[k].ran.end(), [](bool r) { return r; })) continue;
-    const auto& left = judged[k].left;
-    by_size += fmt::format("{}at {}: {}", by_size.empty() ? "" : "; ", cond_name(k),
-                           left.size() == 1 ? names[left[0]] + " wins" : "a tie of " + names_of(names, left));
-    std::vector<std::size_t> sorted = left;
+    if (!ran_any(k)) continue;
+    std::vector<std::size_t> sorted = judged[k].left;
     std::sort(sorted.begin(), sorted.end());
     if (first.empty()) first = sorted;
     else alike = alike && sorted == first;
@@ -358,10 +397,10 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
       for (std::size_t o = 0; o < nk; ++o)
         for (std::size_t c : judged[o].left)
           if (!judged[k].ran[c] && std::any_of(judged[k].ran.begin(), judged[k].ran.end(), [](bool r) { return r; })) {
-            v.reason = names[c] + " has no trusted figure at " + cond_name(k) + " (" + by_size + ")";
+            v.reason = names[c] + " has no trusted figure at " + cond_name(k) + " (" + by_size() + ")";
             return v;
           }
-    v.reason = "the answer changes within the band: " + by_size;
+    v.reason = "the answer changes within the band: " + by_size();
     // What is best or tied for best at every size, all the same.
     for (std::size_t c : v.ranking) {
       bool everywhere = true;

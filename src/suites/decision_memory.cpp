@@ -100,6 +100,7 @@ nlohmann::json verdict_json(const harness::Verdict& v) {
           {"chosen", v.chosen},
           {"ranking", v.ranking},
           {"settled", v.settled},
+          {"past_deciding", v.past_deciding},
           {"rounds_needed", v.rounds_needed},
           {"reason", v.reason}};
 }
@@ -115,6 +116,7 @@ harness::Verdict verdict_from(const nlohmann::json& j) {
   v.chosen = j.at("chosen").get<std::vector<std::size_t>>();
   v.ranking = j.at("ranking").get<std::vector<std::size_t>>();
   v.settled = j.at("settled").get<std::vector<bool>>();
+  v.past_deciding = j.at("past_deciding").get<bool>();
   v.rounds_needed = j.at("rounds_needed").get<double>();
   v.reason = j.at("reason").get<std::string>();
   return v;

@@ -247,6 +247,47 @@ TEST(Decide, AWinnerMustWinAtEveryCondition) {
   EXPECT_FALSE(none.final());
 }
 
+// Still open at one size, but past deciding: the winner at the settled size
+// is already beaten at the other, so no result there can make the cell a
+// winner or a tie, and the schedule need not spend more rounds on it.
+TEST(Decide, ASizeSettledOnACandidateBeatenAtAnotherIsPastDeciding) {
+  std::mt19937_64 rng(12);
+  Rates r(2);
+  r[0] = {sample(rng, 8, 200, 0.005), sample(rng, 8, 100, 0.005), sample(rng, 8, 100, 0.005)};  // a wins at x
+  r[1] = {sample(rng, 8, 100, 0.005), sample(rng, 8, 150, 0.15), sample(rng, 8, 152, 0.15)};    // a beaten; b, c open
+  Verdict v = decide(r, {"a", "b", "c"}, {"x", "y"});
+  EXPECT_EQ(v.kind, Verdict::Kind::Undecided);
+  EXPECT_FALSE(v.settled[1]);
+  EXPECT_TRUE(v.past_deciding);
+  EXPECT_TRUE(v.final());
+  EXPECT_NE(v.reason.find("the answer changes within the band: at x: a wins; at y: still open among b, c"),
+            std::string::npos)
+      << v.reason;
+  // With a unbeaten at y (open against b), a can still win everywhere: not past deciding.
+  r[1] = {sample(rng, 8, 150, 0.15), sample(rng, 8, 152, 0.15), sample(rng, 8, 100, 0.005)};
+  Verdict open = decide(r, {"a", "b", "c"}, {"x", "y"});
+  EXPECT_FALSE(open.past_deciding);
+  EXPECT_FALSE(open.final());
+  EXPECT_NE(open.reason.find("neither above"), std::string::npos) << open.reason;
+}
+
+// Nothing settled anywhere, but no candidate is unbeaten at both sizes.
+TEST(Decide, NoCandidateUnbeatenAtEverySizeIsPastDeciding) {
+  std::mt19937_64 rng(13);
+  Rates r(2);
+  r[0] = {sample(rng, 8, 200, 0.15), sample(rng, 8, 202, 0.15), sample(rng, 8, 100, 0.005), sample(rng, 8, 100, 0.005)};
+  r[1] = {sample(rng, 8, 100, 0.005), sample(rng, 8, 100, 0.005), sample(rng, 8, 200, 0.15), sample(rng, 8, 202, 0.15)};
+  Verdict v = decide(r, {"a", "b", "c", "d"}, {"x", "y"});
+  EXPECT_FALSE(v.settled[0]);
+  EXPECT_FALSE(v.settled[1]);
+  EXPECT_TRUE(v.past_deciding);
+  EXPECT_EQ(v.kind, Verdict::Kind::Undecided);
+  EXPECT_NE(v.reason.find("the answer changes within the band: at x: still open among "), std::string::npos) << v.reason;
+  EXPECT_EQ(v.unbeaten[0].size(), 2u);  // a and b at x, c and d at y
+  EXPECT_EQ(v.unbeaten[1].size(), 2u);
+  EXPECT_NE(v.unbeaten[0], v.unbeaten[1]);
+}
+
 // A candidate retired after 6 rounds (it was beaten) keeps its 6; the
 // others go on, and its comparisons pair with their first 6 rounds.
 TEST(Decide, RetiredCandidatesKeepTheirVerdictOnFewerRounds) {

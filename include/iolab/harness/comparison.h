@@ -80,7 +80,8 @@ std::vector<std::size_t> round_order(std::size_t candidates, std::uint64_t seed,
 //    every pair in it is equivalent;
 //  - undecided otherwise: a pair still unresolved at some condition (the
 //    reason names it), or every condition settled but not alike (the
-//    answer changes within the band: the reason says how).
+//    answer changes within the band: the reason says how), or so already
+//    while a condition is still open (Verdict::past_deciding).
 struct Verdict {
   enum class Kind { Winner, Tie, Undecided } kind = Kind::Undecided;
   std::vector<std::size_t> chosen;  // the winner, or the tied set (best first)
@@ -106,7 +107,12 @@ struct Verdict {
   // Each condition: settled (one unbeaten candidate, or every pair of them
   // equivalent): more rounds there cannot change it.
   std::vector<bool> settled;
-  // Every condition settled, whatever the verdict: more rounds cannot change it.
+  // Undecided with a condition unsettled, yet no result of more rounds there
+  // can make the cell a winner or a tie: a settled size's set is already
+  // beaten in part at another size, or no candidate is unbeaten at every
+  // size (the reason says "the answer changes within the band").
+  bool past_deciding = false;
+  // More rounds cannot change the verdict: every condition settled, or past deciding.
   bool final() const;
   // Settled but not alike (undecided): the candidates left unbeaten at
   // every condition, best first (a safe choice across the band), if any.
