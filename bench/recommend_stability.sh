@@ -33,10 +33,11 @@ def stopped(c):
     r = c["reason"]
     if "no trusted figure" in r: why = "a candidate without a trusted figure at one size"
     elif "neither above" in r: why = "a pair neither beaten nor equivalent (an interval across the margin)"
-    elif "changes within the band" in r: why = "each size settled, differently (the answer changes within the band)"
+    elif "changes within the band" in r: why = "the answer changes within the band (sizes settled, or bound to settle, differently)"
     else: why = r.split(";")[0]
     stops = {"budget": "budget spent", "max_rounds": "most rounds reached", "settled": "every size settled",
-             "futile": "stopped: more rounds would not settle it"}
+             "sizes_differ": "sizes' answers already differ",
+             "futile": "stopped: more rounds than it could take would not settle it"}
     return f'{stops.get(c["stop"], c["stop"])}: {why}'
 for i, (run, r) in enumerate(zip(runs, cells), 1):
     decided = sum(c["verdict"] in ("winner", "tie") for c in r.values())

@@ -110,7 +110,8 @@ std::string DesignedCell::summary() const {
   std::string why = stop == "budget"       ? "budget spent"
                     : stop == "max_rounds" ? "most rounds reached"
                     : stop == "settled"    ? "every size settled"
-                    : stop == "futile"     ? "stopped: its hardest pair would need more rounds than allowed"
+                    : stop == "sizes_differ" ? "its sizes' answers already differ"
+                    : stop == "futile"     ? "stopped: its hardest pair would need more rounds than it could take"
                                            : stop;
   if (stop == "futile" && v.rounds_needed > rounds)
     why += std::isfinite(v.rounds_needed) ? fmt::format(", about {:.0f}", v.rounds_needed) : ", its ratio on the margin";

@@ -235,27 +235,43 @@ std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, co
   const double deadline = t0 + settings.budget_s;
   const unsigned min_rounds = std::max(1u, settings.min_rounds);
   const double top = std::max(settings.min_time, 0.0), floor = std::min(settings.min_time_floor, top);
-  // The cost model, calibrated on every cell run so far: a cell of T turns
-  // at min_time m costs T x (setup + rounds x m x stretch). Before the first
-  // cell: warm-up, verification and calibration passes of about 4 repetitions,
-  // and repetitions 30% over their floor.
-  double setup_s = 0, setup_turns = 0, rep_s = 0, rep_min = 0;
-  auto setup_per_turn = [&] { return setup_turns > 0 ? setup_s / setup_turns : 4 * top + 0.05; };
-  auto stretch = [&] { return rep_min > 0 ? std::max(1.0, rep_s / rep_min) : 1.3; };
+  // The cost model, calibrated on the cells run so far: a cell of T turns
+  // at min_time m costs T x (setup + rounds x m x stretch), both from the
+  // cells of its cost class when one has run (a flush after every write
+  // costs several times a cached read), else from every cell. Before the
+  // first cell: warm-up, verification and calibration passes of about 4
+  // repetitions, and repetitions 30% over their floor.
+  struct Costs {
+    double setup_s = 0, setup_turns = 0, rep_s = 0, rep_min = 0;
+  };
+  Costs all;
+  std::map<std::string, Costs> by_class;
+  auto costs = [&](std::size_t j) -> const Costs& {
+    auto it = by_class.find(cells[j].cost_class);
+    return it != by_class.end() && it->second.setup_turns > 0 ? it->second : all;
+  };
+  auto setup_per_turn = [&](std::size_t j) {
+    const Costs& c = costs(j);
+    return c.setup_turns > 0 ? c.setup_s / c.setup_turns : 4 * top + 0.05;
+  };
+  auto stretch = [&](std::size_t j) {
+    const Costs& c = costs(j);
+    return c.rep_min > 0 ? std::max(1.0, c.rep_s / c.rep_min) : 1.3;
+  };
   auto cost = [&](std::size_t j, double m, unsigned rounds) {
-    return static_cast<double>(cells[j].turns) * (setup_per_turn() + rounds * m * stretch());
+    return static_cast<double>(cells[j].turns) * (setup_per_turn(j) + rounds * m * stretch(j));
   };
   for (std::size_t i = 0; i < cells.size(); ++i) {
     CellOutcome& o = out[i];
     const double left = deadline - now();
     // The repetition time that fits every remaining cell's minimum into its share of what is left.
-    double turns = 0;
-    for (std::size_t j = i; j < cells.size(); ++j) turns += static_cast<double>(cells[j].turns);
-    double m = top;
-    if (turns > 0 && top > 0) {
-      const double fit = (settings.minimum_share * left / turns - setup_per_turn()) / (min_rounds * stretch());
-      m = std::clamp(fit, floor, top);
+    double setups = 0, reps = 0;
+    for (std::size_t j = i; j < cells.size(); ++j) {
+      setups += static_cast<double>(cells[j].turns) * setup_per_turn(j);
+      reps += static_cast<double>(cells[j].turns) * min_rounds * stretch(j);
     }
+    double m = top;
+    if (reps > 0 && top > 0) m = std::clamp((settings.minimum_share * left - setups) / reps, floor, top);
     o.min_time = m;
     o.start_s = now() - t0;
     const double minimum = cost(i, m, min_rounds);
@@ -287,13 +303,17 @@ std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, co
     std::string stop = "max_rounds";
     harness::Verdict verdict;
     unsigned rounds = 0;
+    // Beyond its minimum a cell may take up to `borrow` times its equal
+    // share of the spare time, while its hardest pair looks resolvable in
+    // the rounds that buys: the time goes where it can still buy a verdict.
+    const double allowance = std::max(1.0, settings.borrow) * extra;
     double extra_start = 0;
     for (; rounds < settings.max_rounds;) {
       if (rounds >= min_rounds) {
-        // Another round only if it fits in the cell's extra share (judged by its rounds so far).
+        // Another round only if it fits in the cell's allowance (judged by its rounds so far).
         const double per_round = (now() - s1) / rounds;
         if (extra_start == 0) extra_start = now();
-        if (now() - extra_start + per_round > extra) {
+        if (now() - extra_start + per_round > allowance) {
           stop = "budget";
           break;
         }
@@ -307,13 +327,19 @@ std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, co
       if (rounds < min_rounds) continue;
       verdict = trial->judge();
       if (verdict.final()) {
-        stop = verdict.kind != harness::Verdict::Kind::Undecided ? "decided" : "settled";
+        stop = verdict.kind != harness::Verdict::Kind::Undecided ? "decided"
+               : verdict.past_deciding                           ? "sizes_differ"
+                                                                 : "settled";
         break;
       }
-      // Hopeless: a pair whose interval would still straddle the margin at max_rounds (its
-      // ratio sits near the margin, or its rounds are that noisy). Judged once the estimates
-      // have settled a little (twice the minimum rounds); its time goes to the cells after it.
-      if (rounds >= 2 * min_rounds && rounds < settings.max_rounds && verdict.rounds_needed > settings.max_rounds) {
+      // Hopeless here: a pair whose interval would still straddle the margin
+      // after every round the cell may still take (its ratio sits near the
+      // margin, or its rounds are that noisy). Judged once the estimate has
+      // two rounds past the first interval; its time goes to the cells after it.
+      const double per_round = (now() - s1) / rounds;
+      const double can_take = std::min<double>(settings.max_rounds,
+          rounds + std::max(0.0, allowance - (extra_start > 0 ? now() - extra_start : 0.0)) / per_round);
+      if (rounds >= min_rounds + 2 && rounds < settings.max_rounds && verdict.rounds_needed > can_take) {
         stop = "futile";
         break;
       }
@@ -322,11 +348,13 @@ std::vector<CellOutcome> schedule_decision(std::vector<ScheduledCell>& cells, co
     const double s2 = now();
     trial->finish(stop);
     // Calibrate the model on what this cell cost.
-    setup_s += s1 - s0;
-    setup_turns += static_cast<double>(cells[i].turns);
-    if (rounds > 0 && m > 0) {
-      rep_s += s2 - s1;
-      rep_min += static_cast<double>(cells[i].turns) * rounds * m;
+    for (Costs* c : {&all, &by_class[cells[i].cost_class]}) {
+      c->setup_s += s1 - s0;
+      c->setup_turns += static_cast<double>(cells[i].turns);
+      if (rounds > 0 && m > 0) {
+        c->rep_s += s2 - s1;
+        c->rep_min += static_cast<double>(cells[i].turns) * rounds * m;
+      }
     }
     o.stop = stop;
     o.rounds = rounds;
@@ -484,19 +512,25 @@ std::vector<harness::Result> run_decision(harness::Runner& runner, const std::ve
     out.push_back(std::move(r));
   };
   // The cells run in an order that spreads each op and band over the run
-  // (each cell keyed by its place within its op and band, as a fraction):
-  // the budget's cost model, calibrated on the cells run so far, then sees
-  // every kind early (write cells cost about twice a read cell's setup), and
-  // cells the budget cannot pay for are not all of one kind.
+  // (each cell keyed by its place within its op and band, as a fraction,
+  // the places turned by the group's index so that no flush policy or
+  // column comes last in every band): the budget's cost model, calibrated
+  // per class on the cells run so far, then sees every kind early (a flush
+  // after every write costs several times a cached read), and cells the
+  // budget cannot pay for are not all of one kind.
   std::vector<std::size_t> order;
   {
     std::map<std::string, std::vector<std::size_t>> groups;
     for (std::size_t ci = 0; ci < design.size(); ++ci)
       if (design[ci].unmeasurable.empty()) groups[design[ci].op + "|" + design[ci].band].push_back(ci);
     std::vector<std::pair<double, std::size_t>> keyed;
-    for (const auto& [g, cells] : groups)
+    std::size_t g = 0;
+    for (const auto& [name, cells] : groups) {
       for (std::size_t r = 0; r < cells.size(); ++r)
-        keyed.emplace_back((static_cast<double>(r) + 0.5) / static_cast<double>(cells.size()), cells[r]);
+        keyed.emplace_back((static_cast<double>((r + g) % cells.size()) + 0.5) / static_cast<double>(cells.size()),
+                           cells[r]);
+      ++g;
+    }
     std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first < b.first : a.second < b.second;
     });
@@ -507,6 +541,7 @@ std::vector<harness::Result> run_decision(harness::Runner& runner, const std::ve
     const DecisionCell& cell = design[ci];
     ScheduledCell s;
     for (const auto& row : cell.experiments) s.turns += row.size();
+    s.cost_class = cell.op + "|" + cell.flush + "|" + cell.column;
     s.make = [&, ci](double min_time) -> std::unique_ptr<CellTrial> {
       if (design[ci].column == kLargerThanMemory)
         return make_memory_cell_trial(runner, design[ci], ci, settings, min_time, out);

@@ -70,9 +70,10 @@ struct BudgetTable {
   double longest = 0;  // the longest repetition any trial ran
   std::vector<std::string> not_run;
   std::vector<ScheduledCell> cells;
-  void add(const Synthetic& s) {
+  void add(const Synthetic& s, std::string cost_class = "") {
     ScheduledCell c;
     c.turns = 2 * s.means.size();
+    c.cost_class = std::move(cost_class);
     const std::uint64_t seed = 77 + cells.size();
     c.make = [this, s, seed](double min_time) { return std::make_unique<SyntheticTrial>(clock, s, min_time, seed, longest); };
     c.not_run = [this](const std::string& why) { not_run.push_back(why); };
@@ -180,10 +181,10 @@ TEST(DecisionBudget, OverlappingNoisyOnesEndUndecidedAtTheBudget) {
 }
 
 // Two candidates 5% apart: their ratio sits on the margin, so no number of
-// rounds makes its interval clear it. Once its estimate has had twice the
-// minimum rounds (and its interval is narrower than half the margin), the
-// cell stops "futile" instead of taking every round it could, and the cell
-// after it, noisy but not hopeless, gets the time.
+// rounds makes its interval clear it. Two rounds past its first look (and
+// once its interval is narrower than half the margin), the cell stops
+// "futile" instead of taking every round it could, and the cell after it,
+// noisy but not hopeless, gets the time.
 TEST(DecisionBudget, ACellWhoseRatioSitsAtTheMarginStopsEarly) {
   BudgetTable t;
   t.add({{100, 105}, 0.01});
@@ -193,9 +194,51 @@ TEST(DecisionBudget, ACellWhoseRatioSitsAtTheMarginStopsEarly) {
   auto out = t.run(s);
   EXPECT_EQ(out[0].stop, "futile");
   EXPECT_EQ(out[0].kind, harness::Verdict::Kind::Undecided);
-  EXPECT_EQ(out[0].rounds, 12u);
+  EXPECT_EQ(out[0].rounds, 8u);
   EXPECT_NE(out[1].stop, "futile");
   EXPECT_GT(out[1].rounds, 2 * out[0].rounds);
+}
+
+// A cell whose pair looks resolvable takes more than its equal share of
+// the spare time (up to `borrow` times it), and decides; held to its share
+// (borrow 1), the same cell stops at the budget undecided.
+TEST(DecisionBudget, ACellThatCanStillDecideTakesMoreThanItsShare) {
+  auto run = [](double borrow) {
+    BudgetTable t;
+    t.add({{100, 109}, 0.06});
+    for (int i = 0; i < 3; ++i) t.add({{100, 300}, 0.01});  // decide at once
+    DecisionSettings s = budget_settings(40);
+    s.borrow = borrow;
+    auto out = t.run(s);
+    EXPECT_LE(t.elapsed, 40 + t.longest + 0.01);
+    for (std::size_t i = 1; i < out.size(); ++i) EXPECT_EQ(out[i].stop, "decided") << i;
+    return out[0];
+  };
+  const CellOutcome held = run(1), borrowed = run(2);
+  EXPECT_EQ(held.kind, harness::Verdict::Kind::Undecided) << held.stop;
+  EXPECT_EQ(borrowed.stop, "decided");
+  EXPECT_EQ(borrowed.kind, harness::Verdict::Kind::Winner);
+  EXPECT_GT(borrowed.rounds, held.rounds);
+}
+
+// A class of cells that costs several times the others (a flush after
+// every write), one early and the rest at the end: the model calibrated
+// per class plans the last ones by the first one's cost, so none is left
+// out; one model for every cell underestimates them and leaves some out.
+TEST(DecisionBudget, AnExpensiveClassIsPlannedByItsOwnCost) {
+  auto not_run = [](bool classes) {
+    BudgetTable t;
+    const Synthetic cheap{{100, 100.5, 99.5}, 0.2, 0.2, 1.2, 0}, dear{{100, 100.5, 99.5}, 0.2, 1.5, 4.0, 0};
+    t.add(cheap, classes ? "cheap" : "");
+    t.add(dear, classes ? "dear" : "");
+    for (int i = 0; i < 10; ++i) t.add(cheap, classes ? "cheap" : "");
+    for (int i = 0; i < 3; ++i) t.add(dear, classes ? "dear" : "");
+    t.run(budget_settings(150));
+    EXPECT_LE(t.elapsed, 150 + t.longest + 0.01);
+    return t.not_run.size();
+  };
+  EXPECT_EQ(not_run(true), 0u);
+  EXPECT_GT(not_run(false), 0u);
 }
 
 TEST(DecisionBudget, CellsDecidedEarlyLeaveTheirTimeToUndecidedOnes) {

@@ -86,6 +86,11 @@ struct DecisionSettings {
   // run are planned into; the rest pays for rounds beyond the minimum in
   // undecided cells, and for estimates that came out short.
   double minimum_share = 0.85;
+  // Beyond its minimum rounds a cell may take up to this many times its
+  // equal share of that rest while its hardest pair looks resolvable in
+  // the rounds it buys (Verdict::rounds_needed); one that does not stops
+  // "futile" and leaves the time to the cells after it.
+  double borrow = 2;
   std::function<void(const std::string& line)> progress;  // one line per cell (may be empty)
 };
 
@@ -104,6 +109,9 @@ class CellTrial {
 
 struct ScheduledCell {
   std::size_t turns = 0;  // repetitions per round: candidates x conditions
+  // Cells of one class cost alike per turn (the same op, flush policy and
+  // column): the budget's cost model is calibrated per class.
+  std::string cost_class;
   // The cell's trial, its repetitions lasting at least `min_time` seconds.
   std::function<std::unique_ptr<CellTrial>(double min_time)> make;
   // The cell was not run: the budget could not pay for its minimum rounds.
@@ -112,9 +120,10 @@ struct ScheduledCell {
 
 struct CellOutcome {
   // "decided" (winner or tie), "settled" (every size settled, not alike:
-  // more rounds cannot decide it), "futile" (a pair whose ratio sits near
-  // the margin, or is that noisy, would need more than max_rounds:
-  // Verdict::rounds_needed),
+  // more rounds cannot decide it), "sizes_differ" (a size still open, but
+  // its answer already cannot match the others': Verdict::past_deciding),
+  // "futile" (a pair whose ratio sits near the margin, or is that noisy,
+  // would need more rounds than the cell may take: Verdict::rounds_needed),
   // "budget", "max_rounds", "not run: budget"
   std::string stop;
   unsigned rounds = 0;  // complete rounds
