@@ -396,7 +396,7 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
     for (std::size_t k = 0; k < nk; ++k)
       for (std::size_t o = 0; o < nk; ++o)
         for (std::size_t c : judged[o].left)
-          if (!judged[k].ran[c] && std::any_of(judged[k].ran.begin(), judged[k].ran.end(), [](bool r) { return r; })) {
+          if (!judged[k].ran[c] && ran_any(k)) {
             v.reason = names[c] + " has no trusted figure at " + cond_name(k) + " (" + by_size() + ")";
             return v;
           }
@@ -405,7 +405,7 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
     for (std::size_t c : v.ranking) {
       bool everywhere = true;
       for (std::size_t k = 0; k < nk && everywhere; ++k) {
-        if (std::none_of(judged[k].ran.begin(), judged[k].ran.end(), [](bool r) { return r; })) continue;
+        if (!ran_any(k)) continue;
         everywhere = std::find(judged[k].left.begin(), judged[k].left.end(), c) != judged[k].left.end();
       }
       if (everywhere) v.best_everywhere.push_back(c);
