@@ -3,7 +3,9 @@
 # processes, then wall time of each, the fraction of measured cells decided
 # (winner or tie) and the fraction whose verdict (same winner, or same tied
 # set, or undecided both times) is identical in both runs, and what stopped
-# the undecided cells. KEEP=DIR keeps both runs' JSON there.
+# the undecided cells. KEEP=DIR keeps both runs' JSON there, and each run's
+# measured results (--save) as saved1.json and saved2.json, so that
+# `iolab recommend DIR/saved1.json` prints that run's table and seed rules again.
 # Usage: bench/recommend_stability.sh [path/to/iolab] [extra recommend options...]
 set -euo pipefail
 iolab=${1:-build/release/iolab}
@@ -18,7 +20,9 @@ fi
 uptime
 for i in 1 2; do
   start=$(date +%s.%N)
-  "$iolab" recommend --json "$@" > "$out/run$i.json"
+  save=()
+  if [ -n "${KEEP:-}" ]; then save=(--save "$out/saved$i.json"); fi
+  "$iolab" recommend --json "${save[@]}" "$@" > "$out/run$i.json"
   end=$(date +%s.%N)
   echo "run $i: $(echo "$end - $start" | bc) s"
 done
