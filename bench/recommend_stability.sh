@@ -46,8 +46,9 @@ def stopped(c):
 for i, (run, r) in enumerate(zip(runs, cells), 1):
     decided = sum(c["verdict"] in ("winner", "tie") for c in r.values())
     not_run = sum(1 for c in run["cells"] if not c.get("measured", True) and c["reason"].startswith("not run"))
+    safe = sum(c["verdict"] == "undecided" and bool(c.get("best_at_every_size")) for c in r.values())
     print(f"run {i}: {decided} of {len(r)} measured cells decided ({100 * decided / max(1, len(r)):.0f}%); "
-          f"{not_run} cells not run for the budget")
+          f"{not_run} cells not run for the budget; {safe} undecided cells name a safe choice (best or tied at every size)")
     why = {}
     for c in r.values():
         if c["verdict"] == "undecided": why[stopped(c)] = why.get(stopped(c), 0) + 1
