@@ -268,6 +268,16 @@ nlohmann::json to_json(const DesignedTable& t) {
     if (v.interval.available) interval = {v.interval.lo, v.interval.hi};
     nlohmann::json best_everywhere = nlohmann::json::array();
     for (auto i : v.best_everywhere) best_everywhere.push_back(c.candidates[i]);
+    // Each packet size's own answer: what a user of a cell whose answer
+    // changes within the band acts on, size by size.
+    nlohmann::json sizes = nlohmann::json::array();
+    for (std::size_t k = 0; k < v.unbeaten.size() && k < c.conditions.size(); ++k) {
+      nlohmann::json unbeaten = nlohmann::json::array();
+      for (auto i : v.unbeaten[k]) unbeaten.push_back(c.candidates[i]);
+      sizes.push_back({{"size", c.conditions[k]},
+                       {"settled", k < v.settled.size() && v.settled[k]},
+                       {"unbeaten", unbeaten}});
+    }
     std::string reason = !c.unmeasurable.empty() ? c.unmeasurable : v.kind == harness::Verdict::Kind::Undecided ? v.reason : "";
     cells.push_back({{"op", c.op},
                      {"band", c.band},
@@ -278,6 +288,7 @@ nlohmann::json to_json(const DesignedTable& t) {
                      {"winner", winner},
                      {"tied", tied},
                      {"best_at_every_size", best_everywhere},
+                     {"sizes", sizes},
                      {"candidates", c.candidates},
                      {"conditions", c.conditions},
                      {"rounds", c.rounds},

@@ -81,7 +81,7 @@ TEST(DesignedTable, JsonSchema) {
   ASSERT_EQ(j["cells"].size(), 3u);
   for (const auto& c : j["cells"])
     for (const char* key : {"op", "band", "flush", "column", "verdict", "winner", "tied", "candidates", "conditions",
-                            "rounds", "interval", "reason"})
+                            "rounds", "interval", "reason", "sizes"})
       EXPECT_TRUE(c.contains(key)) << key;
   EXPECT_EQ(j["cells"][0]["verdict"], "winner");
   EXPECT_EQ(j["cells"][0]["winner"], "mmap");
@@ -91,6 +91,29 @@ TEST(DesignedTable, JsonSchema) {
   EXPECT_EQ(j["cells"][1]["tied"].size(), 2u);
   EXPECT_EQ(j["cells"][2]["verdict"], "not measured");
   EXPECT_EQ(j["cells"][0]["rounds"], 6);
+  EXPECT_TRUE(j["cells"][2]["sizes"].empty());  // not measured: no size has an answer
+}
+
+// A cell whose answer changes within the band is undecided as a whole, and
+// its sizes still say, each, what is best there.
+TEST(DesignedTable, EachSizeSaysItsOwnAnswerInJson) {
+  std::vector<harness::Result> rs;
+  const std::string cell = "write|64 B..4 KiB|none|buffered";
+  rs.push_back(candidate(cell, "mmap", 0, 64, 2000));
+  rs.push_back(candidate(cell, "stdio", 0, 64, 1000));
+  rs.push_back(candidate(cell, "mmap", 1, 4095, 1000));
+  rs.push_back(candidate(cell, "stdio", 1, 4095, 2000));
+  nlohmann::json j = to_json(designed_table(rs));
+  ASSERT_EQ(j["cells"].size(), 1u);
+  const auto& c = j["cells"][0];
+  EXPECT_EQ(c["verdict"], "undecided");
+  ASSERT_EQ(c["sizes"].size(), 2u);
+  EXPECT_EQ(c["sizes"][0]["size"], 64);
+  EXPECT_EQ(c["sizes"][0]["settled"], true);
+  EXPECT_EQ(c["sizes"][0]["unbeaten"], nlohmann::json::array({"mmap"}));
+  EXPECT_EQ(c["sizes"][1]["size"], 4095);
+  EXPECT_EQ(c["sizes"][1]["settled"], true);
+  EXPECT_EQ(c["sizes"][1]["unbeaten"], nlohmann::json::array({"stdio"}));
 }
 
 }  // namespace
