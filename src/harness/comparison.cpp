@@ -330,6 +330,12 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
     return v;
   }
   auto ran_any = [&](std::size_t k) { return std::any_of(judged[k].ran.begin(), judged[k].ran.end(), [](bool r) { return r; }); };
+  // Left unbeaten at every size where anything ran.
+  auto unbeaten_everywhere = [&](std::size_t c) {
+    for (std::size_t k = 0; k < nk; ++k)
+      if (ran_any(k) && std::find(judged[k].left.begin(), judged[k].left.end(), c) == judged[k].left.end()) return false;
+    return true;
+  };
   // Each size's answer so far, for a reason.
   auto by_size = [&] {
     std::string s;
@@ -350,22 +356,17 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
   // leaves the cell undecided whatever more rounds show. Only when every
   // candidate ran at every size alike (a missing figure has its own reason).
   if (!std::all_of(judged.begin(), judged.end(), [](const ConditionJudgement& j) { return j.settled; })) {
-    bool alike_runs = true, doomed = false;
+    bool alike_runs = true, doomed = false, any_everywhere = false;
     std::optional<std::vector<bool>> runs;
-    std::vector<bool> everywhere(nc, true);
     for (std::size_t k = 0; k < nk; ++k) {
       if (!ran_any(k)) continue;
       if (runs && *runs != judged[k].ran) alike_runs = false;
       runs = judged[k].ran;
-      std::vector<bool> here(nc, false);
-      for (std::size_t c : judged[k].left) here[c] = true;
-      for (std::size_t c = 0; c < nc; ++c) everywhere[c] = everywhere[c] && here[c];
-      if (!judged[k].settled) continue;
-      for (std::size_t o = 0; o < nk; ++o)
-        for (std::size_t c : judged[k].left)
-          doomed = doomed || (ran_any(o) && std::find(judged[o].left.begin(), judged[o].left.end(), c) == judged[o].left.end());
+      if (judged[k].settled)
+        for (std::size_t c : judged[k].left) doomed = doomed || !unbeaten_everywhere(c);
     }
-    doomed = doomed || std::none_of(everywhere.begin(), everywhere.end(), [](bool e) { return e; });
+    for (std::size_t c = 0; c < nc; ++c) any_everywhere = any_everywhere || unbeaten_everywhere(c);
+    doomed = doomed || !any_everywhere;
     if (alike_runs && doomed) {
       v.past_deciding = true;
       v.reason = "the answer changes within the band: " + by_size();
@@ -402,14 +403,8 @@ Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const
           }
     v.reason = "the answer changes within the band: " + by_size();
     // What is best or tied for best at every size, all the same.
-    for (std::size_t c : v.ranking) {
-      bool everywhere = true;
-      for (std::size_t k = 0; k < nk && everywhere; ++k) {
-        if (!ran_any(k)) continue;
-        everywhere = std::find(judged[k].left.begin(), judged[k].left.end(), c) != judged[k].left.end();
-      }
-      if (everywhere) v.best_everywhere.push_back(c);
-    }
+    for (std::size_t c : v.ranking)
+      if (unbeaten_everywhere(c)) v.best_everywhere.push_back(c);
     if (!v.best_everywhere.empty()) v.reason += "; best or tied for best at every size: " + names_of(names, v.best_everywhere);
     return v;
   }
