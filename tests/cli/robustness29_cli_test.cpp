@@ -461,7 +461,8 @@ TEST(Issue29, I15_SamplesOf1e308HaveNoFactorAndSaySoEitherWayRound) {
       if (markdown) args.push_back("--markdown");
       ProgramRun r = run_iolab(args);
       ASSERT_EQ(r.exit_code, 0) << r.err;
-      EXPECT_EQ(r.out.find("n/a"), std::string::npos) << r.out;
+      // "n/ax" is what the old output said; a bare "n/a" could be the temporary directory's name ending in n.
+      EXPECT_EQ(r.out.find("n/ax"), std::string::npos) << r.out;
       EXPECT_EQ(r.out.find("1.00x"), std::string::npos) << r.out;
       EXPECT_NE(r.out.find("no factor between the rates"), std::string::npos) << r.out;
       EXPECT_NE(r.out.find("1e+308 s"), std::string::npos) << r.out;
