@@ -1,9 +1,10 @@
-// `iolab recommend [RESULTS.json] [--json]`: this machine's decision table
-// (op x packet band x flush policy x column -> winner, tie or undecided).
-// Without a results file it runs the designed experiment (suites/decision.h)
-// within --budget; with one it rebuilds the table from its records: the
-// designed table when they came from `iolab recommend --save`, else the
-// older table from whatever the run measured, marked as not designed.
+// `iolab recommend [RESULTS.json] [--json]`: this machine's decision, per
+// condition (op, packet size, flush policy, cache column) the method to
+// use, with its guarantee. Without a results file it measures (the whole
+// map within --budget, or exactly the conditions --op/--bs/--flush/--cache
+// name); with one saved by `recommend --save` it replays the same decision
+// from its records. A file of other records holds no decision: nothing is
+// ranked from records that were never measured side by side.
 #include <fmt/core.h>
 
 #include <unistd.h>
@@ -14,15 +15,16 @@
 #include "iolab/base/clock.h"
 #include "iolab/base/error.h"
 #include "iolab/base/units.h"
+#include "iolab/decision/design.h"
+#include "iolab/decision/seed_rules.h"
+#include "iolab/decision/verdict.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
+#include "iolab/report/decision_text.h"
 #include "iolab/report/exporter.h"
-#include "iolab/report/decision_seeds.h"
-#include "iolab/report/decision_table.h"
 #include "iolab/report/files.h"
 #include "iolab/report/output_files.h"
-#include "iolab/report/recommend.h"
 #include "iolab/suites/decision.h"
 
 namespace iolab::cli {
@@ -31,19 +33,78 @@ namespace {
 
 struct RecommendOptions {
   std::string input;
-  bool json = false;
+  bool json = false, explain = false;
   std::string dir;
   std::string max_file = "32m";
-  std::string memory_limit = "64m";  // the larger-than-memory column's page-cache room
+  std::string memory_limit = "64m";  // the past-memory columns' page-cache room
   std::string save;
   std::string evict = "per-file";
+  std::string op, bs, flush, cache;  // the user's own conditions (lists)
+  double indifference = decision::Guarantee{}.indifference, confidence = decision::Guarantee{}.confidence;
   double min_time = 0.075;
   double budget = 570;
-  unsigned min_rounds = 6, max_rounds = 60;
+  unsigned first_stage = decision::kFirstStage, max_rounds = 400;
   std::uint64_t seed = 0x10AB;
 };
 
-harness::Results measure(const RecommendOptions& o, std::uint64_t max_file, std::uint64_t memory_room,
+// What the options ask to measure; throws UsageError naming the option.
+decision::DesignRequest request_of(const RecommendOptions& o) {
+  decision::DesignRequest r;
+  r.max_file = parse_size(o.max_file, "--max-file");
+  if (r.max_file < 4096) throw UsageError("--max-file " + o.max_file, "must be at least 4k");
+  r.memory_room = parse_size(o.memory_limit, "--memory-limit");
+  if (r.memory_room < decision::kMinMemoryRoom)
+    throw UsageError("--memory-limit " + o.memory_limit, "must be at least " + size_label(decision::kMinMemoryRoom));
+  if (r.memory_room > (std::uint64_t{1} << 40))
+    throw UsageError("--memory-limit " + o.memory_limit, "must be at most 1t (its file is 4 times that)");
+  if (!o.op.empty())
+    for (const auto& s : harness::split_list(o.op, "--op")) r.ops.push_back(harness::parse_op(s));
+  if (!o.bs.empty())
+    for (const auto& s : harness::split_list(o.bs, "--bs")) {
+      const std::uint64_t b = parse_size(s, "--bs");
+      if (b == 0 || b > (std::uint64_t{1} << 30)) throw UsageError("--bs " + s, "a packet from 1 byte to 1g");
+      r.sizes.push_back(b);
+    }
+  if (!o.flush.empty())
+    for (const auto& s : harness::split_list(o.flush, "--flush")) {
+      if (std::find(std::begin(decision::kFlushes), std::end(decision::kFlushes), s) == std::end(decision::kFlushes))
+        throw UsageError("--flush " + s, "expected none, end, every-16k, async-16k or every");
+      r.flushes.push_back(s);
+    }
+  if (!o.cache.empty())
+    for (const auto& s : harness::split_list(o.cache, "--cache")) {
+      auto c = decision::column_named(s);
+      if (!c)
+        throw UsageError("--cache " + s,
+                         "expected warm, cold, direct, past-memory, past-memory-direct (reads) or buffered, direct (writes)");
+      r.columns.push_back(*c);
+    }
+  if (decision::rows(r).empty())
+    throw UsageError("--op, --flush, --cache", "they name no condition together (reads have no flush policy but none; "
+                                               "writes go to the buffered or direct column)");
+  return r;
+}
+
+decision::Guarantee guarantee_of(const RecommendOptions& o) {
+  decision::Guarantee g{o.indifference, o.confidence};
+  if (auto problem = decision::guarantee_problem(g))
+    throw UsageError(fmt::format("--indifference {}, --confidence {}", o.indifference, o.confidence), *problem);
+  return g;
+}
+
+// The rules measure() relies on, from the parsed values (Action::recheck).
+void recheck_recommend(const RecommendOptions& o) {
+  request_of(o);
+  guarantee_of(o);
+  if (!o.input.empty() && !o.save.empty()) throw UsageError("--save", "only applies when measuring (no results file given)");
+  if (!(o.budget >= 1 && o.budget <= 86400)) throw UsageError("--budget", "from 1 to 86400 seconds");
+  if (!(o.min_time >= 0 && o.min_time <= 3600)) throw UsageError("--min-time", "from 0 to 3600 seconds");
+  if (o.first_stage < 2 || o.first_stage > 100) throw UsageError("--first-stage", "from 2 to 100 rounds");
+  if (o.max_rounds < o.first_stage || o.max_rounds > 100000)
+    throw UsageError("--max-rounds", "from --first-stage to 100000");
+}
+
+harness::Results measure(const RecommendOptions& o, const decision::DesignRequest& request,
                          harness::Eviction eviction, const std::string& command) {
   io::ScratchDir scratch(o.dir);
   harness::Results out;
@@ -54,99 +115,100 @@ harness::Results measure(const RecommendOptions& o, std::uint64_t max_file, std:
   config.latency = false;
   config.eviction = eviction;
   harness::Runner runner(config, scratch);
-  suites::DecisionSettings settings;
+  decision::ScheduleSettings settings;
   settings.budget_s = o.budget;
-  settings.min_rounds = o.min_rounds;
+  settings.guarantee = guarantee_of(o);
+  settings.first_stage = o.first_stage;
   settings.max_rounds = o.max_rounds;
-  settings.seed = o.seed;
   settings.min_time = o.min_time;
   settings.min_time_floor = std::min(o.min_time, settings.min_time_floor);
   const bool tty = ::isatty(2) == 1;
   const std::uint64_t begin = steady_ns();
   settings.progress = [tty, begin](const std::string& line) {
-    if (tty) std::fprintf(stderr, "[%4.0f s] %s\n", static_cast<double>(steady_ns() - begin) / 1e9, line.c_str());
+    // The plan always (it says what will be measured); a line per condition on a terminal.
+    if (tty || line.starts_with("plan:"))
+      std::fprintf(stderr, "[%4.0f s] %s\n", static_cast<double>(steady_ns() - begin) / 1e9, line.c_str());
   };
-  out.results = suites::run_decision(runner, suites::decision_design(max_file, memory_room), settings);
+  out.results = suites::run_decision(runner, request, settings, o.seed).records;
   return out;
-}
-
-// The rules measure() relies on, from the parsed values (Action::recheck).
-void recheck_recommend(const RecommendOptions& o, std::uint64_t max_file, std::uint64_t memory_room) {
-  if (max_file < 4096) throw UsageError("--max-file " + o.max_file, "must be at least 4k");
-  if (memory_room < suites::kMinMemoryRoom)
-    throw UsageError("--memory-limit " + o.memory_limit, "must be at least " + size_label(suites::kMinMemoryRoom));
-  if (!o.input.empty() && !o.save.empty()) throw UsageError("--save", "only applies when measuring (no results file given)");
-  if (!(o.budget >= 1 && o.budget <= 86400)) throw UsageError("--budget", "from 1 to 86400 seconds");
-  if (!(o.min_time >= 0 && o.min_time <= 3600)) throw UsageError("--min-time", "from 0 to 3600 seconds");
-  if (o.min_rounds < 6 || o.max_rounds > 1000 || o.max_rounds < o.min_rounds)
-    throw UsageError("--min-rounds, --max-rounds", "from 6 to 1000, --max-rounds at least --min-rounds");
 }
 
 void add_recommend_command(CLI::App& app, Action& action) {
   auto opts = std::make_shared<RecommendOptions>();
   auto* cmd = app.add_subcommand(
-      "recommend", "Print this machine's decision table: per op, packet band, flush policy and cache, the winning method, "
-                   "a tie, or undecided, from interleaved rounds");
+      "recommend", "Print this machine's decision: per op, packet size, flush policy and cache column, the method to "
+                   "use, picked by a sequential selection with a stated guarantee from interleaved rounds");
   cmd->add_option("results", opts->input,
-                  "Results file (JSON) to decide from; without one, run the designed experiment now");
-  cmd->add_flag("--json", opts->json, "Print the table as JSON");
+                  "Results file saved by `iolab recommend --save` to replay the decision from; without one, measure now");
+  cmd->add_flag("--json", opts->json, "Print the decision as JSON (conditions, rows, the seeds' rules)");
+  cmd->add_flag("--explain", opts->explain, "Add a line of why per condition: the counters, the best method ruled out");
+  cmd->add_option("--op", opts->op, "When measuring: only these ops (read,write)");
+  cmd->add_option("--bs", opts->bs,
+                  "When measuring: exactly these packet sizes (e.g. 700,64k) instead of the planned grid");
+  cmd->add_option("--flush", opts->flush, "When measuring: only these flush policies of writes (none,end,every-16k,async-16k,every)");
+  cmd->add_option("--cache", opts->cache,
+                  "When measuring: only these columns (reads: warm,cold,direct,past-memory,past-memory-direct; writes: "
+                  "buffered,direct)");
+  cmd->add_option("--indifference", opts->indifference,
+                  "The difference not worth telling apart, as a ratio of rates (default 1.05: the pick is within 5% of "
+                  "the best); the budget may widen it to 1.10 for a row whose rounds it cannot pay, and says so");
+  cmd->add_option("--confidence", opts->confidence,
+                  "The probability that the pick is within the indifference of the best (default 0.95)");
   cmd->add_option("--dir", opts->dir, "When measuring: parent of the scratch directory (default: $TMPDIR or /tmp)");
   cmd->add_option("--budget", opts->budget,
-                  "When measuring: seconds for the whole table, a hard bound (default 570, so the run ends within 10 "
-                  "minutes here): the plan shortens repetitions (down to 0.065 s) and leaves out cells whose minimum "
-                  "rounds do not fit (\"not run: budget\"); time left over buys rounds for undecided cells")
-      ->check(CLI::Range(1.0, 86400.0));  // a zero budget would measure nothing
-  cmd->add_option("--min-rounds", opts->min_rounds,
-                  "When measuring: rounds before a cell is first judged (default 6, the fewest with a 95% paired interval)")
-      ->check(CLI::Range(6u, 1000u));
-  cmd->add_option("--max-rounds", opts->max_rounds, "When measuring: rounds after which a cell stops undecided (default 60)")
-      ->check(CLI::Range(6u, 1000u));
+                  "When measuring: seconds for the whole decision, a hard bound (default 570, so a run ends within 10 "
+                  "minutes): the plan thins the sizes (every 4x, 16x or 64x) to what this machine can measure in it");
+  cmd->add_option("--first-stage", opts->first_stage,
+                  "When measuring: rounds of every candidate before the first elimination (default 6)");
+  cmd->add_option("--max-rounds", opts->max_rounds, "When measuring: rounds after which a condition stops (default 400)");
   cmd->add_option("--seed", opts->seed, "When measuring: seed of the rounds' orders (default 4267, recorded)");
   cmd->add_option("--max-file", opts->max_file, "When measuring: largest file per experiment (default 32m)");
   cmd->add_option("--memory-limit", opts->memory_limit,
-                  "When measuring: the page cache the \"larger than memory\" column's memory cgroup leaves its file, "
-                  "which is 4 times that (default 64m, at least 32m); the group's limit adds what the candidates' "
-                  "buffers take");
+                  "When measuring: the page cache the past-memory columns' memory cgroup leaves their file, which is 4 "
+                  "times that (default 64m, at least 32m); the group's limit adds what the candidates' buffers take");
   cmd->add_option("--min-time", opts->min_time,
-                  "When measuring: seconds each repetition lasts at least, by repeating short passes (default 0.075, above the 50 ms under which a repetition is too short to trust); the budget's plan may shorten it to 0.065 s")
-      ->check(CLI::Range(0.0, 3600.0));
+                  "When measuring: seconds each repetition lasts at least, by repeating short passes (default 0.075, "
+                  "above the 50 ms under which a repetition is too short to trust); the plan may shorten it to 0.065 s");
   cmd->add_option("--evict", opts->evict,
                   "When measuring: how cold reads are made: per-file (default: fdatasync + fadvise of the file alone) or "
                   "drop_caches (root; empties the whole machine's page cache)");
-  cmd->add_option("--save", opts->save, "When measuring: also write the measured results to this JSON file");
-  cmd->footer("Examples:\n  iolab recommend --budget 300 --save table-run.json\n  iolab recommend table-run.json --json\n"
-              "  iolab recommend results/run.json   (a run that was not designed: the older table, marked so)");
+  cmd->add_option("--save", opts->save, "When measuring: also write the measured records to this JSON file");
+  cmd->footer("Examples:\n  iolab recommend --save decision.json\n  iolab recommend --op write --bs 700,64k --flush every-16k\n"
+              "  iolab recommend decision.json --json --explain");
   cmd->callback([opts, &action] {
-    std::uint64_t max_file = parse_size(opts->max_file);
-    if (max_file < 4096) throw UsageError("--max-file " + opts->max_file, "must be at least 4k");
-    const std::uint64_t memory_room = parse_size(opts->memory_limit);
-    if (memory_room < suites::kMinMemoryRoom)
-      throw UsageError("--memory-limit " + opts->memory_limit, "must be at least " + size_label(suites::kMinMemoryRoom));
-    harness::Eviction eviction = harness::parse_eviction(opts->evict);
-    if (!opts->input.empty() && !opts->save.empty()) throw UsageError("--save", "only applies when measuring (no results file given)");
-    if (opts->max_rounds < opts->min_rounds) throw UsageError("--max-rounds", "must be at least --min-rounds");
-    action.recheck = [opts, max_file, memory_room] { recheck_recommend(*opts, max_file, memory_room); };
-    action.run = [opts, max_file, memory_room, eviction] {
+    const decision::DesignRequest request = request_of(*opts);
+    const harness::Eviction eviction = harness::parse_eviction(opts->evict);
+    recheck_recommend(*opts);
+    action.recheck = [opts] { recheck_recommend(*opts); };
+    action.run = [opts, request, eviction] {
       // --save: iolab run --out's rules (report/output_files.h), checked first, before measuring.
       std::shared_ptr<report::OutputFiles> save;
       if (!opts->save.empty()) {
-        report::OutputRequest request;
-        request.option = "--save";
-        request.given = opts->save;
-        request.kinds = report::output_kinds({&report::json_exporter()});
-        save = std::make_shared<report::OutputFiles>(std::move(request));
+        report::OutputRequest out;
+        out.option = "--save";
+        out.given = opts->save;
+        out.kinds = report::output_kinds({&report::json_exporter()});
+        save = std::make_shared<report::OutputFiles>(std::move(out));
       }
       int exit_code = 0;
       harness::Results results;
       if (!opts->input.empty()) {
         results = report::read_results_file(opts->input);
+        if (!decision::holds_decision(results.results))
+          throw UsageError(opts->input, "holds no decision: its records were not measured side by side as candidates "
+                                        "(`iolab run` measures experiments; `iolab recommend --save FILE` measures a "
+                                        "decision and keeps it)");
       } else {
         if (save) save->prepare();
-        results = measure(*opts, max_file, memory_room, eviction,
-                          fmt::format("iolab recommend --budget {} --min-rounds {} --max-rounds {} --seed {} "
-                                      "--min-time {} --max-file {} --memory-limit {} --evict {}",
-                                      opts->budget, opts->min_rounds, opts->max_rounds, opts->seed, opts->min_time,
-                                      opts->max_file, opts->memory_limit, opts->evict));
+        results = measure(*opts, request, eviction,
+                          fmt::format("iolab recommend --budget {} --indifference {} --confidence {} --first-stage {} "
+                                      "--max-rounds {} --seed {} --min-time {} --max-file {} --memory-limit {} --evict {}{}{}{}{}",
+                                      opts->budget, opts->indifference, opts->confidence, opts->first_stage,
+                                      opts->max_rounds, opts->seed, opts->min_time, opts->max_file, opts->memory_limit,
+                                      opts->evict, opts->op.empty() ? "" : " --op " + opts->op,
+                                      opts->bs.empty() ? "" : " --bs " + opts->bs,
+                                      opts->flush.empty() ? "" : " --flush " + opts->flush,
+                                      opts->cache.empty() ? "" : " --cache " + opts->cache));
         if (save) {
           auto p = save->publish(
               [&](std::size_t, const std::filesystem::path& json) {
@@ -157,33 +219,19 @@ void add_recommend_command(CLI::App& app, Action& action) {
           std::fprintf(stderr, "measured results: %s\n", printable(p.files.front().string()).c_str());
           if (p.problem) {
             std::fprintf(stderr, "iolab: %s\n", one_line(*p.problem).c_str());
-            exit_code = 1;  // the table is still printed: the measurement is not lost
+            exit_code = 1;  // the decision is still printed: the measurement is not lost
           }
         }
       }
-      nlohmann::json j;
-      std::string text;
-      if (report::is_designed(results.results)) {
-        report::DesignedTable table = report::designed_table(results.results);
-        j = report::to_json(table);
-        text = report::format_text(table);
-        // The seeds' rules beside this machine's verdicts.
-        std::vector<report::SeedRuleRow> rules = report::seed_rules(table);
-        j["seed_rules"] = report::to_json(rules);
-        text += report::format_text(rules);
-      } else {
-        report::DecisionTable table = report::decide(results.results);
-        j = report::to_json(table);
-        j["designed"] = false;
-        text = "Not a designed comparison: these records were not measured side by side in interleaved rounds (run "
-               "`iolab recommend` for that); the table below ranks what the run happened to measure.\n\n" +
-               report::format_text(table);
-      }
+      const decision::Decision d = decision::decision_from_records(results.results);
+      const std::vector<decision::SeedRuleRow> rules = decision::seed_rules(d);
       if (opts->json) {
+        nlohmann::json j = decision::to_json(d);
+        j["seed_rules"] = decision::to_json(rules);
         j["source"] = opts->input.empty() ? nlohmann::json("measured now") : nlohmann::json(opts->input);
         fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
       } else {
-        fmt::print("{}", text);
+        fmt::print("{}{}", report::format_text(d, opts->explain), report::format_text(rules));
       }
       return exit_code;
     };

@@ -587,6 +587,21 @@ double Measurement::shortest_seconds() const {
   return out;
 }
 
+Result Measurement::provisional() const {
+  Result r = s_->record;
+  r.samples_s.clear();
+  for (const auto& rep : s_->reps) r.samples_s.push_back(rep.seconds);
+  r.reps = static_cast<unsigned>(r.samples_s.size());
+  r.passes = s_->passes;
+  if (!s_->reps.empty()) {
+    r.bytes = s_->reps.front().tally.bytes;
+    r.ops = s_->reps.front().tally.ops;
+  }
+  r.verified = s_->settings.verify;
+  s_->workload.describe(r);
+  return r;
+}
+
 bool Measurement::finish() {
   if (skipped_) return false;
   if (!guarded([&] {

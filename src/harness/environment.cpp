@@ -113,6 +113,9 @@ Environment collect_environment(const std::filesystem::path& scratch_dir) {
   // How much written data may sit dirty in the page cache, and for how long,
   // before the kernel writes it back: what makes "page cache only" last.
   e.vm_dirty = proc::vm_dirty_settings();
+  for (const char* attr : {"read_ahead_kb", "nr_requests", "max_sectors_kb", "logical_block_size", "physical_block_size",
+                           "write_cache"})
+    if (std::string v = queue_attr(m.major, m.minor, attr); !v.empty()) e.block_queue[attr] = v;
   return e;
 }
 

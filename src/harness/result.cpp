@@ -59,7 +59,8 @@ json to_json(const Environment& e) {
               {"created", e.created},
               {"command", e.command},
               {"block_device", e.block_device},
-              {"vm_dirty", e.vm_dirty}};
+              {"vm_dirty", e.vm_dirty},
+              {"block_queue", e.block_queue}};
 }
 
 std::string_view to_string(LatencySource s) {
@@ -379,6 +380,10 @@ Results header_from_json(const Reader& rd, const json& j, int& version_out) {
   const json& vm = rd.object(e, "environment", "vm_dirty");
   for (const auto& [key, value] : vm.items())
     env.vm_dirty[key] = rd.integer<std::int64_t>(vm, "environment.vm_dirty", key.c_str());
+  if (version >= 3) {  // schema 3 added the block device's queue settings
+    const json& q = rd.object(e, "environment", "block_queue");
+    for (const auto& [key, value] : q.items()) env.block_queue[key] = rd.text(q, "environment.block_queue", key.c_str());
+  }
   version_out = static_cast<int>(version);
   return out;
 }

@@ -9,7 +9,6 @@
 #include "file_workload.h"
 #include "iolab/harness/comparison.h"
 #include "iolab/harness/runner.h"
-#include "iolab/harness/thresholds.h"
 
 namespace iolab::harness {
 
@@ -131,12 +130,20 @@ std::vector<std::vector<double>> Rounds::rates() const {
   return out;
 }
 
-std::vector<std::vector<double>> Rounds::rates_long_enough() const {
-  std::vector<std::vector<double>> out = rates();
-  for (std::size_t i = 0; i < out.size(); ++i)
-    if (candidates_[i]->running && candidates_[i]->measurement->shortest_seconds() < thresholds::kTooShortSeconds)
-      out[i].clear();
-  return out;
+std::optional<std::string> Rounds::not_running(std::size_t candidate) const {
+  const auto& c = *candidates_.at(candidate);
+  if (c.running) return std::nullopt;
+  return c.record.skipped.value_or("it stopped running");
+}
+
+Result Rounds::provisional(std::size_t candidate) const {
+  const auto& c = *candidates_.at(candidate);
+  if (!c.running || !c.measurement) return c.record;
+  return c.measurement->provisional();
+}
+
+void Rounds::set_extra(std::size_t candidate, const std::string& key, nlohmann::json value) {
+  candidates_.at(candidate)->record.extra[key] = std::move(value);
 }
 
 std::vector<Result> Rounds::finish() {

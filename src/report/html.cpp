@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <random>
+#include <set>
 
 #include "common.h"
 #include "html_text.h"
 #include "iolab/base/error.h"
 #include "iolab/harness/thresholds.h"
+#include "iolab/report/decision_text.h"
 #include "iolab/report/files.h"
 #include "model.h"
 
@@ -155,22 +158,87 @@ Html notes_html(const SuiteSection& s) {
   return h;
 }
 
+// The decision's map: rows (op, flush, column) x packet sizes, each cell
+// the pick coloured by method, the ratio over the best method ruled out and
+// its interval on hover (title), "~" where others stood within the zone,
+// "!" where the budget ended it.
 Html decision_html(const RunSection& run) {
-  Html h(
-      "<table class=\"decision\"><thead><tr><th>op</th><th>packet size</th><th>flush</th><th>reads: warm cache<br>writes: "
-      "to a fresh file</th><th>reads: cold cache, O_DIRECT or larger than memory</th></tr></thead><tbody>");
-  for (const auto& row : run.decision)
-    h += "<tr>" + td(row.op) + td(row.band) + td(row.flush) + "<td class=\"" + text(row.warm_class) + "\">" + text(row.warm) +
-         "</td><td class=\"" + text(row.cold_class) + "\">" + text(row.cold) + "</td></tr>";
-  h += "</tbody></table>";
+  if (!run.decision) {
+    if (!run.decision_problem.empty()) return "<p class=\"explain\">" + text(run.decision_problem) + "</p>";
+    return Html("<p class=\"explain\">This run holds no decision: no method is ranked from records that were not "
+                "measured side by side. <code>iolab recommend</code> measures one for every condition (about 10 "
+                "minutes), or for your own in seconds (<code>iolab recommend --op write --bs 700 --flush "
+                "every-16k</code>), and <code>iolab report</code> of its <code>--save</code> file draws it here.</p>");
+  }
+  const decision::Decision& d = *run.decision;
+  std::set<std::uint64_t> all;
+  std::set<std::string> picked;
+  for (const auto& c : d.conditions) {
+    all.insert(c.condition.size);
+    if (c.measured() && c.pick) picked.insert(c.candidates[*c.pick].label);
+  }
+  // A colour per method picked anywhere in the map, in the labels' order.
+  static constexpr const char* kPalette[] = {"#cfe8fc", "#d7f5d0", "#ffe3b8", "#f6d0f2", "#fff4a8", "#d9d4fb",
+                                             "#c9f0ec", "#ffd1d1", "#e6e6c8", "#dcebc2", "#f5dccb", "#d0e0e3"};
+  std::map<std::string, const char*> colour;
+  for (const auto& label : picked) colour[label] = kPalette[colour.size() % std::size(kPalette)];
+  Html h("<table class=\"decision map\"><thead><tr><th>op</th><th>flush</th><th>column</th>");
+  for (auto size : all) h += "<th>" + text(exact_size(size)) + "</th>";
+  h += "</tr></thead><tbody>";
+  for (const auto& row : d.rows) {
+    h += "<tr>" + td(std::string(harness::to_string(row.row.op))) +
+         td(row.row.op == harness::Op::Read ? "—" : row.row.flush) + td(std::string(decision::to_string(row.row.column)));
+    for (auto size : all) {
+      auto it = std::find_if(row.conditions.begin(), row.conditions.end(),
+                             [&](std::size_t ci) { return d.conditions[ci].condition.size == size; });
+      if (it == row.conditions.end()) {
+        h += "<td></td>";
+        continue;
+      }
+      const decision::ConditionVerdict& c = d.conditions[*it];
+      if (!c.measured() || !c.pick) {
+        h += "<td class=\"nodata\" title=\"" + text(std::string(decision::to_string(c.stop)) + ": " + c.why) + "\">.</td>";
+        continue;
+      }
+      const std::string& label = c.candidates[*c.pick].label;
+      std::string hover = label + " at " + exact_size(c.condition.size);
+      if (c.within.size() > 1) {
+        hover += "; within " + sig(c.indifference, 3) + "x, not told apart:";
+        for (std::size_t k = 1; k < c.within.size(); ++k) hover += " " + c.candidates[c.within[k]].label;
+      }
+      if (c.runner_up) {
+        const auto& r = c.candidates[*c.runner_up].pick_over;
+        hover += "; over " + c.candidates[*c.runner_up].label + " " + sig(r.estimate, 3) + "x" +
+                 (r.available ? " (" + sig(r.lo, 3) + ".." + sig(r.hi, 3) + ", " + format_percent(r.coverage) +
+                                    " interval, within this run)"
+                              : "");
+      }
+      hover += "; " + std::string(decision::to_string(c.stop)) + " after " + std::to_string(c.rounds) + " rounds";
+      std::string mark = short_label(label) + (c.within.size() > 1 ? "~" : "") + (c.stop == decision::Stop::Budget ? "!" : "");
+      h += "<td class=\"pick\" style=\"background:" + Html::text(colour[label]) + "\" title=\"" + text(hover) + "\">" +
+           text(mark) + "</td>";
+    }
+    h += "</tr>";
+  }
+  h += "</tbody></table><p class=\"explain\"><b>~</b> other methods within the zone (not told apart from the pick); "
+       "<b>!</b> the budget ended it (the best so far); <b>.</b> not measured here (hover for why). " +
+       text(procedure_text(d)) + "</p>";
+  h += "<details><summary>Safe choice per row</summary><ul>";
+  for (const auto& row : d.rows)
+    if (row.safe)
+      h += "<li>" + text(std::string(harness::to_string(row.row.op)) + " " + row.row.flush + " " +
+                         std::string(decision::to_string(row.row.column)) + ": " + row.safe->method + ", at worst " +
+                         sig(row.safe->worst_ratio, 3) + "x behind the pick (at " + exact_size(row.safe->worst_at) + ")") +
+           "</li>";
+  h += "</ul></details>";
   if (!run.seed_rules.empty()) {
-    h += "<table class=\"decision seeds\"><caption>The seeds' rules beside this run's verdicts</caption><thead><tr>"
-         "<th>seed</th><th>seed says</th><th>cell</th><th>this machine says</th><th>agrees?</th></tr></thead><tbody>";
+    h += "<table class=\"decision seeds\"><caption>The seeds' rules beside this run's picks, size by size</caption><thead><tr>"
+         "<th>seed</th><th>seed says</th><th>row, sizes</th><th>this machine says</th><th>agrees?</th></tr></thead><tbody>";
     for (const auto& r : run.seed_rules) {
       const char* cls = r.agrees == "yes" ? "clear" : r.agrees == "no" || r.agrees == "partly" ? "unclear" : "nodata";
       h += "<tr>" + td(r.seed) + td(r.says + (r.expects.empty() ? "" : " (" + r.expects + ")")) +
-           td(r.cell.empty() ? "—" : r.cell) + td(r.machine) + "<td class=\"" + text(cls) + "\">" + text(r.agrees) +
-           "</td></tr>";
+           td(r.row.empty() ? "—" : r.row + " " + r.sizes) + td(r.machine) + "<td class=\"" + text(cls) + "\">" +
+           text(r.agrees) + "</td></tr>";
     }
     h += "</tbody></table>";
   }
@@ -212,7 +280,7 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
     body += "<nav><b>Suites:</b> ";
     for (std::size_t i = 0; i < m.suites.size(); ++i)
       body += (i ? Html(" · ") : Html()) + "<a href=\"#suite-" + number(i) + "\">" + text(m.suites[i].suite) + "</a>";
-    body += " · <a href=\"#decision\">decision table</a> · <a href=\"#environment\">environment</a></nav>";
+    body += " · <a href=\"#decision\">decision</a> · <a href=\"#environment\">environment</a></nav>";
   }
   for (std::size_t si = 0; si < m.suites.size(); ++si) {
     const SuiteSection& suite = m.suites[si];
@@ -227,24 +295,13 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
     body += notes_html(suite) + "</section>";
   }
 
-  body += "<section id=\"decision\"><h2>Decision table: which method to use on this machine</h2>"
-          "<p class=\"explain\">For each operation, packet size, flush policy and cache state: the method ahead of every "
-          "method it met (geometric mean of median-rate ratios where both ran at the same size, file, pattern and flush), "
-          "its margin over its closest competitor, and the margin at worst: the winner's slowest repetition against the "
-          "fastest repetition of any other method at the same condition, at the least favourable one. The winner is "
-          "clear only when it ran at every condition where methods met and, at each, its slowest repetition beat every "
-          "other method's fastest, with medians more than " +
-          text(format_percent(harness::thresholds::kTieRatio - 1)) +
-          " apart. Records whose figures carry warnings (too short, outliers, not warm, not cold) are left out and "
-          "counted. Reads have no flush policy; writes go to a fresh file, buffered or O_DIRECT; flush \"end\" is one "
-          "flush after the last write.</p>";
+  body += "<section id=\"decision\"><h2>Decision: which method to use on this machine</h2>"
+          "<p class=\"explain\">Per condition (an operation, a packet size, a flush policy, a cache column): the method "
+          "picked by a designed, interleaved, sequential selection with a stated guarantee (docs/report.md). Reads "
+          "have no flush policy; writes go to a fresh file, buffered or O_DIRECT; flush \"end\" is one flush after the "
+          "last write.</p>";
   for (const auto& run : m.runs) {
     if (m.runs.size() > 1) body += "<h3>" + text(run.label) + "</h3>";
-    if (run.designed)
-      body += "<p class=\"explain\">This run is <code>iolab recommend</code>'s designed experiment: every candidate at "
-              "every condition of a cell, in interleaved rounds, until decided. winner: its exact Hodges-Lehmann interval "
-              "over every rival above 1.05 at every condition; tie: every pairwise interval inside [0.952, 1.05]; else "
-              "undecided (docs/report.md).</p>";
     body += decision_html(run);
   }
   body += "</section><section id=\"environment\"><h2>Environment</h2>";

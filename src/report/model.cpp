@@ -1,6 +1,5 @@
 #include "model.h"
 
-#include "iolab/report/decision_table.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,6 +10,7 @@
 #include "common.h"
 #include "explain.h"
 #include "family_charts.h"
+#include "iolab/base/error.h"
 #include "iolab/base/units.h"
 #include "iolab/harness/thresholds.h"
 
@@ -107,54 +107,10 @@ void collect_notes(SuiteSection& section, const SuiteView& suite, const std::vec
   }
 }
 
-std::vector<DecisionRow> decision_rows(const DecisionTable& table) {
-  std::vector<DecisionRow> rows;
-  auto cls = [](const Cell& c) { return c.clear ? "clear" : c.methods.empty() ? "nodata" : "unclear"; };
-  for (const auto& c : table.cells) {
-    if (c.cache != "warm") continue;
-    DecisionRow row{c.op, std::string(to_string(c.band)), c.op == "read" ? "—" : c.flush, c.summary(), "", cls(c), "nodata"};
-    const Cell* cold = table.find(c.op, c.band, c.flush, "cold");
-    if (cold && !cold->methods.empty()) {
-      row.cold = cold->summary();
-      row.cold_class = cls(*cold);
-    } else {
-      row.cold = c.op == "write" ? "—" : "no data";  // writes go to a fresh file: no cold column
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
-// The designed table in the same two columns: reads warm | cold, O_DIRECT
-// and larger than memory (each named); writes through the page cache | O_DIRECT.
-std::vector<DecisionRow> designed_rows(const DesignedTable& table) {
-  std::vector<DecisionRow> rows;
-  auto cls = [](const DesignedCell& c) {
-    return !c.unmeasurable.empty() ? "nodata" : c.verdict.kind == harness::Verdict::Kind::Undecided ? "unclear" : "clear";
-  };
-  // One row per op, band and flush, in the table's order, whichever of its cells the run has.
-  std::map<std::string, std::size_t> row_of;
-  for (const auto& c : table.cells) {
-    auto [it, fresh] = row_of.emplace(c.op + "|" + c.band + "|" + c.flush, rows.size());
-    if (fresh) rows.push_back({c.op, c.band, c.op == "read" ? "—" : c.flush, "", "", "nodata", "nodata"});
-    DecisionRow& row = rows[it->second];
-    if (c.column == "warm" || c.column == "buffered") {
-      row.warm = c.summary();
-      row.warm_class = cls(c);
-      continue;
-    }
-    row.cold += (row.cold.empty() ? "" : " | ") + c.column + ": " + c.summary();
-    if (c.unmeasurable.empty()) row.cold_class = cls(c);
-  }
-  for (auto& row : rows) {
-    if (row.warm.empty()) row.warm = "not in this run";
-    if (row.cold.empty()) row.cold = "not in this run";
-  }
-  return rows;
-}
-
 std::vector<std::pair<std::string, std::string>> environment_rows(const harness::Environment& env) {
   auto v = [](const std::string& s) { return s.empty() ? std::string("unknown") : visible(s); };
+  std::string queue;
+  for (const auto& [k, value] : env.block_queue) queue += (queue.empty() ? "" : ", ") + k + " " + value;
   return {
       {"host", v(env.hostname)},
       {"CPU", v(env.cpu_model + (env.cores ? " (" + std::to_string(env.cores) + " cores)" : ""))},
@@ -164,6 +120,7 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const harness:
       {"filesystem", v(env.fs_type + (env.mount_options.empty() ? "" : " (" + env.mount_options + ")"))},
       {"device", v(env.device + (env.rotational ? (*env.rotational ? ", rotational" : ", not rotational") : "") +
                    (env.scheduler.empty() ? "" : ", scheduler " + env.scheduler))},
+      {"block queue", queue.empty() ? "not recorded" : visible(queue)},
       {"iolab", v(env.iolab_version + (env.git_commit.empty() ? "" : ", commit " + env.git_commit) +
                   (env.build_type.empty() ? "" : ", " + env.build_type) +
                   (env.compiler.empty() ? "" : ", " + env.compiler))},
@@ -262,13 +219,13 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
     RunSection run;
     run.label = visible(sources[i].label);
     run.created = visible(runs[i].environment.created);
-    run.designed = is_designed(runs[i].results);
-    if (run.designed) {
-      DesignedTable table = designed_table(runs[i].results);
-      run.decision = designed_rows(table);
-      run.seed_rules = seed_rules(table);
-    } else {
-      run.decision = decision_rows(decide(runs[i].results));
+    if (decision::holds_decision(runs[i].results)) {
+      try {
+        run.decision = decision::decision_from_records(runs[i].results);
+        run.seed_rules = decision::seed_rules(*run.decision);
+      } catch (const Error& e) {
+        run.decision_problem = e.what();
+      }
     }
     run.environment = environment_rows(runs[i].environment);
     if (runs[i].incomplete) run.incomplete = visible(*runs[i].incomplete);

@@ -15,8 +15,8 @@
 #include "families.h"
 #include "iolab/harness/result.h"
 #include "iolab/report/html.h"
-#include "iolab/report/decision_seeds.h"
-#include "iolab/report/recommend.h"
+#include "iolab/decision/seed_rules.h"
+#include "iolab/decision/verdict.h"
 
 namespace iolab::report {
 
@@ -64,17 +64,13 @@ struct SuiteSection {
   std::size_t records = 0;
 };
 
-struct DecisionRow {
-  std::string op, band, flush;
-  std::string warm, cold;  // cell summaries
-  std::string warm_class, cold_class;  // "clear", "unclear", "nodata"
-};
-
 struct RunSection {
   std::string label, created;
-  std::vector<DecisionRow> decision;
-  bool designed = false;  // the decision rows come from `iolab recommend`'s designed experiment
-  std::vector<SeedRuleRow> seed_rules;  // designed runs: the seeds' rules beside this run's verdicts
+  // The run's decision (`iolab recommend`'s measurement), when its records hold one;
+  // nothing is ranked from records that never met side by side.
+  std::optional<decision::Decision> decision;
+  std::string decision_problem;                   // why its decision records could not be read
+  std::vector<decision::SeedRuleRow> seed_rules;  // the seeds' rules beside its picks
   std::vector<std::pair<std::string, std::string>> environment;  // (what, value)
   std::optional<std::string> incomplete;
 };

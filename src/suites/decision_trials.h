@@ -1,42 +1,71 @@
-// The trials run_decision makes per cell (decision.h): interleaved rounds in
-// this process (RoundsTrial, decision.cpp), or, for the larger-than-memory
-// cell, the same rounds in a child inside a memory cgroup, paced from here
-// (decision_memory.cpp).
+// The trials run_decision makes per condition (decision.h): interleaved
+// rounds in this process (RoundsTrial, decision_run.cpp), or, for the
+// past-memory columns, the same rounds in a child inside a memory cgroup,
+// paced from here (decision_memory.cpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "iolab/decision/design.h"
+#include "iolab/decision/schedule.h"
 #include "iolab/harness/result.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
-#include "iolab/suites/decision.h"
 
 namespace iolab::suites {
 
-// The cell's candidates at every condition, in interleaved rounds on
-// `scratch` (decision.cpp's RoundsTrial): its records go to `out`.
-std::unique_ptr<CellTrial> make_rounds_trial(const harness::RunConfig& config, io::ScratchDir& scratch,
-                                             const DecisionCell& cell, std::size_t index, const DecisionSettings& settings,
-                                             double min_time, std::vector<harness::Result>& out);
+// What a condition's records say of how it was judged.
+struct RecordFacts {
+  decision::Stop stop = decision::Stop::Selected;
+  std::string why;   // budget: what ran out
+  unsigned rounds = 0;
+  double indifference = 0, confidence = 0;
+  unsigned first_stage = 0;
+  // What the live selection ended with, by candidate index: the replay of
+  // the records (decision/verdict.h) is checked against it.
+  std::optional<std::size_t> pick;
+  std::vector<std::size_t> within;
+};
+RecordFacts facts_of(const decision::Selection& s, const decision::ConditionTrial::Ending& ending);
+nlohmann::json to_json(const RecordFacts& f);
+RecordFacts facts_from(const nlohmann::json& j);
 
-// The larger-than-memory cell (decision.h, kLargerThanMemory), its
-// experiments shaped by shape_larger_than_memory.
-DecisionCell larger_than_memory_cell(std::uint64_t memory_room);
-// Why that cell cannot be measured here (no memory cgroup can be made), or "".
-std::string larger_than_memory_problem();
-// Candidate `index`'s read of that cell: random packets in windows of a
-// permutation of its own, from a full cache of `memory_room` bytes.
-void shape_larger_than_memory(harness::FileExperiment& e, std::uint64_t memory_room, std::size_t index);
-// The same rounds (make_rounds_trial) in a child process inside one memory
-// cgroup for the whole cell: its start, each round, each judgement and its
-// finish are messages to the child, which asks this process before each
-// repetition whether the budget still allows it (CellTrial::round's `more`).
-std::unique_ptr<CellTrial> make_memory_cell_trial(harness::Runner& runner, const DecisionCell& cell, std::size_t index,
-                                                  const DecisionSettings& settings, double min_time,
-                                                  std::vector<harness::Result>& out);
+// The condition's candidates in interleaved rounds (harness::Rounds) on
+// `scratch`; its records go to `out`.
+class RoundsTrial final : public decision::ConditionTrial {
+ public:
+  RoundsTrial(const harness::RunConfig& config, io::ScratchDir& scratch, const decision::DesignedCondition& d,
+              std::uint64_t seed, unsigned first_stage, double min_time, std::vector<harness::Result>& out);
+  ~RoundsTrial() override;
+  std::vector<std::string> start() override;
+  Round round(const std::vector<bool>& in_play, const std::function<bool()>& more) override;
+  void finish(const decision::Selection& selection, const Ending& ending) override;
+  void finish_with(const RecordFacts& facts);
+
+ private:
+  std::vector<harness::FileExperiment> prepared(std::vector<harness::FileExperiment> row);
+  void remove_prepared() noexcept;
+  double min_time_;
+  harness::Runner runner_;
+  const decision::DesignedCondition& d_;
+  std::uint64_t seed_;
+  unsigned first_stage_;
+  std::vector<harness::Result>& out_;
+  std::unique_ptr<harness::Rounds> rounds_;
+  std::vector<bool> retired_;
+  std::vector<std::filesystem::path> prepared_;  // the shared read file, this trial's to remove
+};
+
+// The past-memory columns' trial: the same rounds in a child process inside
+// one memory cgroup for the whole condition.
+std::unique_ptr<decision::ConditionTrial> make_memory_trial(harness::Runner& runner, const decision::DesignedCondition& d,
+                                                            std::uint64_t seed, unsigned first_stage, double min_time,
+                                                            std::vector<harness::Result>& out);
 
 }  // namespace iolab::suites

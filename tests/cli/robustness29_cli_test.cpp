@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/decision_file.h"
 #include "cli/run_program.h"
 #include "io/io_test_support.h"
 
@@ -212,11 +213,13 @@ TEST(Issue29, I3_ARunGivenAnOutAnotherRunIsWritingIsRefused) {
 TEST(Issue29, I4_AFullOrClosedStdoutIsAnErrorNotASilentSuccess) {
   Place p;
   const fs::path a = results_file(p, "a.json");
+  const fs::path decided = p / "decision.json";
+  iolab::test::write_decision_file(decided);
   const int full = ::open("/dev/full", O_WRONLY);
   ASSERT_GE(full, 0);
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"suites"}, {"methods", "--json", "--dir", p.scratch().string()}, {"compare", a.string(), a.string()},
-           {"recommend", a.string()}}) {
+           {"recommend", decided.string()}}) {
     ProgramRun r = run_iolab(args, stdout_to(full));
     EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
     EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << args[0] << ": " << r.err;
@@ -380,13 +383,15 @@ TEST(Issue29, I6_UnderAnAddressSpaceLimitReportCompareAndRecommendSayOneLine) {
 #endif
   Place p;
   const fs::path a = results_file(p, "a.json");
+  const fs::path decided = p / "decision.json";
+  iolab::test::write_decision_file(decided);
   // Limits from "cannot start the signal thread" to "cannot parse": each a line and exit 1, never an abort.
   for (std::uint64_t mib : {13u, 14u, 16u, 20u, 24u}) {
     iolab::test::StartOptions limited;
     limited.address_space_limit = mib << 20;
     for (const std::vector<std::string>& args :
          {std::vector<std::string>{"compare", a.string(), a.string()}, {"report", a.string(), "-o", (p / "x.html").string()},
-          {"recommend", a.string()}}) {
+          {"recommend", decided.string()}}) {
       ProgramRun r = iolab::test::start_iolab(args, limited)->finish();
       SCOPED_TRACE(args[0] + " under " + std::to_string(mib) + " MiB");
       EXPECT_EQ(r.signal, 0) << r.err;

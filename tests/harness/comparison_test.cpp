@@ -1,7 +1,7 @@
 // The statistics of interleaved comparisons: the ratio interval's coverage
 // on synthetic samples with a known ratio (seeded: the same every run), the
-// rounds' order, the winner/tie/undecided rule, and interleaved rounds of
-// real tiny experiments recording their order.
+// rounds' order, and interleaved rounds of real tiny experiments recording
+// their order.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -175,142 +175,6 @@ TEST(PairedRatioInterval, RealCoverageAtSmallCountsAndNoneBelowSix) {
   EXPECT_EQ(paired_ratio_interval(a, longer).n_a, 7u);
 }
 
-using Rates = std::vector<std::vector<std::vector<double>>>;
-
-Rates cell(std::mt19937_64& rng, std::size_t n, const std::vector<double>& centers, double sigma, std::size_t conditions = 2) {
-  Rates r(conditions);
-  for (auto& cond : r)
-    for (double c : centers) cond.push_back(sample(rng, n, c, sigma));
-  return r;
-}
-
-TEST(Decide, AClearDifferenceDecidesInTheFirstRounds) {
-  std::mt19937_64 rng(7);
-  Rates r = cell(rng, 6, {100, 200, 120}, 0.03);
-  Verdict v = decide(r, {"a", "b", "c"}, {"8 B", "63 B"});
-  ASSERT_EQ(v.kind, Verdict::Kind::Winner) << v.reason;
-  EXPECT_EQ(v.chosen, std::vector<std::size_t>{1});
-  EXPECT_EQ(v.against, 2u);  // its closest rival
-  EXPECT_GT(v.interval.lo, 1.05);
-  EXPECT_TRUE(v.interval.paired);
-  EXPECT_TRUE(v.final());
-}
-
-TEST(Decide, EqualDistributionsEndAsATieAndOthersMustBeBeaten) {
-  std::mt19937_64 rng(8);
-  Rates r = cell(rng, 30, {100, 100, 50}, 0.01);
-  Verdict v = decide(r, {"a", "b", "c"}, {});
-  ASSERT_EQ(v.kind, Verdict::Kind::Tie) << v.reason;
-  std::vector<std::size_t> tied = v.chosen;
-  std::sort(tied.begin(), tied.end());
-  EXPECT_EQ(tied, (std::vector<std::size_t>{0, 1}));
-  // c is out at both sizes, beaten by one of the tied pair.
-  for (std::size_t k = 0; k < 2; ++k) {
-    ASSERT_TRUE(v.beaten[k][2].has_value());
-    EXPECT_NE(v.beaten[k][2]->by, 2u);
-    EXPECT_FALSE(v.beaten[k][0].has_value());
-    EXPECT_TRUE(v.settled[k]);
-  }
-}
-
-TEST(Decide, OverlappingNoisyOnesStayUndecidedWithTheReason) {
-  std::mt19937_64 rng(9);
-  Rates r = cell(rng, 8, {100, 103}, 0.15);
-  Verdict v = decide(r, {"a", "b"}, {"4k", "1020k"});
-  EXPECT_EQ(v.kind, Verdict::Kind::Undecided);
-  EXPECT_FALSE(v.final());
-  EXPECT_NE(v.reason.find("neither above 1.050 nor inside [0.952, 1.050]"), std::string::npos) << v.reason;
-}
-
-// Settled at each size, but not alike: the answer changes within the band,
-// which more rounds cannot change.
-TEST(Decide, AWinnerMustWinAtEveryCondition) {
-  std::mt19937_64 rng(10);
-  Rates r(2);
-  r[0] = {sample(rng, 8, 200, 0.005), sample(rng, 8, 100, 0.005)};
-  r[1] = {sample(rng, 8, 100, 0.005), sample(rng, 8, 100.5, 0.005)};  // a tie at the second size
-  Verdict v = decide(r, {"a", "b"}, {"x", "y"});
-  EXPECT_EQ(v.kind, Verdict::Kind::Undecided) << to_string(v.kind);
-  EXPECT_TRUE(v.final());
-  EXPECT_NE(v.reason.find("the answer changes within the band: at x: a wins; at y: a tie of"), std::string::npos)
-      << v.reason;
-  EXPECT_EQ(v.best_everywhere, std::vector<std::size_t>{0});  // a: winner at x, tied at y
-  EXPECT_NE(v.reason.find("best or tied for best at every size: a"), std::string::npos) << v.reason;
-  // What each size left unbeaten, best first: what the seeds' rules are held against size by size.
-  ASSERT_EQ(v.unbeaten.size(), 2u);
-  EXPECT_EQ(v.unbeaten[0], std::vector<std::size_t>{0});
-  EXPECT_EQ(v.unbeaten[1], (std::vector<std::size_t>{0, 1}));
-  // Fewer than 6 rounds: no interval, never decided.
-  Rates few = cell(rng, 5, {100, 300}, 0.01);
-  Verdict none = decide(few, {"a", "b"}, {});
-  EXPECT_EQ(none.kind, Verdict::Kind::Undecided);
-  EXPECT_FALSE(none.final());
-}
-
-// Still open at one size, but past deciding: the winner at the settled size
-// is already beaten at the other, so no result there can make the cell a
-// winner or a tie, and the schedule need not spend more rounds on it.
-TEST(Decide, ASizeSettledOnACandidateBeatenAtAnotherIsPastDeciding) {
-  std::mt19937_64 rng(12);
-  Rates r(2);
-  r[0] = {sample(rng, 8, 200, 0.005), sample(rng, 8, 100, 0.005), sample(rng, 8, 100, 0.005)};  // a wins at x
-  r[1] = {sample(rng, 8, 100, 0.005), sample(rng, 8, 150, 0.15), sample(rng, 8, 152, 0.15)};    // a beaten; b, c open
-  Verdict v = decide(r, {"a", "b", "c"}, {"x", "y"});
-  EXPECT_EQ(v.kind, Verdict::Kind::Undecided);
-  EXPECT_FALSE(v.settled[1]);
-  EXPECT_TRUE(v.past_deciding);
-  EXPECT_TRUE(v.final());
-  EXPECT_NE(v.reason.find("the answer changes within the band: at x: a wins; at y: still open among b, c"),
-            std::string::npos)
-      << v.reason;
-  // With a unbeaten at y (open against b), a can still win everywhere: not past deciding.
-  r[1] = {sample(rng, 8, 150, 0.15), sample(rng, 8, 152, 0.15), sample(rng, 8, 100, 0.005)};
-  Verdict open = decide(r, {"a", "b", "c"}, {"x", "y"});
-  EXPECT_FALSE(open.past_deciding);
-  EXPECT_FALSE(open.final());
-  EXPECT_NE(open.reason.find("neither above"), std::string::npos) << open.reason;
-}
-
-// Nothing settled anywhere, but no candidate is unbeaten at both sizes.
-TEST(Decide, NoCandidateUnbeatenAtEverySizeIsPastDeciding) {
-  std::mt19937_64 rng(13);
-  Rates r(2);
-  r[0] = {sample(rng, 8, 200, 0.15), sample(rng, 8, 202, 0.15), sample(rng, 8, 100, 0.005), sample(rng, 8, 100, 0.005)};
-  r[1] = {sample(rng, 8, 100, 0.005), sample(rng, 8, 100, 0.005), sample(rng, 8, 200, 0.15), sample(rng, 8, 202, 0.15)};
-  Verdict v = decide(r, {"a", "b", "c", "d"}, {"x", "y"});
-  EXPECT_FALSE(v.settled[0]);
-  EXPECT_FALSE(v.settled[1]);
-  EXPECT_TRUE(v.past_deciding);
-  EXPECT_EQ(v.kind, Verdict::Kind::Undecided);
-  EXPECT_NE(v.reason.find("the answer changes within the band: at x: still open among "), std::string::npos) << v.reason;
-  EXPECT_EQ(v.unbeaten[0].size(), 2u);  // a and b at x, c and d at y
-  EXPECT_EQ(v.unbeaten[1].size(), 2u);
-  EXPECT_NE(v.unbeaten[0], v.unbeaten[1]);
-}
-
-// A candidate retired after 6 rounds (it was beaten) keeps its 6; the
-// others go on, and its comparisons pair with their first 6 rounds.
-TEST(Decide, RetiredCandidatesKeepTheirVerdictOnFewerRounds) {
-  std::mt19937_64 rng(12);
-  Rates r(1);
-  r[0] = {sample(rng, 20, 100, 0.02), sample(rng, 20, 100, 0.02), sample(rng, 6, 40, 0.02)};
-  Verdict v = decide(r, {"a", "b", "c"}, {"x"});
-  ASSERT_EQ(v.kind, Verdict::Kind::Tie) << v.reason;
-  ASSERT_TRUE(v.beaten[0][2].has_value());
-  EXPECT_EQ(v.beaten[0][2]->interval.n_a, 6u);
-}
-
-// A candidate unbeaten at one size with no figure at the other cannot be judged there.
-TEST(Decide, ACandidateWithoutAFigureAtOneSizeIsNamed) {
-  std::mt19937_64 rng(13);
-  Rates r(2);
-  r[0] = {sample(rng, 8, 200, 0.01), sample(rng, 8, 100, 0.01)};
-  r[1] = {{}, sample(rng, 8, 100, 0.01)};
-  Verdict v = decide(r, {"a", "b"}, {"x", "y"});
-  EXPECT_EQ(v.kind, Verdict::Kind::Undecided);
-  EXPECT_NE(v.reason.find("a has no trusted figure at y"), std::string::npos) << v.reason;
-}
-
 // Three tiny warm-read candidates for the Rounds tests.
 std::vector<FileExperiment> three_tiny_reads(const char* experiment) {
   std::vector<FileExperiment> es;
@@ -367,19 +231,24 @@ TEST(Rounds, RecordsEveryRoundInTheSeededOrder) {
   }
 }
 
-// What a comparison may use: a candidate whose repetitions came out under
-// the too-short bound has no rates there (its record will say too_short and
-// the table leaves it out), so a verdict during the run rests on what the
-// table's will. (That long-enough repetitions keep theirs is the engine's
-// test RepetitionsUnderTheTooShortBoundAreRedoneWhenMinTimeAskedForThatMuch:
-// a repetition's length here would depend on the machine's speed.)
-TEST(Rounds, RatesLongEnoughLeaveOutCandidatesWithTooShortRepetitions) {
+// What a judge between rounds sees: each candidate's record as it would
+// read if the rounds ended now, its repetitions so far as samples (these
+// tiny ones shorter than a figure needs, which the decision's trust filter
+// reads from them), the work of one, and extra fields set on the way.
+TEST(Rounds, ProvisionalRecordsHoldTheRoundsSoFar) {
   TinyRunner tiny_runner;  // a 64 KiB read: microseconds a repetition
   Rounds tiny(tiny_runner.runner, three_tiny_reads("rounds-short"), 7);
   tiny.start();
   for (int i = 0; i < 2; ++i) tiny.round();
-  for (const auto& r : tiny.rates()) EXPECT_EQ(r.size(), 2u);
-  for (const auto& r : tiny.rates_long_enough()) EXPECT_TRUE(r.empty());
+  for (std::size_t c = 0; c < 3; ++c) {
+    EXPECT_FALSE(tiny.not_running(c));
+    tiny.set_extra(c, "note", c);
+    Result r = tiny.provisional(c);
+    ASSERT_EQ(r.samples_s.size(), 2u);
+    EXPECT_LT(r.samples_s[0], thresholds::kTooShortSeconds);
+    EXPECT_EQ(r.bytes, 64u * 1024u * r.passes);
+    EXPECT_EQ(r.extra["note"], c);
+  }
   for (const auto& r : tiny.finish()) EXPECT_TRUE(r.has_warning(WarningKind::TooShort));
 }
 

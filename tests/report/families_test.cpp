@@ -248,7 +248,7 @@ TEST(Robustness, ZeroAndDenormalSamplesAreListedNotCharted) {
     std::string page = render_html_report({rs});
     EXPECT_NE(page.find("4 without usable figures"), std::string::npos);
     EXPECT_NE(page.find("a repetition took 0 s"), std::string::npos);
-    EXPECT_EQ(decide(rs.results).find("read", Band::To4K, "none", "warm")->verdict(), "only stdio measured");
+    EXPECT_NE(page.find("This run holds no decision"), std::string::npos);  // nothing ranked from records that never met
   }
 }
 

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "chromium.h"
+#include "decision/synthetic_decision.h"
 #include "iolab/report/html.h"
 #include "report/common.h"
 #include "report/explain.h"
@@ -131,47 +132,53 @@ TEST(Html, CarriesWarningsSkipsEnvironmentReferencesAndTheDecisionTable) {
   EXPECT_NE(page.find("noisy: cv 32% over 5 repetitions"), std::string::npos);   // from the record
   EXPECT_NE(page.find("Synthetic CPU (2 cores)"), std::string::npos);             // environment
   EXPECT_NE(page.find("seed 001: Java MappedByteBuffer"), std::string::npos);     // published figure
-  EXPECT_NE(page.find("Decision table"), std::string::npos);
+  // Nothing is ranked from records that were never measured side by side: one line says how to get a decision.
+  EXPECT_NE(page.find("This run holds no decision"), std::string::npos);
+  EXPECT_NE(page.find("iolab recommend"), std::string::npos);
 }
 
-// A designed run (`iolab recommend --save`): the decision section carries
-// the seeds' rules beside this run's verdicts, a rule's kind of method
-// matched by the candidates' traits.
-TEST(Html, DesignedRunShowsTheSeedsRulesBesideItsVerdicts) {
+// The records of `iolab recommend --save`: a run with a decision.
+harness::Results decision_run() {
+  using decision::Column;
+  using decision::Row;
+  const std::vector<std::string> mapped{"maps_file", "positional"}, positional{"positional"};
   harness::Results run = testing::realistic();
   run.results.clear();
-  const std::string cell = "read|< 64 B|none|cold";
-  for (std::size_t k = 0; k < 2; ++k)
-    for (const auto& [label, mib_s] : {std::pair<std::string, double>{"mapped reader", 3000}, {"pread", 1000}}) {
-      const std::uint64_t block = k ? 63 : 8;
-      harness::Result r = testing::make({"decision", "read", label, "read", block, 256u << 10, mib_s, 0.01, 6, "cold"});
-      r.extra["decision_cell"] = cell;
-      r.extra["decision_candidate"] = label;
-      r.extra["decision_condition"] = k;
-      r.extra["decision_stop"] = "decided";
-      r.extra["decision_margin"] = 1.05;
-      r.extra["rounds"] = 6;
-      r.extra["decision_traits"] = label == "pread" ? nlohmann::json{"positional"} : nlohmann::json{"maps_file", "positional"};
-      run.results.push_back(r);
-    }
-  std::string page = render_html_report({run});
+  std::uint64_t seed = 1;
+  for (std::uint64_t size : {8u, 512u, 32768u}) {
+    auto rs = iolab::testing::synthetic_condition({Row{harness::Op::Read, "none", Column::Cold}, size},
+                                                  {{"mapped reader", mapped, size < 4096 ? 3000.0 : 800.0},
+                                                   {"pread", positional, 1000}, {"io_uring O_DIRECT QD32", positional, 900}},
+                                                  0.02, seed++);
+    run.results.insert(run.results.end(), rs.begin(), rs.end());
+  }
+  return run;
+}
+
+// A run with a decision: its section draws the map (each pick coloured by
+// method, the ratio over the best ruled out and its interval on hover) and
+// the seeds' rules beside its picks, size by size, matched by traits.
+TEST(Html, ADecisionIsDrawnAsAMapWithTheSeedsRules) {
+  std::string page = render_html_report({decision_run()});
   std::size_t section = page.find("<section id=\"decision\">");
   ASSERT_NE(section, std::string::npos);
   std::string decision = page.substr(section, page.find("</section>", section) - section);
-  EXPECT_NE(decision.find("The seeds' rules beside this run's verdicts"), std::string::npos) << decision;
-  // The cold cell has its row even though the run has no warm cell beside it.
-  EXPECT_NE(decision.find("cold: mapped reader: over pread"), std::string::npos) << decision;
-  EXPECT_NE(decision.find("<th>seed says</th><th>cell</th><th>this machine says</th><th>agrees?</th>"), std::string::npos);
-  // 004's rule for this cell: a memory-mapped method wins; "mapped reader" maps the file and won.
-  std::size_t rule = decision.find("reads under 4 KiB: mmap wins clearly (a memory-mapped method wins)</td><td>read|&lt; 64 B|none|cold");
+  EXPECT_NE(decision.find("<table class=\"decision map\">"), std::string::npos) << decision;
+  EXPECT_NE(decision.find("<th>8 B</th><th>512 B</th><th>32 KiB</th>"), std::string::npos) << decision;
+  EXPECT_NE(decision.find(">mapped reader</td>"), std::string::npos) << decision;
+  EXPECT_NE(decision.find("title=\"mapped reader at 8 B; over pread 2.9"), std::string::npos) << decision;
+  EXPECT_NE(decision.find("interval, within this run"), std::string::npos) << decision;
+  EXPECT_NE(decision.find("style=\"background:#"), std::string::npos) << decision;
+  EXPECT_NE(decision.find("Kim &amp; Nelson"), std::string::npos) << decision;
+  EXPECT_NE(decision.find("The seeds' rules beside this run's picks, size by size"), std::string::npos);
+  // 004: reads under 4 KiB, a mapped method picked at 8 B and 512 B: holds; over 4 KiB, pread at 32 KiB: holds.
+  std::size_t rule = decision.find("reads under 4 KiB: mmap wins clearly");
   ASSERT_NE(rule, std::string::npos) << decision;
   std::string row = decision.substr(rule, decision.find("</tr>", rule) - rule);
-  EXPECT_NE(row.find("mapped reader wins"), std::string::npos) << row;
+  EXPECT_NE(row.find("at 8 B: mapped reader"), std::string::npos) << row;
   EXPECT_NE(row.find("<td class=\"clear\">yes</td>"), std::string::npos) << row;
-  // A rule whose cell this run did not measure cannot say.
-  EXPECT_NE(decision.find("not in this run</td><td class=\"nodata\">cannot say</td>"), std::string::npos);
-
-  // A run that was not designed has no seed rows.
+  EXPECT_NE(decision.find("not in this table"), std::string::npos);
+  // A run without a decision has no seed rows.
   std::string plain = render_html_report({testing::realistic()});
   EXPECT_EQ(plain.find("The seeds' rules"), std::string::npos);
 }
@@ -271,6 +278,23 @@ TEST(HtmlInChromium, ChartsDrawWithoutErrorsAndMarkupStaysText) {
   png.read(sig, 8);
   EXPECT_EQ(std::string(sig + 1, 3), "PNG");
   std::printf("report and screenshot: %s, %s\n", page.c_str(), shot.c_str());
+}
+
+// The decision's map in a real browser: a cell per condition, coloured,
+// with its hover text, and nothing logged.
+TEST(HtmlInChromium, TheDecisionMapDrawsWithItsHoverText) {
+  if (testing::chromium_path().empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh test installs it)";
+  std::filesystem::path page = test_dir() / "decision-map.html";
+  write_html_report({decision_run()}, page);
+  Drawn d = draw_in_chromium(page);
+  EXPECT_EQ(d.errors, 0u);
+  EXPECT_EQ(d.log.find(":CONSOLE("), std::string::npos) << d.log;
+  const std::size_t map = d.dom.find("class=\"decision map\"");
+  ASSERT_NE(map, std::string::npos);
+  const std::string table = d.dom.substr(map, d.dom.find("</table>", map) - map);
+  EXPECT_EQ(count(table, "class=\"pick\""), 3u) << table;
+  EXPECT_EQ(count(table, "title=\""), 3u) << table;
+  EXPECT_NE(table.find("background:#"), std::string::npos) << "the browser kept the cells' colours";
 }
 
 // Issue 14 #13: a U+2028 (or U+2029, or a control character) in a method or

@@ -1,8 +1,8 @@
 // Comparing candidates measured side by side: the interval of a ratio of
 // rates whose coverage holds at the repetitions taken (two runs apart, or
-// paired round by round), the order of the candidates in each round of an
-// interleaved experiment, and the rule that turns intervals into a verdict
-// (winner, tie, undecided).
+// paired round by round), and the order of the candidates in each round of
+// an interleaved experiment. The decision between candidates is the
+// decision layer's (decision/selection.h).
 #pragma once
 
 #include <cstddef>
@@ -62,71 +62,5 @@ double mann_whitney_cdf(std::size_t m, std::size_t n, std::size_t u);
 // of 0..candidates-1 from a generator seeded with (seed, round) alone, so
 // a recorded seed reproduces every round's order.
 std::vector<std::size_t> round_order(std::size_t candidates, std::uint64_t seed, unsigned round);
-
-// The decision over a cell: candidates measured in interleaved rounds at
-// several conditions. rates[condition][candidate] = that candidate's rates
-// there, one per round in round order (empty: did not run or has no trusted
-// figure there; shorter: retired early). Every comparison is
-// paired_ratio_interval. At each condition:
-//  - x beats y when x's interval over y lies above `margin`; y is then out
-//    of the running there (beaten, directly or through a chain: a beats b
-//    and b beats c means a beats c by more than margin squared);
-//  - the unbeaten candidates are settled when there is one (it beats the
-//    rest) or when every pair of them is equivalent: its interval lies
-//    inside [1/margin, margin].
-// The cell:
-//  - winner: at every condition one candidate, the same, is left unbeaten;
-//  - tie: at every condition the same set of >= 2 is left unbeaten and
-//    every pair in it is equivalent;
-//  - undecided otherwise: a pair still unresolved at some condition (the
-//    reason names it), or every condition settled but not alike (the
-//    answer changes within the band: the reason says how), or so already
-//    while a condition is still open (Verdict::past_deciding).
-struct Verdict {
-  enum class Kind { Winner, Tie, Undecided } kind = Kind::Undecided;
-  std::vector<std::size_t> chosen;  // the winner, or the tied set (best first)
-  std::vector<std::size_t> ranking; // every candidate that ran, best first (geometric mean of median rate / the best's)
-  // The deciding interval: for a winner its least favourable one over a
-  // rival it beats directly (lowest lower bound over rivals and
-  // conditions); for a tie the widest pairwise one; undecided: the
-  // comparison that is unresolved, when there is one.
-  RatioInterval interval;
-  std::size_t interval_condition = 0;
-  std::size_t against = 0;          // the other candidate of that interval
-  std::string reason;               // undecided: why
-  // How each candidate left the running at each condition ([condition][candidate]):
-  // the candidate that beat it directly and that interval; nullopt when it is unbeaten
-  // there or did not run there.
-  struct Beat {
-    std::size_t by = 0;
-    RatioInterval interval;
-  };
-  std::vector<std::vector<std::optional<Beat>>> beaten;
-  // Each condition's candidates that ran there and are unbeaten, best first.
-  std::vector<std::vector<std::size_t>> unbeaten;
-  // Each condition: settled (one unbeaten candidate, or every pair of them
-  // equivalent): more rounds there cannot change it.
-  std::vector<bool> settled;
-  // Undecided with a condition unsettled, yet no result of more rounds there
-  // can make the cell a winner or a tie: a settled size's set is already
-  // beaten in part at another size, or no candidate is unbeaten at every
-  // size (the reason says "the answer changes within the band").
-  bool past_deciding = false;
-  // More rounds cannot change the verdict: every condition settled, or past deciding.
-  bool final() const;
-  // Settled but not alike (undecided): the candidates left unbeaten at
-  // every condition, best first (a safe choice across the band), if any.
-  std::vector<std::size_t> best_everywhere;
-  // Unsettled: the rounds the hardest unresolved pair would need to clear
-  // the margin if its estimate held and its interval shrank as
-  // 1/sqrt(rounds) (a pair whose ratio sits at the margin needs more than
-  // any budget); an interval wider than half the margin counts as one more
-  // round (too rough to project from); 0 when settled. What the schedule
-  // stops hopeless cells by.
-  double rounds_needed = 0;
-};
-Verdict decide(const std::vector<std::vector<std::vector<double>>>& rates, const std::vector<std::string>& names,
-               const std::vector<std::string>& conditions, double margin = 1.05);
-std::string_view to_string(Verdict::Kind kind);  // "winner", "tie", "undecided"
 
 }  // namespace iolab::harness

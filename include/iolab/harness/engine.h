@@ -243,6 +243,11 @@ class Measurement {
   std::vector<double> rates() const;
   // The shortest recorded repetition's seconds (0 before the first).
   double shortest_seconds() const;
+  // The record as it would read if the measurement finished now: its
+  // repetitions so far as samples, the work of one, and what the workload
+  // says of itself (its warnings, its cache state's figures). What a judge
+  // between repetitions applies its filter to (decision/trust.h).
+  Result provisional() const;
 
   struct State;
 

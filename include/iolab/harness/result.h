@@ -23,7 +23,7 @@ inline constexpr const char* kResultsFormat = "iolab-results";
 // Version 2: warnings are objects with a kind; latency says how it was
 // obtained; passes per repetition; sync policies every-N/async-N.
 // Version 1 files are still read (docs/results-format.md).
-inline constexpr int kResultsSchemaVersion = 2;
+inline constexpr int kResultsSchemaVersion = 3;
 
 // The machine and filesystem a run measured (llfio's storage_profile in spirit).
 struct Environment {
@@ -43,6 +43,11 @@ struct Environment {
   // /proc/sys/vm/dirty_*: how much written data the kernel lets sit in the
   // page cache, and for how long, before it writes it back.
   std::map<std::string, std::int64_t> vm_dirty;
+  // The scratch directory's block device queue (/sys/block/*/queue):
+  // read_ahead_kb (how much a read fault or a sequential read brings in
+  // beside what it asked for), nr_requests, max_sectors_kb, the logical and
+  // physical block sizes, write_cache. Empty where there is no block device.
+  std::map<std::string, std::string> block_queue;
 };
 
 // Facts of this machine and of the filesystem holding `scratch_dir`.

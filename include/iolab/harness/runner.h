@@ -212,10 +212,14 @@ class Rounds {
   // Each candidate's rates so far (bytes or operations per second, one per
   // round, in round order); empty for a skipped one.
   std::vector<std::vector<double>> rates() const;
-  // The same, but empty also for a candidate with a repetition shorter than
-  // thresholds::kTooShortSeconds: what a comparison of the records may use
-  // (their too_short warning leaves them out), known before they are made.
-  std::vector<std::vector<double>> rates_long_enough() const;
+  // Why the candidate does not run (skipped at start, or stopped by an
+  // error since), or nullopt while it runs.
+  std::optional<std::string> not_running(std::size_t candidate) const;
+  // The candidate's record as it would read if the rounds finished now
+  // (Measurement::provisional), with the extra fields set so far.
+  Result provisional(std::size_t candidate) const;
+  // An extra field of the candidate's record (kept in finish()'s record).
+  void set_extra(std::size_t candidate, const std::string& key, nlohmann::json value);
   // One record per candidate, in the candidates' order: samples in round
   // order, extra "round_seed", "rounds", "round_parts" (the most parts a
   // round was cut into) and "round_positions" (the candidate's 0-based turn

@@ -1,0 +1,346 @@
+// The budget's plan and the schedule (schedule.h).
+#include "iolab/decision/schedule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "iolab/base/units.h"
+#include "iolab/harness/statistics.h"
+
+namespace iolab::decision {
+
+namespace {
+
+// The share of what is left that a plan may fill with its conditions'
+// planned costs (planned(): at least a first stage, at most kBorrow of one):
+// the rest pays for conditions that need more rounds than their row's
+// earlier ones did.
+constexpr double kPlanShare = 0.85;
+// A condition may take up to this many times its share while the
+// conditions after it still fit.
+constexpr double kBorrow = 2;
+// The indifferences the budget may move a condition to, in steps of a percent.
+constexpr double kIndifferenceStep = 0.01;
+
+// What conditions have cost, per row (its cost class) and over all rows.
+struct Costs {
+  double setup_s = 0, setup_candidates = 0;   // start(): setup, verification, warm-up, calibration
+  double round_s = 0, turns_min_time = 0;     // rounds: seconds, and turns x the min_time they ran at
+  std::vector<double> noise;                  // per condition: h2 x the largest S2 of the first stage's survivors
+  double noise_median = 0;                    // of `noise`, kept as it grows
+  double survivors = 0, conditions = 0;       // survivors after the first stage
+  bool known() const { return setup_candidates > 0; }
+};
+
+class CostModel {
+ public:
+  explicit CostModel(const ScheduleSettings& s) : s_(s) {}
+
+  // Seconds of setup per candidate; seconds per turn at min_time m.
+  double setup_per_candidate(const Row& row) const {
+    const Costs& c = of(row);
+    return c.known() ? c.setup_s / c.setup_candidates : 4 * s_.min_time + 0.05;
+  }
+  double per_turn(const Row& row, double m, bool device_bound) const {
+    const Costs& c = of(row);
+    const double stretch = c.turns_min_time > 0 ? std::max(1.0, c.round_s / c.turns_min_time) : device_bound ? 2.0 : 1.3;
+    return m * stretch;
+  }
+  // The rounds after the first stage a condition of this row is expected
+  // to need at indifference `ratio`, and the candidates that take them.
+  double extra_turns(const Row& row, std::size_t k, double ratio) const {
+    const Costs& c = of(row);
+    const double n0 = s_.first_stage;
+    if (c.noise.empty()) return n0 * std::min<double>(2, static_cast<double>(k));  // before any: a second stage as long
+    const double delta = std::log(ratio);
+    const double q = c.noise_median;
+    const double survivors = c.conditions > 0 ? std::max(1.0, c.survivors / c.conditions) : 2;
+    return std::max(0.0, q / (delta * delta) - n0) * (survivors > 1 ? survivors : 0);
+  }
+  double expected(const ScheduledCondition& sc, double m, double ratio) const {
+    const Row& row = sc.condition.row;
+    const double k = static_cast<double>(sc.candidates);
+    return k * setup_per_candidate(row) +
+           (s_.first_stage * k + extra_turns(row, sc.candidates, ratio)) * per_turn(row, m, sc.device_bound);
+  }
+  // What a condition is planned to cost: its expected cost from its row's
+  // noise, but at least its first stage and at most kBorrow times it, so a
+  // noisy row is planned for (and given) no more than that.
+  double planned(const ScheduledCondition& sc, double m) const {
+    const double first = first_stage(sc, m);
+    return std::clamp(expected(sc, m, s_.guarantee.indifference), first, kBorrow * first);
+  }
+  double first_stage(const ScheduledCondition& sc, double m) const {
+    const Row& row = sc.condition.row;
+    const double k = static_cast<double>(sc.candidates);
+    return k * setup_per_candidate(row) + s_.first_stage * k * per_turn(row, m, sc.device_bound);
+  }
+
+  bool row_known(const Row& row) const {
+    auto it = by_row_.find(row.key());
+    return it != by_row_.end() && !it->second.noise.empty();
+  }
+
+  void learn(const Row& row, double setup_s, std::size_t k, double round_s, double turns, double m,
+             std::optional<double> noise, std::optional<std::size_t> survivors) {
+    for (Costs* c : {&all_, &by_row_[row.key()]}) {
+      c->setup_s += setup_s;
+      c->setup_candidates += static_cast<double>(k);
+      if (turns > 0) {
+        c->round_s += round_s;
+        c->turns_min_time += turns * m;
+      }
+      if (noise) {
+        c->noise.push_back(*noise);
+        c->noise_median = harness::median(c->noise);
+      }
+      if (survivors) {
+        c->survivors += static_cast<double>(*survivors);
+        c->conditions += 1;
+      }
+    }
+  }
+
+ private:
+  const Costs& of(const Row& row) const {
+    auto it = by_row_.find(row.key());
+    return it != by_row_.end() && it->second.known() ? it->second : all_;
+  }
+  const ScheduleSettings& s_;
+  Costs all_;
+  std::map<std::string, Costs> by_row_;
+};
+
+// The sizes of a row in the order they run: the 64x points first, then
+// the 16x ones, then the rest, so a plan cut short leaves the grid coarser
+// rather than a range unmeasured.
+int level(std::uint64_t size) {
+  for (std::size_t i = 0; i < std::size(kGrid); ++i)
+    if (kGrid[i] == size) return i % 3 == 0 ? 0 : i % 2 == 0 ? 1 : 2;
+  return 0;
+}
+
+class Scheduler {
+ public:
+  Scheduler(const ScheduleSettings& s, const std::function<double()>& now)
+      : s_(s), now_(now), model_(s), t0_(now()), deadline_(t0_ + s.budget_s) {}
+
+  // Runs `queue`; `later` is the planned cost of conditions still to be
+  // planned after it. A condition's share of what is left is in proportion
+  // to its planned cost (CostModel::planned: at most twice its first
+  // stage), so a noisy row cannot take the budget from the rest. It may
+  // borrow up to twice that share while every first stage after it still fits.
+  void run(std::vector<ScheduledCondition>& queue, double later, std::vector<ConditionOutcome>& out) {
+    for (std::size_t i = 0; i < queue.size(); ++i) {
+      const double left = deadline_ - now_();
+      const double m = repetition_time(queue, i, left, later);
+      double planned_after = later, mins_after = later / kBorrow;
+      for (std::size_t j = i + 1; j < queue.size(); ++j) {
+        planned_after += model_.planned(queue[j], m);
+        mins_after += model_.first_stage(queue[j], m);
+      }
+      const double mine = model_.planned(queue[i], m);
+      const double share = mine + planned_after > 0 ? std::max(0.0, left) * mine / (mine + planned_after) : left;
+      const double cap = std::max(share, std::min(kBorrow * share, left - mins_after));
+      out.push_back(run_one(queue[i], m, share, cap, left));
+    }
+  }
+
+  double left() const { return deadline_ - now_(); }
+  const CostModel& model() const { return model_; }
+  double elapsed() const { return now_() - t0_; }
+
+ private:
+  // The repetition time that fits the first stages of what is left, never below the floor.
+  double repetition_time(const std::vector<ScheduledCondition>& queue, std::size_t i, double left, double later) const {
+    const double top = std::max(0.0, s_.min_time), floor = std::min(s_.min_time_floor, top);
+    double setups = 0, turns = 0;
+    for (std::size_t j = i; j < queue.size(); ++j) {
+      const auto& q = queue[j];
+      setups += static_cast<double>(q.candidates) * model_.setup_per_candidate(q.condition.row);
+      turns += s_.first_stage * static_cast<double>(q.candidates) * model_.per_turn(q.condition.row, 1.0, q.device_bound);
+    }
+    if (turns <= 0 || top <= 0) return top;
+    return std::clamp((kPlanShare * left - later - setups) / turns, floor, top);  // `later`: first stages too
+  }
+
+  // The asked indifference, or the least wider one (up to the widest) whose
+  // expected cost fits the allowance, from the row's own earlier conditions
+  // (a row's noise is its own: a flush's is not a cached read's).
+  double indifference_for(const ScheduledCondition& sc, double m, double allowance) const {
+    const double asked = s_.guarantee.indifference;
+    if (!model_.row_known(sc.condition.row)) return asked;
+    const double widest = std::max(asked, kWidestIndifference);
+    for (double r = asked; r <= widest + 1e-9; r += kIndifferenceStep)
+      if (model_.expected(sc, m, r) <= allowance) return r;
+    return widest;
+  }
+
+  ConditionOutcome run_one(ScheduledCondition& sc, double m, double share, double cap, double left) {
+    ConditionOutcome o;
+    o.condition = sc.condition;
+    o.min_time = m;
+    o.start_s = now_() - t0_;
+    if (!sc.unmeasurable.empty() || sc.candidates == 0) {
+      o.stop = Stop::Unmeasurable;
+      o.why = sc.unmeasurable.empty() ? "no candidate" : sc.unmeasurable;
+      o.end_s = o.start_s;
+      if (sc.skipped) sc.skipped(o.why, o.stop);
+      return o;
+    }
+    const double first = model_.first_stage(sc, m);
+    if (first > left) {
+      o.stop = Stop::NotRun;
+      o.why = fmt::format("not run: budget (its first stage of {} rounds needs about {:.0f} s; {:.0f} s of the {:.0f} s "
+                          "budget were left)",
+                          s_.first_stage, first, std::max(0.0, left), s_.budget_s);
+      o.end_s = o.start_s;
+      if (sc.skipped) sc.skipped(o.why, o.stop);
+      return o;
+    }
+    o.indifference = indifference_for(sc, m, share);
+    std::unique_ptr<ConditionTrial> trial = sc.make(m);
+    const double s0 = now_();
+    const std::vector<std::string> cannot = trial->start();
+    const double s1 = now_();
+    Selection sel(sc.candidates, Guarantee{o.indifference, s_.guarantee.confidence}, s_.first_stage);
+    for (std::size_t i = 0; i < cannot.size() && i < sc.candidates; ++i)
+      if (!cannot[i].empty()) sel.withdraw(i);
+    // The hard bound: a repetition starts only if the longest one so far still fits.
+    double last = s1, longest = 0;
+    auto more = [&] {
+      const double t = now_();
+      longest = std::max(longest, t - last);
+      last = t;
+      return t + longest <= deadline_;
+    };
+    double turns = 0;
+    std::optional<double> noise;
+    std::optional<std::size_t> survivors;
+    std::string budget_why;
+    while (!sel.done()) {
+      std::vector<bool> in_play(sc.candidates);
+      std::size_t playing = 0;
+      for (std::size_t i = 0; i < sc.candidates; ++i) playing += (in_play[i] = sel.in_play(i));
+      if (sel.rounds() >= s_.first_stage) {
+        const double per_round = (now_() - s1) / std::max(1.0, turns) * static_cast<double>(playing);
+        if (sel.rounds() >= s_.max_rounds) budget_why = fmt::format("{} rounds, the most a condition takes", s_.max_rounds);
+        else if (now_() - s0 + per_round > cap)
+          budget_why = fmt::format("its allowance of {:.0f} s (its share of what was left)", cap);
+        if (!budget_why.empty()) {
+          sel.stop_for_budget();
+          break;
+        }
+      }
+      last = now_();
+      ConditionTrial::Round r = trial->round(in_play, more);
+      if (!r.complete) {
+        budget_why = "the run's budget";
+        sel.stop_for_budget();
+        break;
+      }
+      turns += static_cast<double>(playing);
+      for (std::size_t i = 0; i < sc.candidates && i < r.untrusted.size(); ++i)
+        if (r.untrusted[i] && in_play[i]) sel.withdraw(i);
+      sel.add_round(r.rates);
+      if (sel.rounds() == s_.first_stage) {
+        // What the row's next conditions plan their indifference by.
+        const auto s = sel.survivors();
+        double most = 0;
+        for (std::size_t a = 0; a < s.size(); ++a)
+          for (std::size_t b = a + 1; b < s.size(); ++b) most = std::max(most, sel.h2() * sel.pair_variance(s[a], s[b]));
+        noise = most;
+        survivors = s.size();
+      }
+    }
+    const double s2 = now_();
+    o.rounds = sel.rounds();
+    o.stop = sel.stop() == Selection::Stop::Budget        ? Stop::Budget
+             : sel.stop() == Selection::Stop::NoCandidate ? Stop::NoCandidate
+                                                          : Stop::Selected;
+    o.why = budget_why;
+    trial->finish(sel, ConditionTrial::Ending{o.stop, o.why});
+    model_.learn(sc.condition.row, s1 - s0, sc.candidates, s2 - s1, turns, m, noise, survivors);
+    o.end_s = now_() - t0_;
+    if (s_.progress) {
+      s_.progress(fmt::format("{}: {} after {} rounds (indifference {:.2f}, {:.1f} s){}", sc.condition.key(), to_string(o.stop),
+                              o.rounds, o.indifference, o.end_s - o.start_s, o.why.empty() ? "" : ": " + o.why));
+    }
+    return o;
+  }
+
+  const ScheduleSettings& s_;
+  const std::function<double()>& now_;
+  CostModel model_;
+  double t0_, deadline_;
+};
+
+}  // namespace
+
+Schedule run_schedule(const std::vector<Row>& rows, const DesignRequest& request,
+                      const std::function<ScheduledCondition(const Condition&)>& make, const ScheduleSettings& settings,
+                      const std::function<double()>& now) {
+  Schedule out;
+  Scheduler sched(settings, now);
+  auto build = [&](Spacing spacing, bool anchors) {
+    // Round-robin over rows, each row's sizes by level: every row is measured at every level before the next.
+    std::vector<std::vector<std::uint64_t>> per_row;
+    for (const Row& row : rows) {
+      std::vector<std::uint64_t> s;
+      for (std::uint64_t size : sizes(row, spacing, request))
+        if (request.sizes.empty() ? (size == kAnchorSize) == anchors : !anchors) s.push_back(size);
+      std::stable_sort(s.begin(), s.end(), [](auto a, auto b) { return level(a) < level(b); });
+      per_row.push_back(std::move(s));
+    }
+    std::vector<ScheduledCondition> q;
+    for (std::size_t turn = 0;; ++turn) {
+      bool any = false;
+      for (std::size_t r = 0; r < rows.size(); ++r)
+        if (turn < per_row[r].size()) {
+          any = true;
+          q.push_back(make(Condition{rows[r], per_row[r][turn]}));
+        }
+      if (!any) break;
+    }
+    return q;
+  };
+  if (!request.sizes.empty()) {
+    std::vector<ScheduledCondition> q = build(Spacing::Every4x, false);
+    out.plan.conditions = q.size();
+    out.plan.text = fmt::format("plan: {} condition{} at the sizes asked", q.size(), q.size() == 1 ? "" : "s");
+    if (settings.progress) settings.progress(out.plan.text);
+    sched.run(q, 0, out.outcomes);
+    return out;
+  }
+  // First every row at its anchor, costed as if the coarsest plan followed.
+  std::vector<ScheduledCondition> anchors = build(Spacing::Every4x, true);
+  std::vector<ScheduledCondition> coarsest = build(Spacing::Every64x, false);
+  double later = 0;
+  for (const auto& c : coarsest) later += sched.model().planned(c, settings.min_time);
+  sched.run(anchors, later, out.outcomes);
+  // Then the finest spacing whose conditions' planned costs fit in what is left.
+  std::vector<ScheduledCondition> rest;
+  double planned = 0;
+  for (Spacing spacing : {Spacing::Every4x, Spacing::Every16x, Spacing::Every64x}) {
+    rest = build(spacing, false);
+    planned = 0;
+    for (const auto& c : rest) planned += sched.model().planned(c, settings.min_time);
+    out.plan.spacing = spacing;
+    if (planned <= kPlanShare * sched.left()) break;
+  }
+  out.plan.conditions = anchors.size() + rest.size();
+  out.plan.expected_s = planned;
+  out.plan.text = fmt::format(
+      "plan: sizes {} from 8 B to 8 MiB, {} conditions ({} measured first at {} to learn this machine's costs, in {:.0f} "
+      "s); the other {} planned at about {:.0f} s of the {:.0f} s left",
+      to_string(*out.plan.spacing), out.plan.conditions, anchors.size(), exact_size(kAnchorSize), sched.elapsed(),
+      rest.size(), planned, std::max(0.0, sched.left()));
+  if (settings.progress) settings.progress(out.plan.text);
+  sched.run(rest, 0, out.outcomes);
+  return out;
+}
+
+}  // namespace iolab::decision

@@ -1,0 +1,178 @@
+// The budget's plan and schedule (schedule.h) on a fake clock: the spacing
+// it picks from what the anchors cost, conditions it cannot pay for, the
+// allowance that stops a condition and says so, the indifference it widens
+// for a row whose rounds it cannot pay, and unmeasurable conditions.
+#include "iolab/decision/schedule.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "decision/synthetic_trial.h"
+
+namespace iolab::decision {
+namespace {
+
+using testing::Outcome;
+using testing::SyntheticTrial;
+using testing::World;
+
+struct Fixture {
+  double clock = 0;
+  World clear{"clear", {std::log(2.0), 0, 0, 0}, 0.02};
+  std::map<std::string, World> worlds;  // by row key; `clear` otherwise
+  std::map<std::string, Outcome> outcomes;
+  std::vector<std::pair<std::string, Stop>> skipped;  // key, stop
+  std::vector<std::string> lines;
+  double turn_s = 0.1, setup_s = 0.2;
+  std::set<std::string> unmeasurable;  // condition keys
+
+  Schedule run(const std::vector<Row>& rows, ScheduleSettings s, DesignRequest request = {}) {
+    s.progress = [this](const std::string& l) { lines.push_back(l); };
+    auto make = [&](const Condition& c) {
+      ScheduledCondition sc;
+      sc.condition = c;
+      auto w = worlds.find(c.row.key());
+      const World& world = w == worlds.end() ? clear : w->second;
+      sc.candidates = world.mu.size();
+      if (unmeasurable.count(c.key())) {
+        sc.unmeasurable = "cannot here";
+        sc.candidates = 0;
+      }
+      const std::string key = c.key();
+      sc.make = [this, &world, key](double) -> std::unique_ptr<ConditionTrial> {
+        return std::make_unique<SyntheticTrial>(world, std::hash<std::string>{}(key), clock, outcomes[key], turn_s, setup_s);
+      };
+      sc.skipped = [this, key](const std::string&, Stop stop) { skipped.emplace_back(key, stop); };
+      return sc;
+    };
+    return run_schedule(rows, request, make, s, [this] { return clock; });
+  }
+};
+
+const Row kWarm{harness::Op::Read, "none", Column::Warm}, kCold{harness::Op::Read, "none", Column::Cold};
+
+TEST(Schedule, ACheapMachineGetsEverySizeEvery4x) {
+  Fixture f;
+  ScheduleSettings s;
+  s.budget_s = 1000;
+  Schedule out = f.run({kWarm, kCold}, s);
+  ASSERT_TRUE(out.plan.spacing);
+  EXPECT_EQ(*out.plan.spacing, Spacing::Every4x);
+  EXPECT_EQ(out.outcomes.size(), 22u);
+  for (const auto& o : out.outcomes) EXPECT_EQ(o.stop, Stop::Selected) << o.condition.key();
+  // The anchors first, each row once, then the rest; the plan said so in a line.
+  EXPECT_EQ(out.outcomes[0].condition.size, kAnchorSize);
+  EXPECT_EQ(out.outcomes[1].condition.size, kAnchorSize);
+  ASSERT_FALSE(f.lines.empty());
+  bool said = false;
+  for (const auto& l : f.lines) said = said || (l.starts_with("plan: sizes every 4x") && l.find("22 conditions") != std::string::npos);
+  EXPECT_TRUE(said);
+  Fixture g;
+  DesignRequest asked;
+  asked.sizes = {700};
+  g.run({kWarm}, ScheduleSettings{}, asked);
+  said = false;
+  for (const auto& l : g.lines) said = said || l == "plan: 1 condition at the sizes asked";
+  EXPECT_TRUE(said);
+}
+
+TEST(Schedule, ASlowerMachineGetsCoarserSizesSaidUpFront) {
+  Fixture f;
+  f.turn_s = 1.0;  // ten times the cost of a turn: a condition's first stage takes ~25 s
+  ScheduleSettings s;
+  s.budget_s = 300;
+  Schedule out = f.run({kWarm, kCold}, s);
+  ASSERT_TRUE(out.plan.spacing);
+  EXPECT_NE(*out.plan.spacing, Spacing::Every4x);
+  EXPECT_LT(out.outcomes.size(), 22u);
+  std::size_t selected = 0;
+  for (const auto& o : out.outcomes) selected += o.stop == Stop::Selected;
+  EXPECT_EQ(selected, out.outcomes.size()) << "coarser sizes, each ended by the rule";
+  EXPECT_LE(f.clock, s.budget_s);
+}
+
+TEST(Schedule, WhatTheBudgetCannotPayForIsNotRunAndSaysWhy) {
+  Fixture f;
+  f.turn_s = 5.0;
+  ScheduleSettings s;
+  s.budget_s = 300;
+  Schedule out = f.run({kWarm, kCold}, s);
+  std::size_t not_run = 0;
+  for (const auto& o : out.outcomes)
+    if (o.stop == Stop::NotRun) {
+      ++not_run;
+      EXPECT_NE(o.why.find("not run: budget"), std::string::npos) << o.why;
+    }
+  EXPECT_GT(not_run, 0u);
+  EXPECT_EQ(f.skipped.size(), not_run);
+  EXPECT_LE(f.clock, s.budget_s + 5 * f.turn_s) << "a repetition starts only if it fits";
+}
+
+TEST(Schedule, UnmeasurableConditionsCostNothing) {
+  Fixture f;
+  DesignRequest request;
+  request.sizes = {700, 4096};
+  f.unmeasurable = {Condition{kWarm, 700}.key()};
+  Schedule out = f.run({kWarm}, ScheduleSettings{}, request);
+  ASSERT_EQ(out.outcomes.size(), 2u);
+  EXPECT_EQ(out.outcomes[0].stop, Stop::Unmeasurable);
+  EXPECT_EQ(out.outcomes[0].why, "cannot here");
+  EXPECT_EQ(out.outcomes[0].end_s, out.outcomes[0].start_s);
+  EXPECT_EQ(f.skipped.at(0).second, Stop::Unmeasurable);
+  EXPECT_EQ(f.outcomes.count(Condition{kWarm, 700}.key()), 0u) << "its trial was never made";
+  EXPECT_EQ(out.outcomes[1].stop, Stop::Selected);
+}
+
+TEST(Schedule, AnAllowanceEndsANoisyTieAndSaysWhatRanOut) {
+  Fixture f;
+  f.worlds[kWarm.key()] = World{"noisy tie", {0, -0.6 * std::log(1.05)}, 0.4};
+  DesignRequest request;
+  request.sizes = {4096, 65536};
+  ScheduleSettings s;
+  s.budget_s = 30;
+  Schedule out = f.run({kWarm}, s, request);
+  ASSERT_EQ(out.outcomes.size(), 2u);
+  EXPECT_EQ(out.outcomes[0].stop, Stop::Budget);
+  EXPECT_NE(out.outcomes[0].why.find("allowance"), std::string::npos) << out.outcomes[0].why;
+  EXPECT_EQ(f.outcomes[out.outcomes[0].condition.key()].why, out.outcomes[0].why);
+}
+
+TEST(Schedule, ARowWhoseRoundsTheBudgetCannotPayGetsAWiderIndifferenceStated) {
+  Fixture f;
+  // Three near-equal candidates with noise enough that a 5% zone needs many rounds.
+  f.worlds[kWarm.key()] = World{"noisy", {0, -0.01, -0.02}, 0.12};
+  DesignRequest request;
+  request.sizes = {512, 4096, 32768, 262144};
+  ScheduleSettings s;
+  s.budget_s = 120;
+  Schedule out = f.run({kWarm}, s, request);
+  // The first condition is judged at the asked indifference (its row has no history); a later one wider, within 1.10.
+  EXPECT_DOUBLE_EQ(out.outcomes[0].indifference, 1.05);
+  double widest = 0;
+  for (const auto& o : out.outcomes) {
+    EXPECT_LE(o.indifference, kWidestIndifference + 1e-9);
+    widest = std::max(widest, o.indifference);
+    if (o.stop == Stop::Selected || o.stop == Stop::Budget) {
+      EXPECT_DOUBLE_EQ(f.outcomes[o.condition.key()].indifference, o.indifference) << "the selection judged at it";
+    }
+  }
+  EXPECT_GT(widest, 1.05);
+}
+
+TEST(Schedule, TheRunsDeadlineCutsARoundAndSaysSo) {
+  Fixture f;
+  f.worlds[kWarm.key()] = World{"noisy tie", {0, -0.01}, 0.5};
+  DesignRequest request;
+  request.sizes = {4096};
+  ScheduleSettings s;
+  s.budget_s = 5;
+  Schedule out = f.run({kWarm}, s, request);
+  ASSERT_EQ(out.outcomes.size(), 1u);
+  EXPECT_EQ(out.outcomes[0].stop, Stop::Budget);
+  EXPECT_LE(f.clock, s.budget_s + 2 * f.turn_s);
+}
+
+}  // namespace
+}  // namespace iolab::decision

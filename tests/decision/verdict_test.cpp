@@ -1,0 +1,187 @@
+// The decision rebuilt from records (verdict.h): the replay ends as the
+// live selection did, the trust filter withdraws from the round it names,
+// older or broken records are refused naming the cause, the safe choice
+// per row, the JSON names scripts read; and the seeds' rules size by size.
+#include "iolab/decision/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include "decision/synthetic_decision.h"
+#include "iolab/base/error.h"
+#include "iolab/decision/seed_rules.h"
+
+namespace iolab::decision {
+namespace {
+
+using testing::SyntheticCandidate;
+using testing::synthetic_condition;
+
+const std::vector<std::string> kMapped{"maps_file", "positional"}, kPositional{"positional"},
+    kBuffered{"user_space_buffer", "positional", "library_calls"};
+
+Condition cond(const char* op, std::uint64_t size, const char* flush, Column col) {
+  return {Row{std::string(op) == "read" ? harness::Op::Read : harness::Op::Write, flush, col}, size};
+}
+
+std::vector<SyntheticCandidate> three(double mmap, double pread, double stdio) {
+  return {{"mmap", kMapped, mmap}, {"pread", kPositional, pread}, {"stdio", kBuffered, stdio}};
+}
+
+TEST(Verdict, TheReplayEndsAsTheLiveSelectionDid) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    auto records = synthetic_condition(cond("read", 4096, "none", Column::Warm), three(1000, 980, 500), 0.05, seed);
+    Decision d = decision_from_records(records);
+    ASSERT_EQ(d.conditions.size(), 1u);
+    const auto& c = d.conditions[0];
+    EXPECT_TRUE(c.replay_agrees) << seed;
+    EXPECT_EQ(c.stop, Stop::Selected);
+    ASSERT_TRUE(c.pick);
+    EXPECT_NE(c.candidates[*c.pick].label, "stdio") << "half the rate of the best is never picked";
+    EXPECT_TRUE(c.candidates[2].eliminated);
+    EXPECT_EQ(c.rounds, records[0].extra[keys::kRounds].get<unsigned>());
+  }
+}
+
+TEST(Verdict, AFarLeaderIsPickedAloneWithItsRunnerUp) {
+  auto records = synthetic_condition(cond("read", 64, "none", Column::Cold), three(3000, 1000, 900), 0.02, 7);
+  Decision d = decision_from_records(records);
+  const auto& c = d.conditions.at(0);
+  ASSERT_TRUE(c.pick);
+  EXPECT_EQ(c.candidates[*c.pick].label, "mmap");
+  EXPECT_EQ(c.within.size(), 1u);
+  ASSERT_TRUE(c.runner_up);
+  EXPECT_EQ(c.candidates[*c.runner_up].label, "pread");
+  EXPECT_NEAR(c.candidates[*c.runner_up].pick_over.estimate, 3.0, 0.15);
+  EXPECT_EQ(c.rounds, kFirstStage);
+}
+
+TEST(Verdict, EqualCandidatesStopTogetherWithinTheZone) {
+  auto records = synthetic_condition(cond("write", 4096, "every", Column::Buffered), three(100, 100, 100), 0.01, 3);
+  Decision d = decision_from_records(records);
+  const auto& c = d.conditions.at(0);
+  EXPECT_TRUE(c.within_zone);
+  EXPECT_EQ(c.within.size(), 3u);
+  EXPECT_TRUE(c.replay_agrees);
+}
+
+TEST(Verdict, ATooShortRepetitionWithdrawsFromItsRound) {
+  auto records = synthetic_condition(cond("read", 4096, "none", Column::Warm), three(1000, 1000, 1000), 0.03, 5);
+  // pread's third repetition lasted 10 ms: from round 3 on it is not compared (and the replay no longer matches the run).
+  records[1].samples_s.at(2) = 0.010;
+  Decision d = decision_from_records(records);
+  const auto& c = d.conditions.at(0);
+  EXPECT_NE(c.candidates[1].withdrawn.find("from round 3"), std::string::npos) << c.candidates[1].withdrawn;
+  EXPECT_EQ(c.candidates[1].rounds, 2u);
+  EXPECT_EQ(std::find(c.within.begin(), c.within.end(), 1u), c.within.end());
+}
+
+TEST(Verdict, ANotWarmWarningWithdrawsFromTheRoundTheJudgeRecorded) {
+  auto records = synthetic_condition(cond("read", 4096, "none", Column::Warm), three(1000, 400, 300), 0.03, 9);
+  records[0].cache = harness::CacheState::Warm;
+  records[0].warn(harness::WarningKind::NotWarm, "not warm");
+  records[0].extra["untrusted_from_round"] = 4;
+  Decision d = decision_from_records(records);
+  EXPECT_NE(d.conditions[0].candidates[0].withdrawn.find("from round 5"), std::string::npos)
+      << d.conditions[0].candidates[0].withdrawn;
+}
+
+TEST(Verdict, RecordsOfTheOlderPerBandTableAreRefusedNamingTheCause) {
+  harness::Result r;
+  r.extra["decision_cell"] = "read|< 64 B|none|warm";
+  r.extra["decision_candidate"] = "mmap";
+  const std::vector<harness::Result> rs{r};
+  EXPECT_TRUE(holds_decision(rs));
+  try {
+    decision_from_records(rs);
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("older iolab"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Verdict, BrokenKeysAndGuaranteesAreRefusedNamingTheCause) {
+  auto records = synthetic_condition(cond("read", 4096, "none", Column::Warm), three(1000, 400, 300), 0.03, 9);
+  for (const char* key : {"read|x|none|warm", "read|4096|sometimes|warm", "read|4096|none|buffered", "scan|1|none|warm", "a|b"}) {
+    auto bad = records;
+    bad[0].extra[keys::kCondition] = key;
+    EXPECT_THROW(decision_from_records(bad), Error) << key;
+  }
+  for (double indifference : {1.0, -1.0, 0.5}) {
+    auto bad = records;
+    for (auto& r : bad) r.extra[keys::kIndifference] = indifference;
+    EXPECT_THROW(decision_from_records(bad), Error) << indifference;
+  }
+  auto twice = records;
+  twice.push_back(records[0]);
+  EXPECT_THROW(decision_from_records(twice), Error);
+  auto no_index = records;
+  no_index[1].extra.erase(keys::kIndex);
+  EXPECT_THROW(decision_from_records(no_index), Error);
+}
+
+TEST(Verdict, TheSafeChoiceIsTheLeastWorstRatioOverTheRow) {
+  // mmap wins small sizes by far and loses big ones by a little; pread is never far behind.
+  std::vector<harness::Result> all;
+  auto add = [&](std::uint64_t size, double mmap, double pread, double stdio, std::uint64_t seed) {
+    auto rs = synthetic_condition(cond("read", size, "none", Column::Warm), three(mmap, pread, stdio), 0.02, seed);
+    all.insert(all.end(), rs.begin(), rs.end());
+  };
+  add(64, 2000, 1500, 300, 1);
+  add(4096, 2000, 1900, 400, 2);
+  add(1 << 20, 900, 1000, 500, 3);
+  Decision d = decision_from_records(all);
+  ASSERT_EQ(d.rows.size(), 1u);
+  ASSERT_TRUE(d.rows[0].safe);
+  // mmap's worst is ~1.1x behind at 1 MiB, pread's ~1.33x at 64 B.
+  EXPECT_EQ(d.rows[0].safe->method, "mmap");
+  EXPECT_NEAR(d.rows[0].safe->worst_ratio, 1.11, 0.05);
+  EXPECT_EQ(d.rows[0].safe->worst_at, 1u << 20);
+  EXPECT_EQ(d.rows[0].conditions.size(), 3u);
+}
+
+TEST(Verdict, JsonNamesWhatScriptsRead) {
+  auto records = synthetic_condition(cond("write", 700, "every-16k", Column::Buffered), three(100, 300, 290), 0.02, 4);
+  nlohmann::json j = to_json(decision_from_records(records));
+  EXPECT_EQ(j["format"], "iolab-decision");
+  EXPECT_EQ(j["format_version"], 4);
+  ASSERT_EQ(j["conditions"].size(), 1u);
+  const auto& c = j["conditions"][0];
+  EXPECT_EQ(c["op"], "write");
+  EXPECT_EQ(c["size"], 700);
+  EXPECT_EQ(c["flush"], "every-16k");
+  EXPECT_EQ(c["column"], "buffered");
+  EXPECT_EQ(c["stop"], "selected");
+  ASSERT_TRUE(c["pick"].is_string());
+  ASSERT_TRUE(c["within"].is_array());
+  EXPECT_EQ(c["within"][0], c["pick"]);
+  EXPECT_EQ(j["rows"][0]["picks"][0]["pick"], c["pick"]);
+}
+
+TEST(SeedRules, JudgedSizeBySizeByTheKindOfThePick) {
+  std::vector<harness::Result> all;
+  auto add = [&](std::uint64_t size, double mmap, double pread, double stdio, std::uint64_t seed) {
+    auto rs = synthetic_condition(cond("read", size, "none", Column::Cold), three(mmap, pread, stdio), 0.02, seed);
+    all.insert(all.end(), rs.begin(), rs.end());
+  };
+  add(8, 3000, 1000, 900, 1);       // mmap: "reads under 4 KiB: mmap wins" holds here
+  add(512, 800, 2000, 700, 2);      // ... and fails here
+  add(32768, 800, 2000, 700, 3);    // "over 4 KiB: the others beat mmap" holds
+  add(1 << 20, 800, 2000, 700, 4);  // "at 1 MiB pread beats mmap" holds
+  auto rules = seed_rules(decision_from_records(all));
+  auto find = [&](const std::string& says, const std::string& seed) {
+    for (const auto& r : rules)
+      if (r.says.find(says) != std::string::npos && r.seed == seed) return r;
+    ADD_FAILURE() << says;
+    return SeedRuleRow{};
+  };
+  auto under = find("reads under 4 KiB", "004");
+  EXPECT_EQ(under.agrees, "partly") << under.machine;
+  EXPECT_NE(under.machine.find("at 8 B: mmap"), std::string::npos) << under.machine;
+  EXPECT_NE(under.machine.find("at 512 B: pread"), std::string::npos) << under.machine;
+  EXPECT_EQ(find("reads over 4 KiB", "004").agrees, "yes");
+  EXPECT_EQ(find("at 1 MiB buffers", "001").agrees, "yes");
+  EXPECT_EQ(find("writes under 64 B", "004").agrees, "not in this table");
+}
+
+}  // namespace
+}  // namespace iolab::decision
