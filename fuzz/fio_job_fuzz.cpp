@@ -10,7 +10,7 @@
 
 #include "fuzz_check.h"
 #include "iolab/base/error.h"
-#include "iolab/harness/fio_job.h"
+#include "iolab/fio/job.h"
 
 using namespace iolab::harness;
 

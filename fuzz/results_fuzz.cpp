@@ -12,7 +12,7 @@
 #include "fuzz_check.h"
 #include "iolab/base/error.h"
 #include "iolab/base/input_file.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/report/compare.h"
 #include "iolab/report/html.h"
 #include "iolab/decision/verdict.h"

@@ -10,7 +10,7 @@
 
 #include "app.h"
 #include "iolab/base/error.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/report/compare.h"
 #include "iolab/report/files.h"
 

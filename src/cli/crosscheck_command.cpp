@@ -1,6 +1,6 @@
 // `iolab crosscheck`: iolab against fio, experiment by experiment, in
 // interleaved rounds; per CPU second and per wall second with their ratios,
-// and what differs wherever they part (harness/crosscheck.h does the work).
+// and what differs wherever they part (fio/crosscheck.h does the work).
 #include <atomic>
 #include <fmt/core.h>
 
@@ -11,13 +11,14 @@
 
 #include "app.h"
 #include "iolab/base/error.h"
-#include "iolab/harness/crosscheck.h"
-#include "iolab/harness/fio.h"
+#include "iolab/fio/crosscheck.h"
+#include "iolab/fio/runner.h"
+#include "iolab/harness/environment.h"
 #include "iolab/harness/limits.h"
-#include "iolab/harness/fio_job.h"
-#include "iolab/harness/result.h"
+#include "iolab/fio/job.h"
+#include "iolab/results/record.h"
 #include "iolab/harness/runner.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/thresholds.h"
 #include "iolab/io/scratch.h"
 #include "iolab/report/output_files.h"
 #include "iolab/base/units.h"

@@ -22,11 +22,12 @@
 #include <vector>
 
 #include "iolab/base/error.h"
+#include "iolab/harness/environment.h"
 #include "iolab/harness/engine.h"
 #include "iolab/harness/limits.h"
 #include "iolab/harness/requests.h"
-#include "iolab/harness/result.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/record.h"
+#include "iolab/results/thresholds.h"
 #include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
 #include "iolab/mpi/mpi.h"

@@ -7,7 +7,7 @@
 
 #include "app.h"
 #include "iolab/base/error.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/report/exporter.h"
 #include "iolab/report/files.h"
 #include "iolab/report/html.h"

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "iolab/base/units.h"
-#include "iolab/harness/statistics.h"
+#include "iolab/results/statistics.h"
 
 namespace iolab::decision {
 

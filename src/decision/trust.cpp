@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "iolab/base/units.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/thresholds.h"
 
 namespace iolab::decision {
 

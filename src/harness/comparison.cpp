@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "iolab/harness/statistics.h"
+#include "iolab/results/statistics.h"
 
 namespace iolab::harness {
 

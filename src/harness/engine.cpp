@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "iolab/base/error.h"
-#include "iolab/harness/statistics.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/statistics.h"
+#include "iolab/results/thresholds.h"
 #include "iolab/base/units.h"
 
 namespace iolab::harness {

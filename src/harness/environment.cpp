@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "iolab/base/proc.h"
-#include "iolab/harness/result.h"
+#include "iolab/harness/environment.h"
 #include "iolab/harness/runner.h"
 #include "iolab/harness/usage.h"
 #include "iolab/version.h"

@@ -8,7 +8,7 @@
 #include "iolab/base/units.h"
 #include "iolab/harness/engine.h"
 #include "iolab/harness/runner.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/thresholds.h"
 
 namespace iolab::harness {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "iolab/harness/memory_cgroup.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 
 namespace iolab::harness {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/thresholds.h"
 #include "iolab/base/units.h"
 
 namespace iolab::report {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/base/units.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 
 namespace iolab::report {
 

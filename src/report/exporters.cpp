@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "iolab/base/units.h"
-#include "iolab/harness/console.h"
+#include "iolab/results/console.h"
 #include "iolab/report/html.h"
 
 namespace iolab::report {

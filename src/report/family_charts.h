@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "families.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "model.h"
 
 namespace iolab::report {

@@ -9,7 +9,7 @@
 #include "common.h"
 #include "html_text.h"
 #include "iolab/base/error.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/thresholds.h"
 #include "iolab/report/decision_text.h"
 #include "iolab/report/files.h"
 #include "model.h"

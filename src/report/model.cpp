@@ -12,7 +12,7 @@
 #include "family_charts.h"
 #include "iolab/base/error.h"
 #include "iolab/base/units.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/thresholds.h"
 
 namespace iolab::report {
 

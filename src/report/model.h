@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "families.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/report/html.h"
 #include "iolab/decision/seed_rules.h"
 #include "iolab/decision/verdict.h"

@@ -14,10 +14,10 @@
 
 #include "iolab/base/error.h"
 #include "iolab/base/units.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/harness/runner.h"
-#include "iolab/harness/statistics.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/statistics.h"
+#include "iolab/results/thresholds.h"
 #include "iolab/io/file.h"
 
 namespace iolab::suites {

@@ -26,7 +26,7 @@
 #include "iolab/commitlog/reader.h"
 #include "iolab/commitlog/workload.h"
 #include "iolab/harness/engine.h"
-#include "iolab/harness/kinds.h"
+#include "iolab/results/kinds.h"
 #include "iolab/io/scratch.h"
 
 namespace iolab::suites {

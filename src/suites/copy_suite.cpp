@@ -12,7 +12,7 @@
 // inside the timed region.
 #include <memory>
 
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/thresholds.h"
 #include "seed_common.h"
 
 namespace iolab::suites {

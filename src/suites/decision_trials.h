@@ -14,7 +14,7 @@
 
 #include "iolab/decision/design.h"
 #include "iolab/decision/schedule.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
 

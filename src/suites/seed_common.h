@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "iolab/base/error.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/pattern.h"

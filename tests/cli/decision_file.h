@@ -9,7 +9,7 @@
 #include <string>
 
 #include "decision/synthetic_decision.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 
 namespace iolab::test {
 

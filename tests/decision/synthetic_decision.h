@@ -12,7 +12,7 @@
 
 #include "iolab/decision/selection.h"
 #include "iolab/decision/verdict.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 
 namespace iolab::testing {
 

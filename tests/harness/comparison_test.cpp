@@ -11,7 +11,7 @@
 
 #include "iolab/harness/comparison.h"
 #include "iolab/harness/runner.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/thresholds.h"
 
 namespace iolab::harness {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "iolab/harness/console.h"
+#include "iolab/results/console.h"
 
 // GCC 12 reports a false -Wrestrict on short string assignments once inlined (GCC bug 105329).
 #pragma GCC diagnostic ignored "-Wrestrict"

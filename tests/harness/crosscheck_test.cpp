@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "iolab/base/error.h"
-#include "iolab/harness/crosscheck.h"
+#include "iolab/fio/crosscheck.h"
 #include "iolab/io/pattern.h"
 
 namespace iolab::harness {

@@ -13,7 +13,7 @@
 
 #include "iolab/base/error.h"
 #include "iolab/harness/engine.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/thresholds.h"
 
 namespace iolab::harness {
 namespace {

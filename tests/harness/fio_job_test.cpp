@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "iolab/base/error.h"
-#include "iolab/harness/fio_job.h"
+#include "iolab/fio/job.h"
 #include "iolab/io/scratch.h"
 
 namespace iolab::harness {

@@ -12,7 +12,7 @@
 
 #include "fio_sample.h"
 #include "iolab/base/error.h"
-#include "iolab/harness/fio.h"
+#include "iolab/fio/runner.h"
 #include "iolab/io/scratch.h"
 
 namespace iolab::harness {

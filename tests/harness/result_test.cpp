@@ -8,7 +8,8 @@
 #include <functional>
 
 #include "iolab/base/error.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
+#include "iolab/harness/environment.h"
 #include "iolab/io/scratch.h"
 
 namespace iolab::harness {

@@ -13,7 +13,7 @@
 #include "iolab/base/error.h"
 #include "iolab/harness/requests.h"
 #include "iolab/harness/runner.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/thresholds.h"
 #include "iolab/io/registry.h"
 #include "iolab/testing/forwarding_file.h"
 #include "io/io_test_support.h"

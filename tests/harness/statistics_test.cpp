@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "iolab/harness/statistics.h"
+#include "iolab/results/statistics.h"
 
 namespace iolab::harness {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "chromium.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/report/html.h"
 #include "synthetic.h"
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "iolab/harness/console.h"
+#include "iolab/results/console.h"
 #include "iolab/report/html.h"
 #include "report/common.h"
 #include "report/explain.h"
@@ -300,7 +300,7 @@ TEST(Model, ShowsPassesLatencySourceFlushesAndWhereBytesEnded) {
 }
 
 // The report says where a write's bytes ended, and labels a queued method,
-// exactly as the console does (src/harness/console.cpp keeps its own copy).
+// exactly as the console does (src/results/console.cpp keeps its own copy).
 TEST(Model, DestinationAndQueueLabelAreWordedAsTheConsoleWordsThem) {
   std::vector<harness::Result> rs;
   rs.push_back(make({"s", "none", "pread", "write", 4096, 1u << 20, 500, 0.02, 5, ""}));

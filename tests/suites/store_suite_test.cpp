@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "iolab/base/error.h"
-#include "iolab/harness/console.h"
+#include "iolab/results/console.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
 #include "iolab/suites/kv_store.h"

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "iolab/harness/kinds.h"
+#include "iolab/results/kinds.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/file.h"
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 
 namespace iolab::decision {
 

@@ -18,7 +18,7 @@
 #include "iolab/decision/selection.h"
 #include "iolab/decision/stop.h"
 #include "iolab/harness/comparison.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/io/file.h"
 
 namespace iolab::decision {

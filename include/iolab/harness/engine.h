@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "iolab/base/histogram.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/harness/usage.h"
 
 namespace iolab::harness {

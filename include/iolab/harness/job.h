@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "iolab/harness/kinds.h"
+#include "iolab/results/kinds.h"
 #include "iolab/harness/runner.h"
 
 namespace iolab::harness {

@@ -15,7 +15,7 @@
 
 #include "iolab/harness/engine.h"
 #include "iolab/base/histogram.h"
-#include "iolab/harness/kinds.h"
+#include "iolab/results/kinds.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/file.h"
 

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "iolab/harness/engine.h"
-#include "iolab/harness/kinds.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/kinds.h"
+#include "iolab/results/record.h"
 #include "iolab/harness/usage.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/file.h"

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 
 namespace iolab::report {
 

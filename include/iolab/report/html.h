@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 
 namespace iolab::report {
 

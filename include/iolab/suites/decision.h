@@ -10,7 +10,7 @@
 
 #include "iolab/decision/design.h"
 #include "iolab/decision/schedule.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/harness/runner.h"
 
 namespace iolab::suites {

@@ -4,7 +4,7 @@
 // block size, file size (per worker), queue depth and end-of-pass flush.
 #pragma once
 
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/harness/runner.h"
 
 namespace iolab::suites {

@@ -21,7 +21,7 @@
 
 #include "iolab/harness/engine.h"
 #include "iolab/harness/requests.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/harness/usage.h"
 #include "iolab/io/buffer.h"
 #include "iolab/io/file.h"

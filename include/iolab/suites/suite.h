@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 #include "iolab/harness/runner.h"
 
 namespace iolab::suites {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 
 namespace iolab::suites::memory {
 

@@ -183,7 +183,7 @@ class MemorySuite final : public Suite {
   static constexpr unsigned kRandomRounds = 2;
 
   // One experiment in a child inside a fresh group; the record comes back
-  // as results JSON (harness/result.h's reader checks it).
+  // as results JSON (results/record.h's reader checks it).
   harness::Result run_limited(harness::Runner& runner, const harness::CgroupRoot& root, std::uint64_t limit,
                               const FileExperiment& e, double ratio, Bounds bounds) const {
     harness::MemoryCgroup group(root, limit);

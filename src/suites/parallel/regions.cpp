@@ -20,7 +20,7 @@
 #include "iolab/io/scratch.h"
 #include "iolab/suites/parallel.h"
 #include "iolab/harness/runner.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/thresholds.h"
 #include "iolab/base/units.h"
 
 namespace iolab::suites::parallel {

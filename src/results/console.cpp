@@ -1,4 +1,4 @@
-#include "iolab/harness/console.h"
+#include "iolab/results/console.h"
 
 #include <unistd.h>
 

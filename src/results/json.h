@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/base/error.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 
 namespace iolab::harness::results_json {
 

@@ -1,11 +1,11 @@
-#include "iolab/harness/statistics.h"
+#include "iolab/results/statistics.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
 
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/thresholds.h"
 
 namespace iolab::harness {
 

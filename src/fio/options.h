@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "iolab/base/error.h"
-#include "iolab/harness/fio_job.h"
+#include "iolab/fio/job.h"
 
 namespace iolab::harness::fio_detail {
 

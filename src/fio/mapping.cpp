@@ -1,6 +1,6 @@
 // fio jobs as iolab experiments: each option in effect mapped to what iolab
 // does the same way, or refused with the reason (docs/fio-jobs.md).
-#include "iolab/harness/fio_job.h"
+#include "iolab/fio/job.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,7 +19,7 @@
 #include "iolab/io/registry.h"
 #include "iolab/base/units.h"
 
-#include "fio_options.h"
+#include "options.h"
 
 namespace iolab::harness {
 namespace fio_detail {

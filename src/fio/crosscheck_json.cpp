@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "crosscheck_figures.h"
-#include "iolab/harness/crosscheck.h"
+#include "iolab/fio/crosscheck.h"
 
 namespace iolab::harness {
 

@@ -1,4 +1,4 @@
-#include "iolab/harness/fio.h"
+#include "iolab/fio/runner.h"
 
 #include <fcntl.h>
 #include <spawn.h>

@@ -1,6 +1,6 @@
 // crosscheck's cases and driver: the experiments, fio's files, and the
 // interleaved rounds (the text is crosscheck_text.cpp, the JSON crosscheck_json.cpp).
-#include "iolab/harness/crosscheck.h"
+#include "iolab/fio/crosscheck.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 
 #include "crosscheck_figures.h"
 #include "iolab/base/error.h"
-#include "iolab/harness/statistics.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/results/statistics.h"
+#include "iolab/results/thresholds.h"
 #include "iolab/base/text_table.h"
 #include "iolab/base/units.h"
 

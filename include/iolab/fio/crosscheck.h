@@ -22,8 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "iolab/harness/fio.h"
-#include "iolab/harness/result.h"
+#include "iolab/fio/runner.h"
+#include "iolab/results/record.h"
 #include "iolab/harness/runner.h"
 
 namespace iolab::harness {

@@ -1,5 +1,5 @@
 #include "iolab/base/units.h"
-#include "iolab/harness/result.h"
+#include "iolab/results/record.h"
 
 #include <cmath>
 #include <exception>
@@ -10,7 +10,7 @@
 #include "iolab/base/error.h"
 #include "iolab/base/input_file.h"
 #include "iolab/io/publish.h"
-#include "results_json.h"
+#include "json.h"
 #include "iolab/version.h"
 
 namespace iolab::harness {

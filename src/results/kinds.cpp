@@ -1,4 +1,4 @@
-#include "iolab/harness/kinds.h"
+#include "iolab/results/kinds.h"
 
 #include "iolab/base/error.h"
 #include "iolab/base/names.h"

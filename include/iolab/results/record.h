@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/base/histogram.h"
-#include "iolab/harness/kinds.h"
-#include "iolab/harness/statistics.h"
+#include "iolab/results/kinds.h"
+#include "iolab/results/statistics.h"
 #include "iolab/io/buffer.h"
 
 namespace iolab::harness {
@@ -49,9 +49,6 @@ struct Environment {
   // physical block sizes, write_cache. Empty where there is no block device.
   std::map<std::string, std::string> block_queue;
 };
-
-// Facts of this machine and of the filesystem holding `scratch_dir`.
-Environment collect_environment(const std::filesystem::path& scratch_dir);
 
 // How a record's latency percentiles were obtained.
 enum class LatencySource {

@@ -5,8 +5,8 @@
 
 #include "iolab/base/error.h"
 #include "iolab/base/input_file.h"
-#include "iolab/harness/result.h"
-#include "results_json.h"
+#include "iolab/results/record.h"
+#include "json.h"
 
 namespace iolab::harness {
 

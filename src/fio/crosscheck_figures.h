@@ -4,8 +4,8 @@
 #include <cmath>
 #include <vector>
 
-#include "iolab/harness/crosscheck.h"
-#include "iolab/harness/statistics.h"
+#include "iolab/fio/crosscheck.h"
+#include "iolab/results/statistics.h"
 
 namespace iolab::harness::crosscheck_detail {
 

@@ -8,8 +8,8 @@
 #include "crosscheck_figures.h"
 #include "iolab/base/text_table.h"
 #include "iolab/base/units.h"
-#include "iolab/harness/crosscheck.h"
-#include "iolab/harness/thresholds.h"
+#include "iolab/fio/crosscheck.h"
+#include "iolab/results/thresholds.h"
 
 namespace iolab::harness {
 

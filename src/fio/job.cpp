@@ -1,4 +1,4 @@
-#include "iolab/harness/fio_job.h"
+#include "iolab/fio/job.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,7 +17,7 @@
 #include "iolab/io/registry.h"
 #include "iolab/base/units.h"
 
-#include "fio_options.h"
+#include "options.h"
 
 namespace iolab::harness {
 

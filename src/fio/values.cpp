@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "fio_options.h"
+#include "options.h"
 #include "iolab/base/units.h"
 
 namespace iolab::harness::fio_detail {
