@@ -17,6 +17,7 @@
 #include "iolab/base/clock.h"
 #include "iolab/base/error.h"
 #include "iolab/io/file.h"
+#include "producer.h"
 
 namespace iolab::commitlog {
 
@@ -32,209 +33,8 @@ double WorkloadResult::mean_flush_seconds() const noexcept {
   return log.flushes > 0 ? static_cast<double>(log.flush_ns) / static_cast<double>(log.flushes) / 1e9 : 0;
 }
 
-namespace {
-
-constexpr std::size_t kBodyHeader = 16;  // send time, producer and index
-constexpr std::uint64_t kDurableSampleEvery = 100'000;  // ns
-
-// A message whose time to durable is measured: the last of an append.
-struct DurableSample {
-  std::uint32_t log = 0;
-  std::uint64_t sequence = 0, send_ns = 0;
-};
-
-struct Second {
-  std::uint64_t messages = 0, bytes = 0;
-  LatencyHistogram latency;
-};
-
-// What one producer measured.
-struct ProducerResult {
-  double cpu_seconds = 0;
-  LatencyHistogram latency;
-  std::vector<Second> seconds;
-  std::vector<DurableSample> samples;
-  std::uint64_t messages = 0, bytes = 0, last_ack_ns = 0, clock_reads = 0;
-  std::uint64_t over[4] = {0, 0, 0, 0};
-};
-
-// Messages waiting to be sent to one topic, back to back.
-struct Batch {
-  std::vector<std::byte> bytes;
-  std::vector<std::uint64_t> send_ns;
-  void clear() {
-    bytes.clear();
-    send_ns.clear();
-  }
-};
-
-// Not an I/O retry: a sleep resumed after a signal handler ran.
-void sleep_until_ns(std::uint64_t t) {
-  timespec ts{static_cast<time_t>(t / 1'000'000'000), static_cast<long>(t % 1'000'000'000)};
-  while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
-  }
-}
-
-class Producer {
- public:
-  Producer(CommitLog& log, const WorkloadConfig& config, Clocking clocking, unsigned id, std::uint64_t quota,
-           std::size_t batch_bytes)
-      : log_(log), config_(config), clocked_(clocking == Clocking::PerMessage), id_(id), quota_(quota),
-        batch_bytes_(batch_bytes), batches_(config.log.topics) {
-    body_.resize(config.message_size);
-    std::mt19937_64 rng(config.seed * 1'000'003 + id);
-    for (auto& b : body_) b = static_cast<std::byte>(rng());
-  }
-
-  void run(std::uint64_t start_ns, std::uint64_t end_ns, const std::atomic<bool>& stop) {
-    start_ns_ = start_ns;
-    const bool open = config_.loop == Loop::Open;
-    // Open loop: sleep until each send time rather than spin (two cores are
-    // shared with the log's own threads), with the timer's slack cut from
-    // 50 µs to 1 ns so the sleep ends on time; what it overshoots is counted
-    // in the latency, measured from the intended time.
-    if (open) ::prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    const double interval = open ? static_cast<double>(config_.producers) / config_.rate * 1e9 : 0;
-    // One message per append in the closed loop: the next message is made
-    // right after the last acknowledgement, so that reading of the clock
-    // serves as its send time too (one clock read per message, not two).
-    const bool reuse_ack_time = !open && batch_bytes_ <= body_.size();
-    std::uint64_t made = 0;
-    for (;;) {
-      if (stop.load(std::memory_order_relaxed) ||
-          (config_.cancel != nullptr && config_.cancel->load(std::memory_order_relaxed)))
-        break;
-      if (!open && !clocked_) {
-        // A throughput pass: a message count, no clock (check_workload).
-        if (made >= quota_) break;
-        make(made, 0);
-        ++made;
-        continue;
-      }
-      std::uint64_t now = reuse_ack_time && made > 0 ? result_.last_ack_ns : clock();
-      bool out_of_time = quota_ == 0 && now >= end_ns;
-      if ((quota_ > 0 && made >= quota_) || out_of_time) break;
-      if (open) {
-        // Every message whose intended time has come joins its topic's batch.
-        auto intended = [&](std::uint64_t i) {
-          return start_ns + static_cast<std::uint64_t>(std::llround(static_cast<double>(i) * interval));
-        };
-        if (intended(made) > now) {
-          std::uint64_t next = intended(made);
-          if (next - now > 5'000) sleep_until_ns(next);
-          continue;
-        }
-        while ((quota_ == 0 || made < quota_) && intended(made) <= now) {
-          make(made, intended(made));
-          ++made;
-        }
-        send_all();
-      } else {
-        make(made, now);
-        ++made;
-      }
-    }
-    send_all();
-    timespec cpu{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-    result_.cpu_seconds = static_cast<double>(cpu.tv_sec) + static_cast<double>(cpu.tv_nsec) / 1e9;
-  }
-
-  ProducerResult& result() noexcept { return result_; }
-
- private:
-  // Every clock read of a message (counted: a throughput pass makes none).
-  std::uint64_t clock() {
-    ++result_.clock_reads;
-    return iolab::steady_ns();
-  }
-
-  // Creates message `index` (sent at `send_ns`) for its topic and sends it,
-  // or, when batching, adds it to the topic's batch and sends that once it
-  // holds batch_bytes.
-  void make(std::uint64_t index, std::uint64_t send_ns) {
-    std::uint32_t topic = static_cast<std::uint32_t>((id_ + index) % config_.log.topics);
-    std::uint64_t id = (std::uint64_t{id_} << 40) | index;
-    if (batch_bytes_ <= body_.size()) {
-      // One message per append: straight from the template, no copy.
-      std::memcpy(body_.data(), &send_ns, 8);
-      std::memcpy(body_.data() + 8, &id, 8);
-      std::span<const std::byte> one(body_);
-      acknowledged(log_.append(topic, {&one, 1}), {&send_ns, 1});
-      return;
-    }
-    Batch& b = batches_[topic];
-    std::size_t at = b.bytes.size();
-    b.bytes.insert(b.bytes.end(), body_.begin(), body_.end());
-    std::memcpy(b.bytes.data() + at, &send_ns, 8);
-    std::memcpy(b.bytes.data() + at + 8, &id, 8);
-    b.send_ns.push_back(send_ns);
-    if (b.bytes.size() >= batch_bytes_) send(topic);
-  }
-
-  void send_all() {
-    for (std::uint32_t t = 0; t < batches_.size(); ++t)
-      if (!batches_[t].send_ns.empty()) send(t);
-  }
-
-  void send(std::uint32_t topic) {
-    Batch& b = batches_[topic];
-    spans_.clear();
-    for (std::size_t at = 0; at < b.bytes.size(); at += body_.size()) spans_.emplace_back(b.bytes.data() + at, body_.size());
-    acknowledged(log_.append(topic, spans_), b.send_ns);
-    b.clear();
-  }
-
-  // Records the messages an acknowledgement covers, sent at `send_ns`.
-  void acknowledged(const Ack& ack, std::span<const std::uint64_t> send_ns) {
-    if (!clocked_) {
-      result_.messages += send_ns.size();
-      result_.bytes += send_ns.size() * body_.size();
-      return;
-    }
-    std::uint64_t ack_ns = clock();
-    for (std::uint64_t sent : send_ns) record(sent, ack_ns, body_.size());
-    result_.last_ack_ns = ack_ns;
-    if (ack_ns - last_sample_ns_ >= kDurableSampleEvery) {
-      result_.samples.push_back({ack.log, ack.first_sequence + ack.count - 1, send_ns.back()});
-      last_sample_ns_ = ack_ns;
-    }
-  }
-
-  void record(std::uint64_t send_ns, std::uint64_t ack_ns, std::size_t bytes) {
-    std::uint64_t latency = ack_ns > send_ns ? ack_ns - send_ns : 0;
-    result_.latency.record(latency);
-    result_.over[0] += latency > 1'000'000;
-    result_.over[1] += latency > 10'000'000;
-    result_.over[2] += latency > 100'000'000;
-    result_.over[3] += latency > 1'000'000'000;
-    std::size_t second = (ack_ns - start_ns_) / 1'000'000'000;
-    if (second >= result_.seconds.size()) result_.seconds.resize(second + 1);
-    Second& s = result_.seconds[second];
-    ++s.messages;
-    s.bytes += bytes;
-    s.latency.record(latency);
-    ++result_.messages;
-    result_.bytes += bytes;
-  }
-
-  CommitLog& log_;
-  const WorkloadConfig& config_;
-  bool clocked_;
-  unsigned id_;
-  std::uint64_t quota_;
-  std::size_t batch_bytes_;
-  std::vector<std::byte> body_;
-  std::vector<Batch> batches_;
-  std::vector<std::span<const std::byte>> spans_;
-  std::uint64_t start_ns_ = 0, last_sample_ns_ = 0;
-  ProducerResult result_;
-};
-
-}  // namespace
-
 void check_workload(const WorkloadConfig& c, Clocking clocking) {
-  if (c.message_size < kBodyHeader || c.message_size > kMaxBodySize)
+  if (c.message_size < detail::kBodyHeader || c.message_size > kMaxBodySize)
     throw UsageError("message size " + std::to_string(c.message_size),
                      "must be 16 bytes (a send time and an id) to 16 MiB");
   if (c.producers == 0) throw UsageError("producers 0", "at least one producer is needed");
@@ -265,7 +65,7 @@ struct WorkloadRun::State {
   Clocking clocking;
   DesignTraits traits{};
   std::unique_ptr<CommitLog> log;
-  std::vector<std::unique_ptr<Producer>> producers;
+  std::vector<std::unique_ptr<detail::Producer>> producers;
   std::vector<std::thread> threads;
   std::thread consumer;
   std::latch go{1};
@@ -342,7 +142,7 @@ WorkloadRun::WorkloadRun(const std::filesystem::path& dir, const WorkloadConfig&
   for (unsigned p = 0; p < s.config.producers; ++p) {
     std::uint64_t quota = s.config.messages / s.config.producers + (p < s.config.messages % s.config.producers ? 1 : 0);
     if (s.config.messages > 0 && quota == 0) continue;
-    s.producers.push_back(std::make_unique<Producer>(*s.log, s.config, clocking, p, quota, batch_bytes));
+    s.producers.push_back(std::make_unique<detail::Producer>(*s.log, s.config, clocking, p, quota, batch_bytes));
   }
   if (s.config.consumer) s.consumer = std::thread([&s] { s.consume(); });
   // The producers wait for produce(): starting threads is not the run's work.
@@ -395,7 +195,7 @@ WorkloadResult WorkloadRun::finish() {
   r.ack = s.traits.ack;
   std::uint64_t last_ack = s.start_ns;
   for (auto& p : s.producers) {
-    ProducerResult& pr = p->result();
+    detail::ProducerResult& pr = p->result();
     r.append_latency.merge(pr.latency);
     r.producer_cpu_seconds += pr.cpu_seconds;
     r.messages += pr.messages;
@@ -459,7 +259,7 @@ WorkloadResult WorkloadRun::finish() {
   for (const FlushEvent& e : r.log.flush_events)
     if (e.done_ns <= last_ack) events[e.log].push_back(e);
   for (auto& p : s.producers)
-    for (const DurableSample& sample : p->result().samples) {
+    for (const detail::DurableSample& sample : p->result().samples) {
       auto it = events.find(sample.log);
       const FlushEvent* hit = nullptr;
       if (it != events.end()) {

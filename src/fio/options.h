@@ -1,5 +1,5 @@
-// Inside the harness: what fio_job.cpp (reading job files), fio_values.cpp
-// (option values as fio 3.33 reads them) and fio_mapping.cpp (jobs as iolab
+// Inside fio/: what job.cpp (reading job files), values.cpp
+// (option values as fio 3.33 reads them) and mapping*.cpp (jobs as iolab
 // experiments) share.
 #pragma once
 

@@ -32,6 +32,7 @@
 #include "iolab/io/buffer.h"
 #include "methods.h"
 #include "queued_file.h"
+#include "io_uring_setup.h"
 
 namespace iolab::io {
 namespace {
@@ -45,112 +46,28 @@ constexpr long long kStallSeconds = 20;
 // The kernel registers buffers of at most 1 GiB each.
 constexpr std::size_t kMaxFixedBuffer = std::size_t{1} << 30;
 
-unsigned setup_flags(const UringOptions& o) {
-  unsigned f = 0;
-  if (o.sqpoll) f |= IORING_SETUP_SQPOLL;
-  if (o.single_issuer) f |= IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
-  if (o.coop_taskrun) f |= IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
-  return f;
-}
-
-// "sqpoll, coop_taskrun", or "no options".
-std::string describe(const UringOptions& o) {
-  std::string s;
-  auto add = [&](bool on, const char* name) {
-    if (on) s += (s.empty() ? "" : ", ") + std::string(name);
-  };
-  add(o.registered_files, "registered_files");
-  add(o.fixed_buffers, "fixed_buffers");
-  add(o.sqpoll, "sqpoll");
-  add(o.single_issuer, "single_issuer+defer_taskrun");
-  add(o.coop_taskrun, "coop_taskrun");
-  return s.empty() ? "no options" : s;
-}
-
-unsigned ring_depth(const FileOptions& o) { return o.queue_depth == 0 ? 1 : o.queue_depth; }
-
-// An io_uring set up with the flags `o` asks for, exited by the destructor.
-struct Ring {
-  io_uring ring{};
-  bool up = false;
-
-  // 0, or the errno io_uring_setup failed with.
-  int setup(unsigned depth, const UringOptions& o) {
-    io_uring_params p{};
-    p.flags = setup_flags(o);
-    int r = ::io_uring_queue_init_params(depth, &ring, &p);
-    up = r == 0;
-    return r < 0 ? -r : 0;
-  }
-  void exit() {
-    if (up) ::io_uring_queue_exit(&ring);
-    up = false;
-  }
-  ~Ring() { exit(); }
-};
-
-// The registrations the options ask for, for the probe and for open().
-int register_file(io_uring& ring, int fd) { return -::io_uring_register_files(&ring, &fd, 1); }
-int register_buffer_table(io_uring& ring, const std::vector<iovec>& iov) {
-  return -::io_uring_register_buffers(&ring, iov.data(), static_cast<unsigned>(iov.size()));
-}
-std::string buffers_refused(int err) {
-  std::string why = std::strerror(err);
-  if (err == ENOMEM || err == EPERM) why += " (pinned pages count against RLIMIT_MEMLOCK)";
-  return why;
-}
-
-// The thread ids of this process now.
-std::vector<pid_t> task_ids() {
-  std::vector<pid_t> ids;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task", ec))
-    ids.push_back(static_cast<pid_t>(std::stol(e.path().filename().string())));
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
-
-// "<comm>" of thread `tid` of this process, "" when it is gone.
-std::string task_name(pid_t tid) {
-  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/comm");
-  std::string name;
-  std::getline(in, name);
-  return name;
-}
-
-// CPU time of thread `tid` of this process: the kernel's per-thread CPU
-// clock (MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED), as glibc's
-// pthread_getcpuclockid builds it), nanosecond-exact where /proc/<tid>/stat
-// counts 10 ms ticks. nullopt once the thread is gone.
-std::optional<std::uint64_t> thread_cpu_ns(pid_t tid) {
-  const clockid_t clock = static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6u);
-  timespec ts{};
-  if (::clock_gettime(clock, &ts) != 0) return std::nullopt;
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
 class IoUringFile final : public QueuedFile {
  public:
   IoUringFile(const std::filesystem::path& p, Access a, const FileOptions& o)
       : QueuedFile(p, a, o.direct, "io_uring"), opts_(o.uring), pump_(*this, queue_settings(o), path(), counters_) {
     // The SQPOLL thread is one of the threads setup adds (see poller()).
-    const std::vector<pid_t> before = opts_.sqpoll ? task_ids() : std::vector<pid_t>{};
+    const std::vector<pid_t> before = opts_.sqpoll ? uring::task_ids() : std::vector<pid_t>{};
     const int err = ring_.setup(pump_.depth(), opts_);
     if (opts_.sqpoll && err == 0) {
-      std::vector<pid_t> after = task_ids();
+      std::vector<pid_t> after = uring::task_ids();
       std::set_difference(after.begin(), after.end(), before.begin(), before.end(), std::back_inserter(new_tasks_));
       poller_name_ = "iou-sqp-" + std::to_string(::gettid());
     }
     if (err != 0) {
       // EINVAL with options set: this kernel lacks one of them.
-      const bool lacks = err == EINVAL && setup_flags(opts_) != 0;
+      const bool lacks = err == EINVAL && uring::setup_flags(opts_) != 0;
       throw Error("io_uring_setup", path().string(),
                   std::string(std::strerror(err)) + " (queue depth " + std::to_string(pump_.depth()) + ", " +
-                      describe(opts_) + ")",
+                      uring::describe(opts_) + ")",
                   lacks ? EOPNOTSUPP : err);
     }
     if (opts_.registered_files) {
-      if (int refused = register_file(ring_.ring, fd_.get()); refused != 0)
+      if (int refused = uring::register_file(ring_.ring, fd_.get()); refused != 0)
         sys::fail("io_uring_register_files", path(), refused);
       target_fd_ = 0;  // index in the registered table
     } else {
@@ -181,9 +98,9 @@ class IoUringFile final : public QueuedFile {
       iov.push_back({b.data(), b.size()});
     }
     if (iov.empty()) return;
-    if (int err = register_buffer_table(ring_.ring, iov); err != 0) {
+    if (int err = uring::register_buffer_table(ring_.ring, iov); err != 0) {
       fixed_.clear();
-      throw Error("io_uring_register_buffers", path().string(), buffers_refused(err), err);
+      throw Error("io_uring_register_buffers", path().string(), uring::buffers_refused(err), err);
     }
   }
 
@@ -191,7 +108,7 @@ class IoUringFile final : public QueuedFile {
     if (!opts_.sqpoll) return std::nullopt;
     if (!ring_.up) return final_poller_ns_;
     pid_t tid = poller();
-    return tid == 0 ? std::nullopt : thread_cpu_ns(tid);
+    return tid == 0 ? std::nullopt : uring::thread_cpu_ns(tid);
   }
 
   void close() override {
@@ -415,7 +332,7 @@ class IoUringFile final : public QueuedFile {
     ring_.exit();
     if (int err = ring_.setup(pump_.depth(), opts_); err != 0) sys::fail("io_uring_setup", path(), err);
     if (opts_.registered_files)
-      if (int refused = register_file(ring_.ring, fd_.get()); refused != 0)
+      if (int refused = uring::register_file(ring_.ring, fd_.get()); refused != 0)
         sys::fail("io_uring_register_files", path(), refused);
     stale_ = 0;
     std::fprintf(stderr, "iolab: io_uring %s: %zu requests had no completion in %lld s; the ring was replaced and they were issued again\n",
@@ -435,7 +352,7 @@ class IoUringFile final : public QueuedFile {
   pid_t poller() const {
     if (sq_thread_ == 0 && new_tasks_.size() == 1) sq_thread_ = new_tasks_.front();
     for (pid_t t : new_tasks_)
-      if (sq_thread_ == 0 && task_name(t) == poller_name_) sq_thread_ = t;
+      if (sq_thread_ == 0 && uring::task_name(t) == poller_name_) sq_thread_ = t;
     return sq_thread_;
   }
 
@@ -447,7 +364,7 @@ class IoUringFile final : public QueuedFile {
   }
 
   const UringOptions opts_;
-  Ring ring_;
+  uring::Ring ring_;
   queue::QueuePump<IoUringFile> pump_;
   int target_fd_ = -1;                       // what sqes name: the fd, or 0 in the registered table
   std::vector<Fixed> fixed_;                 // buffers registered for fixed_buffers
@@ -480,7 +397,7 @@ class IoUringMethod final : public Method {
     std::ifstream knob("/proc/sys/kernel/io_uring_disabled");
     int disabled = 0;
     if (knob >> disabled && disabled == 2) return {false, "io_uring is disabled by the kernel (kernel.io_uring_disabled=2)"};
-    Ring ring;
+    uring::Ring ring;
     if (int err = ring.setup(2, {}); err != 0) {
       std::string why = std::string("io_uring_setup failed: ") + std::strerror(err);
       if (disabled == 1) why += " (kernel.io_uring_disabled=1: only the io_uring_group may use it)";
@@ -492,20 +409,20 @@ class IoUringMethod final : public Method {
   Availability supports_options(const FileOptions& o, const std::filesystem::path& dir) const override {
     if (o.direct)
       if (Availability a = direct_method().probe(dir); !a.available) return a;
-    Ring ring;
-    if (int err = ring.setup(ring_depth(o), o.uring); err != 0)
-      return {false, "this kernel refuses an io_uring with " + describe(o.uring) + " at queue depth " +
-                         std::to_string(ring_depth(o)) + ": " + std::strerror(err)};
+    uring::Ring ring;
+    if (int err = ring.setup(uring::ring_depth(o), o.uring); err != 0)
+      return {false, "this kernel refuses an io_uring with " + uring::describe(o.uring) + " at queue depth " +
+                         std::to_string(uring::ring_depth(o)) + ": " + std::strerror(err)};
     if (o.uring.registered_files) {
       sys::Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
       if (d.get() < 0) return {false, "cannot open " + dir.string() + ": " + std::strerror(errno)};
-      if (int err = register_file(ring.ring, d.get()); err != 0)
+      if (int err = uring::register_file(ring.ring, d.get()); err != 0)
         return {false, std::string("this kernel refuses io_uring registered files: ") + std::strerror(err)};
     }
     if (o.uring.fixed_buffers) {
       Buffer page(kPageSize, BufferKind::Aligned);
-      if (int err = register_buffer_table(ring.ring, {iovec{page.data(), page.size()}}); err != 0)
-        return {false, "this kernel refuses io_uring fixed buffers: " + buffers_refused(err)};
+      if (int err = uring::register_buffer_table(ring.ring, {iovec{page.data(), page.size()}}); err != 0)
+        return {false, "this kernel refuses io_uring fixed buffers: " + uring::buffers_refused(err)};
     }
     return {};
   }

@@ -1,6 +1,6 @@
-// Inside the harness: reading a results document's JSON into typed
-// results, shared by the whole-tree reader (result.cpp) and the one-pass
-// text reader (results_text.cpp).
+// Inside results/: reading a results document's JSON into typed records,
+// shared by the whole-tree reader (json_read.cpp) and the one-pass text
+// reader (read_text.cpp).
 #pragma once
 
 #include <string>

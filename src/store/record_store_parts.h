@@ -1,4 +1,4 @@
-// Inside the store: what record_store.cpp and record_store_compact.cpp share.
+// Inside the store: what record_store.cpp, record_store_open.cpp and record_store_compact.cpp share.
 #pragma once
 
 #include <filesystem>

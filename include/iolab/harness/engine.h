@@ -62,6 +62,13 @@ struct WorkerTally {
   std::uint64_t bytes = 0;     // bytes moved
   std::uint64_t ops = 0;       // calls or requests of the measured operation
   std::uint64_t io_calls = 0;  // system calls that moved data or synced; 0 with kernel_counts_calls
+
+  WorkerTally& operator+=(const WorkerTally& o) {
+    bytes += o.bytes;
+    ops += o.ops;
+    io_calls += o.io_calls;
+    return *this;
+  }
 };
 
 // The three parts of a pass, per worker. `worker` is 0..workers-1 (an MPI
