@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "bench_cli.h"
-#include "iolab/commitlog/workload.h"
+#include "iolab/commitlog/traffic.h"
 #include "iolab/harness/job.h"
 #include "iolab/base/error.h"
 #include "iolab/base/proc.h"
@@ -45,7 +45,7 @@ using namespace iolab::commitlog;
 
 struct Args {
   std::vector<Design> designs{std::begin(kAllDesigns), std::end(kAllDesigns)};
-  WorkloadConfig config;
+  TrafficConfig config;
   std::filesystem::path dir;
   bool catch_up_reads = false, series = false;
   unsigned reps = 1;
@@ -108,7 +108,7 @@ Args parse(int argc, char** argv) {
 
 std::string ns(double v) { return format_duration(v / 1e9); }
 
-void print_result(const WorkloadResult& r, const Args& a) {
+void print_result(const TrafficResult& r, const Args& a) {
   const auto& l = r.append_latency;
   std::printf("%-19s %9s msg/s %8.1f MiB/s  p50 %8s p99 %8s p99.9 %8s max %8s  >1ms %llu >10ms %llu >100ms %llu >1s %llu\n",
               std::string(to_string(r.design)).c_str(), format_count(r.messages_per_second).c_str(), r.mib_per_second,
@@ -196,10 +196,10 @@ int main(int argc, char** argv) {
       for (Design d : a.designs) {
         if (g_cancel.load()) break;
         io::ScratchDir scratch(a.dir);
-        WorkloadConfig c = a.config;
+        TrafficConfig c = a.config;
         c.log.design = d;
         try {
-          WorkloadResult r = run_workload(scratch.path(), c);
+          TrafficResult r = run_traffic(scratch.path(), c);
           print_result(r, a);
           if (a.catch_up_reads) print_catch_up(scratch.path());
         } catch (...) {

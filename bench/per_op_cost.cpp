@@ -30,7 +30,7 @@
 #include "iolab/base/error.h"
 #include "iolab/io/scratch.h"
 #include "iolab/suites/kv_store.h"
-#include "store_workload.h"
+#include "store_data_set.h"
 
 namespace {
 
@@ -105,7 +105,7 @@ void floor_bench(const Args& a, io::ScratchDir& scratch) {
 
 void store_bench(const Args& a, io::ScratchDir& scratch) {
   using namespace suites::store_suite;
-  StoreWorkload w = make_workload(a.records, 0x10AB);
+  StoreDataSet w = make_data_set(a.records, 0x10AB);
   suites::KvStoreOptions options;
   options.sync = false;
   options.batch = 1000;

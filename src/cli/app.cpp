@@ -90,7 +90,7 @@ harness::Matrix matrix_from(const MatrixOptions& o) {
   if (!o.buffer.empty())
     m.buffers = list_of<std::optional<io::BufferKind>>(o.buffer, "--buffer",
                                                        [](const std::string& s) { return std::optional(io::parse_buffer_kind(s)); });
-  if (!o.sync.empty()) m.syncs = list_of<harness::SyncPolicy>(o.sync, "--sync", harness::parse_sync_policy);
+  if (!o.sync.empty()) m.syncs = list_of<io::FlushPolicy>(o.sync, "--sync", io::parse_flush_policy);
   if (!o.evict.empty()) m.eviction = harness::parse_eviction(o.evict);
   if (!o.qd.empty())
     m.queue_depths = list_of<unsigned>(

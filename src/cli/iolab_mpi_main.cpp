@@ -220,7 +220,7 @@ int run(int argc, char** argv) {
       r.buffer = io::BufferKind::Aligned;
       if (write) r.cache.reset();
       r.cache_method = write ? "fresh file, preallocated" : "written, flushed, read once";
-      if (write && s.fsync) r.sync = harness::SyncPolicy{harness::FlushSchedule::End, method.traits().data_sync, 0};
+      if (write && s.fsync) r.sync = io::FlushPolicy{io::FlushSchedule::End, method.traits().data_sync, 0};
       if (!write) mpi::agree([&] { files.flush(); });
       par::RegionWorkload workload(team, method, spec, op, files, source);
       harness::measure(workload, team, settings, r);

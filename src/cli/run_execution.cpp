@@ -262,7 +262,7 @@ int run_plan(RunPlan plan) {
   RunRecord record(*outputs, environment, io::ScratchDir::parent_for(dir));
 
   bool color = harness::use_color(stdout);
-  harness::Progress progress(::isatty(STDERR_FILENO) == 1,
+  harness::ProgressLine progress(::isatty(STDERR_FILENO) == 1,
                              static_cast<unsigned>(fio_jobs.empty() ? experiments.size() : fio_jobs.size()),
                              harness::use_color(stderr));
   // On the cleanup thread when a signal ends the run (io/scratch.h).

@@ -66,7 +66,7 @@ class KafkaDesign final : public DesignBase {
 
   std::uint32_t log_count() const noexcept override { return static_cast<std::uint32_t>(logs_.size()); }
   std::filesystem::path log_dir(std::uint32_t log) const override { return logs_.at(log)->config().dir; }
-  LogPositions progress(std::uint32_t log) const noexcept override {
+  LogPositions positions(std::uint32_t log) const noexcept override {
     const Log& l = *logs_[log];
     return {l.written().sequence, l.committed().sequence, l.durable().sequence};
   }

@@ -45,7 +45,7 @@ void Producer::run(std::uint64_t start_ns, std::uint64_t end_ns, const std::atom
         (config_.cancel != nullptr && config_.cancel->load(std::memory_order_relaxed)))
       break;
     if (!open && !clocked_) {
-      // A throughput pass: a message count, no clock (check_workload).
+      // A throughput pass: a message count, no clock (check_traffic).
       if (made >= quota_) break;
       make(made, 0);
       ++made;

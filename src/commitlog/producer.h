@@ -1,4 +1,4 @@
-// Inside the commit log: one producer thread of a run (workload.cpp): it
+// Inside the commit log: one producer thread of a run (traffic.cpp): it
 // makes messages, batches them per topic, appends them and times each from
 // its send time to its acknowledgement.
 #pragma once
@@ -12,7 +12,7 @@
 
 #include "iolab/base/histogram.h"
 #include "iolab/commitlog/commit_log.h"
-#include "iolab/commitlog/workload.h"
+#include "iolab/commitlog/traffic.h"
 
 namespace iolab::commitlog::detail {
 
@@ -52,7 +52,7 @@ struct Batch {
 
 class Producer {
  public:
-  Producer(CommitLog& log, const WorkloadConfig& config, Clocking clocking, unsigned id, std::uint64_t quota,
+  Producer(CommitLog& log, const TrafficConfig& config, Clocking clocking, unsigned id, std::uint64_t quota,
            std::size_t batch_bytes)
       : log_(log), config_(config), clocked_(clocking == Clocking::PerMessage), id_(id), quota_(quota),
         batch_bytes_(batch_bytes), batches_(config.log.topics) {
@@ -74,7 +74,7 @@ class Producer {
   void record(std::uint64_t send_ns, std::uint64_t ack_ns, std::size_t bytes);
 
   CommitLog& log_;
-  const WorkloadConfig& config_;
+  const TrafficConfig& config_;
   bool clocked_;
   unsigned id_;
   std::uint64_t quota_;

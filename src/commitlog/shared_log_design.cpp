@@ -135,7 +135,7 @@ class SharedLogDesign final : public DesignBase {
 
   std::uint32_t log_count() const noexcept override { return 1; }
   std::filesystem::path log_dir(std::uint32_t) const override { return dir_ / "log"; }
-  LogPositions progress(std::uint32_t) const noexcept override {
+  LogPositions positions(std::uint32_t) const noexcept override {
     return {log_->written().sequence, log_->committed().sequence, log_->durable().sequence};
   }
   Visible visible(std::uint32_t) const noexcept override {

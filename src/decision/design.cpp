@@ -89,12 +89,12 @@ std::vector<Variant> variants(bool direct) {
 // The candidates of a row: the column's variants, less those that cannot
 // do its flush policy or read one request at a time where the column asks.
 std::vector<Variant> row_variants(const Row& row) {
-  const harness::SyncPolicy policy = harness::parse_sync_policy(row.flush);
+  const io::FlushPolicy policy = io::parse_flush_policy(row.flush);
   // A flush between writes (every write, every N bytes) has no single
   // point to run at while a queue keeps several writes in flight.
-  const bool inline_flush = policy.schedule == harness::FlushSchedule::EveryWrite ||
-                            policy.schedule == harness::FlushSchedule::EveryBytes ||
-                            policy.schedule == harness::FlushSchedule::EveryOps;
+  const bool inline_flush = policy.schedule == io::FlushSchedule::EveryWrite ||
+                            policy.schedule == io::FlushSchedule::EveryBytes ||
+                            policy.schedule == io::FlushSchedule::EveryOps;
   const bool direct = row.column == Column::Direct || row.column == Column::PastMemoryDirect;
   std::vector<Variant> out;
   for (auto& v : variants(direct)) {
@@ -189,7 +189,7 @@ DesignedCondition design(const Condition& c, const DesignRequest& request) {
   for (const auto& v : vs) d.candidates.push_back({v.label, v.method->traits(v.options)});
   const bool direct = row.column == Column::Direct || row.column == Column::PastMemoryDirect;
   const bool past_memory = row.column == Column::PastMemory || row.column == Column::PastMemoryDirect;
-  const harness::SyncPolicy policy = harness::parse_sync_policy(row.flush);
+  const io::FlushPolicy policy = io::parse_flush_policy(row.flush);
   const std::uint64_t block = c.size;
   if (block == 0) {
     d.unmeasurable = "a packet of 0 bytes moves nothing";
@@ -246,10 +246,10 @@ DesignedCondition design(const Condition& c, const DesignRequest& request) {
       if (policy.flushes()) e.sync = policy;
       const std::uint64_t two = 2 * block;
       if (d.device_bound) e.file_size = std::min(e.file_size, std::max(kDeviceFile, two));
-      if (policy.schedule == harness::FlushSchedule::EveryBytes || policy.schedule == harness::FlushSchedule::AsyncBytes)
+      if (policy.schedule == io::FlushSchedule::EveryBytes || policy.schedule == io::FlushSchedule::AsyncBytes)
         // A flush each `interval` bytes, or after each write when a packet is larger.
         e.file_size = std::max(std::min(e.file_size, std::max(kMaxFlushes * policy.interval, two)) / block, std::uint64_t{2}) * block;
-      if (policy.schedule == harness::FlushSchedule::EveryWrite) {
+      if (policy.schedule == io::FlushSchedule::EveryWrite) {
         // A flush per call: bound the calls, not the file.
         e.ops = std::clamp<std::uint64_t>(e.file_size / block, 2, kMaxFlushes);
         e.file_size = e.ops * block;

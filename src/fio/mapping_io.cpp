@@ -221,7 +221,7 @@ void JobMapper::flushes() {
                                           "per experiment");
   // fio's mmap engine syncs with msync(MS_SYNC), as iolab's mmap does (its own data sync).
   const bool own_sync = traits_.maps_file;
-  SyncPolicy& p = e.sync;
+  io::FlushPolicy& p = e.sync;
   const std::uint64_t every = every_fsync ? every_fsync : every_fdatasync;
   const Setting* periodic = every_fsync ? fs : fds;
   const io::Durability call = every_fdatasync ? io::Durability::Fdatasync : io::Durability::Fsync;
@@ -229,16 +229,16 @@ void JobMapper::flushes() {
   if (every) {
     p.call = own_sync ? io::Durability::None : call;
     if (every == 1) {
-      p.schedule = FlushSchedule::EveryWrite;
+      p.schedule = io::FlushSchedule::EveryWrite;
       say(periodic, "an " + call_name + " after every write (iolab's sync policy " + to_string(p) + ")");
     } else {
-      p.schedule = FlushSchedule::EveryBytes;
+      p.schedule = io::FlushSchedule::EveryBytes;
       p.interval = checked_multiply(every, e.block_size, periodic->option);
       say(periodic, fmt::format("an {} after every {} writes ({} written; iolab's sync policy {})", call_name, every,
                                 format_bytes(static_cast<double>(p.interval)), to_string(p)));
     }
   } else if (at_end) {
-    p.schedule = FlushSchedule::End;
+    p.schedule = io::FlushSchedule::End;
     p.call = own_sync ? io::Durability::None : io::Durability::Fsync;
     const std::string text = "one " + (own_sync ? std::string("msync(MS_SYNC)") : std::string("fsync")) +
                              " after the last write of each pass, timed (iolab's sync policy " + to_string(p) + ")";

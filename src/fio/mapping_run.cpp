@@ -50,7 +50,7 @@ void JobMapper::threads() {
     refuse(s, fmt::format("numjobs={} with a cold cache (invalidate=1, fio's default): iolab's threads read warm or "
                           "O_DIRECT files only; add invalidate=0 (warm) or direct=1",
                           n));
-  if (e.sync.schedule != FlushSchedule::None && e.sync.schedule != FlushSchedule::End)
+  if (e.sync.schedule != io::FlushSchedule::None && e.sync.schedule != io::FlushSchedule::End)
     refuse(s, fmt::format("numjobs={} with a flush every N writes: iolab's threads flush only at the end", n));
   if (e.pattern == AccessPattern::Rand && e.op == Op::Write && traits_.maps_file)
     refuse(s, "random writes through a shared mapping on several threads are not an iolab workload");
@@ -58,7 +58,7 @@ void JobMapper::threads() {
       "{} threads (workers released together by a barrier), each with a file of its own of {}, as fio's {} clones "
       "each with its own file; one record for all, first done and last done",
       n, format_bytes(static_cast<double>(e.file_size)), n);
-  if (e.sync.schedule == FlushSchedule::End)
+  if (e.sync.schedule == io::FlushSchedule::End)
     text += "; each worker's flush at the end is the method's data sync (fdatasync, msync), where fio calls fsync";
   if (e.op == Op::Write) text += "; each pass writes fresh files, preallocated (untimed) as fio's fallocate does";
   say(s, text);

@@ -32,11 +32,11 @@ namespace {
 // Which fio engine makes the same calls as an iolab method. A name-to-name
 // table, because fio's engines are known by name; everything else (O_DIRECT,
 // queue depth, buffers) is decided from the method's traits.
-struct FioEngine {
+struct FioIoengine {
   std::string_view method, engine, note;
   bool sets_ring_flags = false;  // SINGLE_ISSUER, DEFER_TASKRUN and COOP_TASKRUN, whatever the job says
 };
-constexpr std::array<FioEngine, 7> kEngines{{
+constexpr std::array<FioIoengine, 7> kIoengines{{
     {"pread", "psync", "fio calls pread(2) at explicit offsets, as iolab's pread"},
     {"direct", "psync", "fio calls pread(2) on an O_DIRECT descriptor, as iolab's direct"},
     {"vectored", "pvsync2", "fio calls preadv2(2) with one iovec per call; iolab's vectored calls preadv(2) with one iovec per segment"},
@@ -109,8 +109,8 @@ FioMapping fio_job_for(const FileExperiment& e) {
     return refuse(
         "only reads are cross-checked: iolab writes a fresh file every pass (block allocation included), fio "
         "overwrites a file it laid out");
-  const FioEngine* engine = nullptr;
-  for (const auto& candidate : kEngines)
+  const FioIoengine* engine = nullptr;
+  for (const auto& candidate : kIoengines)
     if (candidate.method == e.method) engine = &candidate;
   if (engine == nullptr) return refuse("fio has no engine that reads as iolab's " + e.method + " method does");
   const io::Method& method = e.method_object ? *e.method_object : io::find_file_method(e.method);

@@ -92,7 +92,7 @@ PassBody FileWorkload::pass(PassKind kind) {
     // The buffers every request will use (io_uring's fixed buffers pin them once; others ignore it).
     std::span<std::byte> buffers[] = {e_.op == Op::Read ? slots_->buffer() : source_->buffer()};
     file_open_->register_buffers(buffers);
-    if (e_.op == Op::Write && sync_.schedule == FlushSchedule::AsyncBytes)
+    if (e_.op == Op::Write && sync_.schedule == io::FlushSchedule::AsyncBytes)
       {
       flusher_ = std::make_unique<io::BackgroundFlusher>(file_, sync_.call, sync_.interval);
       on_write_ = std::make_unique<FlushOnWrite>(*flusher_);
@@ -110,17 +110,13 @@ PassBody FileWorkload::pass(PassKind kind) {
     }
     // Writes: the calls, the flushes the policy asks for, and close() (which
     // hands user-space buffers to the kernel and trims a mapped file).
-    InlineFlush inline_flush;
-    if (sync_.schedule == FlushSchedule::EveryWrite || sync_.schedule == FlushSchedule::EveryBytes ||
-        sync_.schedule == FlushSchedule::EveryOps)
-      inline_flush = InlineFlush{sync_.schedule, sync_.call, std::max<std::uint64_t>(sync_.interval, 1), 0};
-    outcome_ = write_pass(*file_open_, queued_, plan_, *source_, kind, hist, inline_flush, on_write_.get());
+    outcome_ = write_pass(*file_open_, queued_, plan_, *source_, kind, hist, sync_, on_write_.get());
     const std::uint64_t before_end = file_open_->counters().calls;
-    if (sync_.schedule == FlushSchedule::End) {
+    if (sync_.schedule == io::FlushSchedule::End) {
       file_open_->sync(sync_.call);
-      inline_flush.flushes = 1;
+      outcome_.flushes = 1;
     }
-    std::uint64_t flushes = inline_flush.flushes, flushed_bytes = 0;
+    std::uint64_t flushes = outcome_.flushes, flushed_bytes = 0;
     if (flusher_) {
       flusher_->finish();
       flushes = flusher_->flushes();
@@ -209,10 +205,10 @@ void FileWorkload::describe(Result& r) const {
   }
   if (e_.op == Op::Write) {
     r.sync = sync_;
-    if (sync_.schedule == FlushSchedule::EveryBytes || sync_.schedule == FlushSchedule::AsyncBytes) {
+    if (sync_.schedule == io::FlushSchedule::EveryBytes || sync_.schedule == io::FlushSchedule::AsyncBytes) {
       // A write of a whole block is never split by a flush: the interval in effect is at least a block.
       r.extra["flush_interval_bytes"] = std::max(sync_.interval, plan_.block);
-      if (sync_.schedule == FlushSchedule::EveryBytes) r.extra["flush_every_write"] = plan_.block >= sync_.interval;
+      if (sync_.schedule == io::FlushSchedule::EveryBytes) r.extra["flush_every_write"] = plan_.block >= sync_.interval;
     }
   }
   if (!poller_ns_.empty()) r.extra["poller_cpu_s_per_pass"] = median(poller_ns_) * 1e-9;

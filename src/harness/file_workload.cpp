@@ -132,19 +132,19 @@ void FileWorkload::next_window(std::uint64_t n) {
 
 std::optional<std::string> FileWorkload::setup_writes() {
   sync_ = resolved(e_.sync, traits_);
-  if (sync_.schedule == FlushSchedule::AsyncBytes &&
+  if (sync_.schedule == io::FlushSchedule::AsyncBytes &&
       (sync_.call == io::Durability::Flush || sync_.call == io::Durability::None))
     return "a background flush of user-space buffers would use the File from two threads; async-N needs "
            "fdatasync, fsync, sync_file_range or msync";
-  if (queued_ && (sync_.schedule == FlushSchedule::EveryWrite || sync_.schedule == FlushSchedule::EveryBytes ||
-                  sync_.schedule == FlushSchedule::EveryOps))
+  if (queued_ && (sync_.schedule == io::FlushSchedule::EveryWrite || sync_.schedule == io::FlushSchedule::EveryBytes ||
+                  sync_.schedule == io::FlushSchedule::EveryOps))
     return "a queued method keeps several writes in flight, so a flush after every write or every N bytes has no "
            "single point to run at; use end or async-N";
   source_ = std::make_unique<WriteSource>(config_.seed, plan_.length, plan_.block, buffer_);
   record_.buffer_offset = io::page_offset(source_->at(0, 0).data());
   std::filesystem::path probe = files_.create("exp");
   std::optional<io::Durability> needs;
-  if (sync_.flushes() && sync_.schedule != FlushSchedule::AsyncBytes) needs = sync_.call;
+  if (sync_.flushes() && sync_.schedule != io::FlushSchedule::AsyncBytes) needs = sync_.call;
   auto why = preflight(probe, io::Access::ReadWrite, source_->at(0, 0).data(), needs);
   files_.remove(probe);
   return why;

@@ -56,7 +56,7 @@ class ExperimentFiles {
   std::vector<std::filesystem::path> files_;
 };
 
-// FlushSchedule::AsyncBytes: each write tells the background flusher how far the file has been written.
+// io::FlushSchedule::AsyncBytes: each write tells the background flusher how far the file has been written.
 class FlushOnWrite final : public WriteObserver {
  public:
   explicit FlushOnWrite(io::BackgroundFlusher& f) : flusher_(f) {}
@@ -110,7 +110,7 @@ class FileWorkload final : public Workload {
   bool direct_ = false, queued_ = false;
   io::BufferKind buffer_ = io::BufferKind::Heap;
   Eviction eviction_ = Eviction::PerFile;
-  SyncPolicy sync_;
+  io::FlushPolicy sync_;
   RequestPlan plan_;
   std::unique_ptr<ReadSlots> slots_;
   std::unique_ptr<PatternContent> content_;

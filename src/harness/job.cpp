@@ -62,11 +62,11 @@ std::vector<FileExperiment> expand(const Matrix& m) {
       for (std::uint64_t block : m.block_sizes)
         for (CacheState cache : m.caches)
           for (const auto& buffer : m.buffers)
-            for (const SyncPolicy& listed : m.syncs) {
+            for (const io::FlushPolicy& listed : m.syncs) {
               // Caches apply to reads, sync to writes: skip combinations that would repeat a row.
               if (op == Op::Write && cache != m.caches.front() && cache != CacheState::Direct) continue;
               if (op == Op::Read && &listed != &m.syncs.front()) continue;
-              const SyncPolicy sync = op == Op::Read ? SyncPolicy{} : listed;
+              const io::FlushPolicy sync = op == Op::Read ? io::FlushPolicy{} : listed;
               std::string label = std::string(to_string(op)) + " " + std::string(to_string(pattern)) + " " +
                                   size_label(block);
               if (op == Op::Read || cache == CacheState::Direct) label += " " + std::string(to_string(cache));
@@ -225,7 +225,7 @@ Job parse_job(std::string_view text, const std::string& source) {
       m.buffers = rd.parsed<std::optional<io::BufferKind>>(
           v, key, [](const std::string& s) { return std::optional(io::parse_buffer_kind(s)); });
     } else if (key == "sync") {
-      m.syncs = rd.parsed<SyncPolicy>(v, key, [](const std::string& s) { return parse_sync_policy(s); });
+      m.syncs = rd.parsed<io::FlushPolicy>(v, key, [](const std::string& s) { return io::parse_flush_policy(s); });
     } else if (key == "qd") {
       m.queue_depths.clear();
       // A count, as on the command line (--qd 32), not a size: "4k" is not a queue depth.

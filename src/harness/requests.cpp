@@ -279,35 +279,36 @@ class WriteSourceRequests final : public io::RequestSource {
 
 // The write loop with its inline flush schedule fixed at compile time, so
 // the plain loop carries no flush bookkeeping.
-template <FlushSchedule S, bool kTime>
+template <io::FlushSchedule S, bool kTime>
 void write_loop(io::File& f, const RequestPlan& plan, const WriteSource& source, LatencyHistogram* latency,
-                InlineFlush& flush, WriteObserver* observer, LoopOutcome& out) {
+                const io::FlushPolicy& flush, WriteObserver* observer, LoopOutcome& out) {
   const std::uint64_t n = plan.count();
+  const std::uint64_t interval = std::max<std::uint64_t>(flush.interval, 1);
   std::uint64_t written = 0, since = 0;
   // EveryBytes: the next multiple of the interval at which a flush is due.
   // A write that crosses one or more boundaries is followed by one flush, so
   // a pass of `length` bytes makes floor(length / interval) flushes when
   // blocks are smaller than the interval, and one per write when they are not.
-  std::uint64_t boundary = flush.interval;
+  std::uint64_t boundary = interval;
   std::uint64_t t = kTime ? now_ns() : 0;
   for (std::uint64_t i = 0; i < n; ++i) {
     std::uint64_t off = plan.offset(i);
     std::size_t len = plan.size(i);
     f.write_at(off, source.at(off, len));
     written += len;
-    if constexpr (S == FlushSchedule::EveryWrite) {
+    if constexpr (S == io::FlushSchedule::EveryWrite) {
       f.sync(flush.call);
-      ++flush.flushes;
-    } else if constexpr (S == FlushSchedule::EveryBytes) {
+      ++out.flushes;
+    } else if constexpr (S == io::FlushSchedule::EveryBytes) {
       if (written >= boundary) {
         f.sync(flush.call);
-        ++flush.flushes;
-        boundary = (written / flush.interval + 1) * flush.interval;
+        ++out.flushes;
+        boundary = (written / interval + 1) * interval;
       }
-    } else if constexpr (S == FlushSchedule::EveryOps) {
-      if (++since == flush.interval) {
+    } else if constexpr (S == io::FlushSchedule::EveryOps) {
+      if (++since == interval) {
         f.sync(flush.call);
-        ++flush.flushes;
+        ++out.flushes;
         since = 0;
       }
     }
@@ -323,29 +324,31 @@ void write_loop(io::File& f, const RequestPlan& plan, const WriteSource& source,
 }
 
 template <bool kTime>
-void write_loop_for(FlushSchedule s, io::File& f, const RequestPlan& plan, const WriteSource& source,
-                    LatencyHistogram* latency, InlineFlush& flush, WriteObserver* observer, LoopOutcome& out) {
+void write_loop_for(io::FlushSchedule s, io::File& f, const RequestPlan& plan, const WriteSource& source,
+                    LatencyHistogram* latency, const io::FlushPolicy& flush, WriteObserver* observer, LoopOutcome& out) {
   switch (s) {
-    case FlushSchedule::EveryWrite:
-      return write_loop<FlushSchedule::EveryWrite, kTime>(f, plan, source, latency, flush, observer, out);
-    case FlushSchedule::EveryBytes:
-      return write_loop<FlushSchedule::EveryBytes, kTime>(f, plan, source, latency, flush, observer, out);
-    case FlushSchedule::EveryOps:
-      return write_loop<FlushSchedule::EveryOps, kTime>(f, plan, source, latency, flush, observer, out);
+    case io::FlushSchedule::EveryWrite:
+      return write_loop<io::FlushSchedule::EveryWrite, kTime>(f, plan, source, latency, flush, observer, out);
+    case io::FlushSchedule::EveryBytes:
+      return write_loop<io::FlushSchedule::EveryBytes, kTime>(f, plan, source, latency, flush, observer, out);
+    case io::FlushSchedule::EveryOps:
+      return write_loop<io::FlushSchedule::EveryOps, kTime>(f, plan, source, latency, flush, observer, out);
     default:
-      return write_loop<FlushSchedule::None, kTime>(f, plan, source, latency, flush, observer, out);
+      return write_loop<io::FlushSchedule::None, kTime>(f, plan, source, latency, flush, observer, out);
   }
 }
 
 }  // namespace
 
 LoopOutcome write_pass(io::File& f, bool queued, const RequestPlan& plan, const WriteSource& source, PassKind kind,
-                       LatencyHistogram* latency, InlineFlush& flush, WriteObserver* observer) {
+                       LatencyHistogram* latency, const io::FlushPolicy& flush, WriteObserver* observer) {
   LoopOutcome out;
   const std::uint64_t calls_before = f.counters().calls;
   const bool timing = kind == PassKind::Latency && latency;
+  const bool inline_flush = flush.schedule == io::FlushSchedule::EveryWrite ||
+                            flush.schedule == io::FlushSchedule::EveryBytes || flush.schedule == io::FlushSchedule::EveryOps;
   if (queued) {
-    if (flush.schedule != FlushSchedule::None)
+    if (inline_flush)
       throw Error("write", f.path().string(),
                   "a queued method keeps several writes in flight, so a flush after every N bytes has no single point "
                   "to run at; use end or async-N",
@@ -353,9 +356,9 @@ LoopOutcome write_pass(io::File& f, bool queued, const RequestPlan& plan, const 
     WriteSourceRequests requests(plan, source, kind, latency, observer, out);
     f.stream(requests, timing);
   } else if (timing) {
-    write_loop_for<true>(flush.schedule, f, plan, source, latency, flush, observer, out);
+    write_loop_for<true>(inline_flush ? flush.schedule : io::FlushSchedule::None, f, plan, source, latency, flush, observer, out);
   } else {
-    write_loop_for<false>(flush.schedule, f, plan, source, latency, flush, observer, out);
+    write_loop_for<false>(inline_flush ? flush.schedule : io::FlushSchedule::None, f, plan, source, latency, flush, observer, out);
   }
   out.tally.io_calls = f.counters().calls - calls_before;
   return out;

@@ -320,14 +320,14 @@ std::string cache_class(const harness::Result& r) {
 
 std::string sync_class(const harness::Result& r) {
   switch (r.sync.schedule) {
-    case harness::FlushSchedule::None: return "none";
-    case harness::FlushSchedule::End: return "end";
-    case harness::FlushSchedule::EveryWrite: return "every";
-    case harness::FlushSchedule::EveryBytes:
+    case io::FlushSchedule::None: return "none";
+    case io::FlushSchedule::End: return "end";
+    case io::FlushSchedule::EveryWrite: return "every";
+    case io::FlushSchedule::EveryBytes:
       // Blocks of at least the interval flush after every write: the same experiment as "every".
       return harness::flushes_every_write(r) ? "every" : "every-" + size_label(r.sync.interval);
-    case harness::FlushSchedule::AsyncBytes: return "async-" + size_label(r.sync.interval);
-    case harness::FlushSchedule::EveryOps: return "every-" + std::to_string(r.sync.interval) + "-ops";
+    case io::FlushSchedule::AsyncBytes: return "async-" + size_label(r.sync.interval);
+    case io::FlushSchedule::EveryOps: return "every-" + std::to_string(r.sync.interval) + "-ops";
   }
   return "none";
 }

@@ -38,7 +38,7 @@ std::string describe(const harness::Result& r) {
   if (r.file_size) s += " file=" + size_label(r.file_size);
   if (r.buffer) s += " " + harness::buffer_name(r);
   if (r.cache) s += " " + harness::cache_name(r);
-  if (r.sync.flushes()) s += " sync=" + harness::to_string(r.sync);
+  if (r.sync.flushes()) s += " sync=" + io::to_string(r.sync);
   if (r.threads != 1) s += " threads=" + std::to_string(r.threads);
   return visible(s);
 }
@@ -163,7 +163,7 @@ Matched match(const harness::Result& ra, const harness::Result& rb) {
 std::string match_key(const harness::Result& r) {
   nlohmann::json k = {r.suite, r.experiment, r.method, harness::to_string(r.op), harness::pattern_name(r),
                       r.block_size, r.file_size, harness::buffer_name(r), harness::cache_name(r),
-                      harness::to_string(r.sync), r.threads, r.queue_depth.value_or(0)};
+                      io::to_string(r.sync), r.threads, r.queue_depth.value_or(0)};
   return k.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

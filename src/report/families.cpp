@@ -32,7 +32,7 @@ double x_of(Axis axis, const harness::Result& r) {
 using SeriesKey = std::tuple<std::string, std::string, std::string, std::string, std::size_t>;
 SeriesKey series_key(const Member& m) {
   const harness::Result& r = *m.first;
-  return {r.method, harness::buffer_name(r), harness::to_string(r.sync), queue_label(r), m.second};
+  return {r.method, harness::buffer_name(r), io::to_string(r.sync), queue_label(r), m.second};
 }
 
 // Writes go to a fresh file, buffered (no cache label) or O_DIRECT: one chart.
@@ -59,7 +59,7 @@ std::size_t distinct(const std::vector<Member>& members, F key) {
 std::vector<std::string> series_labels(const std::vector<Member>& members, const std::vector<Source>& sources) {
   std::map<std::string, std::set<std::string>> buffers_of;  // buffers only for methods measured with several
   for (const auto& m : members) buffers_of[m.first->method].insert(harness::buffer_name(*m.first));
-  bool syncs = distinct(members, [](const harness::Result& r) { return harness::to_string(r.sync); }) > 1;
+  bool syncs = distinct(members, [](const harness::Result& r) { return io::to_string(r.sync); }) > 1;
   std::set<std::size_t> files;
   for (const auto& m : members) files.insert(m.second);
   std::vector<std::string> out;
@@ -67,7 +67,7 @@ std::vector<std::string> series_labels(const std::vector<Member>& members, const
     std::string s = r->method;
     if (std::string q = queue_label(*r); !q.empty()) s += " " + q;
     if (buffers_of[r->method].size() > 1 && r->buffer) s += " (" + harness::buffer_name(*r) + ")";
-    if (syncs) s += " [" + harness::to_string(r->sync) + "]";
+    if (syncs) s += " [" + io::to_string(r->sync) + "]";
     if (files.size() > 1) s += " — " + sources[src].label;
     out.push_back(visible(s));
   }
@@ -76,7 +76,7 @@ std::vector<std::string> series_labels(const std::vector<Member>& members, const
 
 std::string sync_text(const std::vector<Member>& members) {
   std::set<std::string> syncs;
-  for (const auto& m : members) syncs.insert(harness::to_string(m.first->sync));
+  for (const auto& m : members) syncs.insert(io::to_string(m.first->sync));
   std::string out;
   for (const auto& s : syncs) out += (out.empty() ? "" : ", ") + s;
   return out;

@@ -320,17 +320,17 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
 
 // ---- progress ----------------------------------------------------------------
 
-Progress::Progress(bool enabled, unsigned planned, bool ansi) : enabled_(enabled), planned_(planned), ansi_(ansi) {
+ProgressLine::ProgressLine(bool enabled, unsigned planned, bool ansi) : enabled_(enabled), planned_(planned), ansi_(ansi) {
   start_ = std::chrono::steady_clock::now();
 }
-Progress::~Progress() { clear(); }
+ProgressLine::~ProgressLine() { clear(); }
 
-void Progress::set_context(std::string context) {
+void ProgressLine::set_context(std::string context) {
   context_ = std::move(context);
   draw();
 }
 
-void Progress::begin(const std::string& label) {
+void ProgressLine::begin(const std::string& label) {
   label_ = label;
   reps_ = 0;
   rep_done_ = 0;
@@ -338,7 +338,7 @@ void Progress::begin(const std::string& label) {
   draw();
 }
 
-void Progress::pass(unsigned done, unsigned total) {
+void ProgressLine::pass(unsigned done, unsigned total) {
   rep_done_ = done;
   reps_ = total;
   // Fast experiments run thousands of passes: redraw at most ten times a second.
@@ -347,14 +347,14 @@ void Progress::pass(unsigned done, unsigned total) {
   draw();
 }
 
-void Progress::end() {
+void ProgressLine::end() {
   ++finished_;
   rep_done_ = reps_ = 0;
   draw();
 }
 
 // Back to the start of the line and blank it: an escape code, or spaces without ANSI.
-std::string Progress::erase() const {
+std::string ProgressLine::erase() const {
   if (ansi_) return "\r\033[2K";
   std::string s(1, '\r');
   s.append(last_width_, ' ');
@@ -362,7 +362,7 @@ std::string Progress::erase() const {
   return s;
 }
 
-void Progress::clear() {
+void ProgressLine::clear() {
   if (!enabled_ || !drawn_) return;
   std::fputs(erase().c_str(), stderr);
   std::fflush(stderr);
@@ -376,7 +376,7 @@ std::string clock_text(double s) {
 }
 }  // namespace
 
-void Progress::draw() {
+void ProgressLine::draw() {
   if (!enabled_) return;
   auto now = std::chrono::steady_clock::now();
   double elapsed = std::chrono::duration<double>(now - start_).count();

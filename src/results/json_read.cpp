@@ -35,7 +35,7 @@ Result result_from_json(const Reader& rd, const json& x, const std::string& at, 
   r.cache_method = rd.text(x, at, "cache_method");
   if (rd.find(x, at, "resident_fraction")) r.resident_fraction = rd.number(x, at, "resident_fraction");
   std::string sync = rd.text(x, at, "sync");
-  r.sync = sync.empty() ? SyncPolicy{} : rd.parsed(x, at, "sync", parse_sync_policy);
+  r.sync = sync.empty() ? io::FlushPolicy{} : rd.parsed(x, at, "sync", io::parse_flush_policy);
   r.threads = rd.integer<unsigned>(x, at, "threads", 1);
   if (rd.find(x, at, "queue_depth")) r.queue_depth = rd.integer<unsigned>(x, at, "queue_depth");
   r.reps = rd.integer<unsigned>(x, at, "reps");

@@ -74,7 +74,7 @@ Latency latency_of(const LatencyHistogram& h, LatencySource source) {
 }
 
 bool flushes_every_write(const Result& r) {
-  if (r.sync.schedule == FlushSchedule::EveryWrite) return true;
+  if (r.sync.schedule == io::FlushSchedule::EveryWrite) return true;
   auto it = r.extra.find("flush_every_write");
   return it != r.extra.end() && it->is_boolean() && it->get<bool>();
 }
@@ -85,7 +85,7 @@ std::string destination(const Result& r) {
   if (!r.sync.flushes()) return "page cache only (not flushed)";
   std::string policy = to_string(r.sync);
   // every-16k with 64 KiB writes crosses a boundary at every write: it is "every" in all but name.
-  if (r.sync.schedule == FlushSchedule::EveryBytes && flushes_every_write(r)) policy += ", i.e. after every write";
+  if (r.sync.schedule == io::FlushSchedule::EveryBytes && flushes_every_write(r)) policy += ", i.e. after every write";
   return "flushed (" + policy + ")";
 }
 

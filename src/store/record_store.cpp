@@ -22,21 +22,10 @@ constexpr NameTable<Backend, 4> kBackendNames{
 std::string_view to_string(Backend b) { return name_of(kBackendNames, b); }
 Backend parse_backend(std::string_view name) { return parse_name(kBackendNames, name, "store backend"); }
 
-std::string to_string(const SyncSchedule& p) {
-  std::string call(io::to_string(p.call));
-  switch (p.when) {
-    case SyncSchedule::When::None: return "none";
-    case SyncSchedule::When::EveryN: return "every-" + std::to_string(p.every) + ":" + call;
-    case SyncSchedule::When::EveryPut: return "every-put:" + call;
-    case SyncSchedule::When::AtClose: return "close:" + call;
-  }
-  return "?";
-}
-
 namespace {
 
-bool sync_mode(const SyncSchedule& p) {
-  return p.when == SyncSchedule::When::EveryN || p.when == SyncSchedule::When::EveryPut;
+bool sync_mode(const io::FlushPolicy& p) {
+  return p.schedule == io::FlushSchedule::EveryOps || p.schedule == io::FlushSchedule::EveryWrite;
 }
 
 std::uint64_t key_hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
@@ -47,7 +36,12 @@ RecordStore::RecordStore(const std::filesystem::path& path, StoreOptions options
     : path_(path), options_(std::move(options)),
       env_(options_.env != nullptr ? *options_.env : io::Env::posix()),
       index_(std::make_unique<Index>()), free_(std::make_unique<FreeList>()) {
-  if (options_.sync.when == SyncSchedule::When::EveryN && options_.sync.every == 0)
+  const io::FlushSchedule when = options_.sync.schedule;
+  if (when != io::FlushSchedule::None && when != io::FlushSchedule::EveryOps && when != io::FlushSchedule::EveryWrite &&
+      when != io::FlushSchedule::End)
+    throw UsageError("store sync '" + io::to_string(options_.sync) + "'", "expected none, every-N-ops, every or end");
+  if (options_.sync.call == io::Durability::None) options_.sync.call = io::Durability::Fdatasync;  // the store's own data sync
+  if (options_.sync.schedule == io::FlushSchedule::EveryOps && options_.sync.interval == 0)
     throw UsageError("sync every 0 puts", "the interval must be at least 1");
   if (options_.sync.call != io::Durability::Fdatasync && options_.sync.call != io::Durability::Fsync)
     throw UsageError("store sync call '" + std::string(io::to_string(options_.sync.call)) + "'",
@@ -248,12 +242,14 @@ void RecordStore::remove_found(std::string_view last, const Location& found) {
 std::uint64_t RecordStore::size() const noexcept { return index_->size(); }
 
 void RecordStore::after_mutation() {
-  switch (options_.sync.when) {
-    case SyncSchedule::When::None:
-    case SyncSchedule::When::AtClose: return;
-    case SyncSchedule::When::EveryPut: sync_now(); return;
-    case SyncSchedule::When::EveryN:
-      if (++unsynced_ >= options_.sync.every) sync_now();
+  switch (options_.sync.schedule) {
+    case io::FlushSchedule::None:
+    case io::FlushSchedule::End:
+    case io::FlushSchedule::EveryBytes:  // refused by the constructor
+    case io::FlushSchedule::AsyncBytes: return;
+    case io::FlushSchedule::EveryWrite: sync_now(); return;
+    case io::FlushSchedule::EveryOps:
+      if (++unsynced_ >= options_.sync.interval) sync_now();
       return;
   }
 }
@@ -346,16 +342,18 @@ void RecordStore::close() {
     return;
   }
   try {
-    switch (options_.sync.when) {
-      case SyncSchedule::When::None: break;
-      case SyncSchedule::When::AtClose:
+    switch (options_.sync.schedule) {
+      case io::FlushSchedule::None:
+      case io::FlushSchedule::EveryBytes:  // refused by the constructor
+      case io::FlushSchedule::AsyncBytes: break;
+      case io::FlushSchedule::End:
         journal_->sync(options_.sync.call);
         durable_mutations_ = mutations_;
         durable_ = true;
         if (version_ >= 2) write_checkpoint(false);  // true from now on; durable once written back
         break;
-      case SyncSchedule::When::EveryN:
-      case SyncSchedule::When::EveryPut:
+      case io::FlushSchedule::EveryOps:
+      case io::FlushSchedule::EveryWrite:
         if (unsynced_ > 0 || !free_after_sync_.empty()) sync_now();
         if (!holes_unsynced_.empty()) sync_now();  // the free marks written by the sync above
         break;

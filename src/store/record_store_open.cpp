@@ -44,7 +44,7 @@ void RecordStore::open_journal() {
     // Durable before any record: a crash must not keep records and lose
     // the header that says what they are.
     file->sync(call);
-    if (options_.sync.when != SyncSchedule::When::None) {
+    if (options_.sync.schedule != io::FlushSchedule::None) {
       // The name too: a new file is durable once its directory is synced.
       env_.sync_dir(dir_of(path_));
       durable_ = true;

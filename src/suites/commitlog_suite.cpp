@@ -27,7 +27,7 @@
 #include "iolab/base/proc.h"
 #include "iolab/commitlog/commit_log.h"
 #include "iolab/commitlog/reader.h"
-#include "iolab/commitlog/workload.h"
+#include "iolab/commitlog/traffic.h"
 #include "iolab/harness/engine.h"
 #include "seed_common.h"
 
@@ -87,11 +87,11 @@ void no_flush(Options& o) {
 bool flushing(const Options& o) { return o.flush_min_bytes != std::numeric_limits<std::size_t>::max(); }
 
 // The design's flushing as a flush policy: decided by its traits.
-harness::SyncPolicy sync_of(const Options& o) {
+io::FlushPolicy sync_of(const Options& o) {
   DesignTraits t = traits(o.design);
-  if (t.ack == AckLevel::Durable) return {harness::FlushSchedule::EveryWrite, io::Durability::Fdatasync, 0};
+  if (t.ack == AckLevel::Durable) return {io::FlushSchedule::EveryWrite, io::Durability::Fdatasync, 0};
   if (t.flush_thread && flushing(o))
-    return {harness::FlushSchedule::AsyncBytes, t.writes_through_map ? io::Durability::MsyncSync : io::Durability::Fdatasync,
+    return {io::FlushSchedule::AsyncBytes, t.writes_through_map ? io::Durability::MsyncSync : io::Durability::Fdatasync,
             o.flush_min_bytes};
   return {};
 }
@@ -99,15 +99,15 @@ harness::SyncPolicy sync_of(const Options& o) {
 // One workload run as a record.
 struct RunSpec {
   std::string experiment;
-  WorkloadConfig config;
+  TrafficConfig config;
 };
 
 class CommitLogRuns {
  public:
   CommitLogRuns(harness::Runner& runner, const Plan& plan) : runner_(runner), plan_(plan) {}
 
-  WorkloadConfig config(Design d, std::uint64_t size, unsigned producers = 1, std::uint32_t topics = 1) const {
-    WorkloadConfig c;
+  TrafficConfig config(Design d, std::uint64_t size, unsigned producers = 1, std::uint32_t topics = 1) const {
+    TrafficConfig c;
     c.log.design = d;
     c.log.segment_size = plan_.segment;
     c.log.topics = topics;
@@ -134,7 +134,7 @@ class CommitLogRuns {
   }
 
   harness::Result labels(const RunSpec& spec) const {
-    const WorkloadConfig& c = spec.config;
+    const TrafficConfig& c = spec.config;
     harness::Result r;
     r.suite = "commitlog";
     r.experiment = spec.experiment;
@@ -172,7 +172,7 @@ void designs_by_size(CommitLogRuns& runs, const Plan& plan, std::vector<harness:
   std::map<std::pair<std::uint64_t, Design>, double> alone;
   for (std::uint64_t size : plan.sizes)
     for (Design d : kAllDesigns) {
-      WorkloadConfig c = runs.config(d, size);
+      TrafficConfig c = runs.config(d, size);
       c.consumer = false;
       out.push_back(runs.run({"designs: 1 producer, no consumer, 1 topic, closed loop", c}));
       alone[{size, d}] = messages_per_second(out.back());
@@ -208,7 +208,7 @@ void flush_on_off(CommitLogRuns& runs, std::vector<harness::Result>& out) {
   // Hypothesis (b): the same write path with its flush thread and without.
   for (Design d : {Design::RocketMq, Design::Qmq})
     for (bool flush : {true, false}) {
-      WorkloadConfig c = runs.config(d, 1 * KiB);
+      TrafficConfig c = runs.config(d, 1 * KiB);
       if (!flush) no_flush(c.log);
       out.push_back(runs.run({"flush thread on and off: 1 KiB, 1 producer (hypothesis b)", c}));
     }
@@ -233,7 +233,7 @@ void past_dirty_limit(CommitLogRuns& runs, const Plan& plan, std::vector<harness
   once.min_time = 0;
   harness::Runner one_pass(once, runs.runner().scratch());
   for (Design d : designs) {
-    WorkloadConfig c = runs.config(d, 4 * KiB);
+    TrafficConfig c = runs.config(d, 4 * KiB);
     c.loop = Loop::Open;
     // An offered load every design kept up with here (~150 MiB/s when it
     // could, under load): a backlog would swamp the stalls being looked for.
@@ -260,7 +260,7 @@ void past_dirty_limit(CommitLogRuns& runs, const Plan& plan, std::vector<harness
 
 void segment_rolls(CommitLogRuns& runs, const Plan& plan, std::vector<harness::Result>& out) {
   for (Design d : kAllDesigns) {
-    WorkloadConfig c = runs.config(d, 1 * KiB);
+    TrafficConfig c = runs.config(d, 1 * KiB);
     c.log.segment_size = plan.roll_segment;
     out.push_back(runs.run({"segment rolls: " + label(plan.roll_segment) + " segments, 1 KiB, 1 producer", c}));
   }
@@ -271,12 +271,12 @@ void segment_rolls(CommitLogRuns& runs, const Plan& plan, std::vector<harness::R
 void catch_ups(CommitLogRuns& runs, const Plan& plan, std::vector<harness::Result>& out) {
   harness::Runner& runner = runs.runner();
   LogDir dir(runner.scratch());
-  WorkloadConfig c = runs.config(Design::Qmq, 4 * KiB);
+  TrafficConfig c = runs.config(Design::Qmq, 4 * KiB);
   c.consumer = false;
   c.messages = plan.catch_up_bytes / (4 * KiB);
-  WorkloadResult w;
+  TrafficResult w;
   {
-    WorkloadRun write(dir.path(), c, Clocking::None);  // untimed: the log the reads read
+    TrafficRun write(dir.path(), c, Clocking::None);  // untimed: the log the reads read
     write.produce();
     w = write.finish();
   }

@@ -79,7 +79,7 @@ json cl_percentiles(const LatencyHistogram& h) {
 
 // The syncs done before close began, and the messages they made durable
 // (per log, the highest sequence synced: sequences start at 1 in every log).
-RunPassFigures cl_pass_figures(const WorkloadResult& w) {
+RunPassFigures cl_pass_figures(const TrafficResult& w) {
   RunPassFigures f;
   std::map<std::uint32_t, std::uint64_t> synced;
   for (const FlushEvent& e : w.log.flush_events) {
@@ -105,12 +105,12 @@ double cl_median_of(const std::vector<RunPassFigures>& v, F get) {
 
 }  // namespace
 
-CommitLogRunWorkload::CommitLogRunWorkload(io::ScratchDir& scratch, WorkloadConfig config)
+CommitLogRunWorkload::CommitLogRunWorkload(io::ScratchDir& scratch, TrafficConfig config)
     : scratch_(scratch), config_(std::move(config)) {}
 CommitLogRunWorkload::~CommitLogRunWorkload() = default;
 
 std::optional<std::string> CommitLogRunWorkload::setup() {
-  check_workload(config_, Clocking::None);  // UsageError before any log is made
+  check_traffic(config_, Clocking::None);  // UsageError before any log is made
   return std::nullopt;
 }
 
@@ -122,7 +122,7 @@ void CommitLogRunWorkload::before_pass(harness::PassKind) {
 harness::PassBody CommitLogRunWorkload::pass(harness::PassKind kind) {
   harness::PassBody body;
   const Clocking clocking = kind == harness::PassKind::Latency ? Clocking::PerMessage : Clocking::None;
-  body.prepare = [this, clocking](unsigned) { run_ = std::make_unique<WorkloadRun>(dir_->path(), config_, clocking); };
+  body.prepare = [this, clocking](unsigned) { run_ = std::make_unique<TrafficRun>(dir_->path(), config_, clocking); };
   body.timed = [this](unsigned) {
     Produced p = run_->produce();
     // The log's calls are counted by the kernel (kernel_counts_calls).
@@ -130,7 +130,7 @@ harness::PassBody CommitLogRunWorkload::pass(harness::PassKind kind) {
   };
   body.finish = [this](unsigned) {
     if (!run_) return;
-    std::unique_ptr<WorkloadRun> run = std::move(run_);
+    std::unique_ptr<TrafficRun> run = std::move(run_);
     last_ = run->finish();  // consumer caught up, log closed (rethrows only a failure produce() did not)
   };
   return body;
@@ -138,7 +138,7 @@ harness::PassBody CommitLogRunWorkload::pass(harness::PassKind kind) {
 
 void CommitLogRunWorkload::after_pass(harness::PassKind kind) {
   if (!last_) throw Error("commit-log run", dir_->path().string(), "the pass ended without a result", EIO);
-  const WorkloadResult& w = *last_;
+  const TrafficResult& w = *last_;
   // Every log read back after close (CRC32C and sequence of every frame) on
   // a full check; the log's own count of appended messages on a tail check.
   std::uint64_t found = w.log.messages;
@@ -242,7 +242,7 @@ void CommitLogRunWorkload::describe(harness::Result& r) const {
            : "closed loop: service time of an append (send to acknowledgement, the next send waits for it); a stall "
              "delays the sends behind it uncounted (coordinated omission): not a latency under offered load";
   if (clocked_) {
-    const WorkloadResult& w = *clocked_;
+    const TrafficResult& w = *clocked_;
     x["latency_pass_messages_per_s"] = w.messages_per_second;
     x["slow_appends"] = {{"over_1ms", w.slower_than_1ms},
                          {"over_10ms", w.slower_than_10ms},

@@ -6,7 +6,7 @@
 //
 // A run's pass: a fresh log in its own directory, opened with the consumer
 // and the producer threads waiting (untimed); the timed region is
-// WorkloadRun::produce() alone (release the producers, every message
+// TrafficRun::produce() alone (release the producers, every message
 // acknowledged); the consumer's catch-up and close() come after (untimed),
 // then every log is read back and checked. Timed passes read no clock per
 // message (Clocking::None); the engine's latency pass is one more run with
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "iolab/commitlog/reader.h"
-#include "iolab/commitlog/workload.h"
+#include "iolab/commitlog/traffic.h"
 #include "iolab/harness/engine.h"
 #include "iolab/results/kinds.h"
 #include "iolab/io/scratch.h"
@@ -58,7 +58,7 @@ struct RunPassFigures {
 
 class CommitLogRunWorkload final : public harness::Workload {
  public:
-  CommitLogRunWorkload(io::ScratchDir& scratch, commitlog::WorkloadConfig config);
+  CommitLogRunWorkload(io::ScratchDir& scratch, commitlog::TrafficConfig config);
   ~CommitLogRunWorkload() override;
 
   std::optional<std::string> setup() override;
@@ -78,18 +78,18 @@ class CommitLogRunWorkload final : public harness::Workload {
   void also_describe(Addition more) { more_ = std::move(more); }
 
   // The latency pass's run (empty before it ran).
-  const std::optional<commitlog::WorkloadResult>& clocked_run() const noexcept { return clocked_; }
+  const std::optional<commitlog::TrafficResult>& clocked_run() const noexcept { return clocked_; }
   // Clock reads of messages in all timed passes (0 for the closed loop).
   std::uint64_t timed_clock_reads() const noexcept { return timed_clock_reads_; }
 
  private:
   io::ScratchDir& scratch_;
-  commitlog::WorkloadConfig config_;
+  commitlog::TrafficConfig config_;
   std::unique_ptr<LogDir> dir_;
-  std::unique_ptr<commitlog::WorkloadRun> run_;
-  std::optional<commitlog::WorkloadResult> last_;      // the pass just finished
-  std::optional<commitlog::WorkloadResult> clocked_;   // the latency pass's
-  std::optional<commitlog::WorkloadResult> last_timed_;
+  std::unique_ptr<commitlog::TrafficRun> run_;
+  std::optional<commitlog::TrafficResult> last_;      // the pass just finished
+  std::optional<commitlog::TrafficResult> clocked_;   // the latency pass's
+  std::optional<commitlog::TrafficResult> last_timed_;
   std::vector<RunPassFigures> timed_;
   std::uint64_t timed_clock_reads_ = 0, verified_messages_ = 0;
   Addition more_;

@@ -77,7 +77,7 @@ Custom copy_experiment(harness::Runner& runner, std::string suite, const Source&
   c.labels.buffer = method.traits().user_space_buffer ? std::optional(way.buffer) : std::nullopt;
   c.labels.cache = harness::CacheState::Warm;
   c.labels.cache_method = "read once";
-  if (flush) c.labels.sync = harness::SyncPolicy{harness::FlushSchedule::End, io::Durability::Fdatasync, 0};
+  if (flush) c.labels.sync = io::FlushPolicy{io::FlushSchedule::End, io::Durability::Fdatasync, 0};
   c.labels.extra = {{"destination", flush ? "written back to the device (fdatasync inside the timed region)"
                                           : "left as dirty page-cache pages, not flushed"}};
   if (way.java != nullptr && !flush)

@@ -82,7 +82,7 @@ class DirectSuite final : public Suite {
         e.method = w.method;
         e.method_label = w.label;
         e.cache = io::find_file_method(w.method).traits().bypasses_page_cache ? CacheState::Direct : CacheState::Warm;
-        if (w.sync != io::Durability::None) e.sync = harness::SyncPolicy{harness::FlushSchedule::End, w.sync, 0};
+        if (w.sync != io::Durability::None) e.sync = io::FlushPolicy{io::FlushSchedule::End, w.sync, 0};
         table.push_back(std::move(e));
       }
     }

@@ -13,7 +13,7 @@ using store::Backend;
 using store::Employee;
 using store::RecordStore;
 using store::StoreOptions;
-using store::SyncSchedule;
+
 
 class RecordStoreKvStore final : public KvStore {
  public:
@@ -81,7 +81,7 @@ class RecordStoreKvStore final : public KvStore {
     std::string s = "iolab::store backend " + name_;
     if (o.backend == Backend::Mmap) s += ", " + std::to_string(o.mmap_grow_step >> 10) + " KiB growth step";
     if (o.backend == Backend::Buffered) s += ", " + std::to_string(o.stage_buffer >> 10) + " KiB staging buffer";
-    return s + (o.sync.when == SyncSchedule::When::None ? ", no sync" : ", fdatasync at each commit");
+    return s + (o.sync.schedule == io::FlushSchedule::None ? ", no sync" : ", fdatasync at each commit");
   }
 
  private:

@@ -15,7 +15,7 @@ std::unique_ptr<KvStore> open_kv_store(std::string_view method, const std::files
   // With sync, the store owes a sync after every mutation and pays it at
   // each commit: every `batch` mutations (its own count) and at commit().
   constexpr std::uint32_t kNoCount = 0xFFFFFFFFu;  // batch 0: only commit() syncs
-  o.sync = options.sync ? store::SyncSchedule::every_n(options.batch != 0 ? options.batch : kNoCount) : store::SyncSchedule::none();
+  o.sync = options.sync ? io::FlushPolicy{io::FlushSchedule::EveryOps, io::Durability::Fdatasync, options.batch != 0 ? options.batch : kNoCount} : io::FlushPolicy{};
   return kv::open_record_store(std::string(method), path, std::move(o), options.batch);
 }
 

@@ -111,21 +111,20 @@ class PacketSweepSuite final : public Suite {
     // (An inline msync every 16 KiB runs at a few MiB/s: below the full scale
     // the file is small enough for that row to take seconds, not minutes.)
     const std::uint64_t flush_size = by_scale<std::uint64_t>(s, 256 * KiB, 2 * MiB, 8 * MiB, 1 * GiB);
-    using harness::FlushSchedule;
     struct Policy {
-      harness::SyncPolicy sync;
+      io::FlushPolicy sync;
       const char* words;
     };
     const Policy policies[] = {
-        {{FlushSchedule::None, io::Durability::None, 0}, "no flush"},
-        {{FlushSchedule::EveryBytes, io::Durability::None, 16 * KiB}, "flush inline every 16k"},
-        {{FlushSchedule::AsyncBytes, io::Durability::None, 16 * KiB}, "flush from a background thread when 16k are dirty"},
-        {{FlushSchedule::End, io::Durability::None, 0}, "one flush at the end"},
+        {{io::FlushSchedule::None, io::Durability::None, 0}, "no flush"},
+        {{io::FlushSchedule::EveryBytes, io::Durability::None, 16 * KiB}, "flush inline every 16k"},
+        {{io::FlushSchedule::AsyncBytes, io::Durability::None, 16 * KiB}, "flush from a background thread when 16k are dirty"},
+        {{io::FlushSchedule::End, io::Durability::None, 0}, "one flush at the end"},
     };
     for (const Policy& policy : policies) {
       // (The quick scale: no flush and the inline flush, the seed's claim.)
-      if (s == Scale::Quick && policy.sync.schedule != FlushSchedule::None &&
-          policy.sync.schedule != FlushSchedule::EveryBytes)
+      if (s == Scale::Quick && policy.sync.schedule != io::FlushSchedule::None &&
+          policy.sync.schedule != io::FlushSchedule::EveryBytes)
         continue;
       for (const char* m : {"pread", "mmap"}) {
         FileExperiment e;
@@ -141,11 +140,11 @@ class PacketSweepSuite final : public Suite {
           e.options.mmap_grow_step = static_cast<std::size_t>(flush_size);  // one mapping of the whole file
           // Seed 004 gives times without a unit ("~1,500", "~4,000" for 1 GB, read off a chart):
           // milliseconds is our assumption, and it says so.
-          if (policy.sync.schedule == FlushSchedule::None)
+          if (policy.sync.schedule == io::FlushSchedule::None)
             e.reference = published("seed 004: Java MappedByteBuffer, no force, i7 4.2 GHz, SSD, macOS; ~1,500 for 1 GB "
                                     "(read off a chart; unit not stated, ms assumed)",
                                     static_cast<double>(GiB), 1500);
-          else if (policy.sync.schedule == FlushSchedule::AsyncBytes)
+          else if (policy.sync.schedule == io::FlushSchedule::AsyncBytes)
             e.reference = published("seed 004: Java MappedByteBuffer, asynchronous force every 16 KiB, i7 4.2 GHz, SSD, "
                                     "macOS; ~4,000 for 1 GB (read off a chart; unit not stated, ms assumed)",
                                     static_cast<double>(GiB), 4000);

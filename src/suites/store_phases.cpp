@@ -1,5 +1,5 @@
 // One engine of the store suite through its phases at one commit cadence
-// (store_workload.h, run_engine): each phase timed as the engine's records,
+// (store_data_set.h, run_kv_store): each phase timed as the engine's records,
 // verified untimed, with the seed's figure beside it where it published one.
 #include <fcntl.h>
 #include <unistd.h>
@@ -19,7 +19,7 @@
 #include "iolab/io/copy.h"
 #include "iolab/suites/kv_store.h"
 #include "seed_common.h"
-#include "store_workload.h"
+#include "store_data_set.h"
 
 namespace iolab::suites {
 
@@ -90,19 +90,19 @@ std::string commits_heading(bool sync) {
 }
 
 // One engine through the phases, at one commit cadence.
-class EngineRun {
+class KvStorePhases {
  public:
   // `published_only`: the phases the seed published figures for (insert and
   // get), for the quick scale. `open`: open_kv_store() when empty.
-  EngineRun(harness::Runner& runner, const StoreWorkload& w, std::string method, const Cadence& cadence,
-            std::uint64_t map_bytes, bool published_only, EngineOpener open)
+  KvStorePhases(harness::Runner& runner, const StoreDataSet& w, std::string method, const Cadence& cadence,
+            std::uint64_t map_bytes, bool published_only, KvStoreOpener open)
       : runner_(runner), w_(w), method_(std::move(method)), cadence_(cadence), published_only_(published_only),
         open_(std::move(open)), semantics_(commit_semantics(method_, cadence.fdatasync)) {
     options_.sync = cadence.fdatasync;
     options_.batch = cadence.every;
     options_.map_bytes = map_bytes;
   }
-  ~EngineRun() {
+  ~KvStorePhases() {
     try {
       close_engine();
     } catch (...) {
@@ -124,10 +124,10 @@ class EngineRun {
   }
 
  private:
-  harness::SyncPolicy sync_policy() const {
+  io::FlushPolicy sync_policy() const {
     if (!cadence_.fdatasync) return {};
-    if (cadence_.every == 0) return {harness::FlushSchedule::End, io::Durability::Fdatasync, 0};
-    return {harness::FlushSchedule::EveryOps, io::Durability::Fdatasync, cadence_.every};
+    if (cadence_.every == 0) return {io::FlushSchedule::End, io::Durability::Fdatasync, 0};
+    return {io::FlushSchedule::EveryOps, io::Durability::Fdatasync, cadence_.every};
   }
 
   harness::Result labels(harness::Op op) const {
@@ -372,11 +372,11 @@ class EngineRun {
   }
 
   harness::Runner& runner_;
-  const StoreWorkload& w_;
+  const StoreDataSet& w_;
   std::string method_;
   const Cadence& cadence_;
   bool published_only_ = false;
-  EngineOpener open_;
+  KvStoreOpener open_;
   CommitSemantics semantics_;
   KvStoreOptions options_;
   std::unique_ptr<KvStore> engine_;
@@ -391,11 +391,11 @@ class EngineRun {
 
 }  // namespace
 
-std::vector<harness::Result> store_suite::run_engine(harness::Runner& runner, const StoreWorkload& w,
+std::vector<harness::Result> store_suite::run_kv_store(harness::Runner& runner, const StoreDataSet& w,
                                                      const std::string& method, const Cadence& cadence,
                                                      std::uint64_t map_bytes, bool published_only,
-                                                     const EngineOpener& open) {
-  EngineRun run(runner, w, method, cadence, map_bytes, published_only, open);
+                                                     const KvStoreOpener& open) {
+  KvStorePhases run(runner, w, method, cadence, map_bytes, published_only, open);
   return run.run();
 }
 

@@ -4,7 +4,7 @@
 // checked in an untimed verification pass); remove 10%; insert 10% new ones
 // (into the freed space); reopen (our store rebuilds its index from the
 // journal). Each table compares engines that commit at the same points with
-// the same durability (the cadences of store_workload.h), and says what a
+// the same durability (the cadences of store_data_set.h), and says what a
 // commit gives in each (atomic or not): each phase is one result: suite
 // "store", method = engine, op = phase, extra.commits = the commits its pass
 // made, extra.commit_atomicity what they gave.
@@ -13,7 +13,7 @@
 
 #include "iolab/suites/kv_store.h"
 #include "seed_common.h"
-#include "store_workload.h"
+#include "store_data_set.h"
 
 namespace iolab::suites {
 
@@ -44,7 +44,7 @@ class StoreSuite final : public Suite {
     std::uint64_t n = options.records != 0
                           ? options.records
                           : by_scale<std::uint64_t>(options.scale, 2000, 10000, 20000, 100000);
-    StoreWorkload w = make_workload(n, runner.config().seed);
+    StoreDataSet w = make_data_set(n, runner.config().seed);
     // LMDB's map must hold the data with B-tree overhead; the file stays sparse.
     std::uint64_t map_bytes = std::max<std::uint64_t>(64 * MiB, w.data_bytes * 4);
     std::vector<harness::Result> out;
@@ -57,7 +57,7 @@ class StoreSuite final : public Suite {
     if (options.scale == Scale::Default) tables = tables.first(3);
     for (const Cadence& cadence : tables) {
       for (const std::string& method : kv_store_names())
-        for (auto& r : run_engine(runner, w, method, cadence, map_bytes, quick)) out.push_back(std::move(r));
+        for (auto& r : run_kv_store(runner, w, method, cadence, map_bytes, quick)) out.push_back(std::move(r));
     }
     return out;
   }

@@ -7,14 +7,14 @@
 #include <gtest/gtest.h>
 
 #include "commitlog/commitlog_test_util.h"
-#include "iolab/commitlog/workload.h"
+#include "iolab/commitlog/traffic.h"
 
 namespace iolab::commitlog {
 namespace {
 
 TEST(TailingConsumer, ReadsPastASegmentThatEndsOnAPageBoundary) {
   testing::LogScratch scratch;
-  WorkloadConfig c;
+  TrafficConfig c;
   // Appends by write(2), no preallocation (the file ends where the data
   // does), read through a mapping of each segment's capacity.
   c.log.design = Design::ActiveMq;
@@ -25,7 +25,7 @@ TEST(TailingConsumer, ReadsPastASegmentThatEndsOnAPageBoundary) {
   c.message_size = 2 * 4096 - kFrameHeaderSize;
   c.messages = 40;
   c.consumer = true;
-  WorkloadResult r = run_workload(scratch.path(), c);
+  TrafficResult r = run_traffic(scratch.path(), c);
   EXPECT_EQ(r.messages, c.messages);
   EXPECT_EQ(r.consumed, c.messages) << "the consumer followed every roll";
   EXPECT_EQ(r.log.messages, c.messages);

@@ -52,7 +52,7 @@ std::uint32_t log_of_message(Design d, std::uint64_t n) {
       r.acknowledged = n;
       // In a shared log, sequence s holds message s - 1; a per-topic log
       // commits as it writes (its acknowledgement is Written).
-      r.committed = a.level == AckLevel::Buffered ? log->progress(0).committed : n;
+      r.committed = a.level == AckLevel::Buffered ? log->positions(0).committed : n;
       if (::write(report_fd, &r, sizeof r) != sizeof r) ::_exit(3);
     }
   } catch (...) {

@@ -79,7 +79,7 @@ TEST_P(CommitLogDesign, ReadsBackWhatItWroteAcrossRollsAndReopens) {
   auto per_topic = sorted_per_topic(got, kDesignTopics);
   for (std::uint32_t t = 0; t < kDesignTopics; ++t) EXPECT_EQ(per_topic[t], topic_numbers(t, kDesignMessages)) << "topic " << t;
   for (std::uint32_t l = 0; l < log->log_count(); ++l) {
-    LogPositions p = log->progress(l);
+    LogPositions p = log->positions(l);
     EXPECT_EQ(p.written, got[l].size());
     EXPECT_EQ(p.durable, p.written) << "a reopened log is synced";
   }
@@ -94,7 +94,7 @@ TEST_P(CommitLogDesign, AcknowledgesAtItsLevel) {
   auto log = open_commit_log(scratch.path(), testing::small_options(GetParam()));
   for (std::uint64_t n = 0; n < 50; ++n) {
     Ack a = log->append(0, message(n));
-    LogPositions p = log->progress(a.log);
+    LogPositions p = log->positions(a.log);
     EXPECT_GE(p.written, a.first_sequence);
     switch (a.level) {
       case AckLevel::Durable:
@@ -107,7 +107,7 @@ TEST_P(CommitLogDesign, AcknowledgesAtItsLevel) {
     EXPECT_LE(p.committed, p.written);
   }
   log->close();
-  LogPositions p = log->progress(0);
+  LogPositions p = log->positions(0);
   EXPECT_EQ(p.durable, 50u) << "close makes everything durable";
 }
 

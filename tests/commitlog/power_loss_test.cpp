@@ -44,7 +44,7 @@ Run run_on(io::FaultEnv& env, const Options& o, std::uint64_t messages) {
   run.appended.resize(log->log_count());
   auto claim = [&] {
     Claim c;
-    for (std::uint32_t l = 0; l < log->log_count(); ++l) c.durable.push_back(log->progress(l).durable);
+    for (std::uint32_t l = 0; l < log->log_count(); ++l) c.durable.push_back(log->positions(l).durable);
     env.settle();  // stores through mappings become recorded writes: crash states can hold them
     c.operations = env.operations();  // after reading `durable`: the syncs behind it are among these
     run.claims.push_back(std::move(c));

@@ -6,14 +6,14 @@
 #include <gtest/gtest.h>
 
 #include "commitlog/commitlog_test_util.h"
-#include "iolab/commitlog/workload.h"
+#include "iolab/commitlog/traffic.h"
 #include "iolab/base/error.h"
 
 namespace iolab::commitlog {
 namespace {
 
-WorkloadConfig small_workload(Design d) {
-  WorkloadConfig c;
+TrafficConfig small_workload(Design d) {
+  TrafficConfig c;
   c.log = testing::small_options(d, 4);
   c.message_size = 200;
   c.producers = 2;
@@ -21,7 +21,7 @@ WorkloadConfig small_workload(Design d) {
   return c;
 }
 
-void check_counts(const WorkloadResult& r, const WorkloadConfig& c) {
+void check_counts(const TrafficResult& r, const TrafficConfig& c) {
   EXPECT_EQ(r.messages, c.messages);
   EXPECT_EQ(r.bytes, c.messages * c.message_size);
   EXPECT_EQ(r.append_latency.count(), c.messages);
@@ -52,8 +52,8 @@ class CommitLogWorkload : public ::testing::TestWithParam<Design> {};
 
 TEST_P(CommitLogWorkload, ClosedLoopCountsAddUp) {
   testing::LogScratch scratch(testing::fast_scratch_parent());
-  WorkloadConfig c = small_workload(GetParam());
-  WorkloadResult r = run_workload(scratch.path(), c);
+  TrafficConfig c = small_workload(GetParam());
+  TrafficResult r = run_traffic(scratch.path(), c);
   check_counts(r, c);
   EXPECT_EQ(r.design, GetParam());
   EXPECT_EQ(r.ack, traits(GetParam()).ack);
@@ -82,11 +82,11 @@ TEST_P(CommitLogWorkload, ClosedLoopCountsAddUp) {
 
 TEST_P(CommitLogWorkload, OpenLoopMeasuresFromIntendedSendTimes) {
   testing::LogScratch scratch(testing::fast_scratch_parent());
-  WorkloadConfig c = small_workload(GetParam());
+  TrafficConfig c = small_workload(GetParam());
   c.loop = Loop::Open;
   c.rate = 20'000;  // 3000 messages: 0.15 s
   c.messages = 3000;
-  WorkloadResult r = run_workload(scratch.path(), c);
+  TrafficResult r = run_traffic(scratch.path(), c);
   check_counts(r, c);
   // The run cannot end before the last message's intended send time.
   EXPECT_GE(r.seconds, (static_cast<double>(c.messages) / c.rate) * 0.9);
@@ -96,12 +96,12 @@ TEST_P(CommitLogWorkload, OpenLoopMeasuresFromIntendedSendTimes) {
 // producers and the consumer count their clock reads, and none are made.
 TEST_P(CommitLogWorkload, AThroughputRunReadsNoClockPerMessage) {
   testing::LogScratch scratch(testing::fast_scratch_parent());
-  WorkloadConfig c = small_workload(GetParam());
-  WorkloadRun run(scratch.path(), c, Clocking::None);
+  TrafficConfig c = small_workload(GetParam());
+  TrafficRun run(scratch.path(), c, Clocking::None);
   Produced p = run.produce();
   EXPECT_EQ(p.messages, c.messages);
   EXPECT_EQ(p.bytes, c.messages * c.message_size);
-  WorkloadResult r = run.finish();
+  TrafficResult r = run.finish();
   EXPECT_EQ(r.message_clock_reads, 0u);
   EXPECT_EQ(r.messages, c.messages);
   EXPECT_EQ(r.log.messages, c.messages);
@@ -118,55 +118,55 @@ INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogWorkload, ::testing::ValuesIn(kAll
 
 TEST(CommitLogWorkloadConfig, BadConfigurationsAreRefused) {
   testing::LogScratch scratch;
-  WorkloadConfig c = small_workload(Design::Qmq);
+  TrafficConfig c = small_workload(Design::Qmq);
   c.message_size = 8;
-  EXPECT_THROW(run_workload(scratch.path(), c), UsageError);
+  EXPECT_THROW(run_traffic(scratch.path(), c), UsageError);
   c = small_workload(Design::Qmq);
   c.messages = 0;
   c.seconds = 0;
-  EXPECT_THROW(run_workload(scratch.path(), c), UsageError);
+  EXPECT_THROW(run_traffic(scratch.path(), c), UsageError);
   c = small_workload(Design::Qmq);
   c.loop = Loop::Open;
-  EXPECT_THROW(run_workload(scratch.path(), c), UsageError);
+  EXPECT_THROW(run_traffic(scratch.path(), c), UsageError);
   c = small_workload(Design::Qmq);
   c.producers = 0;
-  EXPECT_THROW(run_workload(scratch.path(), c), UsageError);
+  EXPECT_THROW(run_traffic(scratch.path(), c), UsageError);
 }
 
 TEST(CommitLogWorkloadConfig, AClockedRunCountsItsClockReads) {
   testing::LogScratch scratch(testing::fast_scratch_parent());
-  WorkloadConfig c = small_workload(Design::Qmq);
-  WorkloadResult r = run_workload(scratch.path(), c);
+  TrafficConfig c = small_workload(Design::Qmq);
+  TrafficResult r = run_traffic(scratch.path(), c);
   // One per message at least: the seam the throughput test relies on counts.
   EXPECT_GE(r.message_clock_reads, c.messages);
 }
 
 TEST(CommitLogWorkloadConfig, AThroughputRunSendsACountNotADuration) {
   testing::LogScratch scratch;
-  WorkloadConfig c = small_workload(Design::Qmq);
+  TrafficConfig c = small_workload(Design::Qmq);
   c.messages = 0;
   c.seconds = 0.05;
-  EXPECT_THROW(WorkloadRun(scratch.path(), c, Clocking::None), UsageError);
+  EXPECT_THROW(TrafficRun(scratch.path(), c, Clocking::None), UsageError);
 }
 
 TEST(CommitLogWorkloadConfig, ARunNeverProducedStopsAndCloses) {
   testing::LogScratch scratch(testing::fast_scratch_parent());
-  WorkloadConfig c = small_workload(Design::Kafka);
+  TrafficConfig c = small_workload(Design::Kafka);
   {
-    WorkloadRun run(scratch.path(), c, Clocking::None);
+    TrafficRun run(scratch.path(), c, Clocking::None);
   }  // producers waiting, consumer polling: both stop, the log closes
-  WorkloadRun again(scratch.path(), c, Clocking::None);  // the same (empty) log, reopened
-  WorkloadResult r = again.finish();  // finish() without produce() sends nothing
+  TrafficRun again(scratch.path(), c, Clocking::None);  // the same (empty) log, reopened
+  TrafficResult r = again.finish();  // finish() without produce() sends nothing
   EXPECT_EQ(r.messages, 0u);
 }
 
 TEST(CommitLogWorkloadConfig, DurationBoundRunsStop) {
   testing::LogScratch scratch(testing::fast_scratch_parent());
-  WorkloadConfig c = small_workload(Design::ActiveMq);
+  TrafficConfig c = small_workload(Design::ActiveMq);
   c.messages = 0;
   c.seconds = 0.05;
   c.consumer = false;
-  WorkloadResult r = run_workload(scratch.path(), c);
+  TrafficResult r = run_traffic(scratch.path(), c);
   EXPECT_GT(r.messages, 0u);
   EXPECT_EQ(r.append_latency.count(), r.messages);
   EXPECT_EQ(r.consumed, 0u);

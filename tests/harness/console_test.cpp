@@ -76,7 +76,7 @@ TEST(Console, RowsSayQueueDepthAndWritesSayWhereBytesWent) {
   std::string t = format_tables(rs, false);
   EXPECT_NE(t.find("io_uring qd32"), std::string::npos) << t;
   EXPECT_NE(t.find("page cache only"), std::string::npos) << t;
-  for (auto& r : rs) r.sync = parse_sync_policy("end:fdatasync");
+  for (auto& r : rs) r.sync = io::parse_flush_policy("end:fdatasync");
   t = format_tables(rs, false);
   EXPECT_NE(t.find("flushed (end:fdatasync)"), std::string::npos) << t;
 }
@@ -106,9 +106,9 @@ std::string captured_stderr(F&& f) {
   return out;
 }
 
-TEST(Progress, KnownPlanShowsAnOverallEta) {
+TEST(ProgressLine, KnownPlanShowsAnOverallEta) {
   std::string line = captured_stderr([] {
-    Progress p(true, 4, false);
+    ProgressLine p(true, 4, false);
     p.begin("seq 4k");
     p.pass(1, 2);
     p.end();
@@ -119,9 +119,9 @@ TEST(Progress, KnownPlanShowsAnOverallEta) {
   EXPECT_NE(line.find(" eta "), std::string::npos) << line;
 }
 
-TEST(Progress, UnknownPlanForeseesOnlyTheCurrentExperiment) {
+TEST(ProgressLine, UnknownPlanForeseesOnlyTheCurrentExperiment) {
   std::string line = captured_stderr([] {
-    Progress p(true, 0, false);
+    ProgressLine p(true, 0, false);
     p.set_context("suite 1/7 seq-read");
     p.begin("read 1k warm");
     p.pass(2, 5);
@@ -132,9 +132,9 @@ TEST(Progress, UnknownPlanForeseesOnlyTheCurrentExperiment) {
   EXPECT_EQ(line.find(" eta "), std::string::npos) << "no overall ETA without a plan: " << line;
 }
 
-TEST(Progress, DisabledWritesNothing) {
+TEST(ProgressLine, DisabledWritesNothing) {
   std::string line = captured_stderr([] {
-    Progress p(false, 3, false);
+    ProgressLine p(false, 3, false);
     p.begin("x");
     p.pass(1, 2);
     p.end();

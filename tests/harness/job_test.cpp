@@ -32,24 +32,24 @@ TEST(Job, MatrixExpandsEveryCombinationMethodsFastest) {
 }
 
 TEST(Job, SyncPolicies) {
-  SyncPolicy p = parse_sync_policy("async-16k:msync");
-  EXPECT_EQ(p.schedule, FlushSchedule::AsyncBytes);
+  io::FlushPolicy p = io::parse_flush_policy("async-16k:msync");
+  EXPECT_EQ(p.schedule, io::FlushSchedule::AsyncBytes);
   EXPECT_EQ(p.interval, 16u * 1024);
   EXPECT_EQ(p.call, io::Durability::MsyncSync);
-  EXPECT_EQ(parse_sync_policy("periodic-16k:msync"), p);  // schema-1 name of the background flusher
-  SyncPolicy inline_flush = parse_sync_policy("every-16k");
-  EXPECT_EQ(inline_flush.schedule, FlushSchedule::EveryBytes);
+  EXPECT_EQ(io::parse_flush_policy("periodic-16k:msync"), p);  // schema-1 name of the background flusher
+  io::FlushPolicy inline_flush = io::parse_flush_policy("every-16k");
+  EXPECT_EQ(inline_flush.schedule, io::FlushSchedule::EveryBytes);
   EXPECT_EQ(inline_flush.call, io::Durability::None);  // the method's own sync, resolved when it runs
-  SyncPolicy ops = parse_sync_policy("every-1000-ops:fdatasync");
-  EXPECT_EQ(ops.schedule, FlushSchedule::EveryOps);
+  io::FlushPolicy ops = io::parse_flush_policy("every-1000-ops:fdatasync");
+  EXPECT_EQ(ops.schedule, io::FlushSchedule::EveryOps);
   EXPECT_EQ(ops.interval, 1000u);
-  EXPECT_EQ(parse_sync_policy("end").schedule, FlushSchedule::End);
-  EXPECT_EQ(parse_sync_policy("every:fsync").call, io::Durability::Fsync);
+  EXPECT_EQ(io::parse_flush_policy("end").schedule, io::FlushSchedule::End);
+  EXPECT_EQ(io::parse_flush_policy("every:fsync").call, io::Durability::Fsync);
   for (const char* text : {"none", "end:fdatasync", "every:fsync", "every-16k:msync", "async-4k:fdatasync",
                            "every-1000-ops:fdatasync", "async-1m"})
-    EXPECT_EQ(to_string(parse_sync_policy(text)), text);
+    EXPECT_EQ(to_string(io::parse_flush_policy(text)), text);
   for (const char* bad : {"sometimes", "none:fsync", "periodic-0", "every-0", "async-", "end:", "every-x-ops"})
-    EXPECT_THROW(parse_sync_policy(bad), UsageError) << bad;
+    EXPECT_THROW(io::parse_flush_policy(bad), UsageError) << bad;
 }
 
 TEST(Job, QueueDepthsApplyToQueuedMethodsOnly) {
@@ -72,7 +72,7 @@ TEST(Job, AMatrixTooLargeIsRefusedBeforeAnythingIsBuilt) {
   m.caches = {CacheState::Warm, CacheState::Cold};
   m.buffers = {io::BufferKind::Heap, io::BufferKind::Aligned};
   m.patterns = {AccessPattern::Seq, AccessPattern::Rand};
-  m.syncs.assign(4, SyncPolicy{});
+  m.syncs.assign(4, io::FlushPolicy{});
   try {
     expand(m);
     ADD_FAILURE() << "a matrix of 128,000 experiments was accepted";

@@ -60,7 +60,7 @@ Results sample() {
   skipped.experiment = "x";
   skipped.method = "direct";
   skipped.skipped = "the filesystem refuses O_DIRECT";
-  skipped.sync = parse_sync_policy("async-16k:fdatasync");
+  skipped.sync = io::parse_flush_policy("async-16k:fdatasync");
   skipped.cache.reset();
   skipped.buffer.reset();
   skipped.pattern.reset();
@@ -147,7 +147,7 @@ TEST(ResultsFormat, ReadsSchemaOne) {
   Results r = results_from_json(j, "old.json");
   ASSERT_EQ(r.results[0].warnings.size(), 1u);
   EXPECT_EQ(r.results[0].warnings[0].kind, WarningKind::Note);
-  EXPECT_EQ(r.results[0].sync.schedule, FlushSchedule::AsyncBytes);
+  EXPECT_EQ(r.results[0].sync.schedule, io::FlushSchedule::AsyncBytes);
 }
 
 // A bad value names the file and where in it, in one line.

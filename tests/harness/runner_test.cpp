@@ -245,7 +245,7 @@ TEST(Runner, FlushPoliciesMeanWhatTheySay) {
     e.ops = 1024;  // 1 MiB
     const std::string call = method == "mmap" ? "msync" : "fdatasync";
 
-    e.sync = parse_sync_policy("every-16k");
+    e.sync = io::parse_flush_policy("every-16k");
     Result r = runner.run(e);
     ASSERT_FALSE(r.skipped) << *r.skipped;
     EXPECT_TRUE(r.verified);
@@ -253,7 +253,7 @@ TEST(Runner, FlushPoliciesMeanWhatTheySay) {
     EXPECT_EQ(r.extra.at("flushes").get<double>(), 64.0);
     EXPECT_EQ(r.extra.at("bytes_per_flush").get<double>(), 16384.0);
 
-    e.sync = parse_sync_policy("async-16k");
+    e.sync = io::parse_flush_policy("async-16k");
     r = runner.run(e);
     EXPECT_EQ(to_string(r.sync), "async-16k:" + call);
     double flushes = r.extra.at("flushes").get<double>();
@@ -262,20 +262,20 @@ TEST(Runner, FlushPoliciesMeanWhatTheySay) {
     EXPECT_GE(r.extra.at("bytes_per_flush").get<double>(), 16384.0);
     EXPECT_TRUE(r.verified);
 
-    e.sync = parse_sync_policy("end");
+    e.sync = io::parse_flush_policy("end");
     r = runner.run(e);
     EXPECT_EQ(to_string(r.sync), "end:" + call);
     EXPECT_EQ(r.extra.at("flushes").get<double>(), 1.0);
     EXPECT_EQ(r.extra.at("bytes_per_flush").get<double>(), 1048576.0);
 
     e.ops = 64;
-    e.sync = parse_sync_policy("every:fdatasync");
+    e.sync = io::parse_flush_policy("every:fdatasync");
     r = runner.run(e);
     EXPECT_EQ(to_string(r.sync), "every:fdatasync");
     EXPECT_EQ(r.extra.at("flushes").get<double>(), 64.0);
     EXPECT_GE(r.io_calls, 64u);  // a durability call each (and pwrite's write calls)
 
-    e.sync = SyncPolicy{};
+    e.sync = io::FlushPolicy{};
     r = runner.run(e);
     EXPECT_FALSE(r.extra.contains("flushes"));
   }
@@ -291,7 +291,7 @@ TEST(Runner, EveryNBytesFlushesOncePerBoundaryAndSaysWhenThatIsEveryWrite) {
   for (std::string method : {"pread", "mmap"}) {
     SCOPED_TRACE(method);
     FileExperiment e = tiny(method, Op::Write, AccessPattern::Seq, io::BufferKind::Aligned, CacheState::Warm);
-    e.sync = parse_sync_policy("every-16k");
+    e.sync = io::parse_flush_policy("every-16k");
     e.block_size = 12 * 1024;
     e.ops = 16;
     Result r = runner.run(e);
@@ -327,7 +327,7 @@ TEST(Runner, QueuedMethodsStreamAtTheirDepthAndSayIt) {
   }
   // A flush after every N bytes has no single point to run at with writes in flight.
   FileExperiment e = tiny("io_uring", Op::Write, AccessPattern::Seq, io::BufferKind::Aligned, CacheState::Warm);
-  e.sync = parse_sync_policy("every-16k");
+  e.sync = io::parse_flush_policy("every-16k");
   Result r = runner.run(e);
   ASSERT_TRUE(r.skipped.has_value());
   EXPECT_NE(r.skipped->find("queued"), std::string::npos) << *r.skipped;

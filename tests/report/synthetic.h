@@ -46,7 +46,7 @@ inline harness::Result make(const Spec& s) {
   r.cache_method = s.cache == "cold" ? "drop_caches" : s.cache == "warm" ? "read once" : "";
   if (s.cache == "cold") r.resident_fraction = 0.0;
   if (s.cache == "warm") r.resident_fraction = 1.0;
-  r.sync = harness::parse_sync_policy(s.sync);
+  r.sync = io::parse_flush_policy(s.sync);
   r.reps = s.reps;
   double pass_s = static_cast<double>(s.file) / kMiB / s.mib_s;
   r.passes = s.passes ? s.passes : static_cast<unsigned>(std::max(1.0, std::ceil(0.1 / pass_s)));

@@ -48,7 +48,7 @@ SmallJournal build(io::ScratchDir& scratch) {
   {
     StoreOptions o;
     o.backend = Backend::Gather;
-    o.sync = SyncSchedule::at_close();  // closed cleanly: the checkpoint says every byte is durable
+    o.sync = io::FlushPolicy{io::FlushSchedule::End, io::Durability::Fdatasync};  // closed cleanly: the checkpoint says every byte is durable
     RecordStore s(path, o);
     for (int i = 0; i < 6; ++i) s.put(small(i));
     s.remove(key_name(4));   // a hole of the largest-but-one record...
@@ -402,7 +402,7 @@ TEST(StoreBadInput, ClearErrors) {
   EXPECT_THROW(RecordStore(scratch.path(), StoreOptions{}), Error);  // a directory
   EXPECT_THROW(parse_backend("tape"), UsageError);
   StoreOptions zero;
-  zero.sync = SyncSchedule::every_n(0);
+  zero.sync = io::FlushPolicy{io::FlushSchedule::EveryOps, io::Durability::Fdatasync, 0};
   EXPECT_THROW(RecordStore(scratch.create_file("z"), zero), UsageError);
 }
 

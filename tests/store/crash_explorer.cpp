@@ -251,7 +251,7 @@ struct Checker {
     }
     for (const std::string& key : listed)
       if (run.history.by_key.count(key) == 0) problem(tally.corrupt, where + ": key never written: " + key);
-    bool unordered = !(setting.sync.when == SyncSchedule::When::EveryN || setting.sync.when == SyncSchedule::When::EveryPut);
+    bool unordered = !(setting.sync.schedule == io::FlushSchedule::EveryOps || setting.sync.schedule == io::FlushSchedule::EveryWrite);
     for (std::size_t k = 0; k < run.keys; ++k) {
       std::string key = key_of(k);
       std::optional<Employee> got;
@@ -296,9 +296,9 @@ std::string Setting::name() const { return std::string(to_string(backend)) + " "
 std::vector<Setting> all_settings() {
   std::vector<Setting> out;
   for (Backend b : kAllBackends)
-    for (SyncSchedule p : {SyncSchedule::none(), SyncSchedule::every_n(3), SyncSchedule::every_put(), SyncSchedule::at_close()})
+    for (io::FlushPolicy p : {io::FlushPolicy{}, io::FlushPolicy{io::FlushSchedule::EveryOps, io::Durability::Fdatasync, 3}, io::FlushPolicy{io::FlushSchedule::EveryWrite, io::Durability::Fdatasync}, io::FlushPolicy{io::FlushSchedule::End, io::Durability::Fdatasync}})
       out.push_back({b, p});
-  SyncSchedule fsync = SyncSchedule::every_put();
+  io::FlushPolicy fsync = io::FlushPolicy{io::FlushSchedule::EveryWrite, io::Durability::Fdatasync};
   fsync.call = io::Durability::Fsync;
   out.push_back({Backend::Mmap, fsync});
   return out;
@@ -319,7 +319,7 @@ void Tally::add(const Tally& o) {
 Tally explore(const Setting& setting, std::uint64_t states, const Options& options) {
   Tally tally;
   std::uint64_t setting_id = mix(static_cast<std::uint64_t>(setting.backend) * 31 +
-                                 static_cast<std::uint64_t>(setting.sync.when) * 7 + setting.sync.every +
+                                 static_cast<std::uint64_t>(setting.sync.schedule) * 7 + setting.sync.interval +
                                  static_cast<std::uint64_t>(setting.sync.call) * 1009);
   for (std::uint64_t run_no = 0; tally.states < states; ++run_no) {
     std::uint64_t run_seed = mix(options.seed ^ setting_id ^ mix(run_no));

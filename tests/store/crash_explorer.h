@@ -28,7 +28,7 @@ namespace iolab::store::crash {
 
 struct Setting {
   Backend backend;
-  SyncSchedule sync;
+  io::FlushPolicy sync;
   std::string name() const;  // "mmap every-put:fdatasync"
 };
 

@@ -98,7 +98,7 @@ TEST(StoreCrash, KilledWriterLosesNothingAcknowledged) {
     SCOPED_TRACE("trial " + std::to_string(trial) + " backend " + std::string(to_string(backend)));
     StoreOptions opt;
     opt.backend = backend;
-    opt.sync = SyncSchedule::every_put();
+    opt.sync = io::FlushPolicy{io::FlushSchedule::EveryWrite, io::Durability::Fdatasync};
     opt.mmap_grow_step = 1024;  // growth and re-mapping happen while the child is killed
     const std::size_t kOps = 3000;
     auto ops = operations(trial, kOps);
@@ -109,7 +109,7 @@ TEST(StoreCrash, KilledWriterLosesNothingAcknowledged) {
     if (trial % 2 == 1) {
       base = 100;
       StoreOptions quick = opt;
-      quick.sync = SyncSchedule::at_close();
+      quick.sync = io::FlushPolicy{io::FlushSchedule::End, io::Durability::Fdatasync};
       RecordStore s(path, quick);
       for (std::size_t i = 0; i < base; ++i) ops[i].remove ? (void)s.remove(ops[i].e.last) : s.put(ops[i].e);
       s.close();
@@ -136,7 +136,7 @@ TEST(StoreCrash, KilledWriterLosesNothingAcknowledged) {
     ASSERT_GE(acked, kill_after);
 
     StoreOptions reopen = opt;
-    reopen.sync = SyncSchedule::none();
+    reopen.sync = io::FlushPolicy{};
     RecordStore s(path, reopen);  // must open without salvage
     EXPECT_TRUE(s.open_report().salvaged.empty());
     auto got = contents(s);  // reads and CRC-checks every record
@@ -152,10 +152,10 @@ TEST(StoreCrash, KilledWriterLosesNothingAcknowledged) {
 TEST(StorePowerLoss, ExplorerCatchesADiskThatIgnoresSyncs) {
   crash::Options o;
   o.crash.honour_syncs = false;
-  crash::Tally t = crash::explore({Backend::Gather, SyncSchedule::every_put()}, 300, o);
+  crash::Tally t = crash::explore({Backend::Gather, io::FlushPolicy{io::FlushSchedule::EveryWrite, io::Durability::Fdatasync}}, 300, o);
   EXPECT_EQ(t.states, 300u);
   EXPECT_GT(t.lost + t.corrupt + t.failed, 0u);
-  crash::Tally honest = crash::explore({Backend::Gather, SyncSchedule::every_put()}, 300, crash::Options{});
+  crash::Tally honest = crash::explore({Backend::Gather, io::FlushPolicy{io::FlushSchedule::EveryWrite, io::Durability::Fdatasync}}, 300, crash::Options{});
   EXPECT_TRUE(honest.clean()) << (honest.examples.empty() ? "" : honest.examples.front());
 }
 
@@ -168,7 +168,7 @@ TEST(StorePowerLoss, RemoveRightAfterReplaceNeverResurrects) {
     io::FaultEnv env;
     StoreOptions o;
     o.backend = b;
-    o.sync = SyncSchedule::every_put();
+    o.sync = io::FlushPolicy{io::FlushSchedule::EveryWrite, io::Durability::Fdatasync};
     o.env = &env;
     Employee v1 = make_employee("K", 1), v2 = make_employee("K", 2), other = make_employee("L", 1);
     std::size_t removed_from = 0;

@@ -73,7 +73,7 @@ TEST_P(StoreFaultInjection, EveryCallFailsCleanlyAndReopenShowsWhatReturned) {
   io::ScratchDir scratch(testing::fast_scratch_parent());
   StoreOptions o;
   o.backend = GetParam();
-  o.sync = SyncSchedule::every_n(2);
+  o.sync = io::FlushPolicy{io::FlushSchedule::EveryOps, io::Durability::Fdatasync, 2};
   o.mmap_grow_step = 4096;
   o.stage_buffer = 4096;
   std::string matrix;
@@ -142,7 +142,7 @@ TEST(StoreFaultInjection, CompactFailuresAreReportedAndLeaveNoTemporaryFile) {
   auto path = scratch.create_file("journal");
   std::filesystem::path tmp = path.string() + ".compact";
   StoreOptions o;
-  o.sync = SyncSchedule::every_put();
+  o.sync = io::FlushPolicy{io::FlushSchedule::EveryWrite, io::Durability::Fdatasync};
   o.sync.call = io::Durability::Fsync;
   RecordStore s(path, o);
   s.put(make_employee("A", 1));

@@ -19,17 +19,19 @@ using testing::make_employee;
 
 struct ModelCase {
   Backend backend;
-  SyncSchedule sync;
+  io::FlushPolicy sync;
   std::size_t small_buffers;  // 1: 1 KiB mmap growth and a 4 KiB staging buffer
 };
 
 std::string case_name(const ::testing::TestParamInfo<ModelCase>& info) {
   std::string s(to_string(info.param.backend));
-  switch (info.param.sync.when) {
-    case SyncSchedule::When::None: s += "_none"; break;
-    case SyncSchedule::When::EveryN: s += "_every" + std::to_string(info.param.sync.every); break;
-    case SyncSchedule::When::EveryPut: s += "_everyput"; break;
-    case SyncSchedule::When::AtClose: s += "_atclose"; break;
+  switch (info.param.sync.schedule) {
+    case io::FlushSchedule::None: s += "_none"; break;
+    case io::FlushSchedule::EveryOps: s += "_every" + std::to_string(info.param.sync.interval); break;
+    case io::FlushSchedule::EveryWrite: s += "_everyput"; break;
+    case io::FlushSchedule::End: s += "_atclose"; break;
+    case io::FlushSchedule::EveryBytes:
+    case io::FlushSchedule::AsyncBytes: s += "_refused"; break;  // the store refuses them
   }
   return s + (info.param.small_buffers ? "_small" : "");
 }
@@ -53,7 +55,7 @@ TEST_P(StoreModel, RandomOperationsMatchStdMap) {
     opt.mmap_grow_step = 1024;
     opt.stage_buffer = 4096;
   }
-  const int kSteps = c.sync.when == SyncSchedule::When::EveryPut ? 300 : 1500;
+  const int kSteps = c.sync.schedule == io::FlushSchedule::EveryWrite ? 300 : 1500;
   const int kKeys = 48;
   std::mt19937_64 rng(1234 + static_cast<unsigned>(c.backend));
   std::map<std::string, Employee> model;
@@ -109,16 +111,16 @@ TEST_P(StoreModel, RandomOperationsMatchStdMap) {
 
 INSTANTIATE_TEST_SUITE_P(
     Backends, StoreModel,
-    ::testing::Values(ModelCase{Backend::Fields, SyncSchedule::none(), 0},
-                      ModelCase{Backend::Gather, SyncSchedule::none(), 0},
-                      ModelCase{Backend::Mmap, SyncSchedule::none(), 0},
-                      ModelCase{Backend::Mmap, SyncSchedule::every_n(7), 1},
-                      ModelCase{Backend::Buffered, SyncSchedule::none(), 0},
-                      ModelCase{Backend::Buffered, SyncSchedule::every_n(7), 1},
-                      ModelCase{Backend::Fields, SyncSchedule::every_n(5), 0},
-                      ModelCase{Backend::Gather, SyncSchedule::at_close(), 0},
-                      ModelCase{Backend::Gather, SyncSchedule::every_put(), 0},
-                      ModelCase{Backend::Buffered, SyncSchedule::every_put(), 1}),
+    ::testing::Values(ModelCase{Backend::Fields, io::FlushPolicy{}, 0},
+                      ModelCase{Backend::Gather, io::FlushPolicy{}, 0},
+                      ModelCase{Backend::Mmap, io::FlushPolicy{}, 0},
+                      ModelCase{Backend::Mmap, io::FlushPolicy{io::FlushSchedule::EveryOps, io::Durability::Fdatasync, 7}, 1},
+                      ModelCase{Backend::Buffered, io::FlushPolicy{}, 0},
+                      ModelCase{Backend::Buffered, io::FlushPolicy{io::FlushSchedule::EveryOps, io::Durability::Fdatasync, 7}, 1},
+                      ModelCase{Backend::Fields, io::FlushPolicy{io::FlushSchedule::EveryOps, io::Durability::Fdatasync, 5}, 0},
+                      ModelCase{Backend::Gather, io::FlushPolicy{io::FlushSchedule::End, io::Durability::Fdatasync}, 0},
+                      ModelCase{Backend::Gather, io::FlushPolicy{io::FlushSchedule::EveryWrite, io::Durability::Fdatasync}, 0},
+                      ModelCase{Backend::Buffered, io::FlushPolicy{io::FlushSchedule::EveryWrite, io::Durability::Fdatasync}, 1}),
     case_name);
 
 // Every backend reads a journal written by every other backend.

@@ -117,7 +117,7 @@ TEST_F(CommitLogSuiteTiny, DesignRowsRunWithAndWithoutTheConsumer) {
 TEST_F(CommitLogSuiteTiny, RecordsTellApart) {
   std::set<std::tuple<std::string, std::string, std::uint64_t, unsigned, std::string, std::string>> seen;
   for (const auto& r : *results_) {
-    auto key = std::make_tuple(r.experiment, r.method, r.block_size, r.threads, harness::to_string(r.sync),
+    auto key = std::make_tuple(r.experiment, r.method, r.block_size, r.threads, io::to_string(r.sync),
                                harness::cache_name(r));
     EXPECT_TRUE(seen.insert(key).second) << "two records alike: " << r.experiment << " / " << r.method;
   }
@@ -129,7 +129,7 @@ TEST_F(CommitLogSuiteTiny, FlushPoliciesFollowTheDesigns) {
     if (!is_run(r)) continue;
     if (r.method == "group-commit") {
       // Its acknowledgement waits for the sync: every sampled message was durable at once.
-      EXPECT_EQ(r.sync.schedule, harness::FlushSchedule::EveryWrite);
+      EXPECT_EQ(r.sync.schedule, io::FlushSchedule::EveryWrite);
       ASSERT_TRUE(r.extra.at("time_to_durable").is_object());
       EXPECT_GT(r.extra.at("time_to_durable").at("samples").get<std::uint64_t>(), 0u);
       EXPECT_GT(r.extra.at("flushes").get<std::uint64_t>(), 0u);
@@ -174,8 +174,8 @@ TEST_F(CommitLogSuiteTiny, PerSecondSeriesAddsUpAndSurvivesTheResultsFile) {
 
 TEST_F(CommitLogSuiteTiny, LeavesNothingInTheScratchDir) { EXPECT_EQ(*leftovers_, std::vector<std::string>{}); }
 
-commitlog::WorkloadConfig tiny_run(commitlog::Design d) {
-  commitlog::WorkloadConfig c;
+commitlog::TrafficConfig tiny_run(commitlog::Design d) {
+  commitlog::TrafficConfig c;
   c.log.design = d;
   c.log.segment_size = 256 * 1024;
   c.message_size = 256;
@@ -234,7 +234,7 @@ TEST(CommitLogOnTheEngine, RepetitionsOfSeveralPassesCountEachMessageOnce) {
 TEST(CommitLogOnTheEngine, AnOpenLoopRecordSaysItsLatencyIsFromIntendedTimes) {
   io::ScratchDir scratch("/tmp");
   harness::Runner runner(one_repetition_config(), scratch);
-  commitlog::WorkloadConfig c = tiny_run(commitlog::Design::Kafka);
+  commitlog::TrafficConfig c = tiny_run(commitlog::Design::Kafka);
   c.loop = commitlog::Loop::Open;
   c.rate = 100'000;
   CommitLogRunWorkload workload(scratch, c);
@@ -253,9 +253,9 @@ struct CatchUpLog {
   std::uint64_t messages = 0;
   CatchUpLog() {
     dir = std::make_unique<LogDir>(scratch);
-    commitlog::WorkloadConfig c = tiny_run(commitlog::Design::Qmq);
+    commitlog::TrafficConfig c = tiny_run(commitlog::Design::Qmq);
     c.consumer = false;
-    commitlog::WorkloadRun run(dir->path(), c, commitlog::Clocking::None);
+    commitlog::TrafficRun run(dir->path(), c, commitlog::Clocking::None);
     run.produce();
     messages = run.finish().messages;
     logs = logs_in(dir->path());

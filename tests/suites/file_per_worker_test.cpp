@@ -37,7 +37,7 @@ TEST(FilePerWorker, EachWorkerMovesItsWholeFile) {
   harness::Runner runner(quick(), scratch);
   for (harness::Op op : {harness::Op::Read, harness::Op::Write}) {
     harness::FileExperiment e = tiny(op);
-    if (op == harness::Op::Write) e.sync.schedule = harness::FlushSchedule::End;
+    if (op == harness::Op::Write) e.sync.schedule = io::FlushSchedule::End;
     harness::Result r = run_file_per_worker(runner, e, 3);
     ASSERT_FALSE(r.skipped) << *r.skipped;
     EXPECT_TRUE(r.verified);
@@ -57,7 +57,7 @@ TEST(FilePerWorker, WhatTheRegionWorkloadCannotDoIsRefused) {
   cold.cache = harness::CacheState::Cold;
   EXPECT_THROW(run_file_per_worker(runner, cold, 2), UsageError);
   harness::FileExperiment every = tiny(harness::Op::Write);
-  every.sync.schedule = harness::FlushSchedule::EveryWrite;
+  every.sync.schedule = io::FlushSchedule::EveryWrite;
   EXPECT_THROW(run_file_per_worker(runner, every, 2), UsageError);
 }
 

@@ -73,7 +73,7 @@ TEST_P(TinyRun, YieldsOnlyVerifiedOrSkippedRecords) {
     EXPECT_FALSE(r.experiment.empty());
     EXPECT_FALSE(r.method.empty());
     rows.insert(r.experiment + " / " + r.method + " / " + harness::buffer_name(r) + " / " + std::to_string(r.block_size) +
-                " / " + harness::cache_name(r) + " / " + harness::to_string(r.sync) + " / qd" +
+                " / " + harness::cache_name(r) + " / " + io::to_string(r.sync) + " / qd" +
                 std::to_string(r.queue_depth.value_or(0)) + " / threads " + std::to_string(r.threads));
     if (r.skipped) {
       EXPECT_FALSE(r.skipped->empty()) << "a skip needs its reason";

@@ -21,7 +21,7 @@
 #include "iolab/io/scratch.h"
 #include "iolab/suites/kv_store.h"
 #include "iolab/suites/suite.h"
-#include "suites/store_workload.h"
+#include "suites/store_data_set.h"
 
 namespace iolab::suites {
 namespace {
@@ -148,7 +148,7 @@ class ContentCheck : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ContentCheck, FindsAWrongValueAndAMissingRecord) {
   io::ScratchDir scratch("/tmp");
-  store_suite::StoreWorkload w = store_suite::make_workload(200, 7);
+  store_suite::StoreDataSet w = store_suite::make_data_set(200, 7);
   KvStoreOptions options;
   options.map_bytes = 64ull << 20;
   auto write = [&](const std::string& name, std::uint64_t changed, bool drop) {
@@ -183,7 +183,7 @@ INSTANTIATE_TEST_SUITE_P(Engines, ContentCheck, ::testing::ValuesIn(kv_store_nam
 // A byte of a record flipped on disk (its CRC no longer matches): the read-back refuses the store.
 TEST(ContentCheckOnDisk, ACorruptedJournalFailsVerification) {
   io::ScratchDir scratch("/tmp");
-  store_suite::StoreWorkload w = store_suite::make_workload(50, 7);
+  store_suite::StoreDataSet w = store_suite::make_data_set(50, 7);
   KvStoreOptions options;
   auto path = scratch.create_unique_file("journal");
   {
@@ -267,7 +267,7 @@ class Misbehaving final : public KvStore {
 };
 
 // Misbehaving engines for the phases `in` (the others are the real engine).
-store_suite::EngineOpener misbehaving_in(std::set<harness::Op> in, Misbehaving::Faults faults, std::uint64_t* gets) {
+store_suite::KvStoreOpener misbehaving_in(std::set<harness::Op> in, Misbehaving::Faults faults, std::uint64_t* gets) {
   return [in, faults, gets](const std::string& method, const std::filesystem::path& p,
                             const KvStoreOptions& o, harness::Op phase) -> std::unique_ptr<KvStore> {
     auto real = open_kv_store(method, p, o);
@@ -290,9 +290,9 @@ std::string gets_error(const std::string& method, Misbehaving::Faults faults, st
                        std::vector<harness::Result>* out = nullptr) {
   io::ScratchDir scratch("/tmp");
   harness::Runner runner(two_reps(), scratch);
-  store_suite::StoreWorkload w = store_suite::make_workload(kFew, 7);
+  store_suite::StoreDataSet w = store_suite::make_data_set(kFew, 7);
   try {
-    auto results = store_suite::run_engine(runner, w, method, store_suite::cadences()[0], 64ull << 20, true,
+    auto results = store_suite::run_kv_store(runner, w, method, store_suite::cadences()[0], 64ull << 20, true,
                                            misbehaving_in({harness::Op::Get}, faults, gets));
     if (out != nullptr) *out = results;
   } catch (const Error& e) {
@@ -347,11 +347,11 @@ TEST(WritingPhase, CloseIsTimed) {
   constexpr unsigned kCloseWrites = 1000;
   io::ScratchDir scratch("/tmp");
   harness::Runner runner(two_reps(), scratch);
-  store_suite::StoreWorkload w = store_suite::make_workload(kFew, 7);
+  store_suite::StoreDataSet w = store_suite::make_data_set(kFew, 7);
   std::uint64_t gets = 0;
   Misbehaving::Faults marked;
   marked.close_writes = kCloseWrites;
-  auto results = store_suite::run_engine(
+  auto results = store_suite::run_kv_store(
       runner, w, "mmap", store_suite::cadences()[0], 64ull << 20, false,
       misbehaving_in({harness::Op::Insert, harness::Op::Get, harness::Op::Remove, harness::Op::Reinsert}, marked, &gets));
   ASSERT_EQ(results.size(), 5u);

@@ -166,7 +166,7 @@ class CommitLog {
   virtual std::uint32_t log_count() const noexcept = 0;
   virtual std::uint32_t log_of(std::uint32_t topic) const noexcept = 0;
   virtual std::filesystem::path log_dir(std::uint32_t log) const = 0;
-  virtual LogPositions progress(std::uint32_t log) const noexcept = 0;
+  virtual LogPositions positions(std::uint32_t log) const noexcept = 0;
 
   // Everything a reader of `log` may see now: messages before `position`,
   // through `sequence` (committed data: the page cache, not user buffers).

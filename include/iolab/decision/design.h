@@ -31,7 +31,7 @@ std::string_view to_string(Column c);   // "warm", "cold", "direct", "past-memor
 std::optional<Column> column_named(std::string_view name);
 bool column_fits(harness::Op op, Column c);  // reads: warm..past-memory-direct; writes: buffered, direct
 
-// The flush policies of the write rows, by their names (harness::parse_sync_policy).
+// The flush policies of the write rows, by their names (io::parse_flush_policy).
 inline constexpr std::string_view kFlushes[] = {"none", "end", "every-16k", "async-16k", "every"};
 
 struct Row {

@@ -39,7 +39,7 @@ struct Matrix {
   std::vector<CacheState> caches{CacheState::Warm};
   // nullopt: the method's natural buffer (aligned for O_DIRECT, else heap).
   std::vector<std::optional<io::BufferKind>> buffers{std::nullopt};
-  std::vector<SyncPolicy> syncs{SyncPolicy{}};
+  std::vector<io::FlushPolicy> syncs{io::FlushPolicy{}};
   // Queued methods (MethodTraits::queued) run at each depth; the others
   // once. Empty: each variant's own options.queue_depth.
   std::vector<unsigned> queue_depths;

@@ -119,15 +119,7 @@ struct LoopOutcome {
   // after the pass, so a timed pass can check one block untimed.
   std::uint64_t last_offset = 0;
   std::span<const std::byte> last_block;
-};
-
-// What writes do about durability inside the loop (the inline schedules of
-// SyncPolicy; End and AsyncBytes are the caller's, around the loop).
-struct InlineFlush {
-  FlushSchedule schedule = FlushSchedule::None;  // None, EveryWrite, EveryBytes or EveryOps
-  io::Durability call = io::Durability::None;
-  std::uint64_t interval = 0;
-  std::uint64_t flushes = 0;  // counted by the loop
+  std::uint64_t flushes = 0;  // writes: the flushes the loop made (the policy's inline schedules)
 };
 
 // Called after each write with the bytes written so far (the background
@@ -144,8 +136,11 @@ class WriteObserver {
 LoopOutcome read_pass(io::File& file, bool queued, const RequestPlan& plan, ReadSlots& slots, PassKind kind,
                       LatencyHistogram* latency, const Content& expected);
 
-// Writes the plan from `source`, flushing as `flush` says.
+// Writes the plan from `source`, flushing inline as `flush` says: its
+// EveryWrite, EveryBytes and EveryOps schedules (an interval of 0 is 1),
+// with its call as given (resolve it first). Its other schedules (End,
+// AsyncBytes) are the caller's, around the loop: none flushes here.
 LoopOutcome write_pass(io::File& file, bool queued, const RequestPlan& plan, const WriteSource& source, PassKind kind,
-                       LatencyHistogram* latency, InlineFlush& flush, WriteObserver* observer);
+                       LatencyHistogram* latency, const io::FlushPolicy& flush, WriteObserver* observer);
 
 }  // namespace iolab::harness

@@ -76,7 +76,7 @@ struct FileExperiment {
   std::optional<io::BufferKind> buffer;
   CacheState cache = CacheState::Warm;  // reads; writes always go to a fresh file
   Eviction eviction = Eviction::PerFile;
-  SyncPolicy sync;                      // writes
+  io::FlushPolicy sync;                      // writes
   bool latency = true;                  // run the latency pass
   std::optional<Reference> reference;   // the seed's published figure for this experiment
 };

@@ -43,6 +43,35 @@ std::string_view to_string(Durability d);
 // "none", "flush", "sync_file_range", "fdatasync", "fsync", "msync". Throws UsageError.
 Durability parse_durability(std::string_view name);
 
+// When written data is flushed, and by which call: the one flush policy of
+// the engine's file experiments, the record store, the suites' tables and
+// every record's `sync` field.
+enum class FlushSchedule {
+  None,        // never: the data ends in the page cache (or in the device, for O_DIRECT)
+  End,         // once after the last write (the engine: inside the timed region; the store: at close)
+  EveryWrite,  // after every write call, inline (the store: after every put or remove)
+  EveryBytes,  // inline, each time `interval` more bytes have been written ("every-16k")
+  AsyncBytes,  // a background thread flushes whenever >= `interval` bytes are dirty,
+               // coalescing (RocketMQ's flush thread, Java's asynchronous force) ("async-16k")
+  EveryOps,    // inline, every `interval` operations (the store: puts and removes; "every-1000-ops")
+};
+
+struct FlushPolicy {
+  FlushSchedule schedule = FlushSchedule::None;
+  // The flush call; None with a schedule means the method's own data sync
+  // (MethodTraits::data_sync: fdatasync, or msync for a mapping).
+  Durability call = Durability::None;
+  std::uint64_t interval = 0;  // EveryBytes, AsyncBytes: bytes; EveryOps: operations
+
+  bool flushes() const noexcept { return schedule != FlushSchedule::None; }
+  bool operator==(const FlushPolicy&) const = default;
+};
+// "none", "end:fdatasync", "every:fsync", "every-16k:msync", "async-16k:fdatasync",
+// "every-1000-ops:fdatasync" (the call omitted when None).
+std::string to_string(const FlushPolicy& policy);
+// Parses the forms above; the call part is optional ("every-16k"). Throws UsageError.
+FlushPolicy parse_flush_policy(std::string_view text);
+
 // madvise(2) hint for mapped methods.
 enum class Advice { Normal, Sequential, Random, WillNeed };
 std::string_view to_string(Advice a);
@@ -119,6 +148,8 @@ std::vector<std::string_view> trait_names(const MethodTraits& t);
 // The reverse: the named traits true, every other boolean false (data_sync
 // stays the default); unknown words are ignored (a newer build's traits).
 MethodTraits traits_from_names(std::span<const std::string> names);
+// The policy with its call resolved for a method (None -> the method's data sync).
+FlushPolicy resolved(FlushPolicy policy, const MethodTraits& traits);
 
 // One request of a batch given to File::submit, or pulled by File::stream.
 struct IoRequest {

@@ -22,14 +22,14 @@ std::string format_tables(const std::vector<Result>& results, bool color);
 
 // A one-line progress display on stderr, redrawn in place. Disabled (no
 // output at all) when stderr is not a terminal.
-class Progress {
+class ProgressLine {
  public:
   // `planned`: experiments expected in total (0 when unknown: no overall ETA).
   // `ansi`: may use escape codes to erase the line (false under NO_COLOR).
-  Progress(bool enabled, unsigned planned, bool ansi = true);
-  ~Progress();
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
+  ProgressLine(bool enabled, unsigned planned, bool ansi = true);
+  ~ProgressLine();
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
 
   void set_context(std::string context);  // e.g. "suite 2/7 seq-read"
   void begin(const std::string& label);

@@ -1,6 +1,7 @@
 // The vocabulary of an experiment, as types: what it does (Op), in what
-// order (AccessPattern), from which cache state (CacheState), how written
-// data is flushed (SyncPolicy), how a cold state is made (Eviction).
+// order (AccessPattern), from which cache state (CacheState), how a cold
+// state is made (Eviction). How written data is flushed is io's
+// (io::FlushPolicy, beside the durability calls).
 // Strings exist only at the edges: command line, job files, results files.
 #pragma once
 
@@ -59,34 +60,5 @@ CacheState parse_cache_name(std::string_view);
 enum class Eviction { PerFile, DropCaches };
 std::string_view to_string(Eviction);  // "per-file", "drop_caches"
 Eviction parse_eviction(std::string_view);  // also accepts "fadvise" (= per-file)
-
-// When written data is flushed, and by which call.
-enum class FlushSchedule {
-  None,        // never: the data ends in the page cache (or in the device, for O_DIRECT)
-  End,         // once after the last write, inside the timed region
-  EveryWrite,  // after every write call, inline
-  EveryBytes,  // inline, each time `interval` more bytes have been written ("every-16k")
-  AsyncBytes,  // a background thread flushes whenever >= `interval` bytes are dirty,
-               // coalescing (RocketMQ's flush thread, Java's asynchronous force) ("async-16k")
-  EveryOps,    // inline, every `interval` operations (the store: "every-1000-ops")
-};
-
-struct SyncPolicy {
-  FlushSchedule schedule = FlushSchedule::None;
-  // The flush call; None with a schedule means the method's own data sync
-  // (MethodTraits::data_sync: fdatasync, or msync for a mapping).
-  io::Durability call = io::Durability::None;
-  std::uint64_t interval = 0;  // EveryBytes, AsyncBytes: bytes; EveryOps: operations
-
-  bool flushes() const noexcept { return schedule != FlushSchedule::None; }
-  bool operator==(const SyncPolicy&) const = default;
-};
-// "none", "end:fdatasync", "every:fsync", "every-16k:msync", "async-16k:fdatasync",
-// "every-1000-ops:fdatasync" (the call omitted when None).
-std::string to_string(const SyncPolicy&);
-// Parses the forms above; the call part is optional ("every-16k"). Throws UsageError.
-SyncPolicy parse_sync_policy(std::string_view);
-// The policy with its call resolved for a method (None -> the method's data sync).
-SyncPolicy resolved(SyncPolicy policy, const io::MethodTraits& traits);
 
 }  // namespace iolab::harness

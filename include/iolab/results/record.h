@@ -107,7 +107,7 @@ struct Result {
   std::optional<CacheState> cache = CacheState::Warm;          // nullopt: not applicable (a fresh file, an allocation)
   std::string cache_method;      // how the cache state was made: "read once", "fadvise", "drop_caches", "O_DIRECT", "fresh file"
   std::optional<double> resident_fraction;  // of the file, measured just before each timed pass (the extreme over passes)
-  SyncPolicy sync;
+  io::FlushPolicy sync;
   unsigned threads = 1;
   std::optional<unsigned> queue_depth;  // queued methods: requests kept in flight
   unsigned reps = 0;

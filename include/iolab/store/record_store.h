@@ -60,24 +60,14 @@ std::string_view to_string(Backend b);
 Backend parse_backend(std::string_view name);
 inline constexpr Backend kAllBackends[] = {Backend::Fields, Backend::Gather, Backend::Mmap, Backend::Buffered};
 
-// When written records are made durable.
-struct SyncSchedule {
-  enum class When { None, EveryN, EveryPut, AtClose } when = When::None;
-  std::uint32_t every = 1000;  // EveryN: puts and removes between syncs
-  // The call used: Fdatasync or Fsync (mmap uses msync(MS_SYNC) for its mapped range first).
-  io::Durability call = io::Durability::Fdatasync;
-
-  static SyncSchedule none() { return {}; }
-  static SyncSchedule every_n(std::uint32_t n) { return {When::EveryN, n}; }
-  static SyncSchedule every_put() { return {When::EveryPut, 1}; }
-  static SyncSchedule at_close() { return {When::AtClose, 0}; }
-};
-// "none", "every-1000:fdatasync", "every-put:fdatasync", "close:fdatasync".
-std::string to_string(const SyncSchedule& p);
-
 struct StoreOptions {
   Backend backend = Backend::Mmap;
-  SyncSchedule sync;
+  // When written records are made durable (io/file.h): None; EveryOps, every
+  // `interval` puts and removes; EveryWrite, after each put or remove; End,
+  // at close. Other schedules are refused. The call: fdatasync (None means
+  // fdatasync, the store's own data sync) or fsync; mmap msyncs its mapped
+  // range (MS_SYNC) first.
+  io::FlushPolicy sync;
   std::size_t mmap_grow_step = std::size_t{1} << 20;   // mmap: file grows by this (the seed grows by a PAGE_SIZE it never defines)
   std::size_t stage_buffer = std::size_t{1} << 20;     // buffered: staging buffer bytes
   bool salvage = false;  // open: skip mid-file damage (made into free space) instead of failing

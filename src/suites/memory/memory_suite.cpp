@@ -156,7 +156,7 @@ class MemorySuite final : public Suite {
         e.method = method;
         e.method_label = method_label;
         e.file_size = size_of(ratio);
-        e.sync = harness::SyncPolicy{harness::FlushSchedule::End, io::Durability::None, 0};
+        e.sync = io::FlushPolicy{io::FlushSchedule::End, io::Durability::None, 0};
         e.buffer = io::BufferKind::Aligned;
         e.latency = false;
         table.push_back(std::move(e));

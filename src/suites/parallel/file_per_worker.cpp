@@ -15,7 +15,7 @@ harness::Result run_file_per_worker(harness::Runner& runner, const harness::File
   if (e.ops != 0 || e.file_size == 0) throw UsageError(what, "a file size per worker is needed");
   if (e.cache == harness::CacheState::Cold && e.op == harness::Op::Read)
     throw UsageError(what, "threads read warm or O_DIRECT files only");
-  if (e.sync.schedule != harness::FlushSchedule::None && e.sync.schedule != harness::FlushSchedule::End)
+  if (e.sync.schedule != io::FlushSchedule::None && e.sync.schedule != io::FlushSchedule::End)
     throw UsageError(what, "threads flush at the end of a pass or not at all");
   const io::Method& method = io::find_file_method(e.method);
   io::FileOptions options = harness::experiment_options(method, e);
@@ -28,7 +28,7 @@ harness::Result run_file_per_worker(harness::Runner& runner, const harness::File
   labels.extra["workers"] = workers;
   labels.extra["region_size"] = e.file_size;
   labels.file_size = e.file_size;
-  if (e.sync.schedule == harness::FlushSchedule::End) labels.sync.call = io::Durability::None;  // each worker's data sync
+  if (e.sync.schedule == io::FlushSchedule::End) labels.sync.call = io::Durability::None;  // each worker's data sync
   if (e.op == harness::Op::Write) {
     labels.cache.reset();
     labels.cache_method = "fresh files, preallocated";
@@ -48,7 +48,7 @@ harness::Result run_file_per_worker(harness::Runner& runner, const harness::File
   spec.layout = Layout::FilePerWorker;
   spec.options = options;
   spec.options.unaligned = io::UnalignedPolicy::Reject;  // never measure a hidden bounce copy
-  spec.sync_at_end = e.sync.schedule == harness::FlushSchedule::End;
+  spec.sync_at_end = e.sync.schedule == io::FlushSchedule::End;
   spec.pattern = e.pattern;
   spec.seed = runner.config().seed;
   harness::LocalTeam team(workers);

@@ -240,8 +240,7 @@ harness::PassBody RegionWorkload::pass(harness::PassKind kind) {
       wk.file->close();  // timed, as for a single worker (a mapping's unmap is the reading's cost)
       return wk.outcome.tally;
     }
-    harness::InlineFlush none;
-    wk.outcome = harness::write_pass(*wk.file, traits_.queued, wk.plan, source_, kind, hist, none, nullptr);
+    wk.outcome = harness::write_pass(*wk.file, traits_.queued, wk.plan, source_, kind, hist, io::FlushPolicy{}, nullptr);
     const std::uint64_t before = wk.file->counters().calls;
     if (spec_.sync_at_end) wk.file->sync(traits_.data_sync);
     wk.outcome.tally.io_calls += wk.file->counters().calls - before;

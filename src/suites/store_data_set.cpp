@@ -1,6 +1,6 @@
 // The store suite's workload: seed 000's employees, the order they are
 // inserted, read and removed in, the commit cadences every engine is
-// compared at, and the checks of what an engine holds (store_workload.h).
+// compared at, and the checks of what an engine holds (store_data_set.h).
 #include <xxhash.h>
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <fmt/core.h>
 
 #include "iolab/suites/kv_store.h"
-#include "store_workload.h"
+#include "store_data_set.h"
 
 namespace iolab::suites {
 
@@ -58,8 +58,8 @@ Employee make_record(std::uint64_t i) {
 }
 }  // namespace
 
-StoreWorkload make_workload(std::uint64_t n, std::uint64_t seed) {
-  StoreWorkload w;
+StoreDataSet make_data_set(std::uint64_t n, std::uint64_t seed) {
+  StoreDataSet w;
   w.n = n;
   w.records.reserve(n);
   for (std::uint64_t i = 0; i < n; ++i) {
@@ -109,7 +109,7 @@ std::span<const Cadence> cadences() {
 namespace {
 // The get phase's calls, for the timed passes and the verification pass alike.
 template <class Seen>
-void get_all(KvStore& engine, const StoreWorkload& w, Seen&& seen) {
+void get_all(KvStore& engine, const StoreDataSet& w, Seen&& seen) {
   Employee got;
   for (std::size_t j = 0; j < w.get_keys.size(); ++j)
     if (engine.get(w.get_keys[j], got)) seen(j, got);
@@ -117,13 +117,13 @@ void get_all(KvStore& engine, const StoreWorkload& w, Seen&& seen) {
 }
 }  // namespace
 
-GetFold fold_gets(KvStore& engine, const StoreWorkload& w) {
+GetFold fold_gets(KvStore& engine, const StoreDataSet& w) {
   GetFold fold;
   get_all(engine, w, [&fold](std::size_t, const Employee& got) { fold.add(got); });
   return fold;
 }
 
-std::string check_gets(KvStore& engine, const StoreWorkload& w) {
+std::string check_gets(KvStore& engine, const StoreDataSet& w) {
   std::uint64_t found = 0;
   std::string why;
   get_all(engine, w, [&](std::size_t j, const Employee& got) {
@@ -137,7 +137,7 @@ std::string check_gets(KvStore& engine, const StoreWorkload& w) {
   return why;
 }
 
-std::string check_contents(KvStore& engine, const StoreWorkload& w, Stage stage) {
+std::string check_contents(KvStore& engine, const StoreDataSet& w, Stage stage) {
   std::vector<bool> gone(w.n, false);
   if (stage != Stage::Inserted)
     for (std::uint32_t i : w.removed) gone[i] = true;

@@ -1,4 +1,4 @@
-// The store suite's workload and its checks, shared with its tests: the
+// The store suite's data set and its checks, shared with its tests: the
 // records every engine stores, the commit cadences its tables compare, and
 // the untimed read-back that verifies what a timed pass left.
 #pragma once
@@ -38,7 +38,7 @@ struct GetFold {
 // The records: keys (last names, ~17 bytes) are unique and inserted in an
 // order unrelated to key order (random); values are the record's encoding
 // (employee.h), the same bytes in every engine.
-struct StoreWorkload {
+struct StoreDataSet {
   std::uint64_t n = 0;
   std::vector<store::Employee> records;  // inserted first
   std::vector<store::Employee> fresh;    // inserted after the removal (n / 10)
@@ -54,7 +54,7 @@ struct StoreWorkload {
   std::vector<std::uint64_t> get_digests;  // for the verification pass
   GetFold get_fold;                        // what a timed get pass must fold
 };
-StoreWorkload make_workload(std::uint64_t n, std::uint64_t seed);
+StoreDataSet make_data_set(std::uint64_t n, std::uint64_t seed);
 // XXH3 over every field of a record.
 std::uint64_t digest(const store::Employee& e);
 
@@ -72,27 +72,27 @@ std::span<const Cadence> cadences();
 // ends the read transaction. fold_gets (timed) folds what came back;
 // check_gets (untimed) compares the XXH3 digest of every record got with the
 // record written: empty when all hold, else the first difference.
-GetFold fold_gets(KvStore& engine, const StoreWorkload& w);
-std::string check_gets(KvStore& engine, const StoreWorkload& w);
+GetFold fold_gets(KvStore& engine, const StoreDataSet& w);
+std::string check_gets(KvStore& engine, const StoreDataSet& w);
 
 // The phases after which the store's contents are known.
 enum class Stage { Inserted, Removed, Reinserted };
 // Reads every record back through `engine` (untimed): every expected record
 // with its value compared field by field, every removed key absent, the
 // count. Empty when all hold, else the first difference.
-std::string check_contents(KvStore& engine, const StoreWorkload& w, Stage stage);
+std::string check_contents(KvStore& engine, const StoreDataSet& w, Stage stage);
 
 // Opens engine `method` on `path` for one phase (`phase`: the phase it is
 // timed or verified for). The suite opens open_kv_store; tests give
 // engines that misbehave in one phase.
-using EngineOpener = std::function<std::unique_ptr<KvStore>(
+using KvStoreOpener = std::function<std::unique_ptr<KvStore>(
     const std::string& method, const std::filesystem::path& path, const KvStoreOptions& options,
     harness::Op phase)>;
 // One engine through the phases at one cadence, as the suite runs each
 // engine of each table (`published_only`: insert and get). Throws Error when
 // a phase's data does not verify.
-std::vector<harness::Result> run_engine(harness::Runner& runner, const StoreWorkload& w, const std::string& method,
+std::vector<harness::Result> run_kv_store(harness::Runner& runner, const StoreDataSet& w, const std::string& method,
                                         const Cadence& cadence, std::uint64_t map_bytes, bool published_only,
-                                        const EngineOpener& open = {});
+                                        const KvStoreOpener& open = {});
 
 }  // namespace iolab::suites::store_suite

@@ -1,4 +1,4 @@
-// The commit-log workload: producers appending messages to a design, a
+// The commit log's traffic: producers appending messages to a design, a
 // tailing consumer reading along, and what a run measured, as plain data.
 //
 // Latency is measured per message from its send time to its
@@ -10,7 +10,7 @@
 // service time of an append, and a stall delays the sends queued behind it
 // without counting them (coordinated omission).
 //
-// Nothing here times throughput: a run is driven in steps (WorkloadRun) so
+// Nothing here times throughput: a run is driven in steps (TrafficRun) so
 // that the harness's engine, through the suites' adapter
 // (src/suites/commitlog_workload.cpp), times produce() as a pass. A run that
 // does not clock messages (Clocking::None) reads no clock per message in
@@ -45,7 +45,7 @@ enum class Clocking {
   PerMessage,
 };
 
-struct WorkloadConfig {
+struct TrafficConfig {
   Options log;                      // the design and its settings (topics among them)
   std::size_t message_size = 1024;  // body bytes; at least 16 (a send time and an id lead every body)
   unsigned producers = 1;
@@ -71,7 +71,7 @@ struct SecondSample {
   double p99_ns = 0, max_ns = 0;
 };
 
-struct WorkloadResult {
+struct TrafficResult {
   Design design = Design::Kafka;
   AckLevel ack = AckLevel::Written;
   std::uint64_t messages = 0, bytes = 0;  // acknowledged messages and their body bytes
@@ -109,7 +109,7 @@ struct WorkloadResult {
 };
 
 // Throws UsageError for a configuration a run cannot do under `clocking`.
-void check_workload(const WorkloadConfig& config, Clocking clocking);
+void check_traffic(const TrafficConfig& config, Clocking clocking);
 
 // What the producers acknowledged in produce().
 struct Produced {
@@ -124,15 +124,15 @@ struct Produced {
 // run's work: a caller times it alone. Throws UsageError for a bad
 // configuration and Error for a failure of the log (produce() throws the
 // first failure of a producer or the consumer; finish() closes the log then).
-class WorkloadRun {
+class TrafficRun {
  public:
-  WorkloadRun(const std::filesystem::path& dir, const WorkloadConfig& config, Clocking clocking);
-  ~WorkloadRun();  // stops and joins what is still running, closes the log
-  WorkloadRun(const WorkloadRun&) = delete;
-  WorkloadRun& operator=(const WorkloadRun&) = delete;
+  TrafficRun(const std::filesystem::path& dir, const TrafficConfig& config, Clocking clocking);
+  ~TrafficRun();  // stops and joins what is still running, closes the log
+  TrafficRun(const TrafficRun&) = delete;
+  TrafficRun& operator=(const TrafficRun&) = delete;
 
   Produced produce();
-  WorkloadResult finish();
+  TrafficResult finish();
 
  private:
   struct State;
@@ -140,6 +140,6 @@ class WorkloadRun {
 };
 
 // One run with every message clocked (Clocking::PerMessage), start to finish.
-WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConfig& config);
+TrafficResult run_traffic(const std::filesystem::path& dir, const TrafficConfig& config);
 
 }  // namespace iolab::commitlog

@@ -1,4 +1,4 @@
-#include "iolab/commitlog/workload.h"
+#include "iolab/commitlog/traffic.h"
 
 #include <algorithm>
 #include <atomic>
@@ -23,17 +23,17 @@ namespace iolab::commitlog {
 
 std::string_view to_string(Loop l) noexcept { return l == Loop::Closed ? "closed" : "open"; }
 
-double WorkloadResult::messages_per_flush() const noexcept {
+double TrafficResult::messages_per_flush() const noexcept {
   return log.flushes > 0 ? static_cast<double>(log.messages) / static_cast<double>(log.flushes) : 0;
 }
-double WorkloadResult::bytes_per_flush() const noexcept {
+double TrafficResult::bytes_per_flush() const noexcept {
   return log.flushes > 0 ? static_cast<double>(log.flushed_bytes) / static_cast<double>(log.flushes) : 0;
 }
-double WorkloadResult::mean_flush_seconds() const noexcept {
+double TrafficResult::mean_flush_seconds() const noexcept {
   return log.flushes > 0 ? static_cast<double>(log.flush_ns) / static_cast<double>(log.flushes) / 1e9 : 0;
 }
 
-void check_workload(const WorkloadConfig& c, Clocking clocking) {
+void check_traffic(const TrafficConfig& c, Clocking clocking) {
   if (c.message_size < detail::kBodyHeader || c.message_size > kMaxBodySize)
     throw UsageError("message size " + std::to_string(c.message_size),
                      "must be 16 bytes (a send time and an id) to 16 MiB");
@@ -45,8 +45,8 @@ void check_workload(const WorkloadConfig& c, Clocking clocking) {
   if (c.loop == Loop::Open && !(c.rate > 0)) throw UsageError("open loop", "needs a rate above 0 messages/s");
 }
 
-struct WorkloadRun::State {
-  State(const WorkloadConfig& c, Clocking k) : config(c), clocking(k) {}
+struct TrafficRun::State {
+  State(const TrafficConfig& c, Clocking k) : config(c), clocking(k) {}
   // Stops and joins what still runs (also when the constructor failed part way), closes the log.
   ~State() {
     if (!released) stop = true;
@@ -61,7 +61,7 @@ struct WorkloadRun::State {
     }
   }
 
-  WorkloadConfig config;
+  TrafficConfig config;
   Clocking clocking;
   DesignTraits traits{};
   std::unique_ptr<CommitLog> log;
@@ -101,7 +101,7 @@ struct WorkloadRun::State {
 };
 
 // The tailing consumer reads along until the producers are done and it has caught up.
-void WorkloadRun::State::consume() {
+void TrafficRun::State::consume() {
   try {
     TailingConsumer c(*log, config.consumer_read_path.value_or(traits.read_path));
     const bool clocked = clocking == Clocking::PerMessage;
@@ -131,10 +131,10 @@ void WorkloadRun::State::consume() {
   }
 }
 
-WorkloadRun::WorkloadRun(const std::filesystem::path& dir, const WorkloadConfig& config, Clocking clocking)
+TrafficRun::TrafficRun(const std::filesystem::path& dir, const TrafficConfig& config, Clocking clocking)
     : state_(std::make_unique<State>(config, clocking)) {
   State& s = *state_;
-  check_workload(s.config, clocking);
+  check_traffic(s.config, clocking);
   s.traits = traits(s.config.log.design);
   std::size_t batch_bytes =
       s.config.batch_bytes > 0 ? s.config.batch_bytes : (s.traits.batches ? s.config.log.batch_bytes : 1);
@@ -163,9 +163,9 @@ WorkloadRun::WorkloadRun(const std::filesystem::path& dir, const WorkloadConfig&
   }
 }
 
-WorkloadRun::~WorkloadRun() = default;
+TrafficRun::~TrafficRun() = default;
 
-Produced WorkloadRun::produce() {
+Produced TrafficRun::produce() {
   State& s = *state_;
   // The clocked loops measure from here (the open loop's intended times too).
   if (s.clocking == Clocking::PerMessage || s.config.loop == Loop::Open) {
@@ -186,11 +186,11 @@ Produced WorkloadRun::produce() {
   return out;
 }
 
-WorkloadResult WorkloadRun::finish() {
+TrafficResult TrafficRun::finish() {
   State& s = *state_;
   if (!s.released) s.stop = true;  // produce() never ran: send nothing
   s.release_and_join();
-  WorkloadResult r;
+  TrafficResult r;
   r.design = s.config.log.design;
   r.ack = s.traits.ack;
   std::uint64_t last_ack = s.start_ns;
@@ -278,8 +278,8 @@ WorkloadResult WorkloadRun::finish() {
   return r;
 }
 
-WorkloadResult run_workload(const std::filesystem::path& dir, const WorkloadConfig& config) {
-  WorkloadRun run(dir, config, Clocking::PerMessage);
+TrafficResult run_traffic(const std::filesystem::path& dir, const TrafficConfig& config) {
+  TrafficRun run(dir, config, Clocking::PerMessage);
   run.produce();
   return run.finish();
 }
