@@ -41,14 +41,12 @@ std::string_view describe(Design d) noexcept {
   return "?";
 }
 
-std::string_view to_string(AckLevel a) noexcept {
-  switch (a) {
-    case AckLevel::Buffered: return "buffered";
-    case AckLevel::Written: return "written";
-    case AckLevel::Durable: return "durable";
-  }
-  return "?";
-}
+namespace {
+constexpr NameTable<AckLevel, 3> kAckLevels{
+    {{AckLevel::Buffered, "buffered"}, {AckLevel::Written, "written"}, {AckLevel::Durable, "durable"}}};
+}  // namespace
+
+std::string_view to_string(AckLevel a) noexcept { return name_of(kAckLevels, a); }
 
 DesignTraits traits(Design d) noexcept {
   DesignTraits t;

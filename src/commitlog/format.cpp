@@ -1,4 +1,5 @@
 #include "iolab/commitlog/format.h"
+#include "iolab/base/names.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -40,17 +41,16 @@ FrameHeader decode_header(const std::byte* in) noexcept {
   return FrameHeader{le::load<std::uint32_t>(in), le::load<std::uint32_t>(in + 4), le::load<std::uint64_t>(in + 8)};
 }
 
-std::string_view to_string(FrameCheck c) noexcept {
-  switch (c) {
-    case FrameCheck::Valid: return "valid";
-    case FrameCheck::Unwritten: return "unwritten";
-    case FrameCheck::Truncated: return "frame runs past the end of the file";
-    case FrameCheck::BadLength: return "length too large";
-    case FrameCheck::BadCrc: return "CRC32C mismatch";
-    case FrameCheck::BadSequence: return "unexpected sequence number";
-  }
-  return "?";
-}
+namespace {
+constexpr NameTable<FrameCheck, 6> kFrameChecks{{{FrameCheck::Valid, "valid"},
+                                                 {FrameCheck::Unwritten, "unwritten"},
+                                                 {FrameCheck::Truncated, "frame runs past the end of the file"},
+                                                 {FrameCheck::BadLength, "length too large"},
+                                                 {FrameCheck::BadCrc, "CRC32C mismatch"},
+                                                 {FrameCheck::BadSequence, "unexpected sequence number"}}};
+}  // namespace
+
+std::string_view to_string(FrameCheck c) noexcept { return name_of(kFrameChecks, c); }
 
 FrameCheck check_frame(std::span<const std::byte> bytes, std::uint64_t expected_sequence, Frame& frame) noexcept {
   if (bytes.size() < kFrameHeaderSize) {

@@ -16,12 +16,17 @@
 #include "iolab/commitlog/consumer.h"
 #include "iolab/base/clock.h"
 #include "iolab/base/error.h"
+#include "iolab/base/names.h"
 #include "iolab/io/file.h"
 #include "producer.h"
 
 namespace iolab::commitlog {
 
-std::string_view to_string(Loop l) noexcept { return l == Loop::Closed ? "closed" : "open"; }
+namespace {
+constexpr NameTable<Loop, 2> kLoops{{{Loop::Closed, "closed"}, {Loop::Open, "open"}}};
+}  // namespace
+
+std::string_view to_string(Loop l) noexcept { return name_of(kLoops, l); }
 
 double TrafficResult::messages_per_flush() const noexcept {
   return log.flushes > 0 ? static_cast<double>(log.messages) / static_cast<double>(log.flushes) : 0;

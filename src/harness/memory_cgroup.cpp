@@ -17,11 +17,16 @@
 #include <thread>
 
 #include "iolab/base/error.h"
+#include "iolab/base/names.h"
 #include "iolab/io/scratch.h"
 
 namespace iolab::harness {
 
-std::string_view to_string(CgroupVersion v) { return v == CgroupVersion::V2 ? "v2" : "v1"; }
+namespace {
+constexpr NameTable<CgroupVersion, 2> kCgroupVersions{{{CgroupVersion::V1, "v1"}, {CgroupVersion::V2, "v2"}}};
+}  // namespace
+
+std::string_view to_string(CgroupVersion v) { return name_of(kCgroupVersions, v); }
 
 namespace {
 

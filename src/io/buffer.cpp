@@ -6,16 +6,17 @@
 #include <new>
 
 #include "iolab/base/error.h"
+#include "iolab/base/names.h"
 
 namespace iolab::io {
 
-std::string_view to_string(BufferKind kind) { return kind == BufferKind::Heap ? "heap" : "aligned"; }
+namespace {
+constexpr NameTable<BufferKind, 2> kBufferKinds{{{BufferKind::Heap, "heap"}, {BufferKind::Aligned, "aligned"}}};
+}  // namespace
 
-BufferKind parse_buffer_kind(std::string_view name) {
-  if (name == "heap") return BufferKind::Heap;
-  if (name == "aligned") return BufferKind::Aligned;
-  throw UsageError("buffer kind '" + std::string(name) + "'", "expected heap or aligned");
-}
+std::string_view to_string(BufferKind kind) { return name_of(kBufferKinds, kind); }
+
+BufferKind parse_buffer_kind(std::string_view name) { return parse_name(kBufferKinds, name, "buffer kind"); }
 
 void Buffer::Free::operator()(std::byte* p) const noexcept {
   if (kind == BufferKind::Heap) delete[] p;

@@ -8,9 +8,15 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/base/error.h"
+#include "iolab/base/names.h"
 #include "iolab/results/record.h"
 
 namespace iolab::harness::results_json {
+
+// A latency's source as results files name it (latency.source).
+inline constexpr NameTable<LatencySource, 3> kLatencySourceCodes{{{LatencySource::EveryCall, "every_call"},
+                                                                  {LatencySource::EveryRequest, "every_request"},
+                                                                  {LatencySource::EveryOp, "every_op"}}};
 
 using nlohmann::json;
 

@@ -80,9 +80,7 @@ Result result_from_json(const Reader& rd, const json& x, const std::string& at, 
     lat.max = rd.number(*l, where, "max");
     lat.samples = rd.integer<std::uint64_t>(*l, where, "samples");
     std::string source = rd.text(*l, where, "source", "every_call");
-    lat.source = source == "every_request" ? LatencySource::EveryRequest
-                 : source == "every_op"    ? LatencySource::EveryOp
-                                           : LatencySource::EveryCall;
+    lat.source = value_of(kLatencySourceCodes, source).value_or(LatencySource::EveryCall);
     r.latency_ns = lat;
   }
   const json& cpu = rd.object(x, at, "cpu");

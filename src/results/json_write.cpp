@@ -4,6 +4,7 @@
 
 #include "iolab/io/publish.h"
 #include "iolab/results/record.h"
+#include "json.h"
 #include "iolab/version.h"
 
 namespace iolab::harness {
@@ -14,14 +15,6 @@ namespace {
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-std::string_view latency_source_code(LatencySource s) {
-  switch (s) {
-    case LatencySource::EveryCall: return "every_call";
-    case LatencySource::EveryRequest: return "every_request";
-    case LatencySource::EveryOp: return "every_op";
-  }
-  return "every_call";
-}
 
 }  // namespace
 
@@ -60,7 +53,7 @@ json to_json(const Result& r) {
   if (r.latency_ns) {
     const Latency& l = *r.latency_ns;
     latency = {{"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}, {"p999", l.p999}, {"max", l.max},
-               {"samples", l.samples}, {"source", latency_source_code(l.source)}};
+               {"samples", l.samples}, {"source", name_of(results_json::kLatencySourceCodes, l.source)}};
   }
   json j{{"suite", r.suite},
          {"experiment", r.experiment},

@@ -2,6 +2,7 @@
 // the names of its labels, and its warnings.
 #include "iolab/results/record.h"
 
+#include "iolab/base/names.h"
 #include "iolab/base/units.h"
 
 namespace iolab::harness {
@@ -21,38 +22,27 @@ double Result::median_ops_per_s() const {
   return s.median > 0 ? static_cast<double>(ops) / s.median : 0;
 }
 
-std::string_view to_string(LatencySource s) {
-  switch (s) {
-    case LatencySource::EveryCall: return "every call of a separate pass";
-    case LatencySource::EveryRequest: return "every request of a separate pass, submission to completion";
-    case LatencySource::EveryOp: return "every operation, as it ran";
-  }
-  return "?";
-}
-
 namespace {
-constexpr std::pair<WarningKind, std::string_view> kWarningKinds[] = {
-    {WarningKind::TooShort, "too_short"},
-    {WarningKind::Outliers, "outliers"},
-    {WarningKind::NotWarm, "not_warm"},
-    {WarningKind::NotCold, "not_cold"},
-    {WarningKind::CacheIgnored, "cache_ignored"},
-    {WarningKind::SourceNotResident, "source_not_resident"},
-    {WarningKind::ShortLastCall, "short_last_call"},
-    {WarningKind::Note, "note"},
-};
+// How a latency was obtained, in words (console, report).
+constexpr NameTable<LatencySource, 3> kLatencySourceTexts{
+    {{LatencySource::EveryCall, "every call of a separate pass"},
+     {LatencySource::EveryRequest, "every request of a separate pass, submission to completion"},
+     {LatencySource::EveryOp, "every operation, as it ran"}}};
+constexpr NameTable<WarningKind, 8> kWarningKinds{{{WarningKind::TooShort, "too_short"},
+                                                   {WarningKind::Outliers, "outliers"},
+                                                   {WarningKind::NotWarm, "not_warm"},
+                                                   {WarningKind::NotCold, "not_cold"},
+                                                   {WarningKind::CacheIgnored, "cache_ignored"},
+                                                   {WarningKind::SourceNotResident, "source_not_resident"},
+                                                   {WarningKind::ShortLastCall, "short_last_call"},
+                                                   {WarningKind::Note, "note"}}};
 }  // namespace
 
-std::string_view to_string(WarningKind k) {
-  for (const auto& [kind, code] : kWarningKinds)
-    if (kind == k) return code;
-  return "note";
-}
-WarningKind parse_warning_kind(std::string_view code) {
-  for (const auto& [kind, c] : kWarningKinds)
-    if (c == code) return kind;
-  return WarningKind::Note;
-}
+std::string_view to_string(LatencySource s) { return name_of(kLatencySourceTexts, s); }
+
+std::string_view to_string(WarningKind k) { return name_of(kWarningKinds, k); }
+// Unknown kinds (a newer file's) read as notes.
+WarningKind parse_warning_kind(std::string_view code) { return value_of(kWarningKinds, code).value_or(WarningKind::Note); }
 
 void Result::warn(WarningKind kind, std::string text, std::vector<std::string> subjects) {
   if (has_warning(kind)) return;

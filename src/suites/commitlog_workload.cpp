@@ -12,6 +12,7 @@
 #include <map>
 #include <utility>
 
+#include "iolab/base/names.h"
 #include "iolab/base/error.h"
 #include "iolab/base/units.h"
 #include "iolab/results/record.h"
@@ -63,14 +64,13 @@ std::vector<std::filesystem::path> logs_in(const std::filesystem::path& dir) {
 
 namespace {
 
-std::string cl_acknowledged(AckLevel a) {
-  switch (a) {
-    case AckLevel::Buffered: return "copied into a user-space buffer (lost if the process dies before the commit thread's pwrite)";
-    case AckLevel::Written: return "in the page cache (survives the process, not a power loss)";
-    case AckLevel::Durable: return "fdatasync'ed (survives a power loss)";
-  }
-  return "?";
-}
+// What an acknowledgement at each level promised, in words (records' extra).
+constexpr NameTable<AckLevel, 3> kAcknowledged{
+    {{AckLevel::Buffered, "copied into a user-space buffer (lost if the process dies before the commit thread's pwrite)"},
+     {AckLevel::Written, "in the page cache (survives the process, not a power loss)"},
+     {AckLevel::Durable, "fdatasync'ed (survives a power loss)"}}};
+
+std::string cl_acknowledged(AckLevel a) { return std::string(name_of(kAcknowledged, a)); }
 
 json cl_percentiles(const LatencyHistogram& h) {
   return {{"p50_ns", h.percentile(0.50)}, {"p99_ns", h.percentile(0.99)}, {"p999_ns", h.percentile(0.999)},

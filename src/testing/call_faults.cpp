@@ -2,18 +2,19 @@
 
 #include <cerrno>
 
+#include "iolab/base/names.h"
+
 namespace iolab::io::sys {
 
-std::string_view to_string(Fault f) {
-  switch (f) {
-    case Fault::Eio: return "EIO";
-    case Fault::Enospc: return "ENOSPC";
-    case Fault::Eintr: return "EINTR";
-    case Fault::Eagain: return "EAGAIN";
-    case Fault::ShortTransfer: return "short transfer";
-  }
-  return "?";
-}
+namespace {
+constexpr NameTable<Fault, 5> kFaults{{{Fault::Eio, "EIO"},
+                                       {Fault::Enospc, "ENOSPC"},
+                                       {Fault::Eintr, "EINTR"},
+                                       {Fault::Eagain, "EAGAIN"},
+                                       {Fault::ShortTransfer, "short transfer"}}};
+}  // namespace
+
+std::string_view to_string(Fault f) { return name_of(kFaults, f); }
 
 int error_number(Fault f) {
   switch (f) {

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "iolab/base/error.h"
+#include "iolab/base/names.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
@@ -25,11 +26,16 @@
 
 namespace iolab::suites::parallel {
 
-std::string_view to_string(Layout l) { return l == Layout::SharedFile ? "shared-file" : "file-per-worker"; }
+namespace {
+constexpr NameTable<Layout, 2> kLayouts{{{Layout::SharedFile, "shared-file"}, {Layout::FilePerWorker, "file-per-worker"}}};
+}  // namespace
+
+std::string_view to_string(Layout l) { return name_of(kLayouts, l); }
 
 Layout parse_layout(std::string_view name) {
-  if (name == "shared-file" || name == "shared") return Layout::SharedFile;
-  if (name == "file-per-worker" || name == "per-worker") return Layout::FilePerWorker;
+  if (auto l = value_of(kLayouts, name)) return *l;
+  if (name == "shared") return Layout::SharedFile;  // short forms
+  if (name == "per-worker") return Layout::FilePerWorker;
   throw UsageError("layout '" + std::string(name) + "'", "expected shared-file or file-per-worker");
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "iolab/base/error.h"
+#include "iolab/base/names.h"
 #include "iolab/io/registry.h"
 #include "iolab/suites/parallel.h"
 
@@ -100,24 +101,21 @@ const char* method_for(ArrayWay way) {
 
 std::span<const ArrayWay> all_array_ways() { return kWays; }
 
-std::string_view to_string(ArrayWay w) {
-  switch (w) {
-    case ArrayWay::Raw: return "raw";
-    case ArrayWay::Encode: return "encode";
-    case ArrayWay::ElementStream: return "element-stream";
-    case ArrayWay::BufferedElementStream: return "buffered-element-stream";
-    case ArrayWay::ArrayStream: return "array-stream";
-    case ArrayWay::Bulk: return "bulk";
-  }
-  return "?";
-}
+namespace {
+constexpr NameTable<ArrayWay, 6> kArrayWayNames{{{ArrayWay::Raw, "raw"},
+                                                 {ArrayWay::Encode, "encode"},
+                                                 {ArrayWay::ElementStream, "element-stream"},
+                                                 {ArrayWay::BufferedElementStream, "buffered-element-stream"},
+                                                 {ArrayWay::ArrayStream, "array-stream"},
+                                                 {ArrayWay::Bulk, "bulk"}}};
+}  // namespace
+
+std::string_view to_string(ArrayWay w) { return name_of(kArrayWayNames, w); }
 
 ArrayWay parse_array_way(std::string_view name) {
+  if (auto w = value_of(kArrayWayNames, name)) return *w;
   std::string known;
-  for (ArrayWay w : kWays) {
-    if (to_string(w) == name) return w;
-    known += (known.empty() ? "" : ", ") + std::string(to_string(w));
-  }
+  for (const auto& [way, way_name] : kArrayWayNames) known += (known.empty() ? "" : ", ") + std::string(way_name);
   throw UsageError("array way '" + std::string(name) + "'", "unknown; known: " + known);
 }
 
