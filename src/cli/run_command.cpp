@@ -43,7 +43,7 @@ namespace iolab::cli {
 
 namespace {
 
-// Suites with order below this are the seeds group (suite.h).
+// The group run when no suite is named (SuiteGroup::Seeds, suite.h).
 constexpr const char* kSeedsGroup = "seeds";
 
 // ---- parsing ---------------------------------------------------------------

@@ -73,8 +73,7 @@ struct Measurement::State {
   // Passes per repetition: enough for min_time (from the timed part of a
   // pass), and within what is left of max_time for all repetitions (from
   // the whole pass, untimed work included: for a tiny file that is most of
-  // it, and budgeting the timed part alone made an experiment run 40-70
-  // times max_time).
+  // it, so a budget of the timed part alone would overrun max_time many times).
   unsigned passes_for(double per_pass, double wall_per_pass, double left) {
     if (settings.min_time <= 0 || per_pass <= 0 || per_pass >= settings.min_time) return 1u;
     double want = std::ceil(settings.min_time / per_pass);
@@ -173,9 +172,8 @@ struct Measurement::State {
   // recomputed from it, fewer, once.
   // A repetition long enough not to be redone: 3/4 of min_time, but never
   // under the length below which its record is too short to trust, with
-  // headroom, when min_time asked for that much (at a min_time of 55 ms,
-  // 3/4 made repetitions of 42-50 ms that the decision table then left out;
-  // at exactly 50 ms, passes a little faster than calibrated still did).
+  // headroom, when min_time asked for that much: passes a little faster
+  // than calibrated would otherwise leave repetitions under that length.
   double enough() const {
     const double bound = 0.75 * settings.min_time;
     return settings.min_time >= thresholds::kTooShortSeconds

@@ -54,12 +54,10 @@ void Rounds::start() {
 
 namespace {
 
-// A round's repetitions run in at most this many parts. With 8 candidates
-// taking turns a repetition at a time, the per-round ratio of two identical
-// pread loops varied by 4-8% (sd of its log, bare loops on this machine, 30
-// rounds); in 12 parts by 1.1%, in 60 by 0.8-1.4%: the machine's speed
-// changes faster than a round, and alternating passes spreads each change
-// over every candidate alike.
+// A round's repetitions run in at most this many parts: the machine's speed
+// changes faster than a round, and candidates taking turns a part at a time
+// spread each change over every candidate alike, where a whole repetition
+// at a time would hand it to one.
 constexpr unsigned kMaxParts = 24;
 
 // Passes of a repetition of `passes` that fall in part `part` of `parts`:

@@ -1,4 +1,4 @@
-// `buffered`: LMDB's split, measured to be the fastest here: appends are
+// `buffered`: LMDB's split: appends are
 // staged in a page-aligned buffer and reach the file in large pwrite(2)s
 // (one per buffer-full, or at a flush or sync); gets decode in place from a
 // read-only shared mapping of the file (the page cache is one, so what

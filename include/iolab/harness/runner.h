@@ -166,9 +166,9 @@ class Runner {
 // The options experiment `e` opens its file with: O_DIRECT for cache
 // 'direct' where the method can choose, and a queued method's default batch
 // (submit_batch 0): a queue that bypasses the page cache hands each freed
-// slot over as its completion is taken (batch 1, fio's default loop: 4 KiB
-// random reads at QD 32 ran ~1.16x the IOPS of refilling every freed slot in
-// one call on this machine's virtio disk, docs/performance.md), one reading
+// slot over as its completion is taken (batch 1, fio's default loop, which
+// kept more IOPS than refilling every freed slot in one call: the figures
+// are in docs/performance.md), one reading
 // the page cache refills every free slot per call (its reads complete inside
 // the call, so one call serves the queue). A batch set explicitly is kept.
 io::FileOptions experiment_options(const io::Method& method, const FileExperiment& e);

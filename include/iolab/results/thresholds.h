@@ -12,9 +12,7 @@ inline constexpr double kTooShortSeconds = 0.050;
 // When min_time asks for at least kTooShortSeconds, the engine sizes a
 // repetition's passes so that its fastest pass times the passes reaches
 // this multiple of kTooShortSeconds: passes that speed up by less than a
-// quarter after calibration still leave every repetition long enough (at
-// exactly 50 ms, 26 of 496 records of a 12-round recommend run had one
-// repetition of 45-50 ms, and their candidate lost its figure).
+// quarter after calibration still leave every repetition long enough.
 inline constexpr double kTooShortHeadroom = 1.3;
 // What the engine aims each repetition at (--min-time), by running several
 // passes of the workload per repetition (Google Benchmark's min_time).
