@@ -194,8 +194,8 @@ class Scheduler {
     const double first = model_.first_stage(sc, m);
     if (first > left) {
       o.stop = Stop::NotRun;
-      o.why = fmt::format("not run: budget (its first stage of {} rounds needs about {:.0f} s; {:.0f} s of the {:.0f} s "
-                          "budget were left)",
+      o.why = fmt::format("budget: its first stage of {} rounds needs about {:.0f} s; {:.0f} s of the {:.0f} s "
+                          "budget were left",
                           s_.first_stage, first, std::max(0.0, left), s_.budget_s);
       o.end_s = o.start_s;
       if (sc.skipped) sc.skipped(o.why, o.stop);

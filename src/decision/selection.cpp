@@ -111,8 +111,9 @@ void Selection::screen() {
   // within the zone does not screen: KN would drop the one a hair behind
   // once the pair's width reaches 0, and the answer would name one method
   // where the rounds cannot tell two apart; the pair stops together
-  // instead, once the others are out. This only screens less, so the
-  // best is eliminated no more often than under KN.
+  // instead, once the others are out. KN bounds each pair's crossing
+  // over its whole path, whether or not the other is still in, so
+  // screening less keeps the bound (SelectionGuarantee measures it).
   std::vector<std::optional<Elimination>> out(n_);
   for (std::size_t i : in) {
     double worst = 0;
