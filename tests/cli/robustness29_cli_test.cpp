@@ -27,38 +27,13 @@ namespace {
 namespace issue29 {
 
 namespace fs = std::filesystem;
-using iolab::test::ProgramRun;
-using iolab::test::read_all;
-using iolab::test::run_iolab;
+using iolab::testing::ProgramRun;
+using iolab::testing::read_file;
+using iolab::testing::write_file;
+using iolab::testing::run_iolab;
 
-// The test's own directory: the scratch parent (--dir) and the outputs.
-class Place {
- public:
-  Place() {
-    std::string tmpl = "/tmp/iolab-i29-XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp: " << std::strerror(errno);
-    path_ = tmpl;
-    fs::create_directory(scratch());
-  }
-  ~Place() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  fs::path scratch() const { return path_ / "scratch"; }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::vector<std::string> names_in(const fs::path& dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using iolab::testing::names_in;
+using Place = iolab::testing::Workspace;
 
 std::vector<std::string> small_run(const Place& p, std::vector<std::string> more = {}) {
   std::vector<std::string> args{"run",      "--method", "pread",      "--size", "64k",          "--bs",
@@ -68,8 +43,6 @@ std::vector<std::string> small_run(const Place& p, std::vector<std::string> more
   return args;
 }
 
-void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
-
 // A results file of one record (a real run's).
 fs::path results_file(const Place& p, const std::string& name) {
   const fs::path out = p / name;
@@ -78,8 +51,8 @@ fs::path results_file(const Place& p, const std::string& name) {
   return out;
 }
 
-iolab::test::StartOptions stdout_to(int fd) {
-  iolab::test::StartOptions o;
+iolab::testing::StartOptions stdout_to(int fd) {
+  iolab::testing::StartOptions o;
   o.stdout_fd = fd;
   return o;
 }
@@ -106,7 +79,7 @@ TEST(Issue29, I2_RecommendSaveIsRefusedBeforeMeasuringAsRunOutIs) {
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << "measured before refusing:\n" << r.out;
   }
-  EXPECT_EQ(read_all(p / "mine.json"), "{\"mine\": true}\n");
+  EXPECT_EQ(read_file(p / "mine.json"), "{\"mine\": true}\n");
   EXPECT_TRUE(fs::is_symlink(p / "out.json"));
   EXPECT_TRUE(names_in(p.scratch()).empty());
 }
@@ -133,7 +106,7 @@ TEST(Issue29, I2_CrosscheckOutIsRefusedBeforeAnyWork) {
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
-  EXPECT_EQ(read_all(p / "theirs.json"), "{}\n");
+  EXPECT_EQ(read_file(p / "theirs.json"), "{}\n");
   EXPECT_TRUE(names_in(p.scratch()).empty());
 }
 
@@ -144,14 +117,14 @@ TEST(Issue29, I3_ALegalOutNameNearTheLimitIsPublished) {
   const std::string name = std::string(250, 'r') + ".json";  // 255 bytes: NAME_MAX
   ProgramRun r = run_iolab(small_run(p, {"--out", (p / name).string()}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(nlohmann::json::parse(read_all(p / name))["results"].size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse(read_file(p / name))["results"].size(), 1u);
   EXPECT_TRUE(fs::exists(p / (std::string(250, 'r') + ".html")));
   for (const auto& n : names_in(p.path())) EXPECT_NE(n.front(), '.') << "left behind: " << n;
 }
 
 TEST(Issue29, I3_AFullOutputFilesystemKeepsTheResultsInTheScratchParent) {
   Place p;
-  iolab::io::testing::TmpfsMount small(p.path(), "size=64k");
+  iolab::testing::TmpfsMount small(p.path(), "size=64k");
   if (!small.mounted()) GTEST_SKIP() << small.why_not();
   // One page free: the writable-output probe passes, the results JSON does not fit.
   write_file(small.dir() / "filler", std::string(60 * 1024, 'x'));
@@ -169,7 +142,7 @@ TEST(Issue29, I3_AFullOutputFilesystemKeepsTheResultsInTheScratchParent) {
     if (fs::path(n).extension() == ".json") kept.push_back(p.scratch() / n);
   ASSERT_EQ(kept.size(), 1u) << r.err;
   EXPECT_NE(r.err.find(kept[0].string()), std::string::npos) << r.err;
-  EXPECT_EQ(nlohmann::json::parse(read_all(kept[0]))["results"].size(), 3u);
+  EXPECT_EQ(nlohmann::json::parse(read_file(kept[0]))["results"].size(), 3u);
   EXPECT_TRUE(fs::exists(fs::path(kept[0]).replace_extension(".html")));
 }
 
@@ -177,14 +150,14 @@ TEST(Issue29, I3_AReportTooLargeToWriteKeepsTheJsonAndFails) {
   Place p;
   // The scratch file (64 KiB), the JSON and the CSV fit under the file-size
   // limit; the HTML report (its chart bundles alone are ~1 MiB) does not.
-  iolab::test::StartOptions limited;
+  iolab::testing::StartOptions limited;
   limited.file_size_limit = 512 << 10;
   const fs::path out = p / "r.json";
   ProgramRun r = run_iolab(small_run(p, {"--out", out.string()}), limited);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("write " + (p / "r.html").string() + ": File too large"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("the results are in " + out.string()), std::string::npos) << r.err;
-  EXPECT_EQ(nlohmann::json::parse(read_all(out))["results"].size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse(read_file(out))["results"].size(), 1u);
   EXPECT_FALSE(fs::exists(p / "r.html"));
 }
 
@@ -214,7 +187,7 @@ TEST(Issue29, I4_AFullOrClosedStdoutIsAnErrorNotASilentSuccess) {
   Place p;
   const fs::path a = results_file(p, "a.json");
   const fs::path decided = p / "decision.json";
-  iolab::test::write_decision_file(decided);
+  iolab::testing::write_decision_file(decided);
   const int full = ::open("/dev/full", O_WRONLY);
   ASSERT_GE(full, 0);
   for (const auto& args : std::vector<std::vector<std::string>>{
@@ -223,7 +196,7 @@ TEST(Issue29, I4_AFullOrClosedStdoutIsAnErrorNotASilentSuccess) {
     ProgramRun r = run_iolab(args, stdout_to(full));
     EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
     EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << args[0] << ": " << r.err;
-    iolab::test::StartOptions closed;
+    iolab::testing::StartOptions closed;
     closed.close_stdout = true;
     ProgramRun c = run_iolab(args, closed);
     EXPECT_EQ(c.exit_code, 1) << args[0] << ": " << c.err;
@@ -236,7 +209,7 @@ TEST(Issue29, I4_AFullOrClosedStdoutIsAnErrorNotASilentSuccess) {
 
 TEST(Issue29, I5_DeeplyNestedResultsAndJobFilesAreOneLineNotACrash) {
   Place p;
-  nlohmann::json j = nlohmann::json::parse(read_all(results_file(p, "a.json")));
+  nlohmann::json j = nlohmann::json::parse(read_file(results_file(p, "a.json")));
   std::string text = j.dump();
   const std::string deep = std::string(150000, '[') + std::string(150000, ']');
   text.replace(text.find("\"extra\":{"), 9, "\"extra\":{\"deep\":" + deep + ",");
@@ -283,10 +256,10 @@ TEST(Issue29, I6_EndlessOrHugeInputsAreRefusedBeforeReading) {
 
 TEST(Issue29, I13_AFileSizeLimitIsAnErrorNotASilentSignal) {
   Place p;
-  iolab::test::StartOptions limited;
+  iolab::testing::StartOptions limited;
   limited.file_size_limit = 16 << 10;  // below the 64 KiB scratch file
   limited.sigxfsz_default = true;      // as `ulimit -f 16` in a shell leaves it
-  ProgramRun r = iolab::test::start_iolab(small_run(p, {"--out", (p / "r.json").string()}), limited)->finish();
+  ProgramRun r = iolab::testing::start_iolab(small_run(p, {"--out", (p / "r.json").string()}), limited)->finish();
   EXPECT_EQ(r.signal, 0) << "killed by signal " << r.signal;
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.err_lines(), 1u) << r.err;
@@ -351,11 +324,11 @@ TEST(Issue29, I12_ASignalDuringFiosPhaseStopsFioAndRemovesItsFiles) {
                        mark.string() + "\n"
                    "while :; do : >> \"$f\"; sleep 0.01; done\n");
   fs::permissions(fake, fs::perms::owner_all);
-  auto run = iolab::test::start_iolab({"crosscheck", "--fio-program", fake.string(), "--method", "pread", "--bs", "4k",
+  auto run = iolab::testing::start_iolab({"crosscheck", "--fio-program", fake.string(), "--method", "pread", "--bs", "4k",
                                        "--size", "64k", "--rounds", "1", "--reps", "1", "--warmup", "0", "--min-time",
                                        "0", "--dir", p.scratch().string()});
-  ASSERT_TRUE(iolab::test::wait_until([&] { return fs::exists(mark); })) << "fio never started";
-  const pid_t fio = std::stoi(read_all(mark));
+  ASSERT_TRUE(iolab::testing::wait_until([&] { return fs::exists(mark); })) << "fio never started";
+  const pid_t fio = std::stoi(read_file(mark));
   run->send(SIGTERM);
   ProgramRun r = run->finish();
   EXPECT_EQ(r.signal, SIGTERM) << "exit " << r.exit_code << ": " << r.err;
@@ -367,7 +340,7 @@ TEST(Issue29, I12_ASignalDuringFiosPhaseStopsFioAndRemovesItsFiles) {
     auto close = text.rfind(')');
     return close == std::string::npos || close + 2 >= text.size() ? 'X' : text[close + 2];
   };
-  const bool ended = iolab::test::wait_until([&] { return state() == 'X' || state() == 'Z'; }, std::chrono::seconds(10));
+  const bool ended = iolab::testing::wait_until([&] { return state() == 'X' || state() == 'Z'; }, std::chrono::seconds(10));
   if (!ended) ::kill(fio, SIGKILL);  // leave nothing running
   EXPECT_TRUE(ended) << "fio (pid " << fio << ") still runs after iolab ended";
   EXPECT_TRUE(names_in(p.scratch()).empty()) << "scratch left behind: " << (names_in(p.scratch()).empty() ? "" : names_in(p.scratch()).front());
@@ -384,15 +357,15 @@ TEST(Issue29, I6_UnderAnAddressSpaceLimitReportCompareAndRecommendSayOneLine) {
   Place p;
   const fs::path a = results_file(p, "a.json");
   const fs::path decided = p / "decision.json";
-  iolab::test::write_decision_file(decided);
+  iolab::testing::write_decision_file(decided);
   // Limits from "cannot start the signal thread" to "cannot parse": each a line and exit 1, never an abort.
   for (std::uint64_t mib : {13u, 14u, 16u, 20u, 24u}) {
-    iolab::test::StartOptions limited;
+    iolab::testing::StartOptions limited;
     limited.address_space_limit = mib << 20;
     for (const std::vector<std::string>& args :
          {std::vector<std::string>{"compare", a.string(), a.string()}, {"report", a.string(), "-o", (p / "x.html").string()},
           {"recommend", decided.string()}}) {
-      ProgramRun r = iolab::test::start_iolab(args, limited)->finish();
+      ProgramRun r = iolab::testing::start_iolab(args, limited)->finish();
       SCOPED_TRACE(args[0] + " under " + std::to_string(mib) + " MiB");
       EXPECT_EQ(r.signal, 0) << r.err;
       if (r.exit_code == 127) continue;  // the loader could not map a library: before iolab runs
@@ -440,7 +413,7 @@ TEST(Issue29, I15_BidiAndSeparatorCharactersInErrorsAreEscaped) {
 TEST(Issue29, I15_NegativeCpuSecondsAreRefusedOnLoad) {
   Place p;
   const fs::path a = results_file(p, "a.json");
-  nlohmann::json j = nlohmann::json::parse(read_all(a));
+  nlohmann::json j = nlohmann::json::parse(read_file(a));
   j["results"][0]["cpu"]["sys_s"] = -2.4e298;
   write_file(p / "bad.json", j.dump());
   for (const char* command : {"report", "recommend"}) {
@@ -457,7 +430,7 @@ TEST(Issue29, I15_NegativeCpuSecondsAreRefusedOnLoad) {
 TEST(Issue29, I15_SamplesOf1e308HaveNoFactorAndSaySoEitherWayRound) {
   Place p;
   const fs::path a = results_file(p, "a.json");
-  nlohmann::json j = nlohmann::json::parse(read_all(a));
+  nlohmann::json j = nlohmann::json::parse(read_file(a));
   for (auto& s : j["results"][0]["samples_s"]) s = 1e308;
   write_file(p / "slow.json", j.dump());
   for (const auto& [first, second] : {std::pair{a, p / "slow.json"}, std::pair{p / "slow.json", a}}) {
@@ -479,10 +452,10 @@ TEST(Issue29, I15_SamplesOf1e308HaveNoFactorAndSaySoEitherWayRound) {
 TEST(Issue29, I15_DuplicateRecordsInOneFileAreCountedOnceByCompare) {
   Place p;
   const fs::path a = results_file(p, "a.json");
-  nlohmann::json j = nlohmann::json::parse(read_all(a));
+  nlohmann::json j = nlohmann::json::parse(read_file(a));
   j["results"].push_back(j["results"][0]);
   write_file(p / "twice.json", j.dump());
-  write_file(p / "b.json", read_all(a));
+  write_file(p / "b.json", read_file(a));
   ProgramRun once = run_iolab({"compare", a.string(), (p / "b.json").string()});
   ProgramRun twice = run_iolab({"compare", a.string(), (p / "twice.json").string()});
   ASSERT_EQ(once.exit_code, 0) << once.err;
@@ -509,7 +482,7 @@ TEST(Issue26, ReportToAMarkdownFileUsesTheMarkdownExporter) {
   const fs::path a = results_file(p, "a.json");
   ProgramRun r = run_iolab({"report", a.string(), "-o", (p / "summary.md").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string md = read_all(p / "summary.md");
+  const std::string md = read_file(p / "summary.md");
   EXPECT_TRUE(md.starts_with("<!-- iolab results (Markdown) -->\n# iolab results (a.json)")) << md;
   EXPECT_NE(md.find("| custom | "), std::string::npos) << md;
   EXPECT_NE(md.find(" | pread | read | 4 KiB | 64 KiB | warm | "), std::string::npos) << md;

@@ -22,41 +22,15 @@
 namespace {
 
 namespace fs = std::filesystem;
-using iolab::test::ProgramRun;
-using iolab::test::read_all;
-using iolab::test::run_iolab;
-using iolab::test::start_iolab;
-using iolab::test::wait_until;
+using iolab::testing::ProgramRun;
+using iolab::testing::read_file;
+using iolab::testing::write_file;
+using iolab::testing::run_iolab;
+using iolab::testing::start_iolab;
+using iolab::testing::wait_until;
 
-// A directory of the test's own where iolab is told to work: the parent of
-// its scratch directory (--dir) and its results; removed with all it holds.
-class Workspace {
- public:
-  Workspace() {
-    std::string tmpl = "/tmp/iolab-robust-XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp: " << std::strerror(errno);
-    path_ = tmpl;
-    fs::create_directory(scratch());
-  }
-  ~Workspace() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  fs::path scratch() const { return path_ / "scratch"; }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-  // What iolab left in the scratch parent: nothing, once it has ended.
-  std::vector<std::string> leftovers() const { return names_in(scratch()); }
-  static std::vector<std::string> names_in(const fs::path& dir) {
-    std::vector<std::string> names;
-    std::error_code ec;
-    for (const auto& e : fs::recursive_directory_iterator(dir, ec)) names.push_back(e.path().lexically_relative(dir).string());
-    return names;
-  }
-
- private:
-  fs::path path_;
-};
+using iolab::testing::names_in;
+using iolab::testing::Workspace;
 
 // The smallest useful run: one experiment, one short repetition.
 std::vector<std::string> tiny_run(const Workspace& w, std::vector<std::string> more = {}) {
@@ -67,7 +41,7 @@ std::vector<std::string> tiny_run(const Workspace& w, std::vector<std::string> m
   return args;
 }
 
-nlohmann::json json_of(const fs::path& p) { return nlohmann::json::parse(read_all(p)); }
+nlohmann::json json_of(const fs::path& p) { return nlohmann::json::parse(read_file(p)); }
 
 std::string joined(const std::vector<std::string>& args) {
   std::string s;
@@ -75,10 +49,8 @@ std::string joined(const std::vector<std::string>& args) {
   return s;
 }
 
-void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
-
-iolab::test::StartOptions in_directory(const fs::path& cwd) {
-  iolab::test::StartOptions o;
+iolab::testing::StartOptions in_directory(const fs::path& cwd) {
+  iolab::testing::StartOptions o;
   o.cwd = cwd;
   return o;
 }
@@ -88,7 +60,7 @@ iolab::test::StartOptions in_directory(const fs::path& cwd) {
 TEST(Issue14, R1_RunsStartedTogetherEachKeepTheirOwnResultsFiles) {
   Workspace w;
   // Four at once (within a second: the old 1-second names gave at most two files).
-  std::vector<std::unique_ptr<iolab::test::RunningProgram>> runs;
+  std::vector<std::unique_ptr<iolab::testing::RunningProgram>> runs;
   for (int i = 0; i < 4; ++i) runs.push_back(start_iolab(tiny_run(w), in_directory(w.path())));
   for (auto& r : runs) {
     ProgramRun o = r->finish();
@@ -97,7 +69,7 @@ TEST(Issue14, R1_RunsStartedTogetherEachKeepTheirOwnResultsFiles) {
   // And one more right after: back to back, nothing is overwritten.
   EXPECT_EQ(run_iolab(tiny_run(w), in_directory(w.path())).exit_code, 0);
   int json = 0, csv = 0, html = 0;
-  for (const auto& name : Workspace::names_in(w / "results")) {
+  for (const auto& name : names_in(w / "results")) {
     EXPECT_NE(name.front(), '.') << "a temporary file was left: " << name;
     fs::path p = w / "results" / name;
     if (p.extension() == ".json") {
@@ -128,7 +100,7 @@ TEST(Issue14, R2_OutMustNameAJsonFile) {
     EXPECT_NE(o.err.find("--out"), std::string::npos) << o.err;
     EXPECT_TRUE(o.out.empty()) << o.out;
   }
-  EXPECT_EQ(Workspace::names_in(w.path()), std::vector<std::string>{"scratch"}) << "nothing written";
+  EXPECT_EQ(names_in(w.path()), std::vector<std::string>{"scratch"}) << "nothing written";
 }
 
 TEST(Issue14, R2_ResultsNeverReplaceTheJobFile) {
@@ -141,7 +113,7 @@ TEST(Issue14, R2_ResultsNeverReplaceTheJobFile) {
     EXPECT_EQ(o.exit_code, 2) << o.err;
     EXPECT_NE(o.err.find("job file"), std::string::npos) << o.err;
   }
-  EXPECT_EQ(read_all(job), text);
+  EXPECT_EQ(read_file(job), text);
 }
 
 TEST(Issue14, R2_OutReplacesOnlyFilesIolabWrote) {
@@ -158,7 +130,7 @@ TEST(Issue14, R2_OutReplacesOnlyFilesIolabWrote) {
   ProgramRun o = run_iolab(tiny_run(w, {"--out", (w / "mine.json").string()}));
   EXPECT_EQ(o.exit_code, 2) << o.err;
   EXPECT_NE(o.err.find("mine.csv"), std::string::npos) << o.err;
-  EXPECT_EQ(read_all(w / "mine.csv"), "my,own,data\n");
+  EXPECT_EQ(read_file(w / "mine.csv"), "my,own,data\n");
   EXPECT_FALSE(fs::exists(w / "mine.json"));
 
   // A link at the name, to a file of the user's: refused, the target untouched.
@@ -166,7 +138,7 @@ TEST(Issue14, R2_OutReplacesOnlyFilesIolabWrote) {
   fs::create_symlink(w / "precious", w / "link.json");
   o = run_iolab(tiny_run(w, {"--out", (w / "link.json").string()}));
   EXPECT_EQ(o.exit_code, 2) << o.err;
-  EXPECT_EQ(read_all(w / "precious"), "do not touch\n");
+  EXPECT_EQ(read_file(w / "precious"), "do not touch\n");
 }
 
 // ---- R3: a failure later in the run keeps what was measured -----------------
@@ -176,7 +148,7 @@ TEST(Issue14, R3_AFailingLaterExperimentKeepsTheResultsSoFar) {
   const fs::path out = w / "r.json";
   // Files of 1 MiB, then 16 MiB under a 4 MiB file-size limit: the second
   // experiment fails writing its file (EFBIG), as a full disk would (ENOSPC).
-  iolab::test::StartOptions limited;
+  iolab::testing::StartOptions limited;
   limited.file_size_limit = 4 << 20;
   ProgramRun o = run_iolab({"run", "--method", "pread", "--ops", "16", "--bs", "64k,1m", "--reps", "1", "--warmup", "0",
                             "--min-time", "0", "--no-latency", "--dir", w.scratch().string(), "--out", out.string()},
@@ -193,7 +165,7 @@ TEST(Issue14, R3_AFailingLaterExperimentKeepsTheResultsSoFar) {
   EXPECT_TRUE(j["results"][0]["verified"].get<bool>());
   ASSERT_TRUE(j["incomplete"].is_string());
   EXPECT_NE(j["incomplete"].get<std::string>().find("File too large"), std::string::npos) << j["incomplete"];
-  const std::string csv = read_all(w / "r.csv");
+  const std::string csv = read_file(w / "r.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 2) << csv;
   EXPECT_TRUE(fs::exists(w / "r.html"));
   EXPECT_TRUE(w.leftovers().empty());
@@ -201,7 +173,7 @@ TEST(Issue14, R3_AFailingLaterExperimentKeepsTheResultsSoFar) {
 
 TEST(Issue14, R3_TheIssuesFullTmpfsRunIsRefusedBeforeAnyWork) {
   Workspace w;
-  iolab::io::testing::TmpfsMount small(w.path(), "size=4m");
+  iolab::testing::TmpfsMount small(w.path(), "size=4m");
   if (!small.mounted()) GTEST_SKIP() << small.why_not();
   // The issue's command: a 2.5 MiB file, then a 5 MiB one, on 4 MiB.
   ProgramRun o = run_iolab({"run", "--method", "pread", "--ops", "40", "--bs", "64k,128k", "--reps", "2", "--dir",
@@ -210,7 +182,7 @@ TEST(Issue14, R3_TheIssuesFullTmpfsRunIsRefusedBeforeAnyWork) {
   EXPECT_EQ(o.err_lines(), 1u) << o.err;
   EXPECT_NE(o.err.find("free in"), std::string::npos) << o.err;
   EXPECT_TRUE(o.out.empty()) << o.out;
-  EXPECT_TRUE(Workspace::names_in(small.dir()).empty());
+  EXPECT_TRUE(names_in(small.dir()).empty());
 }
 
 // ---- R4: the output location is proven writable before any experiment ----------
@@ -233,9 +205,9 @@ TEST(Issue14, R4_AnUnwritableOutputFailsBeforeTheFirstExperiment) {
 
 TEST(Issue14, R4_AReadOnlyOrFullOutputFilesystemFailsBeforeTheFirstExperiment) {
   Workspace w;
-  iolab::io::testing::TmpfsMount ro(w.path(), "size=64k");
+  iolab::testing::TmpfsMount ro(w.path(), "size=64k");
   if (!ro.mounted()) GTEST_SKIP() << ro.why_not();
-  iolab::io::testing::TmpfsMount full(w.path(), "size=64k");
+  iolab::testing::TmpfsMount full(w.path(), "size=64k");
   ASSERT_TRUE(full.mounted()) << full.why_not();
   std::string why = ro.remount_read_only();
   if (!why.empty()) GTEST_SKIP() << why;
@@ -247,7 +219,7 @@ TEST(Issue14, R4_AReadOnlyOrFullOutputFilesystemFailsBeforeTheFirstExperiment) {
     EXPECT_NE(o.err.find(cause), std::string::npos) << o.err;
     EXPECT_TRUE(o.out.empty()) << o.out;
   }
-  EXPECT_EQ(Workspace::names_in(full.dir()), std::vector<std::string>{"filler"});
+  EXPECT_EQ(names_in(full.dir()), std::vector<std::string>{"filler"});
   EXPECT_TRUE(w.leftovers().empty());
 }
 
@@ -278,7 +250,7 @@ TEST_P(Issue14Signals, R5_ASignalRemovesScratchAndKeepsTheResultsSoFar) {
   EXPECT_EQ(j["incomplete"], why);
   EXPECT_TRUE(fs::exists(w / "r.csv"));
   EXPECT_TRUE(fs::exists(w / "r.html"));
-  for (const auto& name : Workspace::names_in(w.path())) EXPECT_NE(name.front(), '.') << name;
+  for (const auto& name : names_in(w.path())) EXPECT_NE(name.front(), '.') << name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Issue14, Issue14Signals, ::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGALRM),
@@ -310,7 +282,7 @@ TEST(Issue14, R5_OutputIntoAClosedPipeEndsBySigpipeAndRemovesScratch) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   ::close(fds[0]);  // `iolab run | head -1` once head has gone
-  iolab::test::StartOptions into_pipe;
+  iolab::testing::StartOptions into_pipe;
   into_pipe.stdout_fd = fds[1];
   auto run = start_iolab(tiny_run(w, {"--out", (w / "r.json").string()}), into_pipe);
   ::close(fds[1]);
@@ -339,7 +311,7 @@ TEST(Issue14, R6_DefaultColdEvictionLeavesOtherFilesCached) {
   Workspace w;
   const fs::path bystander = w / "bystander";
   write_file(bystander, std::string(1 << 20, 'b'));
-  (void)read_all(bystander);
+  (void)read_file(bystander);
   ASSERT_TRUE(fully_resident(bystander));
   const fs::path out = w / "r.json";
   ProgramRun o = run_iolab({"run", "--method", "pread", "--cache", "cold", "--size", "256k", "--bs", "64k", "--reps",
@@ -487,7 +459,7 @@ TEST(Issue14, R12_AShortLastCallIsShownOnTheConsole) {
 
 TEST(Issue14, R12_AFullDiskInTheStoreSuiteSaysNoSpace) {
   Workspace w;
-  iolab::io::testing::TmpfsMount small(w.path(), "size=6m");
+  iolab::testing::TmpfsMount small(w.path(), "size=6m");
   if (!small.mounted()) GTEST_SKIP() << small.why_not();
   ProgramRun o = run_iolab({"run", "store", "--scale", "tiny", "--records", "40000", "--reps", "1", "--warmup", "0",
                             "--min-time", "0", "--no-latency", "--dir", small.dir().string(), "--out",
@@ -496,7 +468,7 @@ TEST(Issue14, R12_AFullDiskInTheStoreSuiteSaysNoSpace) {
   EXPECT_EQ(o.err_lines(), 1u) << o.err;
   EXPECT_NE(o.err.find("No space left on device"), std::string::npos) << o.err;
   EXPECT_EQ(o.err.find("filesystem error"), std::string::npos) << o.err;
-  EXPECT_TRUE(Workspace::names_in(small.dir()).empty()) << joined(Workspace::names_in(small.dir()));
+  EXPECT_TRUE(names_in(small.dir()).empty()) << joined(names_in(small.dir()));
 }
 
 // ---- R13: strings from outside reach the terminal without control characters --------

@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -25,9 +26,38 @@
 #include <thread>
 #include <vector>
 
-#include "iolab/io/scratch.h"
+#include "iolab/testing/files.h"
+#include "iolab/testing/test_dir.h"
 
-namespace iolab::test {
+namespace iolab::testing {
+
+// A directory of the test's own where iolab is told to work: scratch() is
+// the parent of its scratch directory (--dir), the rest its results;
+// removed with all it holds.
+class Workspace {
+ public:
+  Workspace() { std::filesystem::create_directory(scratch()); }
+  const std::filesystem::path& path() const { return dir_.path(); }
+  std::filesystem::path scratch() const { return dir_ / "scratch"; }
+  std::filesystem::path operator/(const std::string& name) const { return dir_ / name; }
+  // What iolab left in the scratch parent: nothing, once it has ended.
+  std::vector<std::string> leftovers() const;
+
+ private:
+  TestDir dir_{"/tmp"};
+};
+
+// Everything under `dir`, as paths relative to it, sorted; empty when `dir` is missing.
+inline std::vector<std::string> names_in(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
+    names.push_back(e.path().lexically_relative(dir).string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+inline std::vector<std::string> Workspace::leftovers() const { return names_in(scratch()); }
 
 struct ProgramRun {
   int exit_code = -1;  // -1 when it died of a signal
@@ -40,13 +70,6 @@ struct ProgramRun {
     return n + (!err.empty() && err.back() != '\n');
   }
 };
-
-inline std::string read_all(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct StartOptions {
   std::filesystem::path cwd;          // empty: the test's own
@@ -61,8 +84,10 @@ struct StartOptions {
 class RunningProgram {
  public:
   RunningProgram(const std::vector<std::string>& args, const StartOptions& options) {
-    out_ = scratch_.create_file("stdout");
-    err_ = scratch_.create_file("stderr");
+    out_ = scratch_ / "stdout";
+    err_ = scratch_ / "stderr";
+    write_file(out_, "");
+    write_file(err_, "");
     std::string binary = IOLAB_BINARY_DIR "/iolab";
     std::vector<std::string> copies{binary};
     copies.insert(copies.end(), args.begin(), args.end());
@@ -107,7 +132,7 @@ class RunningProgram {
 
   pid_t pid() const { return pid_; }
   // What it has printed on stdout so far.
-  std::string out_so_far() const { return read_all(out_); }
+  std::string out_so_far() const { return read_file(out_); }
   void send(int sig) const { ::kill(pid_, sig); }
 
   ProgramRun finish() {
@@ -118,13 +143,13 @@ class RunningProgram {
     finished_ = true;
     if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-    r.out = read_all(out_);
-    r.err = read_all(err_);
+    r.out = read_file(out_);
+    r.err = read_file(err_);
     return r;
   }
 
  private:
-  io::ScratchDir scratch_{"/tmp"};
+  TestDir scratch_{"/tmp"};
   std::filesystem::path out_, err_;
   pid_t pid_ = -1;
   bool finished_ = false;
@@ -167,4 +192,4 @@ inline bool wait_until(const std::function<bool()>& ready, std::chrono::seconds 
   return true;
 }
 
-}  // namespace iolab::test
+}  // namespace iolab::testing

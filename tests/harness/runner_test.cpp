@@ -466,7 +466,7 @@ class Corrupting final : public io::Method {
 TEST(Requests, ATimedReadPassCountsShortCallsAlikeSequentialOrNot) {
   io::ScratchDir scratch;
   constexpr std::uint64_t kBlock = 4096;
-  auto path = io::testing::write_pattern_file(scratch, "short", 5 * kBlock + kBlock / 2, 3);
+  auto path = testing::write_pattern_file(scratch, "short", 5 * kBlock + kBlock / 2, 3);
   struct Anything final : Content {
     bool matches(std::uint64_t, std::span<const std::byte>) const override { return true; }
   } content;
@@ -504,7 +504,7 @@ TEST(Requests, ARandomPlanOfTwoRoundsReadsEveryBlockTwiceAndAStopFlagEndsIt) {
       << "rounds are for random plans";
 
   io::ScratchDir scratch;
-  auto path = io::testing::write_pattern_file(scratch, "rounds", kBlocks * kBlock, 3);
+  auto path = testing::write_pattern_file(scratch, "rounds", kBlocks * kBlock, 3);
   PatternContent content(3);
   for (const char* method : {"pread", "io_uring"}) {
     SCOPED_TRACE(method);
@@ -729,10 +729,10 @@ TEST(WriteSourceCheck, FullFindsAnyByteTailTheLastBlock) {
   }
   EXPECT_FALSE(source.mismatch(path, 0, length, DataCheck::Full));
   EXPECT_FALSE(source.mismatch(path, 0, length, DataCheck::Tail));
-  io::testing::overwrite_byte(path, 3 * block + 17);
+  testing::overwrite_byte(path, 3 * block + 17);
   EXPECT_EQ(source.mismatch(path, 0, length, DataCheck::Full), 3 * block + 17);
   EXPECT_FALSE(source.mismatch(path, 0, length, DataCheck::Tail)) << "the tail check reads the last block only";
-  io::testing::overwrite_byte(path, length - 1);
+  testing::overwrite_byte(path, length - 1);
   EXPECT_EQ(source.mismatch(path, 0, length, DataCheck::Tail), length - 1);
   EXPECT_EQ(check_start(DataCheck::Tail, 100, 4096), 0u);  // a file shorter than the tail is read whole
 }

@@ -22,7 +22,7 @@ namespace iolab::io {
 namespace {
 
 using testing::expect_error;
-using testing::read_whole_file;
+using testing::read_bytes;
 
 
 // ---- mmap -----------------------------------------------------------------
@@ -194,7 +194,7 @@ TEST(Direct, BounceReadModifyWriteAndExactSize) {
   ScratchDir scratch;
   constexpr std::uint64_t kOld = 3 * 4096 + 100;
   auto p = testing::write_pattern_file(scratch, "ref", kOld, 30);
-  std::vector<std::byte> expected = read_whole_file(p);
+  std::vector<std::byte> expected = read_bytes(p);
   FileOptions o;
   o.unaligned = UnalignedPolicy::Bounce;
   auto f = find_file_method("direct").open(p, Access::ReadWrite, o);
@@ -215,7 +215,7 @@ TEST(Direct, BounceReadModifyWriteAndExactSize) {
   back.resize(expected.size());
   EXPECT_TRUE(back == expected) << "same-File read after bounced writes";
   f->close();
-  auto disk = read_whole_file(p);
+  auto disk = read_bytes(p);
   ASSERT_EQ(disk.size(), expected.size()) << "close() trims the padding of the last block";
   EXPECT_TRUE(disk == expected);
   // Reopened, unaligned reads through the bounce buffer, including at the unaligned end.
@@ -299,7 +299,7 @@ TEST(IoUring, BatchLargerThanQueueDepth) {
     EXPECT_EQ(f->counters().bytes_read, 8 * 4096u);
     EXPECT_EQ(f->counters().bytes_written, 8 * 4096u);
     f->close();
-    auto disk = read_whole_file(p);
+    auto disk = read_bytes(p);
     ASSERT_EQ(disk.size(), 64 * 1024u);
     for (int i = 0; i < 16; ++i)
       EXPECT_TRUE(matches_pattern(i % 2 == 0 ? 61 : 60, i * 4096u, std::span(disk).subspan(i * 4096u, 4096)))
@@ -667,7 +667,7 @@ TEST(Libaio, AForkedChildDoesNotTakeItsParentsParkedContext) {
   auto p = testing::write_pattern_file(scratch, "ref", 16 * 4096, 90);  // ReadBlocks checks seed 90
   FileOptions o;
   o.queue_depth = 3;  // a depth no other test parks
-  auto read_all = [&] {
+  auto read_file = [&] {
     auto f = find_file_method("libaio").open(p, Access::Read, o);
     Buffer buf(3 * 4096, BufferKind::Aligned);
     ReadBlocks src(buf, 16);
@@ -675,13 +675,13 @@ TEST(Libaio, AForkedChildDoesNotTakeItsParentsParkedContext) {
     f->close();
     return src.completed == 16 && src.all_whole;
   };
-  ASSERT_TRUE(read_all());  // parks a context of depth 3
+  ASSERT_TRUE(read_file());  // parks a context of depth 3
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
     bool ok = false;
     try {
-      ok = read_all();
+      ok = read_file();
     } catch (...) {
     }
     ::_exit(ok ? 0 : 1);
@@ -689,7 +689,7 @@ TEST(Libaio, AForkedChildDoesNotTakeItsParentsParkedContext) {
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child could not read through libaio";
-  EXPECT_TRUE(read_all()) << "the parent's parked context is still its own";
+  EXPECT_TRUE(read_file()) << "the parent's parked context is still its own";
 }
 
 // ---- registry -----------------------------------------------------------------
