@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "io/queue_pump.h"
+#include "internal/io/queue_pump.h"
 #include "io_test_support.h"
 #include "iolab/base/error.h"
 

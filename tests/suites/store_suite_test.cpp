@@ -21,7 +21,7 @@
 #include "iolab/io/scratch.h"
 #include "iolab/suites/kv_store.h"
 #include "iolab/suites/suite.h"
-#include "suites/store_workload.h"
+#include "internal/suites/store_workload.h"
 #include "iolab/testing/files.h"
 
 namespace iolab::suites {
