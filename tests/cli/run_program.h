@@ -26,6 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "iolab/testing/files.h"
 #include "iolab/testing/test_dir.h"
 
@@ -190,6 +192,44 @@ inline bool wait_until(const std::function<bool()>& ready, std::chrono::seconds 
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return true;
+}
+
+// The smallest useful run: one experiment, one short repetition, in w's scratch.
+inline std::vector<std::string> small_run(const Workspace& w, std::vector<std::string> more = {}) {
+  std::vector<std::string> args{"run",      "--method",     "pread", "--size",     "64k", "--bs",  "4k",
+                                "--reps",   "1",            "--warmup", "0",       "--min-time", "0", "--no-latency",
+                                "--dir",    w.scratch().string()};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+// A results file of one record (a real run's), `name` in w.
+inline std::filesystem::path results_file(const Workspace& w, const std::string& name) {
+  const std::filesystem::path out = w / name;
+  ProgramRun r = run_iolab(small_run(w, {"--out", out.string()}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return out;
+}
+
+inline nlohmann::json json_of(const std::filesystem::path& p) { return nlohmann::json::parse(read_file(p)); }
+
+// A command line as one string, for failure messages.
+inline std::string joined(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += a + " ";
+  return s;
+}
+
+inline StartOptions in_directory(const std::filesystem::path& cwd) {
+  StartOptions o;
+  o.cwd = cwd;
+  return o;
+}
+
+inline StartOptions stdout_to(int fd) {
+  StartOptions o;
+  o.stdout_fd = fd;
+  return o;
 }
 
 }  // namespace iolab::testing
