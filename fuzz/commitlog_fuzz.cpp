@@ -12,9 +12,9 @@
 #include <span>
 #include <vector>
 
-#include "../src/commitlog/designs.h"
-#include "../src/commitlog/files.h"
-#include "../src/commitlog/segment_reader.h"
+#include "internal/commitlog/designs.h"
+#include "internal/commitlog/files.h"
+#include "internal/commitlog/segment_reader.h"
 #include "fuzz_check.h"
 #include "iolab/commitlog/commit_log.h"
 #include "iolab/commitlog/format.h"

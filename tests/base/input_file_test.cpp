@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "iolab/base/error.h"
+#include "iolab/testing/test_dir.h"
 
 namespace iolab {
 namespace {
@@ -28,16 +29,14 @@ TEST(InputFile, TomlShapeCountsNestingAndDottedParts) {
 }
 
 TEST(InputFile, RefusesWhatIsNotARegularFileOrTooLarge) {
-  char dir[] = "/tmp/iolab-input-XXXXXX";
-  ASSERT_NE(::mkdtemp(dir), nullptr);
-  const std::filesystem::path file = std::filesystem::path(dir) / "job.toml";
+  testing::TestDir place{"/tmp"};
+  const std::filesystem::path dir = place.path(), file = dir / "job.toml";
   std::ofstream(file) << "method = \"pread\"\n";
   EXPECT_EQ(read_input_file(file, "job file", 100), "method = \"pread\"\n");
   EXPECT_THROW(read_input_file(file, "job file", 4), UsageError);
   EXPECT_THROW(read_input_file("/dev/zero", "job file", 100), UsageError);
   EXPECT_THROW(read_input_file(dir, "job file", 100), UsageError);
-  EXPECT_THROW(read_input_file(std::filesystem::path(dir) / "missing", "job file", 100), UsageError);
-  std::filesystem::remove_all(dir);
+  EXPECT_THROW(read_input_file(dir / "missing", "job file", 100), UsageError);
 }
 
 }  // namespace

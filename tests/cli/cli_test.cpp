@@ -22,8 +22,8 @@
 
 namespace {
 
-using Outcome = iolab::test::ProgramRun;
-using iolab::test::run_iolab;
+using Outcome = iolab::testing::ProgramRun;
+using iolab::testing::run_iolab;
 
 TEST(Cli, HelpListsTheCommands) {
   Outcome o = run_iolab({"--help"});

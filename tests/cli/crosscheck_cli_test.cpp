@@ -9,7 +9,7 @@
 
 #include "run_program.h"
 
-namespace iolab::test {
+namespace iolab::testing {
 namespace {
 
 // Sets an environment variable for the scope (the child inherits it).
@@ -93,4 +93,4 @@ TEST(CrosscheckCli, ATinyRunComparesTheSameWorkIfFioIsInstalled) {
 }
 
 }  // namespace
-}  // namespace iolab::test
+}  // namespace iolab::testing

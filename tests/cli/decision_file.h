@@ -11,7 +11,7 @@
 #include "decision/synthetic_decision.h"
 #include "iolab/results/record.h"
 
-namespace iolab::test {
+namespace iolab::testing {
 
 inline void write_decision_file(const std::filesystem::path& path, const std::string& mmap_label = "mmap") {
   using decision::Column;
@@ -34,4 +34,4 @@ inline void write_decision_file(const std::filesystem::path& path, const std::st
   std::ofstream(path) << harness::to_json(rs).dump();
 }
 
-}  // namespace iolab::test
+}  // namespace iolab::testing

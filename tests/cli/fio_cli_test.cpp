@@ -10,27 +10,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "iolab/io/scratch.h"
 #include "run_program.h"
 
-namespace iolab::test {
+namespace iolab::testing {
 namespace {
 
 // A directory for the job file and the results (files the test asked for); removed with them.
 struct Workdir {
-  io::ScratchDir scratch{"/tmp"};
-  std::vector<std::filesystem::path> written;
-  std::filesystem::path file(const std::string& name) {
-    written.push_back(scratch.path() / name);
-    return written.back();
-  }
-  std::filesystem::path job(const std::string& text) {
+  TestDir dir{"/tmp"};
+  std::filesystem::path file(const std::string& name) const { return dir / name; }
+  std::filesystem::path job(const std::string& text) const {
     auto p = file("job.fio");
-    std::ofstream(p) << text;
+    write_file(p, text);
     return p;
-  }
-  ~Workdir() {
-    for (const auto& f : written) ::unlink(f.c_str());
   }
 };
 
@@ -61,7 +53,7 @@ TEST(FioCli, RunsTheJobsAsMappedAndRecordsTheMapping) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("fio job [reader]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("size=64k"), std::string::npos) << r.out;
-  nlohmann::json j = nlohmann::json::parse(read_all(json));
+  nlohmann::json j = nlohmann::json::parse(read_file(json));
   ASSERT_EQ(j["results"].size(), 2u);
   const auto& reader = j["results"][0];
   EXPECT_EQ(reader["suite"], "fio");
@@ -108,7 +100,7 @@ TEST(FioCli, AnOptionIolabDoesNotMapIsOneLineWithFileAndLine) {
   ProgramRun lenient = run_iolab({"run", "--fio", job.string(), "--fio-lenient", "--fio-set", "loops=1", "--reps",
                                   "1", "--min-time", "0", "--no-latency", "--dir", "/tmp", "--out", json.string()});
   ASSERT_EQ(lenient.exit_code, 0) << lenient.err;
-  nlohmann::json j = nlohmann::json::parse(read_all(json));
+  nlohmann::json j = nlohmann::json::parse(read_file(json));
   ASSERT_EQ(j["results"].size(), 1u);
   bool warned = false;
   for (const auto& warning : j["results"][0]["warnings"])
@@ -159,4 +151,4 @@ TEST(FioCli, CrosscheckRunsEachMappedJobIfFioIsInstalled) {
 }
 
 }  // namespace
-}  // namespace iolab::test
+}  // namespace iolab::testing

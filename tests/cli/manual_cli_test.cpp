@@ -15,8 +15,8 @@
 
 namespace {
 
-using iolab::test::read_all;
-using iolab::test::run_iolab;
+using iolab::testing::read_file;
+using iolab::testing::run_iolab;
 
 const std::string kManual = IOLAB_BINARY_DIR "/manual";
 
@@ -71,23 +71,23 @@ bool names_option(const std::string& text, const std::string& option) {
 TEST(Manual, EveryCommandHasAPageAndIsCompleted) {
   const auto cmds = commands();
   ASSERT_GE(cmds.size(), 7u);  // methods, run, suites, report, recommend, crosscheck, compare
-  const std::string main_page = read_all(kManual + "/man1/iolab.1");
-  const std::string bash = read_all(kManual + "/bash-completion/iolab");
-  const std::string zsh = read_all(kManual + "/zsh/_iolab");
+  const std::string main_page = read_file(kManual + "/man1/iolab.1");
+  const std::string bash = read_file(kManual + "/bash-completion/iolab");
+  const std::string zsh = read_file(kManual + "/zsh/_iolab");
   ASSERT_FALSE(main_page.empty());
   for (const auto& c : cmds) {
     EXPECT_NE(main_page.find("\\fB" + in_roff(c) + "\\fR"), std::string::npos) << c;
-    EXPECT_FALSE(read_all(kManual + "/man1/iolab-" + c + ".1").empty()) << "no page iolab-" << c << "(1)";
+    EXPECT_FALSE(read_file(kManual + "/man1/iolab-" + c + ".1").empty()) << "no page iolab-" << c << "(1)";
     EXPECT_NE(bash.find("    " + c + ")"), std::string::npos) << c;
     EXPECT_NE(zsh.find("'" + c + ":"), std::string::npos) << c;
   }
 }
 
 TEST(Manual, EveryOptionOfEveryCommandIsInItsPageAndCompletions) {
-  const std::string bash = read_all(kManual + "/bash-completion/iolab");
-  const std::string zsh = read_all(kManual + "/zsh/_iolab");
+  const std::string bash = read_file(kManual + "/bash-completion/iolab");
+  const std::string zsh = read_file(kManual + "/zsh/_iolab");
   auto check = [&](const std::vector<std::string>& help_args, const std::string& page) {
-    const std::string roff = read_all(kManual + "/man1/" + page);
+    const std::string roff = read_file(kManual + "/man1/" + page);
     const auto options = options_in_help(help_args);
     EXPECT_FALSE(options.empty()) << page;
     for (const auto& o : options) {

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "iolab/testing/files.h"
 #include "iolab/testing/test_dir.h"
 
 namespace {
@@ -173,8 +174,7 @@ TEST_F(MpiRun, OutFollowsIolabRunsRulesAndEmptyValuesAreRefused) {
   ShellOutcome o = run_shell(mpirun(2) + " parallel --dir ''");
   EXPECT_EQ(o.exit_code, 2) << o.output;
   EXPECT_NE(o.output.find("invalid --dir ''"), std::string::npos) << o.output;
-  std::ifstream in(mine);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{\"mine\": 1}\n");
+  EXPECT_EQ(iolab::testing::read_file(mine), "{\"mine\": 1}\n");
   EXPECT_TRUE(std::filesystem::exists("/dev/full") && !std::filesystem::is_regular_file("/dev/full"));
   // Two runs without --out never share a name.
   const std::string cwd = "cd " + scratch.path().string() + " && ";
@@ -208,10 +208,7 @@ TEST_F(MpiRun, SigtermToMpirunRemovesTheScratchAndKeepsTheResultsSoFar) {
     ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  auto printed = [&] {
-    std::ifstream in(log);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
+  auto printed = [&] { return iolab::testing::read_file(log); };
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (printed().find("\nposix             write") == std::string::npos && std::chrono::steady_clock::now() < end)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/app.h"
-#include "cli/mpi_command_line.h"
+#include "internal/cli/app.h"
+#include "internal/cli/mpi_command_line.h"
 #include "iolab/base/error.h"
 
 namespace {

@@ -24,9 +24,9 @@
 
 namespace {
 
-using Ran = iolab::test::ProgramRun;
-using iolab::test::read_all;
-Ran iolab_cmd(const std::vector<std::string>& args) { return iolab::test::run_iolab(args); }
+using Ran = iolab::testing::ProgramRun;
+using iolab::testing::read_file;
+Ran iolab_cmd(const std::vector<std::string>& args) { return iolab::testing::run_iolab(args); }
 
 // One record as `iolab run` writes it: `mib_s` median throughput, times spread
 // +-`spread`, as many passes per repetition as make one last >= 0.1 s.
@@ -79,7 +79,7 @@ TEST_F(ReportCli, ReportWritesOneSelfContainedPage) {
   Ran r = iolab_cmd({"report", in.string(), "-o", out.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(out.string()), std::string::npos) << r.out;
-  std::string page = read_all(out);
+  std::string page = read_file(out);
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(page.find("vegaEmbed"), std::string::npos);
   EXPECT_EQ(page.find("<script>alert(1)</script>"), std::string::npos);
@@ -120,7 +120,7 @@ TEST_F(ReportCli, BadInputIsOneLineAndNonZero) {
 // is ranked from records that were never measured side by side.
 TEST_F(ReportCli, RecommendFromADecisionFileNamesThePicksAndRefusesOtherRecords) {
   auto in = slot("decision.json");
-  iolab::test::write_decision_file(in);
+  iolab::testing::write_decision_file(in);
   Ran text = iolab_cmd({"recommend", in.string(), "--explain"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("read - warm"), std::string::npos) << text.out;
@@ -175,7 +175,7 @@ TEST_F(ReportCli, SamplesOfZeroOrDenormalSecondsDoNotCrash) {
     auto out = slot(t == 0 ? "zero.html" : "denormal.html");
     Ran report = iolab_cmd({"report", in.string(), "-o", out.string()});
     EXPECT_EQ(report.exit_code, 0) << report.err;
-    EXPECT_NE(read_all(out).find("a repetition took 0 s"), std::string::npos);
+    EXPECT_NE(read_file(out).find("a repetition took 0 s"), std::string::npos);
     Ran compare = iolab_cmd({"compare", in.string(), in.string()});
     EXPECT_EQ(compare.exit_code, 0) << compare.err;
     EXPECT_NE(compare.out.find("not compared: no usable figures in A"), std::string::npos) << compare.out;
@@ -212,8 +212,8 @@ TEST_F(ReportCli, AnOutputThatIsAnInputOrNotHtmlIsRefused) {
     EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
     EXPECT_EQ(r.err_lines(), 1u) << r.err;
   }
-  EXPECT_TRUE(read_all(in) == text) << "run.json was overwritten";
-  EXPECT_TRUE(read_all(html_in) == text) << "run.html was overwritten";
+  EXPECT_TRUE(read_file(in) == text) << "run.json was overwritten";
+  EXPECT_TRUE(read_file(html_in) == text) << "run.html was overwritten";
   EXPECT_FALSE(std::filesystem::exists(scratch_.path() / "report.txt"));
 }
 
@@ -230,7 +230,7 @@ TEST_F(ReportCli, EscapeSequencesFromResultsDoNotReachTheTerminal) {
   }
   auto in = write("evil.json", results(rs).dump());
   auto decided = slot("evil-decision.json");
-  iolab::test::write_decision_file(decided, "\x1b[2J\x1b]0;pwned\x07mmap");
+  iolab::testing::write_decision_file(decided, "\x1b[2J\x1b]0;pwned\x07mmap");
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"compare", in.string(), in.string()},
         std::vector<std::string>{"compare", in.string(), in.string(), "--markdown"},
@@ -270,7 +270,7 @@ TEST_F(ReportCli, RecommendMeasuresTheConditionsAskedAndReplaysThem) {
     EXPECT_TRUE(c["replay_agrees"].get<bool>()) << c.dump();
     EXPECT_GE(c["candidates"].size(), 4u) << c.dump();
   }
-  nlohmann::json saved = nlohmann::json::parse(read_all(save));
+  nlohmann::json saved = nlohmann::json::parse(read_file(save));
   EXPECT_EQ(saved["format"], "iolab-results");
   Ran again = iolab_cmd({"recommend", save.string(), "--json"});
   ASSERT_EQ(again.exit_code, 0) << again.err;

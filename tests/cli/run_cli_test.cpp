@@ -14,27 +14,20 @@
 #include <string>
 #include <vector>
 
-#include "iolab/io/scratch.h"
+#include "iolab/testing/test_dir.h"
 #include "cli/run_program.h"
 
 namespace {
 
-using RunOutcome = iolab::test::ProgramRun;
-using iolab::test::read_all;
-RunOutcome iolab(const std::vector<std::string>& args) { return iolab::test::run_iolab(args); }
+using RunOutcome = iolab::testing::ProgramRun;
+using iolab::testing::read_file;
+RunOutcome iolab(const std::vector<std::string>& args) { return iolab::testing::run_iolab(args); }
 
 // A directory for results the test asked iolab to write (iolab writes there
-// only because --out says so); removed with what iolab put in it.
+// only because --out says so); removed with all it holds.
 struct ResultsDir {
-  iolab::io::ScratchDir scratch{"/tmp"};
-  std::vector<std::filesystem::path> written;
-  std::filesystem::path file(const std::string& name) {
-    written.push_back(scratch.path() / name);
-    return written.back();
-  }
-  ~ResultsDir() {
-    for (const auto& f : written) ::unlink(f.c_str());
-  }
+  iolab::testing::TestDir dir{"/tmp"};
+  std::filesystem::path file(const std::string& name) const { return dir / name; }
 };
 
 TEST(RunCli, TinyCustomMatrixWritesJsonAndCsv) {
@@ -53,7 +46,7 @@ TEST(RunCli, TinyCustomMatrixWritesJsonAndCsv) {
   EXPECT_EQ(o.out.find('\033'), std::string::npos) << "escape codes in output that is not a terminal";
   EXPECT_TRUE(o.err.empty()) << "progress must stay off when stderr is not a terminal: " << o.err;
 
-  nlohmann::json j = nlohmann::json::parse(read_all(json_path));
+  nlohmann::json j = nlohmann::json::parse(read_file(json_path));
   EXPECT_EQ(j["format"], "iolab-results");
   EXPECT_NE(j["environment"]["command"].get<std::string>().find("--method pread,mmap"), std::string::npos);
   ASSERT_EQ(j["results"].size(), 8u);  // 2 methods x 2 ops x 2 block sizes
@@ -65,7 +58,7 @@ TEST(RunCli, TinyCustomMatrixWritesJsonAndCsv) {
     EXPECT_EQ(r["samples_s"].size(), 2u);
     EXPECT_GT(r["mib_per_s"]["median"].get<double>(), 0);
   }
-  std::istringstream csv(read_all(csv_path));
+  std::istringstream csv(read_file(csv_path));
   std::vector<std::string> lines;
   for (std::string l; std::getline(csv, l);) lines.push_back(l);
   ASSERT_EQ(lines.size(), 9u);
@@ -81,7 +74,7 @@ TEST(RunCli, JobFileRunsItsMatrix) {
   dir.file("j.html");
   RunOutcome o = iolab({"run", "--job", job.string(), "--out", json_path.string()});
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  nlohmann::json j = nlohmann::json::parse(read_all(json_path));
+  nlohmann::json j = nlohmann::json::parse(read_file(json_path));
   ASSERT_EQ(j["results"].size(), 1u);
   EXPECT_EQ(j["results"][0]["sync"], "end:fdatasync");
   EXPECT_EQ(j["results"][0]["ops"], 64 * j["results"][0]["passes"].get<int>());  // per repetition of passes
@@ -112,8 +105,9 @@ TEST(RunCli, BadValuesAreOneLineAndExitTwo) {
 
 TEST(RunCli, BadJobFileIsOneLineAndExitTwo) {
   ResultsDir dir;
+  int n = 0;
   for (const char* text : {"method = [\"pread\"\n", "method = \"pread\"\nbs = \"4q\"\n", "methd = \"pread\"\n"}) {
-    auto job = dir.file("bad" + std::to_string(dir.written.size()) + ".toml");
+    auto job = dir.file("bad" + std::to_string(n++) + ".toml");
     std::ofstream(job) << text;
     RunOutcome o = iolab({"run", "--job", job.string()});
     EXPECT_EQ(o.exit_code, 2) << text << o.err;
@@ -152,7 +146,7 @@ TEST(RunCli, HeaderSaysWhatASuiteWithItsOwnRepetitionsDoes) {
   EXPECT_NE(header.find("memory: one timed pass per record"), std::string::npos) << header;
   EXPECT_EQ(header.find("timed reps +"), std::string::npos) << header;
   EXPECT_EQ(header.find("each repetition lasts at least"), std::string::npos) << header;
-  nlohmann::json j = nlohmann::json::parse(read_all(json_path));
+  nlohmann::json j = nlohmann::json::parse(read_file(json_path));
   for (const auto& r : j["results"]) {
     if (r["skipped"].is_null()) {
       EXPECT_EQ(r["reps"], 1) << "what the header says is what the records say";

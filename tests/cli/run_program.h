@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -25,9 +26,40 @@
 #include <thread>
 #include <vector>
 
-#include "iolab/io/scratch.h"
+#include <nlohmann/json.hpp>
 
-namespace iolab::test {
+#include "iolab/testing/files.h"
+#include "iolab/testing/test_dir.h"
+
+namespace iolab::testing {
+
+// A directory of the test's own where iolab is told to work: scratch() is
+// the parent of its scratch directory (--dir), the rest its results;
+// removed with all it holds.
+class Workspace {
+ public:
+  Workspace() { std::filesystem::create_directory(scratch()); }
+  const std::filesystem::path& path() const { return dir_.path(); }
+  std::filesystem::path scratch() const { return dir_ / "scratch"; }
+  std::filesystem::path operator/(const std::string& name) const { return dir_ / name; }
+  // What iolab left in the scratch parent: nothing, once it has ended.
+  std::vector<std::string> leftovers() const;
+
+ private:
+  TestDir dir_{"/tmp"};
+};
+
+// Everything under `dir`, as paths relative to it, sorted; empty when `dir` is missing.
+inline std::vector<std::string> names_in(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
+    names.push_back(e.path().lexically_relative(dir).string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+inline std::vector<std::string> Workspace::leftovers() const { return names_in(scratch()); }
 
 struct ProgramRun {
   int exit_code = -1;  // -1 when it died of a signal
@@ -40,13 +72,6 @@ struct ProgramRun {
     return n + (!err.empty() && err.back() != '\n');
   }
 };
-
-inline std::string read_all(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct StartOptions {
   std::filesystem::path cwd;          // empty: the test's own
@@ -61,8 +86,10 @@ struct StartOptions {
 class RunningProgram {
  public:
   RunningProgram(const std::vector<std::string>& args, const StartOptions& options) {
-    out_ = scratch_.create_file("stdout");
-    err_ = scratch_.create_file("stderr");
+    out_ = scratch_ / "stdout";
+    err_ = scratch_ / "stderr";
+    write_file(out_, "");
+    write_file(err_, "");
     std::string binary = IOLAB_BINARY_DIR "/iolab";
     std::vector<std::string> copies{binary};
     copies.insert(copies.end(), args.begin(), args.end());
@@ -107,7 +134,7 @@ class RunningProgram {
 
   pid_t pid() const { return pid_; }
   // What it has printed on stdout so far.
-  std::string out_so_far() const { return read_all(out_); }
+  std::string out_so_far() const { return read_file(out_); }
   void send(int sig) const { ::kill(pid_, sig); }
 
   ProgramRun finish() {
@@ -118,13 +145,13 @@ class RunningProgram {
     finished_ = true;
     if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-    r.out = read_all(out_);
-    r.err = read_all(err_);
+    r.out = read_file(out_);
+    r.err = read_file(err_);
     return r;
   }
 
  private:
-  io::ScratchDir scratch_{"/tmp"};
+  TestDir scratch_{"/tmp"};
   std::filesystem::path out_, err_;
   pid_t pid_ = -1;
   bool finished_ = false;
@@ -167,4 +194,42 @@ inline bool wait_until(const std::function<bool()>& ready, std::chrono::seconds 
   return true;
 }
 
-}  // namespace iolab::test
+// The smallest useful run: one experiment, one short repetition, in w's scratch.
+inline std::vector<std::string> small_run(const Workspace& w, std::vector<std::string> more = {}) {
+  std::vector<std::string> args{"run",      "--method",     "pread", "--size",     "64k", "--bs",  "4k",
+                                "--reps",   "1",            "--warmup", "0",       "--min-time", "0", "--no-latency",
+                                "--dir",    w.scratch().string()};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+// A results file of one record (a real run's), `name` in w.
+inline std::filesystem::path results_file(const Workspace& w, const std::string& name) {
+  const std::filesystem::path out = w / name;
+  ProgramRun r = run_iolab(small_run(w, {"--out", out.string()}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return out;
+}
+
+inline nlohmann::json json_of(const std::filesystem::path& p) { return nlohmann::json::parse(read_file(p)); }
+
+// A command line as one string, for failure messages.
+inline std::string joined(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += a + " ";
+  return s;
+}
+
+inline StartOptions in_directory(const std::filesystem::path& cwd) {
+  StartOptions o;
+  o.cwd = cwd;
+  return o;
+}
+
+inline StartOptions stdout_to(int fd) {
+  StartOptions o;
+  o.stdout_fd = fd;
+  return o;
+}
+
+}  // namespace iolab::testing

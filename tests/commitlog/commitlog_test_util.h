@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <span>
 #include <string>
@@ -16,32 +15,10 @@
 
 #include "iolab/commitlog/commit_log.h"
 #include "iolab/commitlog/reader.h"
-#include "iolab/io/scratch.h"
+#include "iolab/testing/files.h"
+#include "iolab/testing/test_dir.h"
 
-namespace iolab::commitlog::testing {
-
-// A RAM-backed parent (/dev/shm) for tests that sync a lot, else the default.
-inline std::filesystem::path fast_scratch_parent() {
-  std::error_code ec;
-  if (std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0) return "/dev/shm";
-  return {};
-}
-
-// A scratch directory that also removes the commit-log files made in it.
-class LogScratch {
- public:
-  explicit LogScratch(const std::filesystem::path& parent = {}) : dir_(parent) {}
-  ~LogScratch() {
-    try {
-      remove_log_files(dir_.path());
-    } catch (...) {  // the ScratchDir's own removal reports nothing either
-    }
-  }
-  const std::filesystem::path& path() const noexcept { return dir_.path(); }
-
- private:
-  io::ScratchDir dir_;
-};
+namespace iolab::testing {
 
 inline std::uint64_t mix(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -71,8 +48,8 @@ inline std::uint64_t message_number(std::span<const std::byte> body) {
 }
 
 // Small settings that roll segments often and keep the test fast.
-inline Options small_options(Design d, std::uint32_t topics = 1) {
-  Options o;
+inline commitlog::Options small_options(commitlog::Design d, std::uint32_t topics = 1) {
+  commitlog::Options o;
   o.design = d;
   o.topics = topics;
   o.segment_size = 64 * 1024;
@@ -86,23 +63,23 @@ inline Options small_options(Design d, std::uint32_t topics = 1) {
 }
 
 // Message numbers of a log directory, in log order; checks every body.
-inline std::vector<std::uint64_t> numbers_in(const std::filesystem::path& log_dir, LogScan* scan_out = nullptr) {
+inline std::vector<std::uint64_t> numbers_in(const std::filesystem::path& log_dir, commitlog::LogScan* scan_out = nullptr) {
   std::vector<std::uint64_t> out;
-  LogScan scan = scan_log(log_dir, [&](const MessageView& m) { out.push_back(message_number(m.body)); });
+  commitlog::LogScan scan = commitlog::scan_log(log_dir, [&](const commitlog::MessageView& m) { out.push_back(message_number(m.body)); });
   if (scan_out) *scan_out = scan;
   return out;
 }
 
 // Every log of `log`, by log number.
-inline std::map<std::uint32_t, std::vector<std::uint64_t>> numbers_in(CommitLog& log) {
+inline std::map<std::uint32_t, std::vector<std::uint64_t>> numbers_in(commitlog::CommitLog& log) {
   std::map<std::uint32_t, std::vector<std::uint64_t>> out;
   for (std::uint32_t l = 0; l < log.log_count(); ++l) out[l] = numbers_in(log.log_dir(l));
   return out;
 }
 
 // A design's name as a test name ("rocketmq-transient" -> "rocketmq_transient").
-inline std::string test_name(const ::testing::TestParamInfo<Design>& info) {
-  std::string n(to_string(info.param));
+inline std::string test_name(const ::testing::TestParamInfo<commitlog::Design>& info) {
+  std::string n(commitlog::to_string(info.param));
   for (char& c : n)
     if (c == '-') c = '_';
   return n;
@@ -110,19 +87,6 @@ inline std::string test_name(const ::testing::TestParamInfo<Design>& info) {
 
 // Which log message `n` goes to when messages are sent round robin over topics.
 inline std::uint32_t topic_of(std::uint64_t n, std::uint32_t topics) { return static_cast<std::uint32_t>(n % topics); }
-
-inline std::vector<std::byte> read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> out(c.size());
-  std::memcpy(out.data(), c.data(), c.size());
-  return out;
-}
-
-inline void write_file(const std::filesystem::path& p, std::span<const std::byte> b) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-}
 
 inline std::vector<std::filesystem::path> segment_files(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> out;
@@ -132,4 +96,4 @@ inline std::vector<std::filesystem::path> segment_files(const std::filesystem::p
   return out;
 }
 
-}  // namespace iolab::commitlog::testing
+}  // namespace iolab::testing

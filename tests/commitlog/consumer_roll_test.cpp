@@ -13,7 +13,7 @@ namespace iolab::commitlog {
 namespace {
 
 TEST(TailingConsumer, ReadsPastASegmentThatEndsOnAPageBoundary) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   TrafficConfig c;
   // Appends by write(2), no preallocation (the file ends where the data
   // does), read through a mapping of each segment's capacity.

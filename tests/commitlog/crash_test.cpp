@@ -76,7 +76,7 @@ TEST_P(CommitLogCrash, KilledWriterLosesNothingItHadWritten) {
   std::mt19937 rng(static_cast<unsigned>(design) * 31 + 7);
   for (unsigned trial = 0; trial < 6; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
-    testing::LogScratch scratch(testing::fast_scratch_parent());
+    testing::TestDir scratch(testing::fast_scratch_parent());
     // Half the trials start from a log holding a prefix, so the killed child
     // has recovered a log before appending to it.
     std::uint64_t first = 0;

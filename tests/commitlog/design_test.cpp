@@ -61,7 +61,7 @@ std::vector<std::uint64_t> topic_numbers(std::uint32_t topic, std::uint64_t coun
 class CommitLogDesign : public ::testing::TestWithParam<Design> {};
 
 TEST_P(CommitLogDesign, ReadsBackWhatItWroteAcrossRollsAndReopens) {
-  testing::LogScratch scratch(testing::fast_scratch_parent());
+  testing::TestDir scratch(testing::fast_scratch_parent());
   Options o = testing::small_options(GetParam(), kDesignTopics);
   {
     auto log = open_commit_log(scratch.path(), o);
@@ -90,7 +90,7 @@ TEST_P(CommitLogDesign, ReadsBackWhatItWroteAcrossRollsAndReopens) {
 }
 
 TEST_P(CommitLogDesign, AcknowledgesAtItsLevel) {
-  testing::LogScratch scratch(testing::fast_scratch_parent());
+  testing::TestDir scratch(testing::fast_scratch_parent());
   auto log = open_commit_log(scratch.path(), testing::small_options(GetParam()));
   for (std::uint64_t n = 0; n < 50; ++n) {
     Ack a = log->append(0, message(n));
@@ -112,7 +112,7 @@ TEST_P(CommitLogDesign, AcknowledgesAtItsLevel) {
 }
 
 TEST_P(CommitLogDesign, TailingConsumerReadsEveryMessageThroughEveryPath) {
-  testing::LogScratch scratch(testing::fast_scratch_parent());
+  testing::TestDir scratch(testing::fast_scratch_parent());
   auto log = open_commit_log(scratch.path(), testing::small_options(GetParam(), kDesignTopics));
   std::vector<std::unique_ptr<TailingConsumer>> consumers;
   for (ReadPath path : kAllReadPaths) consumers.push_back(std::make_unique<TailingConsumer>(*log, path));
@@ -145,7 +145,7 @@ TEST_P(CommitLogDesign, TailingConsumerReadsEveryMessageThroughEveryPath) {
 }
 
 TEST_P(CommitLogDesign, FindsMessagesBySequence) {
-  testing::LogScratch scratch(testing::fast_scratch_parent());
+  testing::TestDir scratch(testing::fast_scratch_parent());
   auto log = open_commit_log(scratch.path(), testing::small_options(GetParam()));
   append_range(*log, 0, kDesignMessages, 1);
   log->close();
@@ -167,7 +167,7 @@ TEST_P(CommitLogDesign, FindsMessagesBySequence) {
 
 TEST_P(CommitLogDesign, TopicIndexPointsAtTheTopicsFrames) {
   if (!traits(GetParam()).topic_index) GTEST_SKIP() << "no per-topic index in this design";
-  testing::LogScratch scratch(testing::fast_scratch_parent());
+  testing::TestDir scratch(testing::fast_scratch_parent());
   Options o = testing::small_options(GetParam(), kDesignTopics);
   auto log = open_commit_log(scratch.path(), o);
   append_range(*log, 0, kDesignMessages);
@@ -195,7 +195,7 @@ TEST_P(CommitLogDesign, TopicIndexPointsAtTheTopicsFrames) {
 }
 
 TEST_P(CommitLogDesign, RefusesBadInputAndStaysUsable) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   auto log = open_commit_log(scratch.path(), testing::small_options(GetParam()));
   std::vector<std::byte> too_big(64 * 1024);
   EXPECT_THROW(log->append(0, too_big), Error);
@@ -208,7 +208,7 @@ TEST_P(CommitLogDesign, RefusesBadInputAndStaysUsable) {
 }
 
 TEST_P(CommitLogDesign, AppendsFromManyThreads) {
-  testing::LogScratch scratch(testing::fast_scratch_parent());
+  testing::TestDir scratch(testing::fast_scratch_parent());
   auto log = open_commit_log(scratch.path(), testing::small_options(GetParam(), 2));
   constexpr unsigned kThreads = 4;
   constexpr std::uint64_t kEach = 150;
@@ -232,7 +232,7 @@ TEST_P(CommitLogDesign, AppendsFromManyThreads) {
 INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogDesign, ::testing::ValuesIn(kAllDesigns), testing::test_name);
 
 TEST(CommitLogOptions, BadOptionsAndLayoutsAreRefused) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   Options o = testing::small_options(Design::Qmq);
   o.segment_size = 1000;
   EXPECT_THROW(open_commit_log(scratch.path(), o), UsageError);

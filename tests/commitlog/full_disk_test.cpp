@@ -11,6 +11,7 @@
 #include "commitlog/commitlog_test_util.h"
 #include "iolab/commitlog/commit_log.h"
 #include "iolab/base/error.h"
+#include "iolab/io/scratch.h"
 
 namespace iolab::commitlog {
 namespace {

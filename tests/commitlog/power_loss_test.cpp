@@ -14,8 +14,8 @@
 #include <gtest/gtest.h>
 
 #include "commitlog/commitlog_test_util.h"
-#include "commitlog/designs.h"
-#include "commitlog/segment_reader.h"
+#include "internal/commitlog/designs.h"
+#include "internal/commitlog/segment_reader.h"
 #include "iolab/testing/fault_env.h"
 
 namespace iolab::commitlog {

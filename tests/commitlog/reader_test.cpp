@@ -44,13 +44,13 @@ std::vector<std::uint64_t> iota(std::uint64_t n) {
 }
 
 void flip(const std::filesystem::path& file, std::uint64_t offset) {
-  auto bytes = testing::read_file(file);
+  auto bytes = testing::read_bytes(file);
   bytes.at(offset) ^= std::byte{0x20};
-  testing::write_file(file, bytes);
+  testing::write_bytes(file, bytes);
 }
 
 TEST(CommitLogReader, ReadsEveryMessageInOrderAcrossSegments) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   Written w = write_log(scratch.path());
   LogScan scan;
   EXPECT_EQ(numbers_in(w.log_dir, &scan), iota(kReaderMessages));
@@ -69,7 +69,7 @@ TEST(CommitLogReader, ReadsEveryMessageInOrderAcrossSegments) {
 }
 
 TEST(CommitLogReader, TornTailIsReportedAndCutOnReopen) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   Written w = write_log(scratch.path());
   auto [last_segment, last_offset] = w.frames.back();
   std::filesystem::resize_file(last_segment, std::filesystem::file_size(last_segment) - 10);
@@ -100,7 +100,7 @@ TEST(CommitLogReader, TornTailIsReportedAndCutOnReopen) {
 }
 
 TEST(CommitLogReader, FlippedByteMidSegmentStopsTheReaderAtItsOffset) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   Written w = write_log(scratch.path());
   const std::uint64_t bad = 40;  // in the first segment, with valid frames after it
   auto [segment, offset] = w.frames[bad];
@@ -148,13 +148,13 @@ TEST(CommitLogReader, FlippedByteMidSegmentStopsTheReaderAtItsOffset) {
 }
 
 TEST(CommitLogReader, ZeroedFrameBeforeValidOnesIsDamageNotTheEnd) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   Written w = write_log(scratch.path());
   const std::uint64_t hole = 10;
   auto [segment, offset] = w.frames[hole];
-  auto bytes = testing::read_file(segment);
+  auto bytes = testing::read_bytes(segment);
   std::memset(bytes.data() + offset, 0, frame_size(message(hole).size()));
-  testing::write_file(segment, bytes);
+  testing::write_bytes(segment, bytes);
   LogScan scan;
   EXPECT_EQ(numbers_in(w.log_dir, &scan), iota(hole));
   ASSERT_TRUE(scan.damage);
@@ -165,7 +165,7 @@ TEST(CommitLogReader, ZeroedFrameBeforeValidOnesIsDamageNotTheEnd) {
 }
 
 TEST(CommitLogReader, MissingSegmentIsASequenceGap) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   Written w = write_log(scratch.path());
   auto files = testing::segment_files(w.log_dir);
   ASSERT_GE(files.size(), 3u);
@@ -183,18 +183,18 @@ TEST(CommitLogReader, MissingSegmentIsASequenceGap) {
 }
 
 TEST(CommitLogReader, StaleFrameAfterTheEndIsCut) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   Written w = write_log(scratch.path());
   // A frame of an old sequence number right after the last one: what reusing
   // a file without zeroing it could leave behind.
   auto [segment, offset] = w.frames[3];
-  auto bytes = testing::read_file(segment);
+  auto bytes = testing::read_bytes(segment);
   std::vector<std::byte> stale(bytes.begin() + static_cast<std::ptrdiff_t>(offset),
                                bytes.begin() + static_cast<std::ptrdiff_t>(offset + frame_size(message(3).size())));
   auto last = testing::segment_files(w.log_dir).back();
-  auto tail = testing::read_file(last);
+  auto tail = testing::read_bytes(last);
   tail.insert(tail.end(), stale.begin(), stale.end());
-  testing::write_file(last, tail);
+  testing::write_bytes(last, tail);
   LogScan scan;
   EXPECT_EQ(numbers_in(w.log_dir, &scan), iota(kReaderMessages));
   ASSERT_TRUE(scan.damage);
@@ -210,7 +210,7 @@ TEST(CommitLogReader, StaleFrameAfterTheEndIsCut) {
 }
 
 TEST(CommitLogReader, GarbageInPreallocatedSpaceIsZeroedOnReopen) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   Written w = write_log(scratch.path(), Design::RocketMq);
   auto last = testing::segment_files(w.log_dir).back();
   LogScan scan;
@@ -218,22 +218,22 @@ TEST(CommitLogReader, GarbageInPreallocatedSpaceIsZeroedOnReopen) {
   ASSERT_FALSE(scan.damage);
   std::uint64_t end = scan.segments.back().valid_end;
   EXPECT_EQ(scan.segments.back().file_size, 64u * 1024);  // preallocated
-  auto bytes = testing::read_file(last);
+  auto bytes = testing::read_bytes(last);
   for (std::uint64_t i = end; i < end + 100; ++i) bytes[i] = std::byte{0x5A};
-  testing::write_file(last, bytes);
+  testing::write_bytes(last, bytes);
   auto log = open_commit_log(scratch.path(), testing::small_options(Design::RocketMq));
   EXPECT_TRUE(log->open_report().logs[0].damage);
   log->close();
-  bytes = testing::read_file(last);
+  bytes = testing::read_bytes(last);
   ASSERT_EQ(bytes.size(), 64u * 1024);
   for (std::uint64_t i = end; i < bytes.size(); ++i) ASSERT_EQ(bytes[i], std::byte{0}) << i;
   EXPECT_EQ(numbers_in(w.log_dir), iota(kReaderMessages));
 }
 
 TEST(CommitLogReader, RefusesADirectoryThatIsNotALog) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   Written w = write_log(scratch.path());
-  testing::write_file(w.log_dir / "notes.txt", testing::message(1));
+  testing::write_bytes(w.log_dir / "notes.txt", testing::message(1));
   EXPECT_THROW(scan_log(w.log_dir), Error);
   EXPECT_THROW(open_commit_log(scratch.path(), testing::small_options(Design::ActiveMq)), Error);
   // Removing the log leaves the file it did not make.
@@ -244,7 +244,7 @@ TEST(CommitLogReader, RefusesADirectoryThatIsNotALog) {
 }
 
 TEST(CommitLogReader, CatchUpReadsTheWholeLogThroughEveryPath) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   Written w = write_log(scratch.path());
   LogScan scan = scan_log(w.log_dir);
   std::vector<std::filesystem::path> dirs{w.log_dir};

@@ -51,7 +51,7 @@ void check_counts(const TrafficResult& r, const TrafficConfig& c) {
 class CommitLogWorkload : public ::testing::TestWithParam<Design> {};
 
 TEST_P(CommitLogWorkload, ClosedLoopCountsAddUp) {
-  testing::LogScratch scratch(testing::fast_scratch_parent());
+  testing::TestDir scratch(testing::fast_scratch_parent());
   TrafficConfig c = small_workload(GetParam());
   TrafficResult r = run_traffic(scratch.path(), c);
   check_counts(r, c);
@@ -81,7 +81,7 @@ TEST_P(CommitLogWorkload, ClosedLoopCountsAddUp) {
 }
 
 TEST_P(CommitLogWorkload, OpenLoopMeasuresFromIntendedSendTimes) {
-  testing::LogScratch scratch(testing::fast_scratch_parent());
+  testing::TestDir scratch(testing::fast_scratch_parent());
   TrafficConfig c = small_workload(GetParam());
   c.loop = Loop::Open;
   c.rate = 20'000;  // 3000 messages: 0.15 s
@@ -95,7 +95,7 @@ TEST_P(CommitLogWorkload, OpenLoopMeasuresFromIntendedSendTimes) {
 // A throughput run (what the engine times) reads no clock per message: the
 // producers and the consumer count their clock reads, and none are made.
 TEST_P(CommitLogWorkload, AThroughputRunReadsNoClockPerMessage) {
-  testing::LogScratch scratch(testing::fast_scratch_parent());
+  testing::TestDir scratch(testing::fast_scratch_parent());
   TrafficConfig c = small_workload(GetParam());
   TrafficRun run(scratch.path(), c, Clocking::None);
   Produced p = run.produce();
@@ -117,7 +117,7 @@ TEST_P(CommitLogWorkload, AThroughputRunReadsNoClockPerMessage) {
 INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogWorkload, ::testing::ValuesIn(kAllDesigns), testing::test_name);
 
 TEST(CommitLogWorkloadConfig, BadConfigurationsAreRefused) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   TrafficConfig c = small_workload(Design::Qmq);
   c.message_size = 8;
   EXPECT_THROW(run_traffic(scratch.path(), c), UsageError);
@@ -134,7 +134,7 @@ TEST(CommitLogWorkloadConfig, BadConfigurationsAreRefused) {
 }
 
 TEST(CommitLogWorkloadConfig, AClockedRunCountsItsClockReads) {
-  testing::LogScratch scratch(testing::fast_scratch_parent());
+  testing::TestDir scratch(testing::fast_scratch_parent());
   TrafficConfig c = small_workload(Design::Qmq);
   TrafficResult r = run_traffic(scratch.path(), c);
   // One per message at least: the seam the throughput test relies on counts.
@@ -142,7 +142,7 @@ TEST(CommitLogWorkloadConfig, AClockedRunCountsItsClockReads) {
 }
 
 TEST(CommitLogWorkloadConfig, AThroughputRunSendsACountNotADuration) {
-  testing::LogScratch scratch;
+  testing::TestDir scratch;
   TrafficConfig c = small_workload(Design::Qmq);
   c.messages = 0;
   c.seconds = 0.05;
@@ -150,7 +150,7 @@ TEST(CommitLogWorkloadConfig, AThroughputRunSendsACountNotADuration) {
 }
 
 TEST(CommitLogWorkloadConfig, ARunNeverProducedStopsAndCloses) {
-  testing::LogScratch scratch(testing::fast_scratch_parent());
+  testing::TestDir scratch(testing::fast_scratch_parent());
   TrafficConfig c = small_workload(Design::Kafka);
   {
     TrafficRun run(scratch.path(), c, Clocking::None);
@@ -161,7 +161,7 @@ TEST(CommitLogWorkloadConfig, ARunNeverProducedStopsAndCloses) {
 }
 
 TEST(CommitLogWorkloadConfig, DurationBoundRunsStop) {
-  testing::LogScratch scratch(testing::fast_scratch_parent());
+  testing::TestDir scratch(testing::fast_scratch_parent());
   TrafficConfig c = small_workload(Design::ActiveMq);
   c.messages = 0;
   c.seconds = 0.05;

@@ -16,6 +16,8 @@
 
 #include "iolab/base/error.h"
 #include "iolab/io/scratch.h"
+#include "iolab/testing/files.h"
+#include "iolab/testing/test_dir.h"
 
 namespace iolab::harness {
 namespace {
@@ -23,12 +25,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct FakeRoot {
-  fs::path dir = fs::temp_directory_path() / ("iolab-fake-cgroup-" + std::to_string(::getpid()));
-  FakeRoot() {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~FakeRoot() { fs::remove_all(dir); }
+  testing::TestDir place;
+  fs::path dir = place.path();
   CgroupRoot root(CgroupVersion v = CgroupVersion::V1) const { return CgroupRoot{dir, v}; }
   unsigned groups() const {
     unsigned n = 0;
@@ -36,11 +34,6 @@ struct FakeRoot {
     return n;
   }
 };
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // Waits (bounded) for the forked `test` process to signal it is at work
 // (the file `at_work` exists), sends it SIGINT and checks it ended by it;
@@ -94,9 +87,9 @@ TEST(MemoryCgroup, SetsItsLimitAndIsRemovedAtTheEnd) {
   {
     MemoryCgroup v1(fake.root(CgroupVersion::V1), 32u << 20);
     where = v1.path();
-    EXPECT_EQ(slurp(where / "memory.limit_in_bytes"), std::to_string(32u << 20));
+    EXPECT_EQ(testing::read_file(where / "memory.limit_in_bytes"), std::to_string(32u << 20));
     MemoryCgroup v2(fake.root(CgroupVersion::V2), 4096);
-    EXPECT_EQ(slurp(v2.path() / "memory.max"), "4096");
+    EXPECT_EQ(testing::read_file(v2.path() / "memory.max"), "4096");
     EXPECT_NE(v1.path(), v2.path());
     EXPECT_EQ(fake.groups(), 2u);
     v2.remove();
@@ -111,7 +104,7 @@ TEST(RunInChild, ReturnsWhatTheChildSaysFromInsideTheGroup) {
   FakeRoot fake;
   MemoryCgroup group(fake.root(), 1u << 20);
   std::string text = run_in_child(group, [] { return "pid " + std::to_string(::getpid()); });
-  const std::string child_pid = slurp(group.path() / "cgroup.procs");
+  const std::string child_pid = testing::read_file(group.path() / "cgroup.procs");
   EXPECT_EQ(text, "pid " + child_pid) << "the child was placed in the group before its work started";
   EXPECT_NE(child_pid, std::to_string(::getpid()));
 }

@@ -23,7 +23,7 @@ namespace iolab::io {
 namespace {
 
 using testing::conformance_variants;
-using testing::read_whole_file;
+using testing::read_bytes;
 using testing::rejects_unaligned;
 using testing::Variant;
 
@@ -103,7 +103,7 @@ TEST_P(Conformance, RoundTripAtSizesAndOffsets) {
       f->close();  // harmless twice
 
       // The referee: the file on disk has exactly the bytes written, zeros before them.
-      auto disk = read_whole_file(path);
+      auto disk = read_bytes(path);
       ASSERT_EQ(disk.size(), offset + size) << "file size on disk after close";
       for (std::uint64_t i = 0; i < offset; ++i) ASSERT_EQ(disk[i], std::byte{0}) << "byte " << i << " of the hole";
       EXPECT_TRUE(matches_pattern(kSeed, offset, std::span(disk).subspan(offset)));
@@ -222,7 +222,7 @@ TEST_P(Conformance, InterleavedWritesAndReads) {
   EXPECT_TRUE(matches_pattern(kSeed + 1, 0, dst.span()));
   EXPECT_EQ(f->size(), 16384u);
   f->close();
-  auto disk = read_whole_file(path);
+  auto disk = read_bytes(path);
   ASSERT_EQ(disk.size(), 16384u);
   EXPECT_TRUE(matches_pattern(kSeed + 1, 0, std::span(disk).first(4096)));
   EXPECT_TRUE(matches_pattern(kSeed, 12288, std::span(disk).subspan(12288)));
@@ -328,7 +328,7 @@ TEST_P(Conformance, StreamInAnyOrderWithTimes) {
   }
   EXPECT_GE(f->counters().bytes_read, kBlocks * 4096u) << "bounce reads count the aligned range";
   f->close();
-  EXPECT_EQ(read_whole_file(path).size(), kBlocks * 4096u);
+  EXPECT_EQ(read_bytes(path).size(), kBlocks * 4096u);
 }
 
 // Counters move: a benchmark reports calls and bytes from them.

@@ -25,8 +25,8 @@ class CopyMethods : public ::testing::TestWithParam<std::string> {
       EXPECT_GE(s.calls, 1u);
     }
     EXPECT_LE(s.calls, 3 * (size / 4096 + 2)) << "more calls than any chunking could need";
-    auto src = testing::read_whole_file(from);
-    auto dst = testing::read_whole_file(to);
+    auto src = testing::read_bytes(from);
+    auto dst = testing::read_bytes(to);
     ASSERT_EQ(dst.size(), size);
     EXPECT_EQ(digest(dst), digest(src));
     EXPECT_EQ(digest(dst), pattern_digest(size + 3, 0, size));
@@ -56,7 +56,7 @@ TEST_P(CopyMethods, TruncatesLongerDestination) {
   auto to = testing::write_pattern_file(scratch_, "src", 50000, 2);
   CopyStats s = method().copy(from, to);
   EXPECT_EQ(s.bytes, 1000u);
-  EXPECT_EQ(testing::read_whole_file(to), testing::read_whole_file(from));
+  EXPECT_EQ(testing::read_bytes(to), testing::read_bytes(from));
 }
 
 // One CopyEnds serves copy after copy (the copy suite opens it before each

@@ -42,8 +42,8 @@ class DurabilityCalls : public ::testing::TestWithParam<Variant> {
     EXPECT_TRUE(f->supports(Durability::Fdatasync));
     EXPECT_EQ(f->supports(Durability::MsyncSync), v.method == "mmap");
     f->close();
-    EXPECT_EQ(testing::read_whole_file(path).size(), 8192u);
-    EXPECT_TRUE(matches_pattern(7, 0, testing::read_whole_file(path)));
+    EXPECT_EQ(testing::read_bytes(path).size(), 8192u);
+    EXPECT_TRUE(matches_pattern(7, 0, testing::read_bytes(path)));
     // A read-only File may sync too (fsync on a read-only descriptor is allowed).
     auto r = find_file_method(v.method).open(path, Access::Read, v.options);
     for (Durability d : kAll) {

@@ -93,13 +93,13 @@ TEST_P(FaultInjection, EveryCallFailsCleanlyOrTransparently) {
         // arrive, so a later run may make fewer calls than the counting run:
         // nothing was injected, and the run must simply have succeeded.
         ASSERT_FALSE(error) << error->what();
-        EXPECT_EQ(testing::read_whole_file(path), expected);
+        EXPECT_EQ(testing::read_bytes(path), expected);
         scratch.remove_file(path);
         continue;
       }
       if (sys::error_number(fault) == 0) {
         ASSERT_FALSE(error) << "an injected " << sys::to_string(fault) << " was not absorbed: " << error->what();
-        EXPECT_EQ(testing::read_whole_file(path), expected);
+        EXPECT_EQ(testing::read_bytes(path), expected);
       } else {
         ASSERT_TRUE(error) << "an injected " << sys::to_string(fault) << " was swallowed";
         std::string what = error->what();
@@ -108,7 +108,7 @@ TEST_P(FaultInjection, EveryCallFailsCleanlyOrTransparently) {
         EXPECT_NE(what.find(path.string()), std::string::npos) << "the message names no path: " << what;
         EXPECT_NE(what.find(std::strerror(sys::error_number(fault))), std::string::npos) << what;
         // The file is still a file iolab can open and read.
-        EXPECT_NO_THROW(testing::read_whole_file(path));
+        EXPECT_NO_THROW(testing::read_bytes(path));
       }
       if (::testing::Test::HasFailure()) return;
       ++cell.passed;

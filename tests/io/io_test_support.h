@@ -1,6 +1,6 @@
 // Shared helpers for the io tests: method variants, a tmpfs mounted by the
-// test (root only), and whole-file reads that do not go through the code
-// under test.
+// test (root only), and error expectations. Whole-file reads that do not go
+// through the code under test: iolab/testing/files.h.
 #pragma once
 
 #include <fcntl.h>
@@ -26,17 +26,18 @@
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
+#include "iolab/testing/files.h"
 
-namespace iolab::io::testing {
+namespace iolab::testing {
 
 // Each io_uring option alone, by name: the variants and the option tests run over these.
-inline std::vector<std::pair<const char*, void (*)(UringOptions&)>> uring_option_settings() {
+inline std::vector<std::pair<const char*, void (*)(io::UringOptions&)>> uring_option_settings() {
   return {
-      {"registered_files", [](UringOptions& u) { u.registered_files = true; }},
-      {"fixed_buffers", [](UringOptions& u) { u.fixed_buffers = true; }},
-      {"sqpoll", [](UringOptions& u) { u.sqpoll = true; }},
-      {"single_issuer", [](UringOptions& u) { u.single_issuer = true; }},
-      {"coop_taskrun", [](UringOptions& u) { u.coop_taskrun = true; }},
+      {"registered_files", [](io::UringOptions& u) { u.registered_files = true; }},
+      {"fixed_buffers", [](io::UringOptions& u) { u.fixed_buffers = true; }},
+      {"sqpoll", [](io::UringOptions& u) { u.sqpoll = true; }},
+      {"single_issuer", [](io::UringOptions& u) { u.single_issuer = true; }},
+      {"coop_taskrun", [](io::UringOptions& u) { u.coop_taskrun = true; }},
   };
 }
 
@@ -44,23 +45,23 @@ inline std::vector<std::pair<const char*, void (*)(UringOptions&)>> uring_option
 struct Variant {
   std::string label;    // gtest-safe name: letters, digits, underscores
   std::string method;   // registry name
-  FileOptions options;
+  io::FileOptions options;
 };
 
 // Every file method with its defaults, plus the option settings the issue
 // asks to cover: unbuffered stdio, many small iovecs, mmap grown in 4 KiB
 // steps, O_DIRECT with the bounce policy, io_uring with O_DIRECT, one
-// submission at a time, and each of its UringOptions; libaio at a depth
+// submission at a time, and each of its io::UringOptions; libaio at a depth
 // below the batch sizes, one submission at a time.
 inline std::vector<Variant> all_variants() {
   std::vector<Variant> out;
-  for (const auto* m : file_methods()) {
+  for (const auto* m : io::file_methods()) {
     std::string label(m->name());
     for (auto& c : label)
       if (c == '-') c = '_';
-    out.push_back({label, std::string(m->name()), FileOptions{}});
+    out.push_back({label, std::string(m->name()), io::FileOptions{}});
   }
-  FileOptions o;
+  io::FileOptions o;
   o = {};
   o.stream_buffer = 0;
   out.push_back({"stdio_unbuffered", "stdio", o});
@@ -75,7 +76,7 @@ inline std::vector<Variant> all_variants() {
   o.mmap_window = 8192;  // reads cross many windows
   out.push_back({"mmap_step4k", "mmap", o});
   o = {};
-  o.unaligned = UnalignedPolicy::Bounce;
+  o.unaligned = io::UnalignedPolicy::Bounce;
   out.push_back({"direct_bounce", "direct", o});
   o = {};
   o.direct = true;
@@ -105,7 +106,7 @@ inline std::vector<Variant> all_variants() {
 // suite registers its buffers, the other suites do not.
 inline std::vector<Variant> conformance_variants() {
   std::vector<Variant> out = all_variants();
-  FileOptions o;
+  io::FileOptions o;
   o.direct = true;
   o.queue_depth = 4;
   o.uring.fixed_buffers = true;
@@ -119,30 +120,30 @@ inline void PrintTo(const Variant& v, std::ostream* os) { *os << v.label; }
 // True when the variant refuses requests that break O_DIRECT alignment
 // (only the direct method has a bounce path).
 inline bool rejects_unaligned(const Variant& v) {
-  return find_file_method(v.method).traits(v.options).needs_alignment &&
-         !(v.method == "direct" && v.options.unaligned == UnalignedPolicy::Bounce);
+  return io::find_file_method(v.method).traits(v.options).needs_alignment &&
+         !(v.method == "direct" && v.options.unaligned == io::UnalignedPolicy::Bounce);
 }
 
 // Why this kernel cannot run the variant's options here, or "" when it can.
 inline std::string unsupported_options(const Variant& v, const std::filesystem::path& dir) {
-  Availability a = find_file_method(v.method).supports_options(v.options, dir);
+  io::Availability a = io::find_file_method(v.method).supports_options(v.options, dir);
   return a.available ? "" : a.reason;
 }
 
 // Methods that can write (all of them): the write-error tests run over these.
 inline std::vector<std::string> write_method_names() {
   std::vector<std::string> out;
-  for (const auto* m : file_methods()) out.emplace_back(m->name());
+  for (const auto* m : io::file_methods()) out.emplace_back(m->name());
   return out;
 }
 
 // A new scratch file "<stem>-N" holding `size` pattern bytes, written with pread's pwrite.
-inline std::filesystem::path write_pattern_file(ScratchDir& scratch, std::string_view stem, std::uint64_t size,
+inline std::filesystem::path write_pattern_file(io::ScratchDir& scratch, std::string_view stem, std::uint64_t size,
                                                 std::uint64_t seed) {
   auto p = scratch.create_unique_file(stem);
-  Buffer b(static_cast<std::size_t>(size), BufferKind::Aligned);
-  fill_pattern(seed, 0, b.span());
-  auto f = find_file_method("pread").open(p, Access::ReadWrite);
+  io::Buffer b(static_cast<std::size_t>(size), io::BufferKind::Aligned);
+  io::fill_pattern(seed, 0, b.span());
+  auto f = io::find_file_method("pread").open(p, io::Access::ReadWrite);
   f->write_at(0, b.span());
   f->close();
   return p;
@@ -158,27 +159,6 @@ inline void overwrite_byte(const std::filesystem::path& p, std::uint64_t offset)
   b ^= 0xFF;
   ASSERT_EQ(::pwrite(fd, &b, 1, static_cast<off_t>(offset)), 1);
   ::close(fd);
-}
-
-// Reads a whole file with plain read(2): the referee, independent of any method.
-inline std::vector<std::byte> read_whole_file(const std::filesystem::path& p) {
-  std::vector<std::byte> out;
-  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) throw Error("open", p.string(), errno);
-  std::byte chunk[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      throw Error("read", p.string(), err);
-    }
-    if (n == 0) break;
-    out.insert(out.end(), chunk, chunk + n);
-  }
-  ::close(fd);
-  return out;
 }
 
 // A tmpfs mounted by the test in a fresh directory, unmounted (and the
@@ -245,4 +225,4 @@ std::optional<Error> expect_error(F&& f) {
   return std::nullopt;
 }
 
-}  // namespace iolab::io::testing
+}  // namespace iolab::testing

@@ -9,16 +9,12 @@
 
 #include "io_test_support.h"
 #include "iolab/io/publish.h"
+#include "iolab/testing/test_dir.h"
 
 namespace iolab::io {
 namespace {
 
 using testing::expect_error;
-
-std::string contents(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 std::vector<std::string> names(const std::filesystem::path& dir) {
   std::vector<std::string> out;
@@ -27,25 +23,11 @@ std::vector<std::string> names(const std::filesystem::path& dir) {
   return out;
 }
 
-// A directory the test may fill freely, removed with its contents.
-struct Folder {
-  std::filesystem::path path;
-  Folder() {
-    std::string tmpl = "/tmp/iolab-publish-XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << std::strerror(errno);
-    path = tmpl;
-  }
-  ~Folder() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
-
 TEST(Publish, WritesTheWholeContentAndCreatesParents) {
-  Folder f;
-  auto p = f.path / "a" / "b" / "r.json";
+  testing::TestDir f{"/tmp"};
+  auto p = f.path() / "a" / "b" / "r.json";
   publish_file(p, "{\"x\": 1}\n", IfExists::Refuse);
-  EXPECT_EQ(contents(p), "{\"x\": 1}\n");
+  EXPECT_EQ(testing::read_file(p), "{\"x\": 1}\n");
   struct stat st {};
   ASSERT_EQ(::stat(p.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0644u);
@@ -53,65 +35,65 @@ TEST(Publish, WritesTheWholeContentAndCreatesParents) {
 }
 
 TEST(Publish, RefuseKeepsAnExistingFile) {
-  Folder f;
-  auto p = f.path / "r.json";
+  testing::TestDir f{"/tmp"};
+  auto p = f.path() / "r.json";
   std::ofstream(p) << "theirs";
   auto e = expect_error([&] { publish_file(p, "ours", IfExists::Refuse); });
   ASSERT_TRUE(e);
   EXPECT_EQ(e->error_number(), EEXIST) << e->what();
   EXPECT_NE(std::string(e->what()).find(p.string()), std::string::npos) << e->what();
-  EXPECT_EQ(contents(p), "theirs");
-  EXPECT_EQ(names(f.path), std::vector<std::string>{"r.json"});
+  EXPECT_EQ(testing::read_file(p), "theirs");
+  EXPECT_EQ(names(f.path()), std::vector<std::string>{"r.json"});
 }
 
 TEST(Publish, ReplaceSwapsTheFileAndNeverFollowsALink) {
-  Folder f;
-  auto p = f.path / "r.json";
+  testing::TestDir f{"/tmp"};
+  auto p = f.path() / "r.json";
   std::ofstream(p) << "old";
   publish_file(p, "new", IfExists::Replace);
-  EXPECT_EQ(contents(p), "new");
+  EXPECT_EQ(testing::read_file(p), "new");
 
-  auto target = f.path / "precious";
+  auto target = f.path() / "precious";
   std::ofstream(target) << "keep";
-  auto link = f.path / "link.json";
+  auto link = f.path() / "link.json";
   ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
   publish_file(link, "results", IfExists::Replace);
-  EXPECT_EQ(contents(target), "keep") << "the link's target is untouched";
+  EXPECT_EQ(testing::read_file(target), "keep") << "the link's target is untouched";
   EXPECT_FALSE(std::filesystem::is_symlink(link));
-  EXPECT_EQ(contents(link), "results");
-  ASSERT_EQ(::symlink(target.c_str(), (f.path / "other.json").c_str()), 0);
-  EXPECT_TRUE(expect_error([&] { publish_file(f.path / "other.json", "x", IfExists::Refuse); }));
-  EXPECT_EQ(contents(target), "keep");
+  EXPECT_EQ(testing::read_file(link), "results");
+  ASSERT_EQ(::symlink(target.c_str(), (f.path() / "other.json").c_str()), 0);
+  EXPECT_TRUE(expect_error([&] { publish_file(f.path() / "other.json", "x", IfExists::Refuse); }));
+  EXPECT_EQ(testing::read_file(target), "keep");
 }
 
 TEST(Publish, AFailureLeavesNoTemporary) {
-  Folder f;
-  std::filesystem::create_directory(f.path / "dir.json");
-  auto e = expect_error([&] { publish_file(f.path / "dir.json", "x", IfExists::Replace); });
+  testing::TestDir f{"/tmp"};
+  std::filesystem::create_directory(f.path() / "dir.json");
+  auto e = expect_error([&] { publish_file(f.path() / "dir.json", "x", IfExists::Replace); });
   ASSERT_TRUE(e);
   EXPECT_EQ(e->error_number(), EISDIR) << e->what();
-  EXPECT_EQ(names(f.path), std::vector<std::string>{"dir.json"});
+  EXPECT_EQ(names(f.path()), std::vector<std::string>{"dir.json"});
 
-  std::ofstream(f.path / "plain") << "";
-  e = expect_error([&] { publish_file(f.path / "plain" / "r.json", "x", IfExists::Replace); });
+  std::ofstream(f.path() / "plain") << "";
+  e = expect_error([&] { publish_file(f.path() / "plain" / "r.json", "x", IfExists::Replace); });
   ASSERT_TRUE(e);
   EXPECT_NE(std::string(e->what()).find("plain"), std::string::npos) << e->what();
 }
 
 TEST(Publish, CheckPublishableProvesTheDirectoryAndLeavesNothing) {
-  Folder f;
-  check_publishable(f.path / "results");
-  EXPECT_TRUE(std::filesystem::is_directory(f.path / "results"));
-  EXPECT_TRUE(names(f.path / "results").empty());
-  std::ofstream(f.path / "plain") << "";
-  auto e = expect_error([&] { check_publishable(f.path / "plain"); });
+  testing::TestDir f{"/tmp"};
+  check_publishable(f.path() / "results");
+  EXPECT_TRUE(std::filesystem::is_directory(f.path() / "results"));
+  EXPECT_TRUE(names(f.path() / "results").empty());
+  std::ofstream(f.path() / "plain") << "";
+  auto e = expect_error([&] { check_publishable(f.path() / "plain"); });
   ASSERT_TRUE(e);
   EXPECT_EQ(e->error_number(), ENOTDIR) << e->what();
 }
 
 TEST(Publish, AFullOrReadOnlyFilesystemIsFoundByTheCheck) {
-  Folder f;
-  testing::TmpfsMount full(f.path, "size=64k");
+  testing::TestDir f{"/tmp"};
+  testing::TmpfsMount full(f.path(), "size=64k");
   if (!full.mounted()) GTEST_SKIP() << full.why_not();
   std::ofstream(full.dir() / "filler") << std::string(64 * 1024, 'x');
   auto e = expect_error([&] { check_publishable(full.dir()); });
@@ -122,7 +104,7 @@ TEST(Publish, AFullOrReadOnlyFilesystemIsFoundByTheCheck) {
   EXPECT_EQ(e->error_number(), ENOSPC) << e->what();
   EXPECT_EQ(names(full.dir()), std::vector<std::string>{"filler"});
 
-  testing::TmpfsMount ro(f.path, "size=64k");
+  testing::TmpfsMount ro(f.path(), "size=64k");
   ASSERT_TRUE(ro.mounted());
   ASSERT_EQ(ro.remount_read_only(), "");
   e = expect_error([&] { check_publishable(ro.dir()); });

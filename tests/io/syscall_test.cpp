@@ -38,7 +38,7 @@ TEST(Syscall, PwritevFullWritesEveryPartInOrderThroughShortTransfers) {
       sys::pwritev_full(fd.get(), parts, 100, path, c);
     }
     fd.close(path);
-    auto got = testing::read_whole_file(path);
+    auto got = testing::read_bytes(path);
     ASSERT_EQ(got.size(), 100 + expected.size());
     EXPECT_TRUE(std::equal(expected.begin(), expected.end(), got.begin() + 100));
     EXPECT_EQ(c.bytes_written, expected.size());

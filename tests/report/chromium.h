@@ -8,14 +8,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
 
-namespace iolab::report::testing {
+#include "iolab/testing/files.h"
+#include "iolab/testing/test_dir.h"
+
+namespace iolab::testing {
 
 inline std::string chromium_path() {
   for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
@@ -30,11 +31,10 @@ struct ChromiumRun {
 
 // `mode` is "--dump-dom" or "--screenshot=PATH". A fresh profile directory per run.
 inline ChromiumRun run_chromium(const std::filesystem::path& page, const std::string& mode, const std::string& window = "") {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "iolab-chromium-XXXXXX").string();
-  char* dir = ::mkdtemp(tmpl.data());
+  TestDir profile_dir;
   ChromiumRun run;
-  if (!dir) return run;
-  std::filesystem::path profile(dir), out = profile / "stdout", err = profile / "stderr";
+  const std::filesystem::path& profile = profile_dir.path();
+  const std::filesystem::path out = profile / "stdout", err = profile / "stderr";
   std::string cmd = "timeout 60 " + chromium_path() +
                     " --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update"
                     " --disable-sync --no-first-run --disable-extensions --hide-scrollbars --enable-logging=stderr --v=0"
@@ -43,16 +43,8 @@ inline ChromiumRun run_chromium(const std::filesystem::path& page, const std::st
                     out.string() + " 2>" + err.string();
   int rc = std::system(cmd.c_str());
   run.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  auto slurp = [](const std::filesystem::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  run.out = slurp(out);
-  run.err = slurp(err);
-  std::error_code ec;
-  std::filesystem::remove_all(profile, ec);
+  run.out = read_file(out);
+  run.err = read_file(err);
   return run;
 }
 
@@ -73,4 +65,4 @@ inline void expect_charts_draw_without_warnings(const std::filesystem::path& pag
   EXPECT_EQ(run.err.find(":CONSOLE("), std::string::npos) << run.err;
 }
 
-}  // namespace iolab::report::testing
+}  // namespace iolab::testing

@@ -6,11 +6,11 @@
 
 #include "iolab/results/console.h"
 #include "iolab/report/html.h"
-#include "report/common.h"
-#include "report/explain.h"
-#include "report/family_charts.h"
-#include "report/families.h"
-#include "report/model.h"
+#include "internal/report/common.h"
+#include "internal/report/explain.h"
+#include "internal/report/family_charts.h"
+#include "internal/report/families.h"
+#include "internal/report/model.h"
 #include "synthetic.h"
 
 namespace iolab::report {

@@ -19,11 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 std::vector<std::string> names_in(const fs::path& dir) {
   std::vector<std::string> out;
   for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
@@ -35,9 +30,9 @@ TEST(AtomicWrite, ReplacesTheFileAndLeavesNothingElse) {
   io::ScratchDir scratch;
   fs::path out = scratch.path() / "sub" / "report.html";
   write_file_atomically(out, "first");
-  EXPECT_EQ(slurp(out), "first");
+  EXPECT_EQ(testing::read_file(out), "first");
   write_file_atomically(out, "second, longer");
-  EXPECT_EQ(slurp(out), "second, longer");
+  EXPECT_EQ(testing::read_file(out), "second, longer");
   EXPECT_EQ(names_in(out.parent_path()), std::vector<std::string>{"report.html"});
   fs::remove_all(scratch.path() / "sub");
 }
@@ -50,9 +45,9 @@ TEST(AtomicWrite, DoesNotWriteThroughASymlink) {
   fs::path link = scratch.path() / "report.html";
   fs::create_symlink(target, link);
   write_file_atomically(link, "page");
-  EXPECT_EQ(slurp(target), "precious");
+  EXPECT_EQ(testing::read_file(target), "precious");
   EXPECT_FALSE(fs::is_symlink(link));
-  EXPECT_EQ(slurp(link), "page");
+  EXPECT_EQ(testing::read_file(link), "page");
   fs::remove(link);
 }
 
@@ -76,7 +71,7 @@ TEST(AtomicWrite, ADirectoryInTheWayIsAnErrorNamingIt) {
 // file is left behind.
 TEST(AtomicWrite, AFullDiskLeavesTheOldReportAndNoTemporaryFile) {
   io::ScratchDir scratch;
-  io::testing::TmpfsMount small(scratch.path(), "size=256k");
+  testing::TmpfsMount small(scratch.path(), "size=256k");
   if (!small.mounted()) GTEST_SKIP() << small.why_not();
   fs::path out = small.dir() / "report.html";
   harness::Results rs = testing::realistic();
@@ -92,7 +87,7 @@ TEST(AtomicWrite, AFullDiskLeavesTheOldReportAndNoTemporaryFile) {
     }
     if (existing) {
       EXPECT_EQ(names_in(small.dir()), std::vector<std::string>{"report.html"});
-      EXPECT_EQ(slurp(out), "<!DOCTYPE html>older report");
+      EXPECT_EQ(testing::read_file(out), "<!DOCTYPE html>older report");
     } else {
       EXPECT_TRUE(names_in(small.dir()).empty());
     }

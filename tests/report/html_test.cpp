@@ -9,10 +9,10 @@
 #include "chromium.h"
 #include "decision/synthetic_decision.h"
 #include "iolab/report/html.h"
-#include "report/common.h"
-#include "report/explain.h"
-#include "report/families.h"
-#include "report/html_text.h"
+#include "internal/report/common.h"
+#include "internal/report/explain.h"
+#include "internal/report/families.h"
+#include "internal/report/html_text.h"
 #include "synthetic.h"
 
 namespace iolab::report {

@@ -10,7 +10,7 @@
 
 #include "iolab/results/record.h"
 
-namespace iolab::report::testing {
+namespace iolab::testing {
 
 inline constexpr double kMiB = 1024.0 * 1024.0;
 
@@ -178,4 +178,4 @@ inline harness::Results realistic() {
   return rs;
 }
 
-}  // namespace iolab::report::testing
+}  // namespace iolab::testing

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "store/key_index.h"
+#include "internal/store/key_index.h"
 
 namespace iolab::store {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "iolab/store/employee.h"
 
-namespace iolab::store::testing {
+namespace iolab::testing {
 
 // splitmix64: a cheap, good-enough generator (mt19937's 2.5 KB state made
 // building thousands of records slow under ASan).
@@ -25,9 +25,9 @@ struct SplitMix {
 // of long_min + [0, long_span) bytes, the others [0, short_max); the
 // comment ends with " v<version>".
 template <typename Rng>
-Employee random_employee(const std::string& key, std::uint64_t version, Rng& rng, std::uint64_t long_one_in,
+store::Employee random_employee(const std::string& key, std::uint64_t version, Rng& rng, std::uint64_t long_one_in,
                          std::uint64_t long_min, std::uint64_t long_span, std::uint64_t short_max) {
-  Employee e;
+  store::Employee e;
   e.last = key;
   e.first = "First" + std::to_string(rng() % 1000);
   e.id = static_cast<std::int32_t>(rng());
@@ -39,4 +39,4 @@ Employee random_employee(const std::string& key, std::uint64_t version, Rng& rng
   return e;
 }
 
-}  // namespace iolab::store::testing
+}  // namespace iolab::testing

@@ -18,7 +18,7 @@
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
 #include "iolab/suites/suite.h"
-#include "suites/commitlog_workload.h"
+#include "internal/suites/commitlog_workload.h"
 
 namespace iolab::suites {
 namespace {

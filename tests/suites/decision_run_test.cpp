@@ -16,6 +16,8 @@
 namespace iolab::suites {
 namespace {
 
+using testing::groups_of_this_process;
+
 struct Place {
   io::ScratchDir scratch{"/tmp"};
   harness::RunConfig config = [] {

@@ -13,9 +13,9 @@ namespace iolab::suites {
 namespace {
 
 using store::Employee;
-using store::testing::fast_scratch_parent;
-using store::testing::key_name;
-using store::testing::make_employee;
+using testing::fast_scratch_parent;
+using testing::key_name;
+using testing::make_employee;
 
 TEST(KvStores, SameBehaviourEverywhere) {
   io::ScratchDir scratch(fast_scratch_parent());

@@ -15,6 +15,8 @@
 namespace iolab::suites {
 namespace {
 
+using testing::groups_of_this_process;
+
 TEST(MemorySuite, RunsUnderALimitOrSkipsWithTheReason) {
   io::ScratchDir scratch("/tmp");
   harness::RunConfig config;

@@ -9,7 +9,7 @@
 
 #include "iolab/harness/memory_cgroup.h"
 
-namespace iolab::suites {
+namespace iolab::testing {
 
 inline unsigned groups_of_this_process(const harness::CgroupPlace& place) {
   if (!place.root) return 0;
@@ -20,4 +20,4 @@ inline unsigned groups_of_this_process(const harness::CgroupPlace& place) {
   return n;
 }
 
-}  // namespace iolab::suites
+}  // namespace iolab::testing

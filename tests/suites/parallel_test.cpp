@@ -27,14 +27,6 @@
 namespace iolab::suites::parallel {
 namespace {
 
-std::vector<std::byte> file_bytes(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> b(c.size());
-  std::memcpy(b.data(), c.data(), c.size());
-  return b;
-}
-
 // Ints with every sign and edge: negatives, both extremes, zero, and pattern noise.
 std::vector<std::int32_t> sample_ints(std::size_t n) {
   std::vector<std::int32_t> v(n);
@@ -61,7 +53,7 @@ TEST_P(TypedArrayRoundTrip, EveryLengthAndOffsetComesBackExactly) {
       f.write(offset, values);
       f.close();
     }
-    auto bytes = file_bytes(path);
+    auto bytes = testing::read_bytes(path);
     ASSERT_EQ(bytes.size(), offset + 4 * n);
     std::vector<std::byte> stored(bytes.begin() + static_cast<std::ptrdiff_t>(offset), bytes.end());
     EXPECT_EQ(stored, encode_reference(way, values));
@@ -372,7 +364,7 @@ TEST(ParallelRun, CorruptionIsCaughtByTheReads) {
   const io::Method& pread = io::find_file_method("pread");
   RegionWorkload writes(team, pread, spec, harness::Op::Write, files, source);
   ASSERT_TRUE(runner.run(writes, harness::Result{}, team).verified);
-  io::testing::overwrite_byte(files.owned()[0], 2 * 8192 + 17);  // inside worker 2's region
+  testing::overwrite_byte(files.owned()[0], 2 * 8192 + 17);  // inside worker 2's region
   RegionWorkload reads(team, pread, spec, harness::Op::Read, files, source);
   try {
     runner.run(reads, harness::Result{}, team);

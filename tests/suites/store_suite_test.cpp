@@ -21,7 +21,8 @@
 #include "iolab/io/scratch.h"
 #include "iolab/suites/kv_store.h"
 #include "iolab/suites/suite.h"
-#include "suites/store_data_set.h"
+#include "internal/suites/store_data_set.h"
+#include "iolab/testing/files.h"
 
 namespace iolab::suites {
 namespace {
@@ -192,11 +193,7 @@ TEST(ContentCheckOnDisk, ACorruptedJournalFailsVerification) {
     engine->close();
   }
   // Flip a byte of the last record's comment text, which appears once in the file.
-  std::string bytes;
-  {
-    std::ifstream in(path, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  std::string bytes = testing::read_file(path);
   const std::string& text = w.records.back().comments;
   std::size_t at = bytes.rfind(text);
   ASSERT_NE(at, std::string::npos);

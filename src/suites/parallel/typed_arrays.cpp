@@ -33,8 +33,9 @@ inline std::int32_t from_big_endian(const std::byte* b) {
 // Bulk: one pass over the whole array with a byte swap per element; a loop
 // simple enough for the compiler to vectorize (std::byteswap is C++23). The
 // x86-64 baseline (SSE2) has no byte shuffle, so an AVX2 clone is built too
-// and picked at load time where the CPU has it.
-#if defined(__x86_64__) && defined(__GNUC__)
+// and picked at load time where the CPU has it. Not under ThreadSanitizer:
+// the clones' resolver runs before its runtime starts and crashes in it.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_THREAD__)
 #define IOLAB_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define IOLAB_VECTOR_CLONES

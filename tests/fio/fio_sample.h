@@ -4,7 +4,7 @@
 // The parser's test reads it; fio itself is not needed.
 #pragma once
 
-namespace iolab::test {
+namespace iolab::testing {
 
 inline constexpr const char* kFio333IoUringJson = R"FIO(
 {
@@ -264,4 +264,4 @@ inline constexpr const char* kFio333IoUringJson = R"FIO(
 }
 )FIO";
 
-}  // namespace iolab::test
+}  // namespace iolab::testing

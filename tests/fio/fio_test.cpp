@@ -14,6 +14,7 @@
 #include "iolab/base/error.h"
 #include "iolab/fio/runner.h"
 #include "iolab/io/scratch.h"
+#include "iolab/testing/test_dir.h"
 
 namespace iolab::harness {
 namespace {
@@ -197,7 +198,7 @@ TEST(ShellCommand, QuotesWhatAShellWouldSplitOrExpand) {
 }
 
 TEST(FioJson, TheSampleOfFio333ParsesToItsFigures) {
-  FioFigures f = parse_fio_json(test::kFio333IoUringJson, "sample");
+  FioFigures f = parse_fio_json(testing::kFio333IoUringJson, "sample");
   EXPECT_EQ(f.version, "fio-3.33");
   EXPECT_EQ(f.ios, 16384u);
   EXPECT_EQ(f.bytes, 67108864u);
@@ -214,7 +215,7 @@ TEST(FioJson, TheSampleOfFio333ParsesToItsFigures) {
 TEST(FioJson, NotesBeforeTheJsonAreSkipped) {
   std::string text = std::string("note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be "
                                  "capped at 1") +
-                     test::kFio333IoUringJson;
+                     testing::kFio333IoUringJson;
   EXPECT_EQ(parse_fio_json(text, "sample").ios, 16384u);
 }
 
@@ -231,31 +232,24 @@ TEST(FioJson, WhatIsMissingOrWrongIsNamed) {
   EXPECT_NE(message("{\"fio version\": \"fio-3.33\", \"jobs\": [").find("does not parse"), std::string::npos);
   EXPECT_NE(message("{\"fio version\": \"fio-3.33\", \"jobs\": []}").find("no job"), std::string::npos);
 
-  nlohmann::json j = nlohmann::json::parse(test::kFio333IoUringJson);
+  nlohmann::json j = nlohmann::json::parse(testing::kFio333IoUringJson);
   j["jobs"][0]["read"].erase("total_ios");
   std::string missing = message(j.dump());
   EXPECT_NE(missing.find("jobs[0].read.total_ios"), std::string::npos) << missing;
   EXPECT_NE(missing.find("out.json"), std::string::npos) << missing;
 
-  j = nlohmann::json::parse(test::kFio333IoUringJson);
+  j = nlohmann::json::parse(testing::kFio333IoUringJson);
   j["jobs"][0]["usr_cpu"] = "a lot";
   EXPECT_NE(message(j.dump()).find("jobs[0].usr_cpu is not a number"), std::string::npos);
 
-  j = nlohmann::json::parse(test::kFio333IoUringJson);
+  j = nlohmann::json::parse(testing::kFio333IoUringJson);
   j["jobs"][0]["error"] = 5;
   EXPECT_NE(message(j.dump()).find("error 5"), std::string::npos);
 }
 
 TEST(FindProgram, LooksInEachDirectoryOfThePathForAnExecutableFile) {
-  io::ScratchDir scratch;
-  const auto dir = scratch.path();
-  struct RemoveDirs {  // ScratchDir removes only the files it created
-    std::filesystem::path dir;
-    ~RemoveDirs() {
-      std::filesystem::remove_all(dir / "bin");
-      std::filesystem::remove_all(dir / "empty");
-    }
-  } remove_dirs{dir};
+  testing::TestDir place;
+  const auto dir = place.path();
   std::filesystem::create_directory(dir / "bin");
   std::filesystem::create_directory(dir / "empty");
   { std::ofstream(dir / "bin" / "fio") << "#!/bin/sh\n"; }

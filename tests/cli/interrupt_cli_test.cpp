@@ -1,0 +1,146 @@
+// A signal ends a run cleanly: the scratch directory (and what libraries made
+// in it, fio's files, SQLite's WAL) is removed, the results so far are kept
+// marked incomplete, and the process ends by the same signal.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/decision_file.h"
+#include "cli/run_program.h"
+#include "io/io_test_support.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using iolab::testing::json_of;
+using iolab::testing::in_directory;
+using iolab::testing::joined;
+using iolab::testing::names_in;
+using iolab::testing::ProgramRun;
+using iolab::testing::read_file;
+using iolab::testing::results_file;
+using iolab::testing::run_iolab;
+using iolab::testing::small_run;
+using iolab::testing::start_iolab;
+using iolab::testing::stdout_to;
+using iolab::testing::wait_until;
+using iolab::testing::Workspace;
+using iolab::testing::write_file;
+
+class InterruptedBySignal : public ::testing::TestWithParam<int> {};
+
+TEST_P(InterruptedBySignal, RemovesScratchAndKeepsTheResultsSoFar) {
+  const int sig = GetParam();
+  Workspace w;
+  const fs::path out = w / "r.json";
+  // 4 KiB calls (done in a moment), then 1-byte calls (minutes).
+  auto run = start_iolab({"run", "--method", "pread", "--size", "256k", "--bs", "4k,1", "--reps", "1000", "--warmup",
+                          "0", "--min-time", "0", "--no-latency", "--dir", w.scratch().string(), "--out", out.string()});
+  ASSERT_TRUE(wait_until([&] { return run->out_so_far().find("custom / read seq 4k") != std::string::npos; }))
+      << "the first experiment never finished";
+  ASSERT_FALSE(w.leftovers().empty()) << "the run is under way: its scratch directory exists";
+  run->send(sig);
+  ProgramRun o = run->finish();
+  EXPECT_EQ(o.signal, sig) << "ends by the same signal; exit " << o.exit_code << "\n" << o.err;
+  EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
+  EXPECT_EQ(o.err_lines(), 1u) << o.err;
+  const std::string why = "interrupted by " + std::string("SIG") + ::sigabbrev_np(sig);
+  EXPECT_NE(o.err.find(why), std::string::npos) << o.err;
+  ASSERT_TRUE(fs::exists(out)) << o.err;
+  nlohmann::json j = json_of(out);
+  EXPECT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["incomplete"], why);
+  EXPECT_TRUE(fs::exists(w / "r.csv"));
+  EXPECT_TRUE(fs::exists(w / "r.html"));
+  for (const auto& name : names_in(w.path())) EXPECT_NE(name.front(), '.') << name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Run, InterruptedBySignal, ::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGALRM),
+                         [](const auto& info) { return std::string(::sigabbrev_np(info.param)); });
+
+TEST(Interrupt, CtrlCInTheStoreSuitesSqlitePhaseRemovesItsWal) {
+  Workspace w;
+  const fs::path out = w / "r.json";
+  auto run = start_iolab({"run", "store", "--scale", "tiny", "--records", "20000", "--reps", "1", "--warmup", "0",
+                          "--min-time", "0", "--no-latency", "--dir", w.scratch().string(), "--out", out.string()});
+  // SQLite's write-ahead log exists while its phases run (a quarter second each at least).
+  auto sqlite_running = [&] {
+    for (const auto& name : w.leftovers())
+      if (name.ends_with("-wal")) return true;
+    return false;
+  };
+  ASSERT_TRUE(wait_until(sqlite_running)) << "never saw SQLite's -wal";
+  run->send(SIGINT);
+  ProgramRun o = run->finish();
+  EXPECT_EQ(o.signal, SIGINT) << "exit " << o.exit_code << ": " << o.err;
+  EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
+  nlohmann::json j = json_of(out);
+  EXPECT_EQ(j["incomplete"], "interrupted by SIGINT");
+  EXPECT_GE(j["results"].size(), 1u) << "the backends measured before SQLite";
+}
+
+TEST(Interrupt, OutputIntoAClosedPipeEndsBySigpipeAndRemovesScratch) {
+  Workspace w;
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ::close(fds[0]);  // `iolab run | head -1` once head has gone
+  iolab::testing::StartOptions into_pipe;
+  into_pipe.stdout_fd = fds[1];
+  auto run = start_iolab(small_run(w, {"--out", (w / "r.json").string()}), into_pipe);
+  ::close(fds[1]);
+  ProgramRun o = run->finish();
+  EXPECT_EQ(o.signal, SIGPIPE) << "exit " << o.exit_code << ": " << o.err;
+  EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
+}
+
+// A "fio" that stands for one in the middle of its run: it says where it is
+// (its pid, in a file of the test's), then keeps re-creating its data file as
+// fio does between loops, until killed.
+TEST(Interrupt, ASignalDuringCrosschecksFioPhaseStopsFioAndRemovesItsFiles) {
+  Workspace p;
+  const fs::path fake = p / "fio", mark = p / "fio-pid";
+  write_file(fake, "#!/bin/sh\n"
+                   "if [ \"$1\" = --version ]; then echo fio-3.33; exit 0; fi\n"
+                   "f=; for a; do case \"$a\" in --filename=*) f=\"${a#--filename=}\";; esac; done\n"
+                   "echo $$ > " + (p / "fio-pid.tmp").string() + " && mv " + (p / "fio-pid.tmp").string() + " " +
+                       mark.string() + "\n"
+                   "while :; do : >> \"$f\"; sleep 0.01; done\n");
+  fs::permissions(fake, fs::perms::owner_all);
+  auto run = iolab::testing::start_iolab({"crosscheck", "--fio-program", fake.string(), "--method", "pread", "--bs", "4k",
+                                       "--size", "64k", "--rounds", "1", "--reps", "1", "--warmup", "0", "--min-time",
+                                       "0", "--dir", p.scratch().string()});
+  ASSERT_TRUE(iolab::testing::wait_until([&] { return fs::exists(mark); })) << "fio never started";
+  const pid_t fio = std::stoi(read_file(mark));
+  run->send(SIGTERM);
+  ProgramRun r = run->finish();
+  EXPECT_EQ(r.signal, SIGTERM) << "exit " << r.exit_code << ": " << r.err;
+  EXPECT_NE(r.err.find("iolab: crosscheck interrupted by SIGTERM"), std::string::npos) << r.err;
+  // fio ended with iolab (gone, or a zombie waiting for init), not writing on.
+  auto state = [&] {
+    std::ifstream in("/proc/" + std::to_string(fio) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    auto close = text.rfind(')');
+    return close == std::string::npos || close + 2 >= text.size() ? 'X' : text[close + 2];
+  };
+  const bool ended = iolab::testing::wait_until([&] { return state() == 'X' || state() == 'Z'; }, std::chrono::seconds(10));
+  if (!ended) ::kill(fio, SIGKILL);  // leave nothing running
+  EXPECT_TRUE(ended) << "fio (pid " << fio << ") still runs after iolab ended";
+  EXPECT_TRUE(names_in(p.scratch()).empty()) << "scratch left behind: " << (names_in(p.scratch()).empty() ? "" : names_in(p.scratch()).front());
+}
+
+}  // namespace
