@@ -94,14 +94,17 @@ void replay(Gathered& g) {
     if (distrust[i] && distrust[i]->from_round == 0) sel.withdraw(i);
   }
   std::vector<double> rates(k, 0.0);
-  for (unsigned round = 0; round < g.recorded_rounds && !sel.done(); ++round) {
+  for (unsigned round = 0; !sel.done(); ++round) {
+    // A round's withdrawals come before its rates, as in the run. One may
+    // end the selection before the round counts: the run then stopped at
+    // `round` rounds with that round's repetitions measured, so the
+    // withdrawals of the round after the last counted one are replayed too.
+    for (std::size_t i = 0; i < k; ++i)
+      if (sel.in_play(i) && distrust[i] && distrust[i]->from_round <= round) sel.withdraw(i);
+    if (sel.done() || round >= g.recorded_rounds) break;
     for (std::size_t i = 0; i < k; ++i) {
       rates[i] = 0;
       if (!sel.in_play(i)) continue;
-      if (distrust[i] && distrust[i]->from_round <= round) {
-        sel.withdraw(i);
-        continue;
-      }
       const auto& s = g.records[i]->samples_s;
       rates[i] = round < s.size() && s[round] > 0 ? work(*g.records[i]) / s[round] : 0;
     }

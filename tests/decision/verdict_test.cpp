@@ -6,8 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
+#include <fmt/format.h>
+
 #include "decision/synthetic_decision.h"
 #include "iolab/base/error.h"
+#include "iolab/decision/schedule.h"
 #include "iolab/decision/seed_rules.h"
 
 namespace iolab::decision {
@@ -73,6 +78,119 @@ TEST(Verdict, ATooShortRepetitionWithdrawsFromItsRound) {
   EXPECT_NE(c.candidates[1].withdrawn.find("from round 3"), std::string::npos) << c.candidates[1].withdrawn;
   EXPECT_EQ(c.candidates[1].rounds, 2u);
   EXPECT_EQ(std::find(c.within.begin(), c.within.end(), 1u), c.within.end());
+}
+
+// A condition run by the real schedule on a fake clock, its records
+// written as the live run writes them: seeded rates around each candidate's,
+// and one candidate's repetition in one round lasting 10 ms, which the trust
+// filter withdraws (as the run's trial reports it) in that round.
+class ShortRepetitionTrial final : public ConditionTrial {
+ public:
+  ShortRepetitionTrial(const Condition& c, std::vector<double> mib_s, std::uint64_t seed, std::size_t short_candidate,
+                       unsigned short_round, std::vector<harness::Result>& out)
+      : c_(c), mib_s_(std::move(mib_s)), rng_(seed), short_candidate_(short_candidate), short_round_(short_round),
+        samples_(mib_s_.size()), out_(out) {}
+  std::vector<std::string> start() override { return std::vector<std::string>(mib_s_.size()); }
+  Round round(const std::vector<bool>& in_play, const std::function<bool()>&) override {
+    Round r;
+    r.complete = true;
+    r.rates.assign(mib_s_.size(), 0);
+    r.untrusted.assign(mib_s_.size(), std::nullopt);
+    std::normal_distribution<double> normal(0, 1);
+    for (std::size_t i = 0; i < mib_s_.size(); ++i) {
+      if (!in_play[i]) continue;
+      double s = kBytes / (mib_s_[i] * (1 << 20) * std::exp(0.08 * normal(rng_)));
+      if (i == short_candidate_ && rounds_ == short_round_) s = 0.010;
+      samples_[i].push_back(s);
+      r.rates[i] = kBytes / s;
+      if (i == short_candidate_ && rounds_ >= short_round_) r.untrusted[i] = "a repetition under 50 ms";
+    }
+    ++rounds_;
+    return r;
+  }
+  void finish(const Selection& s, const Ending& ending) override {
+    for (std::size_t i = 0; i < mib_s_.size(); ++i) {
+      harness::Result r;
+      r.op = c_.row.op;
+      r.block_size = c_.size;
+      r.bytes = static_cast<std::uint64_t>(kBytes);
+      r.ops = r.bytes / c_.size;
+      r.passes = 1;
+      r.verified = true;
+      r.samples_s = samples_[i];
+      r.reps = static_cast<unsigned>(r.samples_s.size());
+      r.extra[keys::kCondition] = c_.key();
+      r.extra[keys::kCandidate] = label(i);
+      r.extra[keys::kIndex] = i;
+      r.extra[keys::kStop] = to_string(ending.stop);
+      r.extra[keys::kRounds] = s.rounds();
+      r.extra[keys::kIndifference] = s.guarantee().indifference;
+      r.extra[keys::kConfidence] = s.guarantee().confidence;
+      r.extra[keys::kFirstStage] = s.first_stage();
+      if (auto p = s.pick()) r.extra[keys::kPick] = label(*p);
+      nlohmann::json within = nlohmann::json::array();
+      for (auto w : s.survivors()) within.push_back(label(w));
+      r.extra[keys::kWithin] = within;
+      out_.push_back(std::move(r));
+    }
+    ended_by_withdrawal = s.rounds() == short_round_ && ending.stop == Stop::Selected;
+  }
+  bool ended_by_withdrawal = false;
+
+ private:
+  static std::string label(std::size_t i) { return fmt::format("m{}", i); }
+  static constexpr double kBytes = 1 << 30;  // about a second a repetition: only the one made short is
+  Condition c_;
+  std::vector<double> mib_s_;
+  std::mt19937_64 rng_;
+  std::size_t short_candidate_;
+  unsigned short_round_, rounds_ = 0;
+  std::vector<std::vector<double>> samples_;
+  std::vector<harness::Result>& out_;
+};
+
+// The run's selection may end on a withdrawal, before the round that
+// withdrew counts: the replay stops there too (CI saw a run stop at 13
+// rounds and its replay run on to "budget").
+TEST(Verdict, AWithdrawalThatEndsTheSelectionReplaysAsItRan) {
+  const Condition c = cond("read", 4096, "none", Column::Warm);
+  unsigned ended_by_withdrawal = 0, runs = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed)
+    for (unsigned short_round : {2u, 6u, 7u, 9u}) {
+      std::vector<harness::Result> records;
+      ShortRepetitionTrial* trial = nullptr;
+      ScheduleSettings s;
+      s.budget_s = 1e6;
+      DesignRequest request;
+      request.sizes = {c.size};
+      double clock = 0;
+      auto make = [&](const Condition& at) {
+        ScheduledCondition sc;
+        sc.condition = at;
+        sc.candidates = 2;
+        sc.make = [&, at](double) -> std::unique_ptr<ConditionTrial> {
+          auto t = std::make_unique<ShortRepetitionTrial>(at, std::vector<double>{1000, 1030}, seed, seed % 2, short_round,
+                                                          records);
+          trial = t.get();
+          return t;
+        };
+        return sc;
+      };
+      auto tick = [&] { return clock += 0.01; };
+      Schedule out = run_schedule({c.row}, request, make, s, tick);
+      ASSERT_EQ(out.outcomes.size(), 1u);
+      ASSERT_NE(trial, nullptr);
+      ended_by_withdrawal += trial->ended_by_withdrawal;
+      ++runs;
+      const Decision d = decision_from_records(records);
+      ASSERT_EQ(d.conditions.size(), 1u);
+      EXPECT_TRUE(d.conditions[0].replay_agrees) << "seed " << seed << ", short round " << short_round << ": run stopped "
+                                                 << to_string(out.outcomes[0].stop) << " after " << out.outcomes[0].rounds
+                                                 << " rounds, replay " << to_string(d.conditions[0].stop) << " after "
+                                                 << d.conditions[0].rounds;
+    }
+  // The case this test is for happened (else it would pass without it).
+  EXPECT_GT(ended_by_withdrawal, 0u) << "of " << runs << " runs";
 }
 
 TEST(Verdict, ANotWarmWarningWithdrawsFromTheRoundTheJudgeRecorded) {
