@@ -5,6 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 namespace iolab::proc {
 
 std::optional<IoAccounting> read_io(IoScope scope) {
@@ -36,6 +39,25 @@ std::optional<BlockSectors> read_block_sectors(const std::filesystem::path& stat
   std::fclose(f);
   if (!ok) return std::nullopt;
   return BlockSectors{v[2], v[6]};
+}
+
+std::filesystem::path block_device_dir(dev_t dev) {
+  return "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev));
+}
+
+std::string block_queue_attribute(dev_t dev, std::string_view attribute) {
+  const std::filesystem::path base = block_device_dir(dev);
+  for (const std::filesystem::path& queue : {base / "queue", base / ".." / "queue"}) {
+    std::ifstream in(queue / attribute);
+    std::string line;
+    if (std::getline(in, line) && !line.empty()) return line;
+  }
+  return "";
+}
+
+std::uint64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
 }
 
 std::map<std::string, std::int64_t> vm_dirty_settings() {

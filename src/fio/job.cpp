@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "iolab/base/error.h"
+#include "iolab/base/proc.h"
 #include "iolab/io/registry.h"
 #include "iolab/base/units.h"
 
@@ -237,8 +238,7 @@ FioParseContext system_fio_context() {
   };
   const long page = ::sysconf(_SC_PAGESIZE);
   c.page_size = page > 0 ? static_cast<std::uint64_t>(page) : 4096;
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  c.mb_memory = pages > 0 ? static_cast<std::uint64_t>(pages) * c.page_size / (1024 * 1024) : 0;
+  c.mb_memory = proc::physical_memory_bytes() / (1024 * 1024);
   const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
   c.ncpus = cpus > 0 ? static_cast<std::uint64_t>(cpus) : 1;
   return c;

@@ -19,13 +19,6 @@
 namespace iolab::harness {
 namespace {
 
-std::string read_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string s;
-  std::getline(in, s);
-  return s;
-}
-
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
   for (std::string line; std::getline(in, line);)
@@ -68,14 +61,6 @@ Mount mount_of(const std::filesystem::path& dir) {
   return best;
 }
 
-// queue/ lives on the disk, not on a partition.
-std::string queue_attr(unsigned major, unsigned minor, const std::string& attr) {
-  std::string base = "/sys/dev/block/" + std::to_string(major) + ":" + std::to_string(minor);
-  std::string v = read_line(base + "/queue/" + attr);
-  if (v.empty()) v = read_line(base + "/../queue/" + attr);
-  return v;
-}
-
 }  // namespace
 
 Environment collect_environment(const std::filesystem::path& scratch_dir) {
@@ -85,7 +70,7 @@ Environment collect_environment(const std::filesystem::path& scratch_dir) {
   e.hostname = host;
   e.cpu_model = cpu_model();
   e.cores = std::thread::hardware_concurrency();
-  e.ram_bytes = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  e.ram_bytes = proc::physical_memory_bytes();
   utsname u{};
   if (::uname(&u) == 0) e.kernel = std::string(u.sysname) + " " + u.release;
   e.scratch_dir = scratch_dir.string();
@@ -93,10 +78,11 @@ Environment collect_environment(const std::filesystem::path& scratch_dir) {
   e.fs_type = m.fs_type;
   e.mount_options = m.options;
   e.device = m.source;
-  std::string rot = queue_attr(m.major, m.minor, "rotational");
+  const dev_t dev = makedev(m.major, m.minor);
+  std::string rot = proc::block_queue_attribute(dev, "rotational");
   if (!rot.empty()) e.rotational = rot == "1";
   // "noop [mq-deadline] kyber": the bracketed one is in use.
-  std::string sched = queue_attr(m.major, m.minor, "scheduler");
+  std::string sched = proc::block_queue_attribute(dev, "scheduler");
   auto l = sched.find('['), r = sched.find(']');
   e.scheduler = l != std::string::npos && r != std::string::npos ? sched.substr(l + 1, r - l - 1) : sched;
   e.iolab_version = kVersion;
@@ -115,7 +101,7 @@ Environment collect_environment(const std::filesystem::path& scratch_dir) {
   e.vm_dirty = proc::vm_dirty_settings();
   for (const char* attr : {"read_ahead_kb", "nr_requests", "max_sectors_kb", "logical_block_size", "physical_block_size",
                            "write_cache"})
-    if (std::string v = queue_attr(m.major, m.minor, attr); !v.empty()) e.block_queue[attr] = v;
+    if (std::string v = proc::block_queue_attribute(dev, attr); !v.empty()) e.block_queue[attr] = v;
   return e;
 }
 

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "iolab/base/error.h"
+#include "iolab/base/proc.h"
 #include "iolab/base/units.h"
 #include "iolab/harness/requests.h"
 #include "iolab/results/statistics.h"
@@ -223,9 +224,8 @@ long double experiment_memory(const FileExperiment& e) {
 std::optional<std::string> resource_problem(const FileExperiment& e, const std::filesystem::path& scratch_dir) {
   const std::uint64_t length = file_length(e);
   const long double memory = experiment_memory(e);
-  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) {
-    const auto ram = static_cast<long double>(pages) * static_cast<long double>(page);
+  if (const std::uint64_t bytes = proc::physical_memory_bytes(); bytes > 0) {
+    const auto ram = static_cast<long double>(bytes);
     if (memory > ram / 2)
       return "it needs " + format_bytes(static_cast<double>(memory)) + " of memory (buffers" +
              (e.pattern == AccessPattern::Rand ? std::string(" and an offset per call") : "") + "), more than half of the " +

@@ -1,7 +1,6 @@
 #include "iolab/harness/usage.h"
 
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "iolab/base/proc.h"
 
@@ -19,7 +18,7 @@ std::string& device_stat() {
 std::string watch_device(const std::filesystem::path& dir) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) return "";
-  std::string base = "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+  const std::string base = proc::block_device_dir(st.st_dev).string();
   std::error_code ec;
   if (!std::filesystem::exists(base + "/stat", ec)) return "";  // not a block device (tmpfs, overlay, ...)
   device_stat() = base + "/stat";

@@ -2,12 +2,12 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
-#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "iolab/base/error.h"
+#include "iolab/base/proc.h"
 
 namespace iolab::io::direct_io {
 namespace {
@@ -15,14 +15,9 @@ namespace {
 bool power_of_two(std::size_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 std::size_t sysfs_logical_block_size(dev_t dev) {
-  // A partition has no queue/ of its own; its parent disk does.
-  std::string base = "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev));
-  for (const char* rel : {"/queue/logical_block_size", "/../queue/logical_block_size"}) {
-    std::ifstream in(base + rel);
-    std::size_t v = 0;
-    if (in >> v && power_of_two(v)) return v;
-  }
-  return 0;
+  std::istringstream in(proc::block_queue_attribute(dev, "logical_block_size"));
+  std::size_t v = 0;
+  return in >> v && power_of_two(v) ? v : 0;
 }
 
 }  // namespace

@@ -223,7 +223,7 @@ void past_dirty_limit(CommitLogRuns& runs, const Plan& plan, std::vector<harness
                             "writes more than the kernel's dirty background limit (GiB): default and full scales only"));
     return;
   }
-  std::uint64_t limit = dirty_background_limit(proc::vm_dirty_settings(), mem_total_bytes());
+  std::uint64_t limit = dirty_background_limit(proc::vm_dirty_settings(), proc::physical_memory_bytes());
   std::uint64_t target = limit + limit / 10;
   // Each pass writes GiBs at the offered rate (~30 s): one timed pass and
   // the latency pass, whatever --reps says (the record's reps say so).

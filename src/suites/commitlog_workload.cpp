@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <utility>
 
@@ -280,15 +279,6 @@ std::uint64_t dirty_background_limit(const std::map<std::string, std::int64_t>& 
   auto ratio = vm.find("dirty_background_ratio");
   std::uint64_t percent = ratio != vm.end() && ratio->second >= 0 ? static_cast<std::uint64_t>(ratio->second) : 10;
   return mem_total_bytes / 100 * percent;
-}
-
-std::uint64_t mem_total_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key, unit;
-  std::uint64_t v = 0;
-  while (in >> key >> v >> unit)
-    if (key == "MemTotal:") return v * 1024;
-  return 0;
 }
 
 // ---- catch-up -------------------------------------------------------------------------

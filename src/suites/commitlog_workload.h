@@ -100,8 +100,6 @@ class CommitLogRunWorkload final : public harness::Workload {
 // and MemTotal: dirty_background_bytes when set, else dirty_background_ratio
 // (10 when unreadable) percent of memory.
 std::uint64_t dirty_background_limit(const std::map<std::string, std::int64_t>& vm, std::uint64_t mem_total_bytes);
-// MemTotal of /proc/meminfo in bytes (0 when unreadable).
-std::uint64_t mem_total_bytes();
 
 // How a catch-up controls and reads the cache state of the segment files:
 // the harness's cache control, replaceable in tests.

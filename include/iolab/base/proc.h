@@ -1,8 +1,9 @@
 // The kernel's counters and settings that iolab reads, each read in one
 // place: a process's I/O accounting (/proc/<self|thread-self>/io), a block
-// device's sector counts (/sys/dev/block/M:m/stat), the page-cache
-// writeback settings (/proc/sys/vm/dirty_*), the TLB shootdown count
-// (/proc/interrupts). All read outside timed regions.
+// device's directory, sector counts and queue settings (/sys/dev/block/M:m),
+// the machine's memory, the page-cache writeback settings
+// (/proc/sys/vm/dirty_*), the TLB shootdown count (/proc/interrupts). All
+// read outside timed regions.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include <sys/types.h>
 
 namespace iolab::proc {
 
@@ -31,6 +34,16 @@ struct BlockSectors {
   std::uint64_t read = 0, written = 0;
 };
 std::optional<BlockSectors> read_block_sectors(const std::filesystem::path& stat_file);
+
+// /sys/dev/block/M:m of the device `dev` (a file's st_dev): a partition's or
+// a disk's directory; it may not exist (tmpfs, overlay: no block device).
+std::filesystem::path block_device_dir(dev_t dev);
+// queue/<attribute> of the disk holding `dev` (a partition has no queue/ of
+// its own: its parent disk's), its first line; "" when there is none.
+std::string block_queue_attribute(dev_t dev, std::string_view attribute);
+
+// The machine's RAM in bytes (what /proc/meminfo calls MemTotal); 0 when unknown.
+std::uint64_t physical_memory_bytes();
 
 // /proc/sys/vm/dirty_*: how much written data the kernel lets sit in the page
 // cache, and for how long, before it writes it back. Knobs that cannot be
