@@ -342,8 +342,8 @@ CatchUpResult catch_up(std::span<const std::filesystem::path> log_dirs, ReadPath
   // The fraction of all the logs' bytes in the page cache (evicting first when cold).
   auto resident = [&](bool evict) {
     double total = 0, cached = 0;
-    for (const auto& path : files) {
-      auto f = fs.open(path, false);
+    for (const auto& segment : files) {
+      auto f = fs.open(segment, false);
       if (evict) f->drop_cache();
       auto size = static_cast<double>(f->size());
       total += size;

@@ -262,8 +262,8 @@ Decision decision_from_records(std::span<const harness::Result> results) {
       auto stop = stop_named(g.recorded_stop);
       v.stop = stop && (*stop == Stop::NotRun || *stop == Stop::Unmeasurable) ? *stop : Stop::Unmeasurable;
       v.why = r.skipped.value_or("not measured");
-      if (auto c = r.extra.find(keys::kCandidates); c != r.extra.end() && c->is_array())
-        for (const auto& x : *c)
+      if (auto listed = r.extra.find(keys::kCandidates); listed != r.extra.end() && listed->is_array())
+        for (const auto& x : *listed)
           if (x.is_string()) {
             CandidateVerdict c;
             c.label = x.get<std::string>();

@@ -124,6 +124,6 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(BadInput{{"bogus"}, "bogus"}, BadInput{{"methods", "--nope"}, "--nope"},
                       BadInput{{"run", "--size", "12q"}, "12q"}, BadInput{{"--frobnicate"}, "--frobnicate"},
                       BadInput{{}, "subcommand"}, BadInput{{"methods", "extra"}, "extra"}),
-    [](const auto& info) { return "case" + std::to_string(info.index); });
+    [](const auto& p) { return "case" + std::to_string(p.index); });
 
 }  // namespace

@@ -71,7 +71,7 @@ TEST_P(InterruptedBySignal, RemovesScratchAndKeepsTheResultsSoFar) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Run, InterruptedBySignal, ::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGALRM),
-                         [](const auto& info) { return std::string(::sigabbrev_np(info.param)); });
+                         [](const auto& p) { return std::string(::sigabbrev_np(p.param)); });
 
 TEST(Interrupt, CtrlCInTheStoreSuitesSqlitePhaseRemovesItsWal) {
   Workspace w;

@@ -128,7 +128,7 @@ std::vector<std::string> copy_method_names() {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCopyMethods, CopyMethods, ::testing::ValuesIn(copy_method_names()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& p) { return p.param; });
 
 TEST(CopyRegistry, NamesAndOrder) {
   EXPECT_EQ(copy_method_names(),

@@ -81,7 +81,7 @@ TEST(DurabilityNames, RoundTripAndRejectUnknown) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllMethods, DurabilityCalls, ::testing::ValuesIn(testing::all_variants()),
-                         [](const auto& info) { return info.param.label; });
+                         [](const auto& p) { return p.param.label; });
 
 }  // namespace
 }  // namespace iolab::io

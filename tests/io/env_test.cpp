@@ -203,7 +203,7 @@ TEST_P(EnvContract, ASyncRunsWhileAnotherThreadWritesElsewhere) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Envs, EnvContract, ::testing::Values("posix", "fault"),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& p) { return p.param; });
 
 TEST(PosixEnv, RefusesSymlinksAndDirectories) {
   ScratchDir scratch;

@@ -177,7 +177,7 @@ TEST_P(WriteErrors, FullFilesystem) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllMethods, WriteErrors, ::testing::ValuesIn(testing::all_variants()),
-                         [](const auto& info) { return info.param.label; });
+                         [](const auto& p) { return p.param.label; });
 
 }  // namespace
 }  // namespace iolab::io

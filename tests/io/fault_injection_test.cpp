@@ -122,7 +122,7 @@ TEST_P(FaultInjection, EveryCallFailsCleanlyOrTransparently) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, FaultInjection, ::testing::ValuesIn(testing::all_variants()),
-                         [](const auto& info) { return info.param.label; });
+                         [](const auto& p) { return p.param.label; });
 
 // The injector itself: counts only matching calls, fires once, shortens by half.
 TEST(CallInjector, NthMatchingCallOnly) {

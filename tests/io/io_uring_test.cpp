@@ -213,7 +213,7 @@ TEST_P(UringOption, StreamsReadsWithTheOption) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Each, UringOption, ::testing::Range<std::size_t>(0, testing::uring_option_settings().size()),
-                         [](const auto& info) { return std::string(testing::uring_option_settings()[info.param].first); });
+                         [](const auto& p) { return std::string(testing::uring_option_settings()[p.param].first); });
 
 // SQPOLL: the poller is a thread of this process ("iou-sqp-<tid>"), and
 // the File reports its CPU time, also after close. Without SQPOLL: none.

@@ -150,15 +150,15 @@ struct Checker {
   Tally& tally;
 
   std::size_t point = 0;                     // of the state being checked, for trace_first_problem
-  const io::CrashState* state = nullptr;      // ... and the state
+  const io::CrashState* checked = nullptr;    // ... and the state
 
   void problem(std::uint64_t& counter, const std::string& what) {
     ++counter;
     if (options.trace_first_problem && tally.examples.empty()) {
       std::printf("first problem: %s\n", what.c_str());
       for (std::size_t i = 0; i < point; ++i) std::printf("  %4zu %s\n", i, run.env.describe(i).c_str());
-      if (state != nullptr && state->files.count(kJournal) != 0) {
-        const auto& bytes = state->files.at(kJournal);
+      if (checked != nullptr && checked->files.count(kJournal) != 0) {
+        const auto& bytes = checked->files.at(kJournal);
         std::printf("  journal of the state: %zu bytes\n", bytes.size());
         try {
           ScanResult r = scan_journal(bytes, "state");
@@ -198,7 +198,7 @@ struct Checker {
   // in (for a crash during recovery), or nullptr when the open failed.
   std::unique_ptr<io::FaultEnv> check(const io::CrashState& state, const Allowed& allowed, const std::string& where,
                                       bool count_stats) {
-    this->state = &state;
+    checked = &state;
     auto env = std::make_unique<io::FaultEnv>(state);
     StoreOptions o = options_for(setting, env.get());
     auto journal = state.files.find(kJournal);

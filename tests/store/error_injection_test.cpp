@@ -188,7 +188,7 @@ TEST(StoreFaultInjection, CompactFailuresAreReportedAndLeaveNoTemporaryFile) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreFaultInjection, ::testing::ValuesIn(kAllBackends),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+                         [](const auto& p) { return std::string(to_string(p.param)); });
 
 }  // namespace
 }  // namespace iolab::store

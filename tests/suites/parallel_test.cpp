@@ -68,8 +68,8 @@ TEST_P(TypedArrayRoundTrip, EveryLengthAndOffsetComesBackExactly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllWays, TypedArrayRoundTrip, ::testing::ValuesIn(all_array_ways()),
-                         [](const auto& info) {
-                           std::string s(to_string(info.param));
+                         [](const auto& p) {
+                           std::string s(to_string(p.param));
                            std::replace(s.begin(), s.end(), '-', '_');
                            return s;
                          });
@@ -293,8 +293,8 @@ INSTANTIATE_TEST_SUITE_P(MethodsAndLayouts, ParallelRun,
                                            RunCase{"direct", Layout::SharedFile}, RunCase{"direct", Layout::FilePerWorker},
                                            RunCase{"io_uring", Layout::SharedFile},
                                            RunCase{"io_uring", Layout::FilePerWorker}),
-                         [](const auto& info) {
-                           return info.param.method + (info.param.layout == Layout::SharedFile ? "_shared" : "_per_worker");
+                         [](const auto& p) {
+                           return p.param.method + (p.param.layout == Layout::SharedFile ? "_shared" : "_per_worker");
                          });
 
 // The soft descriptor limit at which exactly `free_slots` descriptors can

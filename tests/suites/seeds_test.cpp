@@ -96,8 +96,8 @@ TEST_P(TinyRun, YieldsOnlyVerifiedOrSkippedRecords) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, TinyRun, ::testing::ValuesIn(kSeedSuites),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const auto& p) {
+                           std::string n = p.param;
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
