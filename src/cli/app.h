@@ -81,6 +81,11 @@ bool stdout_written();
 // callbacks cannot see), for the record of what produced a result.
 std::string command_line();
 
+// The choices of --evict, for each command that makes reads cold.
+inline constexpr const char* kEvictChoices =
+    "per-file (default: fdatasync + fadvise of the file alone, a fresh copy if that fails) or drop_caches (root; "
+    "empties the whole machine's page cache)";
+
 // A custom matrix as given on the command line (`run`, `crosscheck`): each
 // a comma-separated list, empty when not given (the matrix's default).
 struct MatrixOptions {

@@ -6,6 +6,7 @@
 
 #include "app.h"
 #include "iolab/base/error.h"
+#include "iolab/base/text_table.h"
 #include "iolab/io/registry.h"
 #include "iolab/io/scratch.h"
 
@@ -41,13 +42,17 @@ void add_methods_command(CLI::App& app, Action& action) {
         fmt::print("{}\n", out.dump(2));
         return 0;
       }
-      fmt::print("{:<16} {:<5} {:<10} {}\n", "METHOD", "KIND", "AVAILABLE", "DESCRIPTION");
+      using A = TextTable::Align;
+      TextTable table({A::Left, A::Left, A::Left, A::Left});
+      table.add({"METHOD", "KIND", "AVAILABLE", "DESCRIPTION"});
       for (const auto& m : out) {
-        std::string avail = m["available"].get<bool>() ? "yes" : "no";
-        fmt::print("{:<16} {:<5} {:<10} {}\n", m["name"].get<std::string>(), m["kind"].get<std::string>(), avail,
-                   m["description"].get<std::string>());
-        if (!m["reason"].is_null()) fmt::print("{:<33}why not: {}\n", "", printable(m["reason"].get<std::string>()));
+        table.add({m["name"].get<std::string>(), m["kind"].get<std::string>(), m["available"].get<bool>() ? "yes" : "no",
+                   m["description"].get<std::string>()});
+        // Under the description, not widening the columns.
+        if (!m["reason"].is_null())
+          table.add({"", "", "", "why not: " + printable(m["reason"].get<std::string>())}, false);
       }
+      fmt::print("{}", table.render());
       fmt::print("\nprobed in {} (filesystem of the scratch directory)\n",
                  opts->dir.empty() ? "$TMPDIR or /tmp" : printable(opts->dir));
       return 0;

@@ -170,9 +170,7 @@ void add_recommend_command(CLI::App& app, Action& action) {
   cmd->add_option("--min-time", opts->min_time,
                   "When measuring: seconds each repetition lasts at least, by repeating short passes (default 0.075, "
                   "above the 50 ms under which a repetition is too short to trust); the plan may shorten it to 0.065 s");
-  cmd->add_option("--evict", opts->evict,
-                  "When measuring: how cold reads are made: per-file (default: fdatasync + fadvise of the file alone) or "
-                  "drop_caches (root; empties the whole machine's page cache)");
+  cmd->add_option("--evict", opts->evict, std::string("When measuring: how cold reads are made: ") + kEvictChoices);
   cmd->add_option("--save", opts->save, "When measuring: also write the measured records to this JSON file");
   cmd->footer("Examples:\n  iolab recommend --save decision.json\n  iolab recommend --op write --bs 700,64k --flush every-16k\n"
               "  iolab recommend decision.json --json --explain");

@@ -142,9 +142,7 @@ void add_run_command(CLI::App& app, Action& action) {
   matrix->add_option("--sync", o->sync,
                      "none, end, every, every-16k (inline each 16 KiB), async-16k (background thread when 16 KiB are "
                      "dirty), optionally :fdatasync/:fsync/:msync (default none; the method's own sync otherwise)");
-  cmd->add_option("--evict", o->evict,
-                  "How 'cold' evicts: per-file (default: fdatasync + fadvise of the file alone, a fresh copy if that "
-                  "fails) or drop_caches (root; empties the whole machine's page cache)");
+  cmd->add_option("--evict", o->evict, std::string("How 'cold' evicts: ") + kEvictChoices);
   matrix->add_option("--qd", o->qd, "Queue depths of queued methods (io_uring), e.g. 1,32 (default 32)");
   cmd->add_flag("--no-latency", o->no_latency, "Skip the latency pass (every call timed, separately from throughput)");
   cmd->add_option("--min-time", o->min_time,

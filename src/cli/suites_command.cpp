@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.h"
+#include "iolab/base/text_table.h"
 #include "iolab/suites/suite.h"
 
 namespace iolab::cli {
@@ -30,10 +31,11 @@ void add_suites_command(CLI::App& app, Action& action) {
         fmt::print("No suites are registered in this build; `iolab run --method ...` runs a custom matrix.\n");
         return 0;
       }
-      std::size_t w = 5;
-      for (const auto* s : all) w = std::max(w, s->name().size());
-      fmt::print("{:<{}}  {:<12}  {}\n", "SUITE", w, "SEED", "WHAT IT MEASURES");
-      for (const auto* s : all) fmt::print("{:<{}}  {:<12}  {}\n", s->name(), w, s->seed(), s->description());
+      using A = TextTable::Align;
+      TextTable table({A::Left, A::Left, A::Left});
+      table.add({"SUITE", "SEED", "WHAT IT MEASURES"});
+      for (const auto* s : all) table.add({std::string(s->name()), std::string(s->seed()), std::string(s->description())});
+      fmt::print("{}", table.render());
       // Which suites the default group leaves out comes from the registry, not from this text.
       const auto seeds = suites::seed_suites();
       std::string outside;
