@@ -78,6 +78,28 @@ std::string markdown_cell(std::string_view text) {
   return out;
 }
 
+namespace {
+std::string markdown_row(const std::vector<std::string>& cells) {
+  std::string row = "|";
+  for (const auto& c : cells) {
+    if (!c.empty()) row.append(" ").append(markdown_cell(c));
+    row.append(" |");
+  }
+  return row + "\n";
+}
+}  // namespace
+
+MarkdownTable::MarkdownTable(const std::vector<std::string>& header, std::vector<Align> align) : out_(markdown_row(header)) {
+  out_ += "|";
+  for (std::size_t i = 0; i < header.size(); ++i)
+    out_ += i < align.size() && align[i] == Align::Right ? "---:|" : "---|";
+  out_ += "\n";
+}
+
+void MarkdownTable::add(const std::vector<std::string>& cells) { out_ += markdown_row(cells); }
+
+std::string MarkdownTable::render() const { return out_; }
+
 std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size() + text.size() / 8);

@@ -28,6 +28,21 @@ std::string html_escape(std::string_view text);
 // Text for a Markdown table cell: visible() (so no line break ends the row)
 // with '|' escaped (so it does not end the cell).
 std::string markdown_cell(std::string_view text);
+
+// The one way a Markdown table is written (compare, the decision map, the
+// results exporter): a header row, its rule with each column's alignment,
+// and rows whose cells are text, escaped by markdown_cell as they are added.
+class MarkdownTable {
+ public:
+  enum class Align { Left, Right };
+  // Columns past `align` are left-aligned.
+  explicit MarkdownTable(const std::vector<std::string>& header, std::vector<Align> align = {});
+  void add(const std::vector<std::string>& cells);
+  std::string render() const;
+
+ private:
+  std::string out_;
+};
 // JSON that is safe inside <script>: '<', '>', '&', U+2028 and U+2029
 // written as \u escapes, so no "</script" or "<!--" can appear and the text
 // is valid JavaScript too; invalid UTF-8 is replaced, not thrown.

@@ -229,20 +229,22 @@ std::string drift_lines(const Comparison& c) {
 
 std::string format_markdown(const Comparison& c, std::string_view a, std::string_view b) {
   auto cell = markdown_cell;
-  std::string out = "A = `" + cell(a) + "`, B = `" + cell(b) +
-                    "`\n\n" + drift_lines(c) + "| experiment | A (median) | B (median) | B vs A | interval (coverage) | significant | warnings |\n"
-                    "|---|---|---|---|---|---|---|\n";
+  MarkdownTable table({"experiment", "A (median)", "B (median)", "B vs A", "interval (coverage)", "significant", "warnings"});
   for (const auto& m : c.matched) {
     if (!m.skipped.empty()) {
-      out += "| " + cell(describe(*m.a)) + " | | | — | | " + cell(m.skipped) + " | |\n";
+      table.add({describe(*m.a), "", "", "—", "", m.skipped, ""});
       continue;
     }
     Stated st = stated(m);
-    out += "| " + cell(describe(*m.a)) + " | " + sig(m.rate_a, 3) + unit(m) + " | " + sig(m.rate_b, 3) + unit(m) + " | " +
-           st.verdict + " | " + (m.interval ? st.interval + " (" + coverage_text(m) + ")" : "—") + " | " +
-           (m.significant ? "yes" : !m.noise_known ? "no (1 rep)" : !m.enough ? "no (too few repetitions)" : "no (inside the noise)") +
-           " | " + warnings_note(m) + " |\n";
+    table.add({describe(*m.a), sig(m.rate_a, 3) + unit(m), sig(m.rate_b, 3) + unit(m), st.verdict,
+               m.interval ? st.interval + " (" + coverage_text(m) + ")" : "—",
+               m.significant     ? "yes"
+               : !m.noise_known ? "no (1 rep)"
+               : !m.enough      ? "no (too few repetitions)"
+                                : "no (inside the noise)",
+               warnings_note(m)});
   }
+  std::string out = "A = `" + cell(a) + "`, B = `" + cell(b) + "`\n\n" + drift_lines(c) + table.render();
   if (!c.only_a.empty() || !c.only_b.empty()) {
     out += "\n**Unmatched experiments**\n\n";
     for (const auto* r : c.only_a) out += "- only in A: " + cell(describe(*r)) + "\n";

@@ -224,20 +224,19 @@ std::string format_text(const std::vector<decision::SeedRuleRow>& rules) {
 std::string format_markdown(const Decision& d) {
   std::set<std::uint64_t> all;
   for (const auto& c : d.conditions) all.insert(c.condition.size);
-  std::string out = "| row |";
-  std::string rule = "|---|";
-  for (auto s : all) out += fmt::format(" {} |", exact_size(s)), rule += "---|";
-  out += fmt::format("\n{}\n", rule);
+  std::vector<std::string> header{"row"};
+  for (auto s : all) header.push_back(exact_size(s));
+  MarkdownTable table(header);
   for (const auto& row : d.rows) {
-    out += fmt::format("| {} |", markdown_cell(row_label(row.row)));
+    std::vector<std::string> cells{row_label(row.row)};
     for (auto size : all) {
       auto it = std::find_if(row.conditions.begin(), row.conditions.end(),
                              [&](std::size_t ci) { return d.conditions[ci].condition.size == size; });
-      out += fmt::format(" {} |", it == row.conditions.end() ? std::string() : markdown_cell(cell_text(d.conditions[*it])));
+      cells.push_back(it == row.conditions.end() ? std::string() : cell_text(d.conditions[*it]));
     }
-    out += "\n";
+    table.add(cells);
   }
-  return out;
+  return table.render();
 }
 
 }  // namespace iolab::report

@@ -58,17 +58,16 @@ class MarkdownExporter final : public Exporter {
     std::string out = fmt::format("{}\n# iolab results{}\n\n", kFirstLine,
                                   c.json.empty() ? "" : " (" + cell(c.json.filename().string()) + ")");
     if (rs.incomplete) out += "**Incomplete:** " + cell(*rs.incomplete) + "\n\n";
-    out += "| suite | experiment | method | op | block | file | cache | median | reps | verified |\n";
-    out += "|---|---|---|---|---:|---:|---|---:|---:|---|\n";
+    using A = MarkdownTable::Align;
+    MarkdownTable table({"suite", "experiment", "method", "op", "block", "file", "cache", "median", "reps", "verified"},
+                        {A::Left, A::Left, A::Left, A::Left, A::Right, A::Right, A::Left, A::Right, A::Right});
     for (const auto& r : rs.results) {
-      const std::string median = r.skipped ? "skipped: " + cell(*r.skipped)
-                                           : format_rate(r.median_mib_per_s() * 1048576.0);
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(r.suite), cell(r.experiment),
-                         cell(r.method), harness::to_string(r.op), format_bytes(static_cast<double>(r.block_size)),
-                         format_bytes(static_cast<double>(r.file_size)), cell(harness::cache_name(r)), median, r.reps,
-                         r.verified ? "yes" : "no");
+      const std::string median = r.skipped ? "skipped: " + *r.skipped : format_rate(r.median_mib_per_s() * 1048576.0);
+      table.add({r.suite, r.experiment, r.method, std::string(harness::to_string(r.op)),
+                 format_bytes(static_cast<double>(r.block_size)), format_bytes(static_cast<double>(r.file_size)),
+                 harness::cache_name(r), median, std::to_string(r.reps), r.verified ? "yes" : "no"});
     }
-    return out;
+    return out + table.render();
   }
   bool wrote(std::string_view head) const override { return head.starts_with(kFirstLine); }
 };

@@ -70,6 +70,18 @@ TEST(Escape, MarkdownCellEscapesPipesAndShowsLineBreaks) {
   EXPECT_EQ(markdown_cell("plain µs"), "plain µs");
 }
 
+TEST(Escape, AMarkdownTableEscapesEveryCellAndStatesEachColumnsAlignment) {
+  using A = MarkdownTable::Align;
+  MarkdownTable t({"name", "MiB/s", "note"}, {A::Left, A::Right});
+  t.add({"a|b", "12.5", ""});
+  t.add({"line\nbreak", "", "x"});
+  EXPECT_EQ(t.render(),
+            "| name | MiB/s | note |\n"
+            "|---|---:|---|\n"
+            "| a\\|b | 12.5 | |\n"
+            "| line\\x0abreak | | x |\n");
+}
+
 // Html is built from literals and escaped text only: a runtime string cannot become markup.
 static_assert(!std::is_constructible_v<Html, std::string>);
 static_assert(!std::is_constructible_v<Html, std::string_view>);
