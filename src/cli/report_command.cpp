@@ -48,7 +48,7 @@ void add_report_command(CLI::App& app, Action& action) {
         std::string text;
         for (std::size_t i = 0; i < runs.size(); ++i)
           text += (i ? "\n" : "") + report::markdown_exporter().render(runs[i], report::ExportContext{opts->inputs[i], "", false});
-        report::write_file_atomically(opts->out, text);
+        report::write_file_atomically(opts->out, text, report::markdown_exporter());
       } else {
         report::write_html_report(runs, opts->out, options);
       }

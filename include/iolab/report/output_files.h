@@ -5,7 +5,10 @@
 // - A name given: checked before any work. It ends in .json; none of the
 //   set's files (NAME.json and, say, NAME.csv and NAME.html beside it) is a
 //   directory or an input, and an existing one is replaced only if iolab
-//   wrote it. The name is locked while the command runs, so a second
+//   wrote it. The rule holds again when the set is published, atomically: a
+//   file that appeared at the name during the run, or was changed by hand,
+//   is kept, and the set goes beside it under a default name (`problem`
+//   says where, in one line). The name is locked while the command runs, so a second
 //   command given the same name is refused instead of losing one's results.
 // - No name: results/<program>-<UTC time to the ms>Z-<pid>.json; a taken
 //   name gets a suffix, nothing is ever replaced.
@@ -34,6 +37,11 @@ struct OutputKind {
   std::function<bool(std::string_view head)> wrote;
 };
 OutputKind output_kind(const Exporter& exporter);
+// The ownership rule of every file iolab writes outside its scratch
+// directory (results, `report -o`): the file at `existing` may be replaced
+// only when it is a regular file (a link is never followed) of `kind` that
+// iolab wrote, by what its first bytes say.
+bool iolab_wrote(const OutputKind& kind, const std::filesystem::path& existing);
 std::vector<OutputKind> output_kinds(const std::vector<const Exporter*>& exporters);
 
 struct OutputRequest {
@@ -77,6 +85,7 @@ class OutputFiles {
 
  private:
   std::vector<std::filesystem::path> set_for(const std::filesystem::path& json) const;
+  bool replaceable(std::size_t kind, const std::filesystem::path& existing) const;
   void write_set(const std::filesystem::path& json, bool replace, const Render& render,
                  std::vector<std::filesystem::path>& written) const;
   std::vector<std::filesystem::path> write_default(const std::filesystem::path& dir, const Render& render) const;
