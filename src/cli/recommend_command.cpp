@@ -201,6 +201,13 @@ void add_recommend_command(CLI::App& app, Action& action) {
                                         "decision and keeps it)");
       } else {
         if (save) save->prepare();
+        // A signal mid-measurement (io/scratch.h): the scratch directory and
+        // --save's lock go, and this says so rather than end in silence.
+        io::InterruptHook say_interrupted([saving = save != nullptr](int sig) {
+          std::fprintf(stderr, "iolab: recommend interrupted by %s before the decision was made; scratch files removed, "
+                               "no decision printed%s\n",
+                       io::signal_name(sig).c_str(), saving ? " and nothing saved (--save is written once the decision is made)" : "");
+        });
         results = measure(*opts, request, eviction,
                           fmt::format("iolab recommend --budget {} --indifference {} --confidence {} --first-stage {} "
                                       "--max-rounds {} --seed {} --min-time {} --max-file {} --memory-limit {} --evict {}{}{}{}{}",

@@ -16,6 +16,7 @@
 
 #include "iolab/base/error.h"
 #include "iolab/io/publish.h"
+#include "iolab/io/scratch.h"
 
 namespace iolab::report {
 namespace {
@@ -132,6 +133,7 @@ void OutputFiles::prepare() {
     if (::fstat(fd, &held) == 0 && ::stat(lock_path_.c_str(), &named_now) == 0 && held.st_ino == named_now.st_ino &&
         held.st_dev == named_now.st_dev) {
       lock_fd_ = fd;
+      release_on_signal_ = std::make_unique<io::InterruptHook>([this](int) { release(); });
       return;
     }
     ::close(fd);
@@ -140,10 +142,10 @@ void OutputFiles::prepare() {
 }
 
 void OutputFiles::release() {
-  if (lock_fd_ < 0) return;
+  const int fd = lock_fd_.exchange(-1);  // one caller drops it: the main thread or a signal's cleanup
+  if (fd < 0) return;
   ::unlink(lock_path_.c_str());  // while held: a waiter then sees a new file, not this one
-  ::close(lock_fd_);
-  lock_fd_ = -1;
+  ::close(fd);
 }
 
 void OutputFiles::write_set(const fs::path& json, bool replace, const Render& render,

@@ -20,14 +20,20 @@
 //   and why; the user's path, never a temporary one, is named.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "iolab/report/exporter.h"
+
+namespace iolab::io {
+class InterruptHook;
+}
 
 namespace iolab::report {
 
@@ -63,8 +69,12 @@ class OutputFiles {
 
   // Before any work: the directory takes files (created when missing), and a
   // given name is locked against another iolab publishing it (Error EBUSY).
+  // The lock file goes when the lock is dropped: by release(), the
+  // destructor, or a signal that ends the process (io::InterruptHook), so
+  // no ".NAME.json.lock" outlives the command.
   void prepare();
-  // Drops the lock (the destructor does too).
+  // Drops the lock (the destructor and a signal's cleanup do too); safe to
+  // call from the signal cleanup thread and the main thread at once.
   void release();
 
   // The set's files as they would be published first (kinds' order).
@@ -92,8 +102,9 @@ class OutputFiles {
 
   OutputRequest request_;
   std::filesystem::path json_;  // the given name, or results/<default>
-  int lock_fd_ = -1;
+  std::atomic<int> lock_fd_{-1};
   std::filesystem::path lock_path_;
+  std::unique_ptr<io::InterruptHook> release_on_signal_;  // last: destroyed first
 };
 
 // The places results go when they cannot go where asked: the scratch
