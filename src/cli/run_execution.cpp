@@ -193,7 +193,8 @@ harness::Result with_fio_job(harness::Result r, const harness::FioMappedJob& job
   for (const auto& o : job.ignored)
     r.warnings.push_back(harness::Warning{harness::WarningKind::Note, {o.option},
                                           "fio option '" + o.option + "' (" + harness::to_string(o.place) +
-                                              ") ignored (--fio-lenient): iolab does not map it"});
+                                              ") ignored (--fio-lenient): iolab does not map it" +
+                                              (o.count > 1 ? " (written " + std::to_string(o.count) + " times)" : "")});
   return r;
 }
 
