@@ -333,6 +333,30 @@ TEST_F(FioMapTest, JobsInTwoDirectoriesAreOneRunOnlyWithAGivenDirectory) {
   EXPECT_EQ(one_place.dir, std::filesystem::path("/tmp")) << "the jobs' own directory when they share one";
 }
 
+// directory= naming a plain file is "not a directory", not "does not exist".
+TEST_F(FioMapTest, ADirectoryThatIsAPlainFileIsRefusedAsNotADirectory) {
+  const std::filesystem::path plain = scratch_.path() / "plain";
+  std::ofstream(plain) << "x";
+  const std::string e = refused("[j]\nsize=1m\ndirectory=" + plain.string() + "\n");
+  EXPECT_NE(e.find(plain.string() + " is not a directory"), std::string::npos) << e;
+  EXPECT_EQ(e.find("does not exist"), std::string::npos) << e;
+}
+
+// --dir is iolab's own option, one directory whatever it holds: a ':' in it
+// is a name's, as plain `iolab run --dir` takes it, not fio's separator.
+TEST_F(FioMapTest, AGivenDirectoryHoldingAColonIsOneDirectory) {
+  const std::filesystem::path colon = scratch_.path() / "a:b";
+  std::filesystem::create_directory(colon);
+  const std::filesystem::path file = scratch_.path() / "j.fio";
+  std::ofstream(file) << "[j]\nsize=1m\n";
+  FioJobsInOneDirectory given = map_fio_jobs_in_one_directory(file, settings(), colon);
+  EXPECT_EQ(given.dir, colon);
+  ASSERT_EQ(given.jobs.size(), 1u);
+  EXPECT_EQ(given.jobs[0].scratch_parent, colon);
+  EXPECT_NE(refused("[j]\nsize=1m\ndirectory=/tmp:/var/tmp\n").find("several directories"), std::string::npos)
+      << "a job file's own ':' still separates directories, as fio's does";
+}
+
 // ---- the corpus: Debian's fio-examples ---------------------------------------------
 
 TEST_F(FioMapTest, EveryFioExampleMapsOrIsRefusedInOneLine) {
