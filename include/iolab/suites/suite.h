@@ -24,7 +24,7 @@ struct SuiteOptions {
   Scale scale = Scale::Default;
   std::uint64_t records = 0;           // store: records (0 = the suite's default for the scale)
   std::vector<unsigned> threads;       // parallel: worker counts (empty = the suite's default)
-  std::optional<std::uint64_t> memory_limit;  // memory: the cgroup's limit in bytes (none: the suite's default for the scale)
+  std::optional<std::uint64_t> memory_limit = std::nullopt;  // memory: the cgroup's limit in bytes (none: the suite's default for the scale)
 };
 
 class Suite {
