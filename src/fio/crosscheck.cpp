@@ -216,12 +216,22 @@ std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experim
         if (!job.direct) round.fio_resident = make_resident(file);
         std::vector<std::string> args = fio_arguments(job, file);
         round.fio_command = shell_command(settings.fio, args);
+        // A fio that read nothing measured nothing: no ratio can come of it,
+        // so the row fails rather than show "-" as if compared.
+        auto measured = [&](const std::vector<std::string>& a) {
+          const FioFigures f = fio(a);
+          if (f.ios == 0 || f.bytes == 0)
+            throw Error("run", shell_command(settings.fio, a),
+                        "fio reported " + std::to_string(f.ios) + " I/Os and " + std::to_string(f.bytes) +
+                            " bytes read: it measured nothing");
+          return side_of(f);
+        };
         try {
-          round.fio = side_of(fio(args));
+          round.fio = measured(args);
           if (settings.null_ios != 0) {
             std::vector<std::string> null_args = fio_null_arguments(job, settings.null_ios);
             round.fio_null_command = shell_command(settings.fio, null_args);
-            round.fio_null = side_of(fio(null_args));
+            round.fio_null = measured(null_args);
           }
         } catch (const Error& err) {
           row.skipped = std::string("fio failed: ") + err.what();

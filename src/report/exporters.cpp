@@ -42,7 +42,8 @@ class HtmlExporter final : public Exporter {
     return render_html_report({r}, options);
   }
   bool wrote(std::string_view head) const override {
-    return head.starts_with("<!DOCTYPE html>") && head.find("<title>iolab") != std::string_view::npos;
+    return head.starts_with("<!DOCTYPE html>") && (head.find("<meta name=\"generator\" content=\"iolab\">") != std::string_view::npos ||
+                                                   head.find("<title>iolab") != std::string_view::npos);
   }
 };
 

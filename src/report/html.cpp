@@ -9,6 +9,7 @@
 #include "common.h"
 #include "html_text.h"
 #include "iolab/base/error.h"
+#include "iolab/report/exporter.h"
 #include "iolab/results/thresholds.h"
 #include "iolab/report/decision_text.h"
 #include "iolab/report/files.h"
@@ -326,7 +327,8 @@ std::string render_html_report(const std::vector<harness::Results>& runs, const 
   body_html(model, body, charts);
   charts += "]";
   Html nonce = text(make_nonce());
-  Html page("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+  // The generator names iolab whatever the title: a later report may replace this page (output_files.h's rule).
+  Html page("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"generator\" content=\"iolab\">");
   std::size_t bundles = 0;
   for (const auto& b : chart_bundles()) bundles += b.text.size() + 128;
   page.reserve(body.size() + charts.size() + bundles + 8192);
@@ -351,7 +353,7 @@ std::string render_html_report(const std::vector<harness::Results>& runs, const 
 
 void write_html_report(const std::vector<harness::Results>& runs, const std::filesystem::path& out,
                        const ReportOptions& options) {
-  write_file_atomically(out, render_html_report(runs, options));
+  write_file_atomically(out, render_html_report(runs, options), html_exporter());
 }
 
 }  // namespace iolab::report

@@ -12,6 +12,7 @@
 
 #include <fmt/core.h>
 
+#include "iolab/base/error.h"
 #include "iolab/base/text_table.h"
 #include "iolab/base/units.h"
 
@@ -121,7 +122,7 @@ std::string group_heading(const std::vector<const Result*>& g) {
                   (passes > 1 ? " of " + std::string(same_passes ? "" : "up to ") + std::to_string(passes) + " passes" : ""));
   std::string out = h;
   for (std::size_t i = 0; i < facts.size(); ++i) out += (i == 0 ? " — " : ", ") + facts[i];
-  return out;
+  return printable(out);  // names from outside (a fio job's, a path): no escape sequence reaches the terminal
 }
 
 std::string reference_line(const Result& r) {
@@ -231,7 +232,7 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
     };
     std::vector<Row> rows;
     for (const Result* r : g) {
-      Row row{{row_label(*r, g)}, r};
+      Row row{{printable(row_label(*r, g))}, r};
       if (r->skipped) {
         rows.push_back(row);
         continue;
@@ -304,16 +305,16 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
     for (const Row& row : rows) {
       const Result& r = *row.r;
       if (r.skipped) {
-        out += c(kDim) + pad(row.cells[0], width[0], false) + "  skipped: " + *r.skipped + c(kReset) + "\n";
+        out += c(kDim) + pad(row.cells[0], width[0], false) + "  skipped: " + printable(*r.skipped) + c(kReset) + "\n";
         continue;
       }
       line.clear();
       for (std::size_t i = 0; i < row.cells.size(); ++i) line += (i ? "  " : "") + pad(row.cells[i], width[i], i > 0);
       bool is_best = figure_of(r) >= best && best > 0 && rows.size() > 1;
       out += (is_best ? c(kGreen) : "") + line + (is_best ? c(kReset) : "") + "\n";
-      if (r.reference) out += "    " + c(kDim) + reference_line(r) + c(kReset) + "\n";
+      if (r.reference) out += "    " + c(kDim) + printable(reference_line(r)) + c(kReset) + "\n";
     }
-    for (const std::string& note : table_notes(g, best)) out += c(kYellow) + "  ! " + note + c(kReset) + "\n";
+    for (const std::string& note : table_notes(g, best)) out += c(kYellow) + "  ! " + printable(note) + c(kReset) + "\n";
   }
   return out;
 }

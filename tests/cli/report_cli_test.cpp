@@ -64,6 +64,13 @@ class ReportCli : public ::testing::Test {
     return p;
   }
   std::filesystem::path slot(const std::string& name) { return scratch_.create_file(name); }
+  // A free name the scratch directory still removes: `report -o`, like run
+  // --out, never replaces a file iolab did not write, such as an empty one.
+  std::filesystem::path free_slot(const std::string& name) {
+    auto p = slot(name);
+    std::filesystem::remove(p);
+    return p;
+  }
   iolab::io::ScratchDir scratch_;
 };
 
@@ -75,7 +82,7 @@ TEST_F(ReportCli, ReportWritesOneSelfContainedPage) {
   }
   rs.push_back(record("pread", "read", 4096, 3000, 0.03, "<script>alert(1)</script>"));
   auto in = write("run.json", results(rs).dump());
-  auto out = slot("report.html");
+  auto out = free_slot("report.html");
   Ran r = iolab_cmd({"report", in.string(), "-o", out.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(out.string()), std::string::npos) << r.out;
@@ -90,7 +97,7 @@ TEST_F(ReportCli, BadInputIsOneLineAndNonZero) {
   auto notjson = write("notjson.json", "this is { not json");
   auto other = write("bench.json", R"({"context": {}, "benchmarks": []})");
   auto newer = write("newer.json", R"({"format": "iolab-results", "format_version": 99, "results": []})");
-  auto out = slot("x.html");
+  auto out = free_slot("x.html");
   struct Case {
     std::vector<std::string> args;
     std::string says;
@@ -172,7 +179,7 @@ TEST_F(ReportCli, SamplesOfZeroOrDenormalSecondsDoNotCrash) {
         rs.push_back(r);
       }
     auto in = write(t == 0 ? "zero.json" : "denormal.json", results(rs).dump());
-    auto out = slot(t == 0 ? "zero.html" : "denormal.html");
+    auto out = free_slot(t == 0 ? "zero.html" : "denormal.html");
     Ran report = iolab_cmd({"report", in.string(), "-o", out.string()});
     EXPECT_EQ(report.exit_code, 0) << report.err;
     EXPECT_NE(read_file(out).find("a repetition took 0 s"), std::string::npos);

@@ -191,6 +191,25 @@ TEST(Crosscheck, AFioFailureSkipsThatRowOnlyAndFioClockIsPassedOn) {
   EXPECT_TRUE(scratch.created().empty());
 }
 
+// A fio that reports 0 I/Os and 0 bytes read (a broken or fake fio, a job
+// that read nothing) measured nothing: the row fails, saying so, instead of
+// a comparison with ratios "-".
+TEST(Crosscheck, AFioThatReadNothingFailsTheRow) {
+  std::vector<std::string> events;
+  io::ScratchDir scratch;
+  Runner runner(tiny_config(events), scratch);
+  auto nothing = [&](const std::vector<std::string>&) { return fio_figures(0, 4096, 0.01, 0.005); };
+  CrosscheckSettings settings;
+  settings.rounds = 1;
+  settings.null_ios = 0;
+  auto rows = crosscheck({tiny("pread")}, settings, runner, nothing);
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_TRUE(rows[0].skipped);
+  EXPECT_NE(rows[0].skipped->find("fio reported 0 I/Os and 0 bytes read: it measured nothing"), std::string::npos)
+      << *rows[0].skipped;
+  EXPECT_TRUE(rows[0].rounds.empty());
+}
+
 // The iolab side runs the ring the suites run (issue 25 item 9): no setup
 // flags, though fio 3.33 sets SINGLE_ISSUER, DEFER_TASKRUN and COOP_TASKRUN
 // on its own (the row's engine note says so). fio's submission batch is

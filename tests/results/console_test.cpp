@@ -46,6 +46,27 @@ TEST(Console, NoEscapeCodesWithoutColor) {
   EXPECT_NE(format_tables(rs, true).find('\033'), std::string::npos);
 }
 
+// Names from outside (a fio job's name=, its options in warnings, a skip's
+// reason) reach the terminal escaped: a job named "\e[2J\e[31mRED" cannot
+// clear the screen or colour the table.
+TEST(Console, TerminalEscapesFromAFioJobNameAreShownEscaped) {
+  std::vector<Result> rs{row("a", 0.5), row("b", 1.0), row("c", 0, "fio job [\033]0;title\007] skipped")};
+  for (auto& r : rs) {
+    r.suite = "fio";
+    r.experiment = "\033[2J\033[31mRED";
+  }
+  rs[0].warn(WarningKind::Note, "fio option '\033[5mblink' ignored (--fio-lenient)");
+  for (bool color : {false, true}) {
+    const std::string t = format_tables(rs, color);
+    EXPECT_EQ(t.find("\033[2J"), std::string::npos) << t;
+    EXPECT_EQ(t.find("\033[31mRED"), std::string::npos) << t;
+    EXPECT_EQ(t.find("\033[5m"), std::string::npos) << t;
+    EXPECT_EQ(t.find('\007'), std::string::npos) << t;
+    EXPECT_NE(t.find("fio / \\x1b[2J\\x1b[31mRED"), std::string::npos) << t;
+  }
+  EXPECT_EQ(format_tables(rs, false).find('\033'), std::string::npos);
+}
+
 // Warnings of one kind are one line naming the rows; outlier notes appear
 // only where they could change which method is fastest.
 TEST(Console, OneNoteLinePerKindAndOutliersOnlyWhereTheyMatter) {
