@@ -96,6 +96,7 @@ json tooltip(const Family& f, bool flushes) {
   t.push_back({{"field", "rate_t"}, {"title", "median"}});
   t.push_back({{"field", "spread_t"}, {"title", "spread"}});
   t.push_back({{"field", "reps_t"}, {"title", "repetitions"}});
+  t.push_back({{"field", "per_pass_t"}, {"title", "time per pass / per op"}});
   t.push_back({{"field", "cpu_t"}, {"title", "CPU"}});
   t.push_back({{"field", "faults_t"}, {"title", "page faults"}});
   t.push_back({{"field", "calls_t"}, {"title", "I/O calls"}});
@@ -161,6 +162,7 @@ void charts_append_row(std::string& out, const PointFacts& p) {
   number("\"p50\":", p.p50);
   number("\"p99\":", p.p99);
   number("\"p999\":", p.p999);
+  text("\"per_pass_t\":", p.per_pass_t);
   number("\"rate\":", p.rate);
   text("\"rate_t\":", p.rate_t);
   text("\"reps_t\":", p.reps_t);

@@ -150,6 +150,10 @@ PointFacts facts_of(const Family& f, const Point& p) {
   out.spread_t = sig(rt.slowest, 3) + " .. " + sig(rt.fastest, 3) + unit + " (cv " + format_percent(s.cv) + ")";
   out.reps_t = std::to_string(s.n) + (s.n == 1 ? " rep" : " reps") + " of " + count(passes(r)) +
                (passes(r) == 1 ? " pass" : " passes");
+  // A repetition is `passes` passes: what one pass and one operation took
+  // is what a reader compares with another tool's run of the same work.
+  out.per_pass_t = duration_text(r.seconds_per_pass()) + " per pass" +
+                   (r.ns_per_op() ? "; " + duration_text(*r.ns_per_op() * 1e-9) + " per op" : "");
   if (r.latency_ns && std::isfinite(r.latency_ns->p50) && r.latency_ns->p50 > 0) {
     auto ns = [](double v) { return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt; };
     out.p50 = ns(r.latency_ns->p50);

@@ -2,6 +2,8 @@
 // the names of its labels, and its warnings.
 #include "iolab/results/record.h"
 
+#include <algorithm>
+
 #include "iolab/base/names.h"
 #include "iolab/base/units.h"
 
@@ -11,6 +13,17 @@ Summary Result::seconds() const {
   if (samples_s.empty()) return {};
   return summarize(samples_s);
 }
+
+double Result::seconds_per_pass() const {
+  if (samples_s.empty()) return 0;
+  return seconds().median / static_cast<double>(std::max(1u, passes));
+}
+
+std::optional<double> Result::ns_per_op() const {
+  if (samples_s.empty() || ops == 0) return std::nullopt;
+  return seconds().median * 1e9 / static_cast<double>(ops);
+}
+
 
 double Result::median_mib_per_s() const {
   Summary s = seconds();

@@ -137,7 +137,14 @@ struct Result {
   nlohmann::json extra = nlohmann::json::object();  // suite-specific fields (first_done_s, ...)
 
   // Derived from samples_s, bytes and ops.
-  Summary seconds() const;
+  Summary seconds() const;  // of one repetition: `passes` passes, `ops` operations
+  // The median repetition's seconds divided by its passes: one pass, the
+  // workload done once (what another tool's single run is compared with).
+  // 0 without samples.
+  double seconds_per_pass() const;
+  // The median repetition's nanoseconds per operation (seconds * 1e9 / ops);
+  // nullopt without samples or operations.
+  std::optional<double> ns_per_op() const;
   double median_mib_per_s() const;
   double median_ops_per_s() const;
   // Adds a warning of `kind` unless one of that kind is already there.
