@@ -98,9 +98,21 @@ struct TrafficResult {
   // consuming (send and acknowledgement times, pacing, consumer delay): 0
   // for a closed-loop run under Clocking::None.
   std::uint64_t message_clock_reads = 0;
-  // When close() began, on the steady clock of Stats::flush_events: syncs
-  // done before it were done during the run.
+  // When close() began, on the steady clock of Stats::flush_events.
   std::uint64_t close_start_ns = 0;
+  // When the run ended, on the same clock: the last acknowledgement when
+  // every message is clocked, else the moment produce() found every producer
+  // done (the end of a caller's timed region). Syncs done by then were done
+  // during the run; the consumer's catch-up and close() come after it.
+  std::uint64_t run_end_ns = 0;
+
+  // The log's syncs split at run_end_ns (from Stats::flush_events).
+  struct RunSyncs {
+    std::uint64_t during_run = 0;        // done by the end of the run
+    std::uint64_t after_run = 0;         // done after it: during the consumer's catch-up and close()
+    std::uint64_t durable_messages = 0;  // acknowledged messages the syncs during the run made durable
+  };
+  RunSyncs syncs() const;
 
   double messages_per_flush() const noexcept;
   double bytes_per_flush() const noexcept;
