@@ -66,6 +66,14 @@ void check_traffic(const TrafficConfig& c, Clocking clocking) {
   if (c.loop == Loop::Open && !(c.rate > 0)) throw UsageError("open loop", "needs a rate above 0 messages/s");
 }
 
+namespace {
+// CPU seconds of every thread of the process so far (user + system).
+double process_cpu_now() {
+  timespec t{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+}  // namespace
 
 struct TrafficRun::State {
   State(const TrafficConfig& c, Clocking k) : config(c), clocking(k) {}
@@ -94,6 +102,7 @@ struct TrafficRun::State {
   bool released = false, closed = false, error_thrown = false;
   std::uint64_t start_ns = 0, end_ns = 0;
   std::uint64_t produced_ns = 0;  // when produce() found every producer done (one clock read a run)
+  double process_cpu_s = 0;       // the process's CPU over produce()'s release and join
   std::atomic<bool> stop{false}, producing{true};
   std::atomic<std::uint64_t> to_consume{UINT64_MAX};
   std::exception_ptr error;
@@ -195,8 +204,10 @@ Produced TrafficRun::produce() {
     s.start_ns = iolab::steady_ns();
     s.end_ns = s.start_ns + static_cast<std::uint64_t>(s.config.seconds * 1e9);
   }
+  const double cpu_before = process_cpu_now();
   s.release_and_join();
   s.produced_ns = iolab::steady_ns();
+  s.process_cpu_s = process_cpu_now() - cpu_before;
   Produced out;
   for (auto& p : s.producers) {
     out.messages += p->result().messages;
@@ -231,6 +242,7 @@ TrafficResult TrafficRun::finish() {
     r.message_clock_reads += pr.clock_reads;
     last_ack = std::max(last_ack, pr.last_ack_ns);
   }
+  r.process_cpu_seconds = s.process_cpu_s;
   s.to_consume = r.messages;
   s.join_consumer();
   r.consumed = s.consumed;

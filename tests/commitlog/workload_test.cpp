@@ -111,6 +111,7 @@ TEST_P(CommitLogWorkload, AThroughputRunReadsNoClockPerMessage) {
   EXPECT_TRUE(r.per_second.empty());
   EXPECT_EQ(r.seconds, 0);
   EXPECT_GT(r.producer_cpu_seconds, 0);
+  EXPECT_GT(r.process_cpu_seconds, 0) << "every thread's CPU over the run, beside the producers'";
   EXPECT_GT(r.close_start_ns, 0u);
   // The run ends when the producers are done, before the consumer's catch-up and close.
   EXPECT_GT(r.run_end_ns, 0u);

@@ -93,6 +93,12 @@ struct TrafficResult {
   // messages per producer-CPU-second is what an idle one would reach when
   // the producers are what limits.
   double producer_cpu_seconds = 0;
+  // CPU time of the whole process (user + system, every thread) from the
+  // producers' release to the last producer's end: the producers and the
+  // log's own threads (commit, flush, allocate-ahead) and a tailing consumer,
+  // what a message costs in all. The log's threads work on after it (the
+  // consumer's catch-up, close) uncounted, as in a caller's timed region.
+  double process_cpu_seconds = 0;
   Stats log;                 // flushes, bytes per flush, commits, rolls, ... (Stats in commit_log.h)
   // Clock reads the producers and the consumer made while producing and
   // consuming (send and acknowledgement times, pacing, consumer delay): 0
