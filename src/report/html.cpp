@@ -273,8 +273,9 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
           text(std::to_string(m.measured) + " experiments measured, " + std::to_string(m.skipped) + " skipped" +
                (m.unusable ? ", " + std::to_string(m.unusable) + " without usable figures" : "") + ", from " + from + ". ") +
           "Throughput is bytes moved per second of wall time, median over repetitions (MiB = 2<sup>20</sup> bytes); "
-          "bars show the slowest and fastest repetition. A repetition is one or more passes of the workload (reading "
-          "the file once, writing it once); counts are per pass. Every figure names its cache state, and every write "
+          "bars show the spread of single passes (the 5th to 95th percentile from 20 passes, else the slowest and "
+          "fastest; files without per-pass times: the slowest and fastest repetition). A repetition is one or more "
+          "passes of the workload (reading the file once, writing it once); counts are per pass. Every figure names its cache state, and every write "
           "where its bytes ended; details are in each chart's table.</p>";
   if (!m.suites.empty()) {
     body += "<nav><b>Suites:</b> ";

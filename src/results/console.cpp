@@ -250,15 +250,8 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
       // An operation that is a whole piece of work (reopen) shows the time each took.
       const bool as_time = reported_as_time(r->op) && r->ops > 0;
       auto each = [&](double sec) { return format_duration(sec / static_cast<double>(r->ops)); };
-      // Spread: of single passes, as throughput (a repetition of many passes
-      // averages them, so its range would shrink with the passes); the
-      // slowest and fastest, or the 5th and 95th percentile of 20 or more.
-      // Records without per-pass times (older files): the repetitions'.
-      double slow_s = s.max, fast_s = s.min;
-      if (r->pass_s) {
-        slow_s = (r->pass_s->n >= 20 ? r->pass_s->p95 : r->pass_s->max) * passes;
-        fast_s = (r->pass_s->n >= 20 ? r->pass_s->p5 : r->pass_s->min) * passes;
-      }
+      // Spread: of single passes, as throughput (Result::spread_seconds).
+      const auto [slow_s, fast_s] = r->spread_seconds();
       if (as_time) {
         row.cells.push_back(format_duration(r->ns_per_op().value_or(0) * 1e-9) + " each");
         row.cells.push_back(each(slow_s) + " … " + each(fast_s));

@@ -24,6 +24,16 @@ std::optional<double> Result::ns_per_op() const {
   return seconds().median * 1e9 / static_cast<double>(ops);
 }
 
+Result::Spread Result::spread_seconds() const {
+  if (samples_s.empty()) return {};
+  if (pass_s && pass_s->n > 0) {
+    const double k = static_cast<double>(std::max(1u, passes));
+    const bool many = pass_s->n >= 20;
+    return {(many ? pass_s->p95 : pass_s->max) * k, (many ? pass_s->p5 : pass_s->min) * k};
+  }
+  Summary s = seconds();
+  return {s.max, s.min};
+}
 
 double Result::median_mib_per_s() const {
   Summary s = seconds();
