@@ -100,7 +100,7 @@ Html figures_table(const FamilySection& fs) {
   Html h("<table class=\"figures\"><thead><tr><th>method</th>");
   if (f.axis != Axis::None) h += "<th>" + text(axis_title(f)) + "</th>";
   h += "<th>median " + text(f.bytes_metric ? "MiB/s" : "ops/s") +
-       "</th><th>slowest .. fastest</th><th>repetitions</th><th>latency p50 / p99</th><th>CPU</th><th>page faults</th>"
+       "</th><th>slowest .. fastest</th><th>repetitions</th><th>time per pass / per op</th><th>latency p50 / p99</th><th>CPU</th><th>page faults</th>"
        "<th>I/O calls</th>";
   h += writes ? Html("<th>cache / where the bytes ended</th>") : Html("<th>cache</th>");
   if (fs.has_flushes) h += "<th>flushes</th>";
@@ -110,7 +110,7 @@ Html figures_table(const FamilySection& fs) {
   for (const auto& p : fs.points) {
     h += "<tr>" + td(p.series);
     if (f.axis != Axis::None) h += td(p.x_text);
-    h += td(sig(p.rate, 3), true) + td(p.spread_t, true) + td(p.reps_t, true);
+    h += td(sig(p.rate, 3), true) + td(p.spread_t, true) + td(p.reps_t, true) + td(p.per_pass_t, true);
     h += p.latency_t.empty() ? td("—") : "<td class=\"num\">" + text(p.latency_t) + "<br><small>" + text(p.latency_source_t) + "</small></td>";
     h += td(p.cpu_t, true) + td(p.faults_t, true) + td(p.calls_t, true);
     h += td(p.destination_t.empty() ? p.cache_t : p.destination_t);
@@ -274,8 +274,9 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
           text(std::to_string(m.measured) + " experiments measured, " + std::to_string(m.skipped) + " skipped" +
                (m.unusable ? ", " + std::to_string(m.unusable) + " without usable figures" : "") + ", from " + from + ". ") +
           "Throughput is bytes moved per second of wall time, median over repetitions (MiB = 2<sup>20</sup> bytes); "
-          "bars show the slowest and fastest repetition. A repetition is one or more passes of the workload (reading "
-          "the file once, writing it once); counts are per pass. Every figure names its cache state, and every write "
+          "bars show the spread of single passes (the 5th to 95th percentile from 20 passes, else the slowest and "
+          "fastest; files without per-pass times: the slowest and fastest repetition). A repetition is one or more "
+          "passes of the workload (reading the file once, writing it once); counts are per pass. Every figure names its cache state, and every write "
           "where its bytes ended; details are in each chart's table.</p>";
   if (!m.suites.empty()) {
     body += "<nav><b>Suites:</b> ";

@@ -30,6 +30,8 @@ struct PointFacts {
   double cpu = 0;                                   // s per GiB (bytes) or µs per op
   std::optional<double> published;                  // the seed's figure in the chart's unit
   std::string rate_t, spread_t, reps_t, latency_t, latency_source_t, cpu_t, faults_t, calls_t;
+  std::string per_pass_t;     // one pass's and one operation's time (the record's seconds_per_pass, ns_per_op)
+  std::string latency_kind;   // what one latency sample is: "call", "request" (queued, submission to completion), "operation"
   std::string cache_t;        // reads: cache state, how it was made, resident fraction
   std::string destination_t;  // writes: where the bytes ended (as the console says it)
   std::string flushes_t;      // writes with a flush policy: flushes per pass, bytes per flush

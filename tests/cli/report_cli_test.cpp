@@ -156,12 +156,16 @@ TEST_F(ReportCli, CompareMatchesAndListsTheRest) {
   auto b = write("b.json", results({record("pread", "read", 4096, 1500, 0.02), record("stdio", "read", 4096, 800, 0.02)}).dump());
   Ran r = iolab_cmd({"compare", a.string(), b.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("B is 1.50x faster than A (1,500 MiB/s vs 1,000 MiB/s), 96.8% interval 1.4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("B is 1.50x faster than A (1,500 MiB/s vs 1,000 MiB/s); Hodges-Lehmann estimate 1.50x, its 96.8% "
+                       "interval 1.4"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("Only in A"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Only in B"), std::string::npos) << r.out;
   Ran md = iolab_cmd({"compare", a.string(), b.string(), "--markdown"});
   ASSERT_EQ(md.exit_code, 0) << md.err;
-  EXPECT_NE(md.out.find("| experiment | A (median) | B (median) | B vs A | interval (coverage) | significant | warnings |"),
+  EXPECT_NE(md.out.find("| experiment | A (median) | B (median) | B vs A (ratio of medians) | Hodges-Lehmann estimate | "
+                        "interval (coverage) | significant | warnings |"),
             std::string::npos)
       << md.out;
 }

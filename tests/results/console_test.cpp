@@ -185,6 +185,24 @@ TEST(Console, SpreadIsThatOfSinglePassesNotOfRepetitionsOfMany) {
   EXPECT_NE(t.find("10 ms ± 2 ms"), std::string::npos) << t;
 }
 
+// Work counted in operations (the store): a TIME/OP column with one
+// operation's time, and TIME/PASS one pass's, not the repetition's seconds
+// (issue 40 item 4: 0.107 s was 9 passes of 100,000 inserts).
+TEST(Console, OperationCountedRowsShowTimePerOperationAndPerPass) {
+  Result r = row("ours", 0.107);
+  r.suite = "store";
+  r.experiment = "insert";
+  r.bytes = 0;
+  r.passes = 9;
+  r.ops = 900'000;
+  std::string t = format_tables({r}, false);
+  EXPECT_NE(t.find("TIME/OP"), std::string::npos) << t;
+  EXPECT_NE(t.find("119 ns"), std::string::npos) << t;    // 0.107 s / 900,000
+  EXPECT_NE(t.find("11.9 ms"), std::string::npos) << t;   // 0.107 s / 9 passes
+  // Byte-counted tables keep their columns.
+  EXPECT_EQ(format_tables({row("pread", 1.0)}, false).find("TIME/OP"), std::string::npos);
+}
+
 // P99 of one call and of one queued request are different quantities.
 TEST(Console, P99SaysWhetherItIsPerCallOrPerRequest) {
   Result call = row("pread", 0.5), request = row("io_uring", 0.5);
