@@ -559,6 +559,9 @@ std::string size_range(const CostFit& f) {
   return fmt::format("{}..{} ({})", bytes_text(f.sizes.front()), bytes_text(f.sizes.back()), f.sizes.size());
 }
 
+// A relative error as a percentage, "<0.1%" below what a benchmark can tell.
+std::string error_text(double fraction) { return fraction < 0.001 ? std::string("<0.1%") : format_percent(fraction); }
+
 std::string gbps(double seconds_per_byte) {
   return seconds_per_byte > 0 ? sig(1.0 / (seconds_per_byte * 1e9), 2) + " GB/s" : std::string("free");
 }
@@ -568,14 +571,14 @@ std::string missing_text(const CostFit& f) {
   const MissingTerm& m = *f.missing;
   if (m.term == "unexplained")
     return fmt::format("residuals reach {} (p90) and no single knee explains them: a term the model lacks",
-                       format_percent(m.residual_p90));
+                       error_text(m.residual_p90));
   const double c = f.coefficients[static_cast<std::size_t>(CostTerm::Bytes)];
   const bool above = m.term == "bytes_above_knee";
   return fmt::format("missing term {}: bytes cost {} below {} and {} from it (a cache-size knee between {} and {}; "
                      "p90 |residual| {} without the term, {} with it)",
                      m.term, gbps(above ? c : c + m.extra_seconds_per_byte), bytes_text(m.knee_bytes),
                      gbps(above ? c + m.extra_seconds_per_byte : c), bytes_text(m.below_bytes), bytes_text(m.knee_bytes),
-                     format_percent(m.residual_p90), format_percent(m.residual_p90_with_term));
+                     error_text(m.residual_p90), error_text(m.residual_p90_with_term));
 }
 
 }  // namespace costfit
@@ -651,12 +654,12 @@ std::string format_text(const CostModel& m) {
       const CostFit& f = m.fits[k];
       std::vector<std::string> row{visible(f.method), "-", "-", "-", "-", "-", "-", size_range(f)};
       for (const auto& c : f.terms) row[1 + static_cast<std::size_t>(c.term)] = figure(c.term, c.seconds);
-      if (f.loo_median_abs_error) row[5] = format_percent(*f.loo_median_abs_error);
-      if (f.loo_p90_abs_error) row[6] = format_percent(*f.loo_p90_abs_error);
+      if (f.loo_median_abs_error) row[5] = error_text(*f.loo_median_abs_error);
+      if (f.loo_p90_abs_error) row[6] = error_text(*f.loo_p90_abs_error);
       t.add(std::move(row));
       if (f.missing) notes.push_back(visible(f.method) + ": " + missing_text(f));
       for (const auto& d : f.dropped)
-        if (d.reason.rfind("no record", 0) != 0) notes.push_back(fmt::format("{}: {} not fitted: {}", visible(f.method), to_string(d.term), d.reason));
+        if (d.reason.rfind("proportional", 0) == 0 || d.reason.rfind("too few", 0) == 0) notes.push_back(fmt::format("{}: {} not fitted: {}", visible(f.method), to_string(d.term), d.reason));
     }
     out += t.render();
     for (const auto& n : notes) out += "  " + n + "\n";
@@ -671,7 +674,7 @@ std::string format_text(const CostModel& m) {
                        bytes_text(static_cast<std::uint64_t>(std::llround(c.size_bytes.high))), visible(c.above),
                        format_percent(c.resamples_crossing));
   const auto& v = m.validation;
-  auto pct = [](const std::optional<double>& x) { return x ? format_percent(*x) : std::string("n/a"); };
+  auto pct = [](const std::optional<double>& x) { return x ? error_text(*x) : std::string("n/a"); };
   out += fmt::format("\nValidation (leave one size out, |predicted - measured| / measured): median {}, p90 {} over {} points; "
                      "64 B..8 MiB warm and cold reads and buffered writes: median {}, p90 {} over {} points\n",
                      pct(v.loo_median_abs_error), pct(v.loo_p90_abs_error), v.points, pct(v.range_loo_median_abs_error),

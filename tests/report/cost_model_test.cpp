@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-namespace {
+// Named: the report tests are a unity build.
+namespace cost_model_test {
 
 using iolab::harness::Result;
 using iolab::report::CostTerm;
@@ -191,4 +192,4 @@ TEST(CostModel, IsDeterministicAndIgnoresWhatIsNotASweep) {
   EXPECT_TRUE(iolab::report::fit_cost_model(none).fits.empty());
 }
 
-}  // namespace
+}  // namespace cost_model_test
