@@ -559,15 +559,21 @@ std::string size_range(const CostFit& f) {
   return fmt::format("{}..{} ({})", bytes_text(f.sizes.front()), bytes_text(f.sizes.back()), f.sizes.size());
 }
 
-// A relative error as a percentage, "<0.1%" below what a benchmark can tell.
-std::string error_text(double fraction) { return fraction < 0.001 ? std::string("<0.1%") : format_percent(fraction); }
-
 std::string gbps(double seconds_per_byte) {
   return seconds_per_byte > 0 ? sig(1.0 / (seconds_per_byte * 1e9), 2) + " GB/s" : std::string("free");
 }
 
+}  // namespace costfit
+
+// A relative error as a percentage, "<0.1%" below what a benchmark can tell.
+std::string error_text(double fraction) { return fraction < 0.001 ? std::string("<0.1%") : format_percent(fraction); }
+
+std::string coefficient_text(CostTerm t, const Interval& seconds) { return costfit::figure(t, seconds); }
+
 // What the residuals say, with the byte term's speed on either side of the knee.
-std::string missing_text(const CostFit& f) {
+std::string missing_term_text(const CostFit& f) {
+  using costfit::gbps;
+  if (!f.missing) return "";
   const MissingTerm& m = *f.missing;
   if (m.term == "unexplained")
     return fmt::format("residuals reach {} (p90) and no single knee explains them: a term the model lacks",
@@ -581,7 +587,21 @@ std::string missing_text(const CostFit& f) {
                      error_text(m.residual_p90), error_text(m.residual_p90_with_term));
 }
 
-}  // namespace costfit
+std::string crossover_text(const Crossover& c) {
+  auto size = [](double b) { return bytes_text(static_cast<std::uint64_t>(std::llround(b))); };
+  return fmt::format("{}, {}, flush {}: {} below {} ({}..{}), {} above ({} of resamples)", c.op, c.column, c.flush,
+                     visible(c.below), size(c.size_bytes.estimate), size(c.size_bytes.low), size(c.size_bytes.high),
+                     visible(c.above), format_percent(c.resamples_crossing));
+}
+
+std::string validation_text(const ModelValidation& v) {
+  auto pct = [](const std::optional<double>& x) { return x ? error_text(*x) : std::string("n/a"); };
+  return fmt::format("leave one size out, |predicted - measured| / measured: median {}, p90 {} over {} points; "
+                     "64 B..8 MiB warm and cold reads and buffered writes: median {}, p90 {} over {} points",
+                     pct(v.loo_median_abs_error), pct(v.loo_p90_abs_error), v.points, pct(v.range_loo_median_abs_error),
+                     pct(v.range_loo_p90_abs_error), v.range_points);
+}
+
 
 nlohmann::json to_json(const CostModel& m) {
   using namespace costfit;
@@ -657,7 +677,7 @@ std::string format_text(const CostModel& m) {
       if (f.loo_median_abs_error) row[5] = error_text(*f.loo_median_abs_error);
       if (f.loo_p90_abs_error) row[6] = error_text(*f.loo_p90_abs_error);
       t.add(std::move(row));
-      if (f.missing) notes.push_back(visible(f.method) + ": " + missing_text(f));
+      if (f.missing) notes.push_back(visible(f.method) + ": " + missing_term_text(f));
       for (const auto& d : f.dropped)
         if (d.reason.rfind("proportional", 0) == 0 || d.reason.rfind("too few", 0) == 0) notes.push_back(fmt::format("{}: {} not fitted: {}", visible(f.method), to_string(d.term), d.reason));
     }
@@ -667,18 +687,8 @@ std::string format_text(const CostModel& m) {
   }
   out += "\nCrossovers (the size where the cheaper method changes, per byte moved):\n";
   if (m.crossovers.empty()) out += "  none within the sizes both methods measured\n";
-  for (const auto& c : m.crossovers)
-    out += fmt::format("  {}, {}, flush {}: {} below {} ({}..{}), {} above ({} of resamples)\n", c.op, c.column, c.flush,
-                       visible(c.below), bytes_text(static_cast<std::uint64_t>(std::llround(c.size_bytes.estimate))),
-                       bytes_text(static_cast<std::uint64_t>(std::llround(c.size_bytes.low))),
-                       bytes_text(static_cast<std::uint64_t>(std::llround(c.size_bytes.high))), visible(c.above),
-                       format_percent(c.resamples_crossing));
-  const auto& v = m.validation;
-  auto pct = [](const std::optional<double>& x) { return x ? error_text(*x) : std::string("n/a"); };
-  out += fmt::format("\nValidation (leave one size out, |predicted - measured| / measured): median {}, p90 {} over {} points; "
-                     "64 B..8 MiB warm and cold reads and buffered writes: median {}, p90 {} over {} points\n",
-                     pct(v.loo_median_abs_error), pct(v.loo_p90_abs_error), v.points, pct(v.range_loo_median_abs_error),
-                     pct(v.range_loo_p90_abs_error), v.range_points);
+  for (const auto& c : m.crossovers) out += "  " + crossover_text(c) + "\n";
+  out += "\nValidation: " + validation_text(m.validation) + "\n";
   return out;
 }
 

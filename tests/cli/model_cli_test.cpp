@@ -73,7 +73,7 @@ TEST_F(ModelCli, PrintsCoefficientsInReadableUnitsAndTheCrossover) {
   EXPECT_NE(r.out.find("100 (99..102) ns/call"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("<0.1%"), std::string::npos) << r.out;  // the model is exact here: no size is mispredicted
   EXPECT_NE(r.out.find("read, warm, flush none: b below 1.76 KiB"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Validation (leave one size out"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Validation: leave one size out"), std::string::npos) << r.out;
 }
 
 TEST_F(ModelCli, JsonGivesEachFitsCoefficientsErrorsAndValidation) {

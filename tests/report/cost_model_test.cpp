@@ -1,6 +1,7 @@
 // The cost model (issue 42) on synthetic sweeps whose costs are known: the
 // fit recovers them, finds the crossover where it is, names a knee.
 #include "iolab/report/cost_model.h"
+#include "iolab/report/html.h"
 
 #include <gtest/gtest.h>
 
@@ -190,6 +191,24 @@ TEST(CostModel, IsDeterministicAndIgnoresWhatIsNotASweep) {
 
   std::vector<Result> none(rs.end() - 4, rs.end());
   EXPECT_TRUE(iolab::report::fit_cost_model(none).fits.empty());
+}
+
+TEST(CostModel, TheHtmlReportTablesTheModelOfASweep) {
+  const Costs a{1e-6, 0.5e-9, 0, 0}, b{100e-9, 1e-9, 0, 0};
+  iolab::harness::Results run;
+  for (std::uint64_t block = 64; block <= (1u << 20); block *= 4) {
+    run.results.push_back(reader("a", a, block, 4u << 20));
+    run.results.push_back(reader("b", b, block, 4u << 20));
+  }
+  std::string page = iolab::report::render_html_report({run});
+  EXPECT_NE(page.find("<section id=\"model\">"), std::string::npos);
+  EXPECT_NE(page.find("<table class=\"model\">"), std::string::npos);
+  EXPECT_NE(page.find("<td class=\"num\">1,000 ("), std::string::npos);
+  EXPECT_NE(page.find("ns/call"), std::string::npos);
+  EXPECT_NE(page.find("read, warm, flush none: b below 1.76 KiB"), std::string::npos);
+  iolab::harness::Results none;
+  none.results.push_back(reader("a", a, 4096, 4u << 20));
+  EXPECT_NE(iolab::report::render_html_report({none}).find("No sweep in this run"), std::string::npos);
 }
 
 }  // namespace cost_model_test

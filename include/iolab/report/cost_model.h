@@ -132,6 +132,16 @@ CostModel fit_cost_model(const std::vector<harness::Result>& records, const Mode
 
 // The model as `iolab model --json` gives it (docs/model.md).
 nlohmann::json to_json(const CostModel& m);
+// The words both the console and the HTML report use: a coefficient with
+// its interval in the unit a person reads ("380 (350..410) ns/call",
+// "9.8 (9.1..10) GB/s"), a relative error ("4.2%", "<0.1%"), the missing
+// term of a fit, a crossover ("read, warm, flush none: mmap below 2.1 KiB
+// (1.8 KiB..2.5 KiB), pread above (97% of resamples)"), the validation.
+std::string coefficient_text(CostTerm t, const Interval& seconds);
+std::string error_text(double fraction);
+std::string missing_term_text(const CostFit& f);
+std::string crossover_text(const Crossover& c);
+std::string validation_text(const ModelValidation& v);
 // Tables for a person: coefficients with intervals (ns per call, GB/s,
 // µs per fault, ms per flush), missing terms, crossovers, validation.
 std::string format_text(const CostModel& m);
