@@ -126,4 +126,24 @@ TEST_F(ModelCli, BadInputIsOneLineNamingTheFileAndNonZero) {
   EXPECT_EQ(usage.err_lines(), 1u) << usage.err;
 }
 
+// `iolab run` writes the model of its sweep into the results file (a
+// `model` section, docs/results-format.md); `iolab model` reads the records.
+TEST(ModelCliRun, ARunOfASweepCarriesItsModelInTheResultsFile) {
+  iolab::testing::Workspace w;
+  const auto out = w / "sweep.json";
+  Ran run = iolab_cmd({"run", "--method", "pread", "--op", "read", "--size", "64k", "--bs", "1k,4k,16k", "--cache", "warm",
+                       "--reps", "2", "--warmup", "0", "--min-time", "0", "--no-latency", "--dir", w.scratch().string(),
+                       "--out", out.string()});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  nlohmann::json j = iolab::testing::json_of(out);
+  ASSERT_TRUE(j.contains("model")) << j.dump(1).substr(0, 2000);
+  ASSERT_EQ(j["model"]["fits"].size(), 1u);
+  EXPECT_EQ(j["model"]["fits"][0]["method"], "pread");
+  EXPECT_EQ(j["model"]["fits"][0]["sizes"], nlohmann::json({1024, 4096, 16384}));
+  EXPECT_TRUE(j["model"]["validation"].contains("loo_median_abs_error"));
+  Ran model = iolab_cmd({"model", out.string(), "--json"});
+  ASSERT_EQ(model.exit_code, 0) << model.err;
+  EXPECT_EQ(nlohmann::json::parse(model.out)["fits"], j["model"]["fits"]);
+}
+
 }  // namespace model_cli_test
