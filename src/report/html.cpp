@@ -246,6 +246,34 @@ Html decision_html(const RunSection& run) {
   return h;
 }
 
+// The cost model (docs/model.md): per (op, column, flush), each method's
+// costs with their intervals, the leave-one-size-out errors and any term
+// the residuals say is missing; then the crossovers and the validation.
+Html cost_model_html(const RunSection& run) {
+  if (!run.cost_model)
+    return Html("<p class=\"explain\">No sweep in this run: no method was measured at 3 or more block sizes with "
+                "the same op, cache state and flush policy.</p>");
+  const CostModel& m = *run.cost_model;
+  Html h("<table class=\"model\"><thead><tr><th>op</th><th>column</th><th>flush</th><th>method</th><th>per call</th>"
+         "<th>byte term</th><th>per fault</th><th>per flush</th><th>leave-one-size-out error, median</th><th>p90</th>"
+         "<th>sizes</th><th>missing term</th></tr></thead><tbody>");
+  for (const auto& f : m.fits) {
+    std::string cells[kCostTerms] = {"—", "—", "—", "—"};
+    for (const auto& c : f.terms) cells[static_cast<std::size_t>(c.term)] = coefficient_text(c.term, c.seconds);
+    h += "<tr>" + td(f.op) + td(f.column) + td(f.flush) + td(f.method);
+    for (const auto& c : cells) h += td(c, true);
+    h += td(f.loo_median_abs_error ? error_text(*f.loo_median_abs_error) : "—", true) +
+         td(f.loo_p90_abs_error ? error_text(*f.loo_p90_abs_error) : "—", true) +
+         td(bytes_text(f.sizes.front()) + ".." + bytes_text(f.sizes.back()) + " (" + std::to_string(f.sizes.size()) + ")") +
+         td(f.missing ? missing_term_text(f) : "—") + "</tr>";
+  }
+  h += "</tbody></table><ul class=\"crossovers\">";
+  if (m.crossovers.empty()) h += "<li>No crossover within the sizes both methods of a pair measured.</li>";
+  for (const auto& c : m.crossovers) h += "<li>" + text(crossover_text(c)) + "</li>";
+  h += "</ul><p class=\"explain\">Validation: " + text(validation_text(m.validation)) + ".</p>";
+  return h;
+}
+
 Html environment_html(const RunSection& run) {
   Html h = "<table class=\"env\"><caption>" + text(run.label) + "</caption>";
   for (const auto& [k, v] : run.environment) h += "<tr><th>" + text(k) + "</th>" + td(v) + "</tr>";
@@ -282,7 +310,7 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
     body += "<nav><b>Suites:</b> ";
     for (std::size_t i = 0; i < m.suites.size(); ++i)
       body += (i ? Html(" · ") : Html()) + "<a href=\"#suite-" + number(i) + "\">" + text(m.suites[i].suite) + "</a>";
-    body += " · <a href=\"#decision\">decision</a> · <a href=\"#environment\">environment</a></nav>";
+    body += " · <a href=\"#decision\">decision</a> · <a href=\"#model\">model</a> · <a href=\"#environment\">environment</a></nav>";
   }
   for (std::size_t si = 0; si < m.suites.size(); ++si) {
     const SuiteSection& suite = m.suites[si];
@@ -305,6 +333,14 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
   for (const auto& run : m.runs) {
     if (m.runs.size() > 1) body += "<h3>" + text(run.label) + "</h3>";
     body += decision_html(run);
+  }
+  body += "</section><section id=\"model\"><h2>Model: why, in numbers</h2>"
+          "<p class=\"explain\">Per method, op, cache column and flush policy, the time of a pass fitted as calls x "
+          "c_call + bytes x c_byte + faults x c_fault + flushes x c_flush (robust, non-negative; 95% bootstrap intervals "
+          "over the repetitions; docs/model.md). '—': a term the records cannot carry.</p>";
+  for (const auto& run : m.runs) {
+    if (m.runs.size() > 1) body += "<h3>" + text(run.label) + "</h3>";
+    body += cost_model_html(run);
   }
   body += "</section><section id=\"environment\"><h2>Environment</h2>";
   for (const auto& run : m.runs) body += environment_html(run);

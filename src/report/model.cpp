@@ -237,6 +237,7 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
         run.decision_problem = e.what();
       }
     }
+    if (CostModel cm = fit_cost_model(runs[i].results); !cm.fits.empty()) run.cost_model = std::move(cm);
     run.environment = environment_rows(runs[i].environment);
     if (runs[i].incomplete) run.incomplete = visible(*runs[i].incomplete);
     model.runs.push_back(std::move(run));

@@ -14,6 +14,7 @@
 
 #include "families.h"
 #include "iolab/results/record.h"
+#include "iolab/report/cost_model.h"
 #include "iolab/report/html.h"
 #include "iolab/decision/seed_rules.h"
 #include "iolab/decision/verdict.h"
@@ -73,6 +74,8 @@ struct RunSection {
   std::optional<decision::Decision> decision;
   std::string decision_problem;                   // why its decision records could not be read
   std::vector<decision::SeedRuleRow> seed_rules;  // the seeds' rules beside its picks
+  // The cost model of its sweeps (cost_model.h), when it holds any.
+  std::optional<CostModel> cost_model;
   std::vector<std::pair<std::string, std::string>> environment;  // (what, value)
   std::optional<std::string> incomplete;
 };
