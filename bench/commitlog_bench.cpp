@@ -116,10 +116,12 @@ void print_result(const TrafficResult& r, const Args& a) {
               ns(static_cast<double>(l.max())).c_str(), static_cast<unsigned long long>(r.slower_than_1ms),
               static_cast<unsigned long long>(r.slower_than_10ms), static_cast<unsigned long long>(r.slower_than_100ms),
               static_cast<unsigned long long>(r.slower_than_1s));
-  std::printf("    %llu messages in %.3f s, acknowledged %s; close (final sync) %s; producers' CPU %.3f s = %s msg per CPU-second\n",
+  auto per_cpu_s = [&](double cpu) { return format_count(cpu > 0 ? static_cast<double>(r.messages) / cpu : 0); };
+  std::printf("    %llu messages in %.3f s, acknowledged %s; close (final sync) %s; producers' CPU %.3f s = %s msg per CPU-second; "
+              "all threads' CPU %.3f s = %s msg per CPU-second\n",
               static_cast<unsigned long long>(r.messages), r.seconds, std::string(to_string(r.ack)).c_str(),
-              format_duration(r.close_seconds).c_str(), r.producer_cpu_seconds,
-              format_count(r.producer_cpu_seconds > 0 ? static_cast<double>(r.messages) / r.producer_cpu_seconds : 0).c_str());
+              format_duration(r.close_seconds).c_str(), r.producer_cpu_seconds, per_cpu_s(r.producer_cpu_seconds).c_str(),
+              r.process_cpu_seconds, per_cpu_s(r.process_cpu_seconds).c_str());
   std::printf("    flushes %llu (%.1f messages, %s each; flush call p50 %s p99 %s mean %s); commits %llu; buffer-full waits %llu\n",
               static_cast<unsigned long long>(r.log.flushes), r.messages_per_flush(),
               format_bytes(r.bytes_per_flush()).c_str(), ns(r.log.flush_latency.percentile(0.5)).c_str(),

@@ -13,18 +13,23 @@
 
 namespace iolab {
 
-std::string read_input_file(const std::filesystem::path& file, std::string_view what, std::uint64_t limit) {
+std::string read_input_file(const std::filesystem::path& file, std::string_view what, std::uint64_t limit,
+                            Unreadable unreadable) {
   const std::string name = std::string(what) + " " + file.string();
-  auto cannot = [&](int err) { return UsageError(name, std::string("cannot be read: ") + std::strerror(err)); };
+  auto cannot = [&](int err) {  // throws
+    const std::string why = std::string("cannot be read: ") + std::strerror(err);
+    if (unreadable == Unreadable::BadInput) throw UsageError(name, why);
+    throw Error("read", name, why, err);
+  };
   // Opened once and checked by its descriptor: what is read is what was checked.
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw cannot(errno);
+  if (fd < 0) cannot(errno);
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0) throw cannot(errno);
+  if (::fstat(fd, &st) != 0) cannot(errno);
   if (S_ISDIR(st.st_mode)) throw UsageError(name, "is a directory");
   if (!S_ISREG(st.st_mode)) throw UsageError(name, "is not a regular file (a pipe or a device may never end)");
   const std::string too_large = "larger than " + format_bytes(static_cast<double>(limit)) + ", iolab's limit for one";
@@ -38,7 +43,7 @@ std::string read_input_file(const std::filesystem::path& file, std::string_view 
     }
     const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw cannot(errno);
+    if (n < 0) cannot(errno);
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
   }

@@ -32,6 +32,7 @@ struct CrosscheckOptions : MatrixOptions {
   std::string min_time, max_time, seed;  // parsed as `iolab run` parses them (a nan, a -1 refused)
   std::string dir, fio = "fio", out;
   bool fio_clock = false, fio_unbatched = false, json = false;
+  std::string ring_flags = "iolab";  // --ring-flags iolab|fio
   std::string fio_job;               // --fio JOB.fio
   std::vector<std::string> fio_set;  // --fio-set KEY=VALUE
   bool fio_lenient = false;
@@ -96,6 +97,11 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                 "Let fio submit and reap a queued method's requests one per call (its default); otherwise it "
                 "submits up to iolab's batch and reaps all that are done (--iodepth_batch_submit, "
                 "--iodepth_batch_complete_max)");
+  cmd->add_option("--ring-flags", o->ring_flags,
+                  "Whose io_uring setup flags iolab's side runs with: iolab (the suites' ring, no flags; default) or "
+                  "fio (SINGLE_ISSUER, DEFER_TASKRUN and COOP_TASKRUN, which fio's io_uring engine sets on its own); "
+                  "each row names both sides' flags")
+      ->type_name("iolab|fio");
   cmd->add_flag("--json", o->json, "Print the rows as JSON (every round, the fio command lines, the differences)");
   cmd->add_option("--out", o->out,
                   "Also write that JSON to this file, ending in .json (the table still goes to the terminal); "
@@ -117,6 +123,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
     const double max_time = o->max_time.empty() ? harness::thresholds::kDefaultMaxTimeSeconds
                                                 : parse_seconds(o->max_time, "--max-time", 86400);
     const std::uint64_t seed = o->seed.empty() ? 0x10AB : parse_count(o->seed, "--seed");
+    harness::parse_ring_flags(o->ring_flags);  // UsageError before any work
     const bool custom = !o->method.empty() || !o->pattern.empty() || !o->bs.empty() || !o->cache.empty() ||
                         !o->buffer.empty() || !o->qd.empty();
     std::optional<std::uint64_t> size;
@@ -193,6 +200,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       settings.fio = *fio;
       settings.fio_times_every_io = o->fio_clock;
       settings.fio_unbatched = o->fio_unbatched;
+      settings.ring_flags = harness::parse_ring_flags(o->ring_flags);
       if (!jobs.empty()) settings.tolerance = 0.15;  // the goal for fio job files (issue 27): within 15%
 
       if (!o->json) {
@@ -203,6 +211,9 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                    o->rounds, o->reps, format_duration(min_time), o->warmup,
                    o->fio_clock ? ", every I/O timed (its default)" : ", --gtod_reduce=1",
                    o->fio_unbatched ? ", queued requests submitted and reaped one per call (its default)" : "");
+        if (settings.ring_flags == harness::RingFlags::Fio)
+          fmt::print("--ring-flags fio: iolab's io_uring rings get the setup flags fio's engine sets on its own "
+                     "(SINGLE_ISSUER, DEFER_TASKRUN, COOP_TASKRUN)\n");
         for (const auto& j : jobs)
           fmt::print("fio job [{}] ({}): {} · the job's runtime, loops and time_based do not apply (crosscheck's "
                      "rounds and repetitions do); buffers page-aligned on both sides\n",

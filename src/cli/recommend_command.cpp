@@ -20,6 +20,7 @@
 #include "iolab/decision/verdict.h"
 #include "iolab/results/record.h"
 #include "iolab/harness/environment.h"
+#include "iolab/harness/memory_cgroup.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
 #include "iolab/report/decision_text.h"
@@ -54,10 +55,8 @@ decision::DesignRequest request_of(const RecommendOptions& o) {
   r.max_file = parse_size(o.max_file, "--max-file");
   if (r.max_file < 4096) throw UsageError("--max-file " + o.max_file, "must be at least 4k");
   r.memory_room = parse_size(o.memory_limit, "--memory-limit");
-  if (r.memory_room < decision::kMinMemoryRoom)
-    throw UsageError("--memory-limit " + o.memory_limit, "must be at least " + size_label(decision::kMinMemoryRoom));
-  if (r.memory_room > (std::uint64_t{1} << 40))
-    throw UsageError("--memory-limit " + o.memory_limit, "must be at most 1t (its file is 4 times that)");
+  harness::check_memory_limit(r.memory_room, decision::kMinMemoryRoom, "--memory-limit " + o.memory_limit,
+                              "the past-memory columns need that much page cache to be measured against");
   if (!o.op.empty())
     for (const auto& s : harness::split_list(o.op, "--op")) r.ops.push_back(harness::parse_op(s));
   if (!o.bs.empty())
@@ -199,6 +198,13 @@ void add_recommend_command(CLI::App& app, Action& action) {
                                         "decision and keeps it)");
       } else {
         if (save) save->prepare();
+        // A signal mid-measurement (io/scratch.h): the scratch directory and
+        // --save's lock go, and this says so rather than end in silence.
+        io::InterruptHook say_interrupted([saving = save != nullptr](int sig) {
+          std::fprintf(stderr, "iolab: recommend interrupted by %s before the decision was made; scratch files removed, "
+                               "no decision printed%s\n",
+                       io::signal_name(sig).c_str(), saving ? " and nothing saved (--save is written once the decision is made)" : "");
+        });
         results = measure(*opts, request, eviction,
                           fmt::format("iolab recommend --budget {} --indifference {} --confidence {} --first-stage {} "
                                       "--max-rounds {} --seed {} --min-time {} --max-file {} --memory-limit {} --evict {}{}{}{}{}",

@@ -26,7 +26,8 @@ void add_report_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("report", "Write a self-contained HTML report (charts, explanations, decision table) from results files");
   cmd->add_option("results", opts->inputs, "Results files written by `iolab run` (JSON)")->required();
   cmd->add_option("-o,--out", opts->out,
-                  "HTML page to write (default report.html), or a Markdown table (.md); not an input; replaced atomically");
+                  "HTML page to write (default report.html), or a Markdown table (.md); not an input; replaces only a "
+                  "report iolab wrote, atomically");
   cmd->add_option("--title", opts->title, "Page title");
   cmd->footer("Example:\n  iolab report results/run.json -o report.html\n  iolab report laptop.json server.json -o both.html");
   cmd->callback([opts, &action] {
@@ -48,7 +49,7 @@ void add_report_command(CLI::App& app, Action& action) {
         std::string text;
         for (std::size_t i = 0; i < runs.size(); ++i)
           text += (i ? "\n" : "") + report::markdown_exporter().render(runs[i], report::ExportContext{opts->inputs[i], "", false});
-        report::write_file_atomically(opts->out, text);
+        report::write_file_atomically(opts->out, text, report::markdown_exporter());
       } else {
         report::write_html_report(runs, opts->out, options);
       }

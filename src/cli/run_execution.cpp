@@ -193,7 +193,8 @@ harness::Result with_fio_job(harness::Result r, const harness::FioMappedJob& job
   for (const auto& o : job.ignored)
     r.warnings.push_back(harness::Warning{harness::WarningKind::Note, {o.option},
                                           "fio option '" + o.option + "' (" + harness::to_string(o.place) +
-                                              ") ignored (--fio-lenient): iolab does not map it"});
+                                              ") ignored (--fio-lenient): iolab does not map it" +
+                                              (o.count > 1 ? " (written " + std::to_string(o.count) + " times)" : "")});
   return r;
 }
 
@@ -272,11 +273,14 @@ int run_plan(RunPlan plan) {
     std::string line = "interrupted by " + io::signal_name(sig);
     try {
       RunRecord::Publication p = record.publish(line);
+      // One account of where the records went: written (where asked, or
+      // where the problem says), or none finished, never both.
       if (!p.files.files.empty())
-        line += fmt::format("; the {} results so far are in {} (and .csv, .html), marked incomplete", p.results,
+        line += fmt::format("; the {} {} so far {} in {} (and .csv, .html), marked incomplete", p.results,
+                            p.results == 1 ? "result" : "results", p.results == 1 ? "is" : "are",
                             printable(p.files.files.front().string()));
       if (p.files.problem) line += "; " + *p.files.problem;
-      else if (!p.earlier)
+      else if (p.files.files.empty() && !p.earlier)
         line += "; no experiment had finished, so no results were written";
     } catch (const std::exception& e) {
       line += "; the results so far could not be written: " + one_line(e.what());

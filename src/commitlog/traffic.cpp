@@ -28,6 +28,22 @@ constexpr NameTable<Loop, 2> kLoops{{{Loop::Closed, "closed"}, {Loop::Open, "ope
 
 std::string_view to_string(Loop l) noexcept { return name_of(kLoops, l); }
 
+TrafficResult::RunSyncs TrafficResult::syncs() const {
+  RunSyncs out;
+  // Per log, the highest sequence synced by the end of the run: sequences
+  // start at 1 in every log, so that is the messages it made durable.
+  std::map<std::uint32_t, std::uint64_t> synced;
+  for (const FlushEvent& e : log.flush_events) {
+    if (e.done_ns > run_end_ns) continue;
+    ++out.during_run;
+    synced[e.log] = std::max(synced[e.log], e.sequence);
+  }
+  for (const auto& [id, sequence] : synced) out.durable_messages += sequence;
+  out.durable_messages = std::min(out.durable_messages, messages);
+  out.after_run = log.flushes - std::min(log.flushes, out.during_run);
+  return out;
+}
+
 double TrafficResult::messages_per_flush() const noexcept {
   return log.flushes > 0 ? static_cast<double>(log.messages) / static_cast<double>(log.flushes) : 0;
 }
@@ -49,6 +65,15 @@ void check_traffic(const TrafficConfig& c, Clocking clocking) {
                      "a run that reads no clock per message sends a message count, not a duration");
   if (c.loop == Loop::Open && !(c.rate > 0)) throw UsageError("open loop", "needs a rate above 0 messages/s");
 }
+
+namespace {
+// CPU seconds of every thread of the process so far (user + system).
+double process_cpu_now() {
+  timespec t{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+}  // namespace
 
 struct TrafficRun::State {
   State(const TrafficConfig& c, Clocking k) : config(c), clocking(k) {}
@@ -76,6 +101,8 @@ struct TrafficRun::State {
   std::latch go{1};
   bool released = false, closed = false, error_thrown = false;
   std::uint64_t start_ns = 0, end_ns = 0;
+  std::uint64_t produced_ns = 0;  // when produce() found every producer done (one clock read a run)
+  double process_cpu_s = 0;       // the process's CPU over produce()'s release and join
   std::atomic<bool> stop{false}, producing{true};
   std::atomic<std::uint64_t> to_consume{UINT64_MAX};
   std::exception_ptr error;
@@ -177,7 +204,10 @@ Produced TrafficRun::produce() {
     s.start_ns = iolab::steady_ns();
     s.end_ns = s.start_ns + static_cast<std::uint64_t>(s.config.seconds * 1e9);
   }
+  const double cpu_before = process_cpu_now();
   s.release_and_join();
+  s.produced_ns = iolab::steady_ns();
+  s.process_cpu_s = process_cpu_now() - cpu_before;
   Produced out;
   for (auto& p : s.producers) {
     out.messages += p->result().messages;
@@ -212,6 +242,7 @@ TrafficResult TrafficRun::finish() {
     r.message_clock_reads += pr.clock_reads;
     last_ack = std::max(last_ack, pr.last_ack_ns);
   }
+  r.process_cpu_seconds = s.process_cpu_s;
   s.to_consume = r.messages;
   s.join_consumer();
   r.consumed = s.consumed;
@@ -232,6 +263,9 @@ TrafficResult TrafficRun::finish() {
   }
 
   r.log = s.log->stats();
+  // The end of the run: the last acknowledgement where it was clocked (no
+  // producer ran: the start), else when the producers were found done.
+  r.run_end_ns = s.clocking == Clocking::PerMessage ? last_ack : s.produced_ns;
   if (s.clocking != Clocking::PerMessage) return r;
   r.seconds = static_cast<double>(last_ack - s.start_ns) / 1e9;
   if (r.seconds > 0) {

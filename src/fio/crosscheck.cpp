@@ -10,6 +10,7 @@
 
 #include "crosscheck_figures.h"
 #include "iolab/base/error.h"
+#include "iolab/base/names.h"
 #include "iolab/results/statistics.h"
 #include "iolab/results/thresholds.h"
 #include "iolab/base/text_table.h"
@@ -155,6 +156,14 @@ std::vector<FileExperiment> crosscheck_cases(std::optional<std::uint64_t> file_s
   };
 }
 
+namespace {
+constexpr NameTable<RingFlags, 2> kRingFlags{{{RingFlags::Iolab, "iolab"}, {RingFlags::Fio, "fio"}}};
+}  // namespace
+
+std::string_view to_string(RingFlags f) { return name_of(kRingFlags, f); }
+
+RingFlags parse_ring_flags(std::string_view s) { return parse_name(kRingFlags, s, "--ring-flags"); }
+
 std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experiments, const CrosscheckSettings& settings,
                                       Runner& runner, const FioRunner& fio, const RoundDone& on_round) {
   if (settings.rounds == 0) throw UsageError("--rounds 0", "at least one round is needed");
@@ -164,10 +173,19 @@ std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experim
     e.latency = false;  // the figures compared come from the timed repetitions
     // One iovec per vectored call, as fio's pvsync2 makes (other methods ignore it).
     e.options.iov_segment = static_cast<std::size_t>(e.block_size);
-    // iolab runs the ring the suites run (no setup flags); the ones fio's
-    // engine sets on its own are named in the row's engine note.
+    // iolab runs the ring the suites run (no setup flags), or, asked for
+    // RingFlags::Fio, the flags fio's engine sets on its own; the row names
+    // both (differences()).
     FioMapping m = fio_job_for(e);
     CrosscheckRow row;
+    row.fio_ring_flags = m.ring_flags_fio_sets;
+    row.ring_flags = settings.ring_flags;
+    if (settings.ring_flags == RingFlags::Fio) {
+      e.options.uring.single_issuer = e.options.uring.single_issuer || m.ring_flags_fio_sets.single_issuer;
+      e.options.uring.coop_taskrun = e.options.uring.coop_taskrun || m.ring_flags_fio_sets.coop_taskrun;
+    }
+    row.iolab_ring_flags.single_issuer = e.options.uring.single_issuer;
+    row.iolab_ring_flags.coop_taskrun = e.options.uring.coop_taskrun;
     row.labels = labels_of(e);
     if (m.job) {
       row.job = *m.job;
@@ -216,12 +234,22 @@ std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experim
         if (!job.direct) round.fio_resident = make_resident(file);
         std::vector<std::string> args = fio_arguments(job, file);
         round.fio_command = shell_command(settings.fio, args);
+        // A fio that read nothing measured nothing: no ratio can come of it,
+        // so the row fails rather than show "-" as if compared.
+        auto measured = [&](const std::vector<std::string>& a) {
+          const FioFigures f = fio(a);
+          if (f.ios == 0 || f.bytes == 0)
+            throw Error("run", shell_command(settings.fio, a),
+                        "fio reported " + std::to_string(f.ios) + " I/Os and " + std::to_string(f.bytes) +
+                            " bytes read: it measured nothing");
+          return side_of(f);
+        };
         try {
-          round.fio = side_of(fio(args));
+          round.fio = measured(args);
           if (settings.null_ios != 0) {
             std::vector<std::string> null_args = fio_null_arguments(job, settings.null_ios);
             round.fio_null_command = shell_command(settings.fio, null_args);
-            round.fio_null = side_of(fio(null_args));
+            round.fio_null = measured(null_args);
           }
         } catch (const Error& err) {
           row.skipped = std::string("fio failed: ") + err.what();

@@ -109,6 +109,18 @@ std::vector<std::string> differences(const CrosscheckRow& row) {
                     : "buffers: neither page-aligned (iolab's heap buffer from operator new, fio's from malloc): where "
                       "each starts within a cache line differs, and a copy into a misaligned buffer is slower");
   if (!row.engine_note.empty()) out.push_back("engine: " + row.engine_note);
+  if (row.fio_ring_flags.single_issuer || row.fio_ring_flags.coop_taskrun) {
+    // The ring flags of each side, and whether they differ (--ring-flags).
+    auto flags = [](const io::UringOptions& o) {
+      std::vector<std::string> f = io::option_names(o);
+      return f.empty() ? std::string("none") : fmt::format("{}", fmt::join(f, ", "));
+    };
+    const io::UringOptions& iolab_side = row.iolab_ring_flags;
+    const bool same = iolab_side == row.fio_ring_flags;
+    out.push_back(fmt::format("ring flags (--ring-flags {}): iolab {}; fio's engine {}: {}", to_string(row.ring_flags),
+                              flags(iolab_side), flags(row.fio_ring_flags),
+                              same ? "the same ring setup" : "they differ (--ring-flags fio gives iolab's side fio's)"));
+  }
   if (row.labels.queue_depth) {
     std::vector<std::string> options;
     if (auto it = row.labels.extra.find("io_options"); it != row.labels.extra.end() && it->is_array())

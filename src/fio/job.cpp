@@ -258,7 +258,16 @@ FioJobFile read_fio_job(const std::filesystem::path& file, const FioParseContext
 FioJobsInOneDirectory map_fio_jobs_in_one_directory(const std::filesystem::path& file, FioMapSettings settings,
                                                     const std::filesystem::path& dir) {
   // A given directory puts every job's files there, as --fio-set directory= would.
-  if (!dir.empty()) settings.overrides.push_back("directory=" + dir.string());
+  // --dir is iolab's own option, one directory whatever it holds: a ':' in
+  // it is escaped, as fio's own syntax writes one within a name.
+  if (!dir.empty()) {
+    std::string escaped;
+    for (char c : dir.string()) {
+      if (c == ':') escaped += '\\';
+      escaped += c;
+    }
+    settings.overrides.push_back("directory=" + escaped);
+  }
   FioJobsInOneDirectory out;
   out.jobs = map_fio_jobs(read_fio_job(file), settings);
   const FioMappedJob& first = out.jobs.front();  // map_fio_jobs refuses a file without jobs

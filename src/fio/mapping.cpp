@@ -2,6 +2,8 @@
 // does the same way, or refused with the reason (docs/fio-jobs.md).
 #include "iolab/fio/job.h"
 
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include "iolab/base/units.h"
@@ -51,6 +53,38 @@ FioMappedJob JobMapper::map() {
 }  // namespace fio_detail
 
 
+namespace {
+
+// Options --fio-lenient ignores, once per option name with a count, so a
+// job file repeating one 200,000 times is one line, one warning, one entry.
+class Ignored {
+ public:
+  static constexpr std::size_t kMaxNames = 64;  // fio has some 400 options; iolab maps the common ones
+  void add(const FioOption& o) {
+    if (auto it = index_.find(o.key); it != index_.end()) {
+      ++list_[it->second].count;
+      return;
+    }
+    if (list_.size() >= kMaxNames)
+      fio_detail::fail(o.place, "more than " + std::to_string(kMaxNames) + " different options iolab does not map "
+                                "(--fio-lenient ignores some, not a whole other workload)");
+    index_.emplace(o.key, list_.size());
+    list_.push_back({o.text.size() > 120 ? o.text.substr(0, 120) + "..." : o.text, o.place,
+                     "ignored (--fio-lenient): iolab does not map this option"});
+  }
+  std::vector<FioMappedOption> take() && {
+    for (auto& i : list_)
+      if (i.count > 1) i.mapping += " (written " + std::to_string(i.count) + " times; the first shown)";
+    return std::move(list_);
+  }
+
+ private:
+  std::vector<FioMappedOption> list_;
+  std::unordered_map<std::string, std::size_t> index_;
+};
+
+}  // namespace
+
 std::vector<FioMappedJob> map_fio_jobs(const FioJobFile& file, const FioMapSettings& settings) {
   using namespace fio_detail;
   const MapContext context{settings.cwd};
@@ -65,17 +99,17 @@ std::vector<FioMappedJob> map_fio_jobs(const FioJobFile& file, const FioMapSetti
     if (find_spec(o.key)->kind == Kind::KbBase) override_kb = static_cast<unsigned>(parse_value(*find_spec(o.key), o, 1024).number);
 
   JobOptions globals;
-  std::vector<FioMappedOption> global_ignored;
+  Ignored global_ignored;
   unsigned global_kb = 1024;
   std::vector<FioMappedJob> jobs;
   for (const FioSection& section : file.sections) {
     const unsigned kb = override_kb ? override_kb : own_kb_base(section).value_or(global_kb);
     JobOptions options = section.global ? JobOptions() : globals;
-    std::vector<FioMappedOption> ignored = global_ignored;
+    Ignored ignored = global_ignored;
     std::vector<Setting> own;
     for (const auto& o : section.options) {
       if (auto s = setting(o, kb, settings.lenient)) own.push_back(std::move(*s));
-      else ignored.push_back({o.text, o.place, "ignored (--fio-lenient): iolab does not map this option"});
+      else ignored.add(o);
     }
     if (section.global) {
       for (auto& s : own) globals.add(std::move(s));
@@ -85,7 +119,7 @@ std::vector<FioMappedJob> map_fio_jobs(const FioJobFile& file, const FioMapSetti
     }
     for (auto& s : own) options.add(std::move(s));
     for (const auto& o : overrides) options.add(*setting(o, kb, false));
-    jobs.push_back(JobMapper(section, options, std::move(ignored), context).map());
+    jobs.push_back(JobMapper(section, options, std::move(ignored).take(), context).map());
   }
   if (jobs.empty()) fail({file.path, 0}, "no job: only [global] sections (fio: \"No job(s) defined\")");
   // fio starts the jobs between two stonewalls together; iolab runs each alone.
@@ -94,13 +128,15 @@ std::vector<FioMappedJob> map_fio_jobs(const FioJobFile& file, const FioMapSetti
     while (end < jobs.size() && !jobs[end].stonewall) ++end;
     if (end - first > 1)
       for (std::size_t i = first; i < end; ++i) {
+        // At most three named: a note per job naming all of 4,096 others would be quadratic.
         std::vector<std::string> others;
-        for (std::size_t k = first; k < end; ++k)
+        for (std::size_t k = first; k < end && others.size() < 3; ++k)
           if (k != i) others.push_back("[" + jobs[k].section + "]");
+        const std::size_t more = end - first - 1 - others.size();
         jobs[i].notes.push_back(fmt::format(
-            "fio runs this job at the same time as {} (no stonewall between them), their I/O competing; iolab runs "
+            "fio runs this job at the same time as {}{} (no stonewall between them), their I/O competing; iolab runs "
             "each job alone, one after another",
-            fmt::join(others, ", ")));
+            fmt::join(others, ", "), more ? fmt::format(" and {} more", more) : ""));
       }
     first = end;
   }
@@ -110,7 +146,10 @@ std::vector<FioMappedJob> map_fio_jobs(const FioJobFile& file, const FioMapSetti
 nlohmann::json to_json(const FioMappedJob& job, const std::string& job_file) {
   auto list = [](const std::vector<FioMappedOption>& options) {
     nlohmann::json a = nlohmann::json::array();
-    for (const auto& o : options) a.push_back({{"option", o.option}, {"at", to_string(o.place)}, {"mapped", o.mapping}});
+    for (const auto& o : options) {
+      a.push_back({{"option", o.option}, {"at", to_string(o.place)}, {"mapped", o.mapping}});
+      if (o.count > 1) a.back()["count"] = o.count;
+    }
     return a;
   };
   nlohmann::json j{{"job_file", job_file},

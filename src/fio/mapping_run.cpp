@@ -11,6 +11,8 @@
 #include <fstream>
 #include <map>
 
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "iolab/base/error.h"
@@ -41,6 +43,11 @@ void JobMapper::threads() {
     return;
   }
   FileExperiment& e = job_.experiment;
+  // Each worker's file is counted together (free space, memory): refused while mapping, before anything is printed.
+  constexpr auto kMaxOffset = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (e.file_size > kMaxOffset / n)
+    refuse(s, fmt::format("numjobs={} x size={}: the workers' files together overflow a file offset", n,
+                          size_label(e.file_size)));
   if (get("filename"))
     refuse(s, fmt::format("numjobs={} with one filename: fio's jobs then share the file, each doing all of its I/O; "
                           "iolab's threads each own a file (leave out filename= to give each job its own, as fio "
@@ -106,21 +113,21 @@ void JobMapper::paths() {
   const Setting* name = get("filename");
   const std::filesystem::path cwd = context_.cwd.empty() ? std::filesystem::current_path() : context_.cwd;
   auto absolute = [&](const std::filesystem::path& p) { return p.is_absolute() ? p : cwd / p; };
-  std::filesystem::path parent = cwd;
-  if (dir) {
-    if (dir->value.text.find(':') != std::string::npos)
-      refuse(dir, "several directories: iolab measures one filesystem per run");
-    parent = absolute(dir->value.text);
-  }
-  if (name) {
-    const std::string& f = name->value.text;
-    if (f == "-") refuse(name, "stdin/stdout: iolab reads and writes files it creates");
+  // fio separates several names with ':', and takes a backslash before one for a ':' within a name.
+  auto one_path = [&](const Setting* s, const std::string& several) {
+    const std::string& f = s->value.text;
     for (std::size_t i = 0; i < f.size(); ++i)
-      if (f[i] == ':' && (i == 0 || f[i - 1] != '\\'))
-        refuse(name, "several files: iolab's experiment has one file (per worker)");
+      if (f[i] == ':' && (i == 0 || f[i - 1] != '\\')) refuse(s, several);
     std::string unescaped;
     for (std::size_t i = 0; i < f.size(); ++i)
       if (!(f[i] == '\\' && i + 1 < f.size() && f[i + 1] == ':')) unescaped += f[i];
+    return unescaped;
+  };
+  std::filesystem::path parent = cwd;
+  if (dir) parent = absolute(one_path(dir, "several directories: iolab measures one filesystem per run"));
+  if (name) {
+    if (name->value.text == "-") refuse(name, "stdin/stdout: iolab reads and writes files it creates");
+    const std::string unescaped = one_path(name, "several files: iolab's experiment has one file (per worker)");
     // fio puts directory= in front of the filename, whatever it is.
     const std::filesystem::path full = dir ? parent / unescaped : absolute(unescaped);
     struct stat st {};
@@ -134,10 +141,12 @@ void JobMapper::paths() {
                        "does not exist, or use directory=");
     parent = full.parent_path();
   }
-  std::error_code ec;
-  if (!std::filesystem::is_directory(parent, ec))
+  struct stat ps {};
+  if (::stat(parent.c_str(), &ps) != 0)
     refuse(name ? name : dir, "the directory " + printable(parent.string()) + " does not exist (fio would not create "
                               "it either)");
+  if (!S_ISDIR(ps.st_mode))
+    refuse(name ? name : dir, printable(parent.string()) + " is not a directory");
   job_.scratch_parent = parent;
   const std::string where = "iolab's scratch directory (a fresh iolab-XXXXXX, removed afterwards) goes in " +
                             parent.string() + "; iolab writes only files it creates there";

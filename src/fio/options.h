@@ -82,25 +82,33 @@ FioOption override_option(const std::string& text);
 std::string seconds_text(std::uint64_t us);
 
 // A job's options once [global] sections, its own and --fio-set are applied.
+//
+// Only the settings in effect are kept (a later one of a key replaces the
+// earlier), so a job's options are at most one per option iolab maps, however
+// many lines the job file repeats them on: copying [global]'s into each of
+// 4,096 jobs, and looking them up, costs the same for 60,000 bs= lines as for one.
 class JobOptions {
  public:
-  void add(Setting s) { settings_.push_back(std::move(s)); }
+  void add(Setting s) {
+    const std::string_view key = s.key();
+    std::erase_if(settings_, [&](const Setting& old) { return old.key() == key; });
+    settings_.push_back(std::move(s));
+  }
   // The setting in effect for `key` (the last one), or null.
   const Setting* get(std::string_view key) const {
-    for (auto it = settings_.rbegin(); it != settings_.rend(); ++it)
-      if (it->key() == key) return &*it;
+    for (const auto& s : settings_)
+      if (s.key() == key) return &s;
     return nullptr;
   }
-  // The settings in effect, in the order they were written.
+  // The settings in effect, in the order their last setting was written.
   std::vector<const Setting*> in_effect() const {
     std::vector<const Setting*> out;
-    for (const auto& s : settings_)
-      if (get(s.key()) == &s) out.push_back(&s);
+    for (const auto& s : settings_) out.push_back(&s);
     return out;
   }
 
  private:
-  std::vector<Setting> settings_;
+  std::vector<Setting> settings_;  // one per key
 };
 
 struct EngineMapping {

@@ -220,13 +220,7 @@ void FileWorkload::describe(Result& r) const {
     r.extra["queue_depth"] = std::max(1u, opts_.queue_depth);
     // 0: every free slot per call (page-cache reads); 1: each freed slot as its completion is taken (O_DIRECT).
     r.extra["submit_batch"] = opts_.submit_batch;
-    std::vector<std::string> uring;
-    if (opts_.uring.registered_files) uring.push_back("registered files");
-    if (opts_.uring.fixed_buffers) uring.push_back("fixed buffers");
-    if (opts_.uring.sqpoll) uring.push_back("SQPOLL");
-    if (opts_.uring.single_issuer) uring.push_back("SINGLE_ISSUER+DEFER_TASKRUN");
-    if (opts_.uring.coop_taskrun) uring.push_back("COOP_TASKRUN");
-    if (!uring.empty()) r.extra["io_options"] = uring;
+    if (std::vector<std::string> uring = io::option_names(opts_.uring); !uring.empty()) r.extra["io_options"] = uring;
   }
 }
 

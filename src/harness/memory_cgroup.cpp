@@ -18,9 +18,21 @@
 
 #include "iolab/base/error.h"
 #include "iolab/base/names.h"
+#include "iolab/base/units.h"
 #include "iolab/io/scratch.h"
 
 namespace iolab::harness {
+
+void check_memory_limit(std::uint64_t limit, std::uint64_t least, const std::string& given, std::string_view why_least) {
+  if (limit < least)
+    throw UsageError(given, "at least " + format_bytes(static_cast<double>(least)) + " (" + std::string(why_least) + ")");
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return;
+  const auto ram = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+  if (limit >= ram)
+    throw UsageError(given, "must be below this machine's " + format_bytes(static_cast<double>(ram)) +
+                                " of memory: a limit it cannot reach never binds, so nothing would be past memory");
+}
 
 namespace {
 constexpr NameTable<CgroupVersion, 2> kCgroupVersions{{{CgroupVersion::V1, "v1"}, {CgroupVersion::V2, "v2"}}};

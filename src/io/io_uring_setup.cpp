@@ -8,6 +8,20 @@
 #include <filesystem>
 #include <fstream>
 
+namespace iolab::io {
+
+std::vector<std::string> option_names(const UringOptions& o) {
+  std::vector<std::string> out;
+  if (o.registered_files) out.push_back("registered files");
+  if (o.fixed_buffers) out.push_back("fixed buffers");
+  if (o.sqpoll) out.push_back("SQPOLL");
+  if (o.single_issuer) out.push_back("SINGLE_ISSUER+DEFER_TASKRUN");
+  if (o.coop_taskrun) out.push_back("COOP_TASKRUN");
+  return out;
+}
+
+}  // namespace iolab::io
+
 namespace iolab::io::uring {
 
 unsigned setup_flags(const UringOptions& o) {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>  // renameat2
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -51,40 +52,95 @@ void write_synced(sys::Fd& fd, const std::filesystem::path& tmp, std::string_vie
   fd.close(tmp);
 }
 
-void move_into_place(const std::filesystem::path& tmp, const std::filesystem::path& path, IfExists if_exists) {
-  if (if_exists == IfExists::Replace) {
-    sys::rename(tmp, path);
-    return;
-  }
-  if (sys::retry("renameat2", [&] {
-        return ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE);
-      }) == 0)
-    return;
+int rename2(const std::filesystem::path& from, const std::filesystem::path& to, unsigned flags) {
+  return sys::retry("renameat2", [&] { return ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), flags); });
+}
+
+// Moves tmp to the free name `path`; false (errno EEXIST) when it is taken.
+bool move_to_free_name(const std::filesystem::path& tmp, const std::filesystem::path& path) {
+  if (rename2(tmp, path, RENAME_NOREPLACE) == 0) return true;
+  if (errno == EEXIST) return false;
   if (errno != EINVAL && errno != ENOSYS) sys::fail("write", path);
   // A filesystem without RENAME_NOREPLACE: link(2) refuses an existing name too.
-  if (sys::retry("link", [&] { return ::link(tmp.c_str(), path.c_str()); }) != 0) sys::fail("write", path);
+  if (sys::retry("link", [&] { return ::link(tmp.c_str(), path.c_str()); }) != 0) {
+    if (errno == EEXIST) return false;
+    sys::fail("write", path);
+  }
   ::unlink(tmp.c_str());
+  return true;
+}
+
+[[noreturn]] void taken(const std::filesystem::path& path) {
+  throw Error("write", path.string(), "a file iolab may not replace is there (kept as it was)", EEXIST);
+}
+
+// Replaces what is at `path` by tmp only when `replaceable` accepts it, as
+// judged at this moment: where the filesystem can (RENAME_EXCHANGE) the two
+// are swapped atomically, the file swapped out is judged under tmp's name,
+// and swapped back when it may not be replaced; elsewhere it is judged in
+// place just before the rename.
+void replace_if(const std::filesystem::path& tmp, const std::filesystem::path& path, const Replaceable& replaceable) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (move_to_free_name(tmp, path)) return;
+    struct stat there {};
+    if (::lstat(path.c_str(), &there) == 0 && S_ISDIR(there.st_mode)) sys::fail("write", path, EISDIR);
+    struct stat ours {};
+    if (::lstat(tmp.c_str(), &ours) != 0) sys::fail("write", tmp);
+    if (rename2(tmp, path, RENAME_EXCHANGE) != 0) {
+      if (errno == ENOENT) continue;  // gone again since: the name is free
+      if (errno != EINVAL && errno != ENOSYS) sys::fail("write", path);
+      if (!replaceable(path)) taken(path);
+      sys::rename(tmp, path);
+      return;
+    }
+    if (replaceable(tmp)) {
+      ::unlink(tmp.c_str());
+      return;
+    }
+    // Not ours to replace: theirs goes back, ours is dropped (if it is still ours).
+    if (rename2(tmp, path, RENAME_EXCHANGE) != 0) sys::fail("write", path);
+    struct stat now {};
+    if (::lstat(tmp.c_str(), &now) == 0 && now.st_ino == ours.st_ino && now.st_dev == ours.st_dev) ::unlink(tmp.c_str());
+    taken(path);
+  }
+  sys::fail("write", path);
 }
 
 }  // namespace
 
-void publish_file(const std::filesystem::path& path, std::string_view content, IfExists if_exists) {
+namespace {
+
+void publish(const std::filesystem::path& path, std::string_view content,
+             const std::function<void(const std::filesystem::path& tmp)>& move_into_place) {
   if (path.filename().empty()) throw Error("write", path.string(), "not a file name", EISDIR);
   make_directory(directory_of(path));
   auto [fd, tmp] = create_temporary(path);
   try {
     write_synced(fd, tmp, content);
-    move_into_place(tmp, path, if_exists);
+    move_into_place(tmp);
   } catch (const Error& e) {
     ::unlink(tmp.c_str());
     // Named by the file the user asked for, not the temporary one.
-    if (e.error_number() != 0) throw Error("write", path.string(), e.error_number());
+    if (e.error_number() != 0 && e.subject() != path.string()) throw Error("write", path.string(), e.error_number());
     throw;
   } catch (...) {
     ::unlink(tmp.c_str());
     throw;
   }
   sys::sync_dir(directory_of(path));
+}
+
+}  // namespace
+
+void publish_file(const std::filesystem::path& path, std::string_view content, IfExists if_exists) {
+  publish(path, content, [&](const std::filesystem::path& tmp) {
+    if (if_exists == IfExists::Replace) sys::rename(tmp, path);
+    else if (!move_to_free_name(tmp, path)) sys::fail("write", path);
+  });
+}
+
+void publish_file(const std::filesystem::path& path, std::string_view content, const Replaceable& replaceable) {
+  publish(path, content, [&](const std::filesystem::path& tmp) { replace_if(tmp, path, replaceable); });
 }
 
 void check_publishable(const std::filesystem::path& dir) {

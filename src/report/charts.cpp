@@ -96,6 +96,7 @@ json tooltip(const Family& f, bool flushes) {
   t.push_back({{"field", "rate_t"}, {"title", "median"}});
   t.push_back({{"field", "spread_t"}, {"title", "spread"}});
   t.push_back({{"field", "reps_t"}, {"title", "repetitions"}});
+  t.push_back({{"field", "per_pass_t"}, {"title", "time per pass / per op"}});
   t.push_back({{"field", "cpu_t"}, {"title", "CPU"}});
   t.push_back({{"field", "faults_t"}, {"title", "page faults"}});
   t.push_back({{"field", "calls_t"}, {"title", "I/O calls"}});
@@ -157,10 +158,12 @@ void charts_append_row(std::string& out, const PointFacts& p) {
   text("\"flushes_t\":", p.flushes_t);
   number("\"hi\":", p.fastest);
   text("\"latency_t\":", p.latency_t + (p.latency_source_t.empty() ? "" : " (" + p.latency_source_t + ")"));
+  text("\"lk\":", p.latency_kind);
   number("\"lo\":", p.slowest);
   number("\"p50\":", p.p50);
   number("\"p99\":", p.p99);
   number("\"p999\":", p.p999);
+  text("\"per_pass_t\":", p.per_pass_t);
   number("\"rate\":", p.rate);
   text("\"rate_t\":", p.rate_t);
   text("\"reps_t\":", p.reps_t);
@@ -210,14 +213,18 @@ ChartSpec chart_spec(const Family& f, const std::vector<PointFacts>& points) {
   json refs = json::array();
   std::set<double> xset;
   std::set<std::string> series;
-  bool any_latency = false, any_cpu = false, any_flushes = false;
+  bool any_cpu = false, any_flushes = false;
+  // Latency of one call and of one queued request (submission to completion)
+  // are different quantities: a panel each, never one axis.
+  std::vector<std::string> latency_kinds;
   for (const auto& p : points) {
     xset.insert(p.x);
     series.insert(p.series);
     if (rows.size() > 1) rows += ',';
     charts_append_row(rows, p);
     any_flushes |= !p.flushes_t.empty();
-    any_latency |= p.p50.has_value();
+    if (p.p50 && std::find(latency_kinds.begin(), latency_kinds.end(), p.latency_kind) == latency_kinds.end())
+      latency_kinds.push_back(p.latency_kind);
     any_cpu |= p.cpu > 0;
     if (p.published)
       refs.push_back({{"series", p.series}, {"x", p.x}, {"value", *p.published}, {"text", p.published_t}, {"xl", p.x_text}});
@@ -230,11 +237,20 @@ ChartSpec chart_spec(const Family& f, const std::vector<PointFacts>& points) {
   std::string cpu_title = f.bytes_metric ? "CPU seconds per GiB" : "CPU µs per operation";
   std::string cpu_unit = f.bytes_metric ? "s/GiB (user+sys)" : "µs/op (user+sys)";
 
-  json throughput, latency, cpu;
+  json throughput, cpu;
+  std::vector<json> latency;  // one panel per kind of latency sample
+  auto latency_title = [&](const std::string& kind) {
+    return "Latency per " + kind + ": p50, p99, p99.9 (log)";
+  };
+  auto latency_rows = [&](const std::string& kind) {
+    json t = latency_transform();
+    if (latency_kinds.size() > 1) t.insert(t.begin(), {{"filter", "datum.lk == '" + kind + "'"}});
+    return t;
+  };
   if (f.axis != Axis::None) {
     json x = x_encoding(f, xs);
     json y{{"field", "rate"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}},
-           {"title", y_unit + " (median; bars: slowest..fastest rep)"}};
+           {"title", y_unit + " (median; bars: slowest..fastest pass)"}};
     json layers = json::array();
     layers.push_back({{"mark", {{"type", "rule"}, {"strokeWidth", 2}, {"opacity", 0.6}}},
                       {"encoding", {{"x", x}, {"y", {{"field", "lo"}, {"type", "quantitative"}}}, {"y2", {{"field", "hi"}}},
@@ -249,11 +265,11 @@ ChartSpec chart_spec(const Family& f, const std::vector<PointFacts>& points) {
                                                                {{"field", "series"}, {"title", "our method"}},
                                                                {{"field", "xl"}, {"title", axis_title(f)}}})}}}});
     throughput = {{"title", "Throughput (log-log)"}, {"width", 560}, {"height", 260}, {"layer", layers}};
-    if (any_latency)
-      latency = {{"title", "Latency: p50, p99, p99.9 (log)"},
+    for (const std::string& kind : latency_kinds)
+      latency.push_back({{"title", latency_title(kind)},
                  {"width", 250},
                  {"height", 170},
-                 {"transform", latency_transform()},
+                 {"transform", latency_rows(kind)},
                  {"mark", {{"type", "line"}, {"point", false}, {"strokeWidth", 1.5}}},
                  {"encoding", {{"x", x},
                                {"y", {{"field", "ns"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", nullptr},
@@ -265,7 +281,7 @@ ChartSpec chart_spec(const Family& f, const std::vector<PointFacts>& points) {
                                                         {{"field", "xl"}, {"title", axis_title(f)}},
                                                         {{"field", "percentile"}},
                                                         {{"field", "ns"}, {"type", "quantitative"}, {"format", ",.0f"}},
-                                                        {{"field", "latency_t"}, {"title", "latency"}}})}}}};
+                                                        {{"field", "latency_t"}, {"title", "latency"}}})}}}});
     if (any_cpu)
       cpu = {{"title", cpu_title + " (log)"},
              {"width", 250},
@@ -295,10 +311,10 @@ ChartSpec chart_spec(const Family& f, const std::vector<PointFacts>& points) {
                         {"encoding", {{"y", yname}, {"x", {{"field", "value"}, {"type", "quantitative"}}},
                                       {"tooltip", json::array({{{"field", "text"}, {"title", "published"}}})}}}});
     throughput = {{"title", "Throughput"}, {"width", 560}, {"layer", layers}};
-    if (any_latency)
-      latency = {{"title", "Latency: p50, p99, p99.9 (log)"},
+    for (const std::string& kind : latency_kinds)
+      latency.push_back({{"title", latency_title(kind)},
                  {"width", 250},
-                 {"transform", latency_transform()},
+                 {"transform", latency_rows(kind)},
                  {"mark", {{"type", "point"}, {"filled", true}}},
                  {"encoding", {{"y", yname},
                                {"x", {{"field", "ns"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", nullptr},
@@ -308,7 +324,7 @@ ChartSpec chart_spec(const Family& f, const std::vector<PointFacts>& points) {
                                {"tooltip", json::array({{{"field", "series"}, {"title", "method"}},
                                                         {{"field", "percentile"}},
                                                         {{"field", "ns"}, {"type", "quantitative"}, {"format", ",.0f"}},
-                                                        {{"field", "latency_t"}, {"title", "latency"}}})}}}};
+                                                        {{"field", "latency_t"}, {"title", "latency"}}})}}}});
     if (any_cpu)
       cpu = {{"title", cpu_title},
              {"width", 250},
@@ -320,7 +336,7 @@ ChartSpec chart_spec(const Family& f, const std::vector<PointFacts>& points) {
                            {"tooltip", json::array({{{"field", "series"}, {"title", "method"}}, {{"field", "cpu_t"}, {"title", "CPU"}}})}}}};
   }
   json lower_row = json::array();
-  if (!latency.is_null()) lower_row.push_back(latency);
+  for (json& panel : latency) lower_row.push_back(std::move(panel));
   if (!cpu.is_null()) lower_row.push_back(cpu);
   json parts = json::array({throughput});
   if (!lower_row.empty()) parts.push_back({{"hconcat", lower_row}});

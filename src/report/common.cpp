@@ -239,11 +239,14 @@ double passes(const harness::Result& r) { return static_cast<double>(std::max(1u
 double per_pass(const harness::Result& r, double per_repetition) { return per_repetition / passes(r); }
 
 namespace {
+// The median, and the spread of single passes (Result::spread_seconds: a
+// repetition of many passes averages them, so its range would shrink with them).
 Rate rate_of(const harness::Result& r, double amount) {
   if (!measured(r)) return {};
   harness::Summary s = r.seconds();
-  auto per_s = [&](double sec) { return amount / sec; };
-  return {per_s(s.median), per_s(s.max), per_s(s.min)};
+  const harness::Result::Spread spread = r.spread_seconds();
+  auto per_s = [&](double sec) { return sec > 0 ? amount / sec : 0.0; };
+  return {per_s(s.median), per_s(spread.slowest_s), per_s(spread.fastest_s)};
 }
 }  // namespace
 
@@ -272,7 +275,9 @@ double seconds_per_call(const harness::Result& r) {
 
 bool clearly_faster(const harness::Result& a, const harness::Result& b) {
   if (!measured(a) || !measured(b) || counts_bytes(a) != counts_bytes(b)) return false;
-  if (a.samples_s.size() < 2 || b.samples_s.size() < 2) return false;
+  auto spread_known = [](const harness::Result& r) { return r.pass_s ? r.pass_s->n >= 2 : r.samples_s.size() >= 2; };
+  if (!spread_known(a) || !spread_known(b)) return false;
+  // Per-pass spreads apart (rate()), not the repetitions' ranges.
   Rate ra = rate(a), rb = rate(b);
   return ra.slowest > rb.fastest && ra.median > rb.median * harness::thresholds::kTieRatio;
 }

@@ -55,15 +55,16 @@ std::string compare_seconds_text(const harness::Result& r) {
 // "1.50x faster than A" / "2.00x slower than A" / "as fast as A (1.00x)", and
 // the interval the same way round.
 struct Stated {
-  std::string verdict, interval;
+  std::string verdict, interval, estimate;  // estimate: the Hodges-Lehmann estimate the interval is around
 };
 Stated stated(const Matched& m) {
   bool faster = m.ratio >= 1;
   auto x = [&](double v) { return sig(faster ? v : 1 / v, 3) + "x"; };
   std::string lo = x(faster ? m.lo : m.hi), hi = x(faster ? m.hi : m.lo);
   std::string interval = m.interval ? lo + ".." + hi : "";
-  if (x(m.ratio) == "1.00x") return {"as fast as A (1.00x)", interval};
-  return {x(m.ratio) + (faster ? " faster than A" : " slower than A"), interval};
+  std::string estimate = m.interval ? x(m.hl_estimate) : "";
+  if (x(m.ratio) == "1.00x") return {"as fast as A (1.00x)", interval, estimate};
+  return {x(m.ratio) + (faster ? " faster than A" : " slower than A"), interval, estimate};
 }
 
 std::string warnings_note(const Matched& m) {
@@ -87,7 +88,9 @@ std::string sentence(const Matched& m) {
   else if (!m.enough)
     s += fmt::format("; too few repetitions ({} vs {}; {} a side are needed), not significant", m.a->samples_s.size(),
                      m.b->samples_s.size(), kMinRepetitions);
-  else s += ", " + coverage_text(m) + " interval " + st.interval + (m.significant ? "" : " (not significant: inside the noise)");
+  else
+    s += "; Hodges-Lehmann estimate " + st.estimate + ", its " + coverage_text(m) + " interval " + st.interval +
+         (m.significant ? "" : " (not significant: inside the noise)");
   if (std::string w = warnings_note(m); !w.empty()) s += "; figures with warnings: " + w;
   return s;
 }
@@ -107,10 +110,11 @@ std::string counts_line(const Comparison& c) {
 }
 
 constexpr const char* kMethodNote =
-    "Ratios: B's median rate over A's, where a rate is bytes (or operations) per second of each repetition. "
-    "Interval: Hodges-Lehmann's exact distribution-free interval (Mann-Whitney) for the factor between B's rates and "
-    "A's, asked at 95%; shown with the coverage it really has at those repetitions. Significant when it excludes 1 "
-    "and both sides have at least 5 repetitions.";
+    "Ratios: B's median rate over A's (the ratio of medians), where a rate is bytes (or operations) per second of "
+    "each repetition. Estimate and interval: the Hodges-Lehmann estimate of the factor between B's rates and A's "
+    "(the median of every B rate over every A rate, not the ratio of medians, which the interval need not contain) "
+    "and its exact distribution-free interval (Mann-Whitney), asked at 95%; shown with the coverage it really has "
+    "at those repetitions. Significant when the interval excludes 1 and both sides have at least 5 repetitions.";
 
 Matched match(const harness::Result& ra, const harness::Result& rb) {
   Matched m;
@@ -149,6 +153,7 @@ Matched match(const harness::Result& ra, const harness::Result& rb) {
   m.interval = ri.available;
   m.lo = ri.lo;
   m.hi = ri.hi;
+  m.hl_estimate = ri.estimate;
   m.coverage = ri.coverage;
   m.noise_known = a.size() >= 2 && b.size() >= 2;
   m.enough = a.size() >= kMinRepetitions && b.size() >= kMinRepetitions;
@@ -229,15 +234,16 @@ std::string drift_lines(const Comparison& c) {
 
 std::string format_markdown(const Comparison& c, std::string_view a, std::string_view b) {
   auto cell = markdown_cell;
-  MarkdownTable table({"experiment", "A (median)", "B (median)", "B vs A", "interval (coverage)", "significant", "warnings"});
+  MarkdownTable table({"experiment", "A (median)", "B (median)", "B vs A (ratio of medians)", "Hodges-Lehmann estimate",
+                       "interval (coverage)", "significant", "warnings"});
   for (const auto& m : c.matched) {
     if (!m.skipped.empty()) {
-      table.add({describe(*m.a), "", "", "—", "", m.skipped, ""});
+      table.add({describe(*m.a), "", "", "—", "", "", m.skipped, ""});
       continue;
     }
     Stated st = stated(m);
     table.add({describe(*m.a), sig(m.rate_a, 3) + unit(m), sig(m.rate_b, 3) + unit(m), st.verdict,
-               m.interval ? st.interval + " (" + coverage_text(m) + ")" : "—",
+               m.interval ? st.estimate : "—", m.interval ? st.interval + " (" + coverage_text(m) + ")" : "—",
                m.significant     ? "yes"
                : !m.noise_known ? "no (1 rep)"
                : !m.enough      ? "no (too few repetitions)"

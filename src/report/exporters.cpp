@@ -6,6 +6,7 @@
 
 #include "iolab/base/units.h"
 #include "iolab/results/console.h"
+#include "iolab/report/cost_model.h"
 #include "iolab/report/html.h"
 
 namespace iolab::report {
@@ -15,8 +16,12 @@ class JsonExporter final : public Exporter {
  public:
   std::string_view name() const override { return "json"; }
   std::string_view extension() const override { return ".json"; }
+  // The records, and the cost model of their sweeps when they hold any
+  // (docs/model.md): derived from the records, so a reader may ignore it.
   std::string render(const harness::Results& r, const ExportContext&) const override {
-    return harness::to_json(r).dump(2) + "\n";
+    nlohmann::json j = harness::to_json(r);
+    if (CostModel m = fit_cost_model(r.results); !m.fits.empty()) j["model"] = to_json(m);
+    return j.dump(2) + "\n";
   }
   bool wrote(std::string_view head) const override {
     return head.starts_with("{") && head.find("\"format\": \"iolab-results\"") != std::string_view::npos;
@@ -42,7 +47,8 @@ class HtmlExporter final : public Exporter {
     return render_html_report({r}, options);
   }
   bool wrote(std::string_view head) const override {
-    return head.starts_with("<!DOCTYPE html>") && head.find("<title>iolab") != std::string_view::npos;
+    return head.starts_with("<!DOCTYPE html>") && (head.find("<meta name=\"generator\" content=\"iolab\">") != std::string_view::npos ||
+                                                   head.find("<title>iolab") != std::string_view::npos);
   }
 };
 

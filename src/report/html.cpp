@@ -9,6 +9,7 @@
 #include "common.h"
 #include "html_text.h"
 #include "iolab/base/error.h"
+#include "iolab/report/exporter.h"
 #include "iolab/results/thresholds.h"
 #include "iolab/report/decision_text.h"
 #include "iolab/report/files.h"
@@ -99,7 +100,7 @@ Html figures_table(const FamilySection& fs) {
   Html h("<table class=\"figures\"><thead><tr><th>method</th>");
   if (f.axis != Axis::None) h += "<th>" + text(axis_title(f)) + "</th>";
   h += "<th>median " + text(f.bytes_metric ? "MiB/s" : "ops/s") +
-       "</th><th>slowest .. fastest</th><th>repetitions</th><th>latency p50 / p99</th><th>CPU</th><th>page faults</th>"
+       "</th><th>slowest .. fastest</th><th>repetitions</th><th>time per pass / per op</th><th>latency p50 / p99</th><th>CPU</th><th>page faults</th>"
        "<th>I/O calls</th>";
   h += writes ? Html("<th>cache / where the bytes ended</th>") : Html("<th>cache</th>");
   if (fs.has_flushes) h += "<th>flushes</th>";
@@ -109,7 +110,7 @@ Html figures_table(const FamilySection& fs) {
   for (const auto& p : fs.points) {
     h += "<tr>" + td(p.series);
     if (f.axis != Axis::None) h += td(p.x_text);
-    h += td(sig(p.rate, 3), true) + td(p.spread_t, true) + td(p.reps_t, true);
+    h += td(sig(p.rate, 3), true) + td(p.spread_t, true) + td(p.reps_t, true) + td(p.per_pass_t, true);
     h += p.latency_t.empty() ? td("—") : "<td class=\"num\">" + text(p.latency_t) + "<br><small>" + text(p.latency_source_t) + "</small></td>";
     h += td(p.cpu_t, true) + td(p.faults_t, true) + td(p.calls_t, true);
     h += td(p.destination_t.empty() ? p.cache_t : p.destination_t);
@@ -245,6 +246,34 @@ Html decision_html(const RunSection& run) {
   return h;
 }
 
+// The cost model (docs/model.md): per (op, column, flush), each method's
+// costs with their intervals, the leave-one-size-out errors and any term
+// the residuals say is missing; then the crossovers and the validation.
+Html cost_model_html(const RunSection& run) {
+  if (!run.cost_model)
+    return Html("<p class=\"explain\">No sweep in this run: no method was measured at 3 or more block sizes with "
+                "the same op, cache state and flush policy.</p>");
+  const CostModel& m = *run.cost_model;
+  Html h("<table class=\"model\"><thead><tr><th>op</th><th>column</th><th>flush</th><th>method</th><th>per call</th>"
+         "<th>byte term</th><th>per fault</th><th>per flush</th><th>leave-one-size-out error, median</th><th>p90</th>"
+         "<th>sizes</th><th>missing term</th></tr></thead><tbody>");
+  for (const auto& f : m.fits) {
+    std::string cells[kCostTerms] = {"—", "—", "—", "—"};
+    for (const auto& c : f.terms) cells[static_cast<std::size_t>(c.term)] = coefficient_text(c.term, c.seconds);
+    h += "<tr>" + td(f.op) + td(f.column) + td(f.flush) + td(f.method);
+    for (const auto& c : cells) h += td(c, true);
+    h += td(f.loo_median_abs_error ? error_text(*f.loo_median_abs_error) : "—", true) +
+         td(f.loo_p90_abs_error ? error_text(*f.loo_p90_abs_error) : "—", true) +
+         td(bytes_text(f.sizes.front()) + ".." + bytes_text(f.sizes.back()) + " (" + std::to_string(f.sizes.size()) + ")") +
+         td(f.missing ? missing_term_text(f) : "—") + "</tr>";
+  }
+  h += "</tbody></table><ul class=\"crossovers\">";
+  if (m.crossovers.empty()) h += "<li>No crossover within the sizes both methods of a pair measured.</li>";
+  for (const auto& c : m.crossovers) h += "<li>" + text(crossover_text(c)) + "</li>";
+  h += "</ul><p class=\"explain\">Validation: " + text(validation_text(m.validation)) + ".</p>";
+  return h;
+}
+
 Html environment_html(const RunSection& run) {
   Html h = "<table class=\"env\"><caption>" + text(run.label) + "</caption>";
   for (const auto& [k, v] : run.environment) h += "<tr><th>" + text(k) + "</th>" + td(v) + "</tr>";
@@ -273,14 +302,15 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
           text(std::to_string(m.measured) + " experiments measured, " + std::to_string(m.skipped) + " skipped" +
                (m.unusable ? ", " + std::to_string(m.unusable) + " without usable figures" : "") + ", from " + from + ". ") +
           "Throughput is bytes moved per second of wall time, median over repetitions (MiB = 2<sup>20</sup> bytes); "
-          "bars show the slowest and fastest repetition. A repetition is one or more passes of the workload (reading "
-          "the file once, writing it once); counts are per pass. Every figure names its cache state, and every write "
+          "bars show the spread of single passes (the 5th to 95th percentile from 20 passes, else the slowest and "
+          "fastest; files without per-pass times: the slowest and fastest repetition). A repetition is one or more "
+          "passes of the workload (reading the file once, writing it once); counts are per pass. Every figure names its cache state, and every write "
           "where its bytes ended; details are in each chart's table.</p>";
   if (!m.suites.empty()) {
     body += "<nav><b>Suites:</b> ";
     for (std::size_t i = 0; i < m.suites.size(); ++i)
       body += (i ? Html(" · ") : Html()) + "<a href=\"#suite-" + number(i) + "\">" + text(m.suites[i].suite) + "</a>";
-    body += " · <a href=\"#decision\">decision</a> · <a href=\"#environment\">environment</a></nav>";
+    body += " · <a href=\"#decision\">decision</a> · <a href=\"#model\">model</a> · <a href=\"#environment\">environment</a></nav>";
   }
   for (std::size_t si = 0; si < m.suites.size(); ++si) {
     const SuiteSection& suite = m.suites[si];
@@ -304,6 +334,14 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
     if (m.runs.size() > 1) body += "<h3>" + text(run.label) + "</h3>";
     body += decision_html(run);
   }
+  body += "</section><section id=\"model\"><h2>Model: why, in numbers</h2>"
+          "<p class=\"explain\">Per method, op, cache column and flush policy, the time of a pass fitted as calls x "
+          "c_call + bytes x c_byte + faults x c_fault + flushes x c_flush (robust, non-negative; 95% bootstrap intervals "
+          "over the repetitions; docs/model.md). '—': a term the records cannot carry.</p>";
+  for (const auto& run : m.runs) {
+    if (m.runs.size() > 1) body += "<h3>" + text(run.label) + "</h3>";
+    body += cost_model_html(run);
+  }
   body += "</section><section id=\"environment\"><h2>Environment</h2>";
   for (const auto& run : m.runs) body += environment_html(run);
   body += "</section>";
@@ -326,7 +364,8 @@ std::string render_html_report(const std::vector<harness::Results>& runs, const 
   body_html(model, body, charts);
   charts += "]";
   Html nonce = text(make_nonce());
-  Html page("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+  // The generator names iolab whatever the title: a later report may replace this page (output_files.h's rule).
+  Html page("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"generator\" content=\"iolab\">");
   std::size_t bundles = 0;
   for (const auto& b : chart_bundles()) bundles += b.text.size() + 128;
   page.reserve(body.size() + charts.size() + bundles + 8192);
@@ -351,7 +390,7 @@ std::string render_html_report(const std::vector<harness::Results>& runs, const 
 
 void write_html_report(const std::vector<harness::Results>& runs, const std::filesystem::path& out,
                        const ReportOptions& options) {
-  write_file_atomically(out, render_html_report(runs, options));
+  write_file_atomically(out, render_html_report(runs, options), html_exporter());
 }
 
 }  // namespace iolab::report

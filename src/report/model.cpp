@@ -147,9 +147,14 @@ PointFacts facts_of(const Family& f, const Point& p) {
   out.slowest = rt.slowest;
   out.fastest = rt.fastest;
   out.rate_t = sig(rt.median, 3) + unit;
-  out.spread_t = sig(rt.slowest, 3) + " .. " + sig(rt.fastest, 3) + unit + " (cv " + format_percent(s.cv) + ")";
+  out.spread_t = sig(rt.slowest, 3) + " .. " + sig(rt.fastest, 3) + unit +
+                 (r.pass_s ? " (single passes; repetitions' cv " : " (repetitions; cv ") + format_percent(s.cv) + ")";
   out.reps_t = std::to_string(s.n) + (s.n == 1 ? " rep" : " reps") + " of " + count(passes(r)) +
                (passes(r) == 1 ? " pass" : " passes");
+  // A repetition is `passes` passes: what one pass and one operation took
+  // is what a reader compares with another tool's run of the same work.
+  out.per_pass_t = duration_text(r.seconds_per_pass()) + " per pass" +
+                   (r.ns_per_op() ? "; " + duration_text(*r.ns_per_op() * 1e-9) + " per op" : "");
   if (r.latency_ns && std::isfinite(r.latency_ns->p50) && r.latency_ns->p50 > 0) {
     auto ns = [](double v) { return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt; };
     out.p50 = ns(r.latency_ns->p50);
@@ -157,6 +162,11 @@ PointFacts facts_of(const Family& f, const Point& p) {
     out.p999 = ns(r.latency_ns->p999);
     out.latency_t = duration_text(r.latency_ns->p50 * 1e-9) + " / " + duration_text(r.latency_ns->p99 * 1e-9);
     out.latency_source_t = latency_source_text(r);
+    switch (r.latency_ns->source) {
+      case harness::LatencySource::EveryCall: out.latency_kind = "call"; break;
+      case harness::LatencySource::EveryRequest: out.latency_kind = "request"; break;
+      case harness::LatencySource::EveryOp: out.latency_kind = "operation"; break;
+    }
   }
   double cpu = f.bytes_metric ? cpu_per_gib(r) : (r.ops ? (r.user_s + r.sys_s) / static_cast<double>(r.ops) * 1e6 : 0);
   out.cpu = std::isfinite(cpu) ? cpu : 0;
@@ -227,6 +237,7 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
         run.decision_problem = e.what();
       }
     }
+    if (CostModel cm = fit_cost_model(runs[i].results); !cm.fits.empty()) run.cost_model = std::move(cm);
     run.environment = environment_rows(runs[i].environment);
     if (runs[i].incomplete) run.incomplete = visible(*runs[i].incomplete);
     model.runs.push_back(std::move(run));

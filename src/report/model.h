@@ -14,6 +14,7 @@
 
 #include "families.h"
 #include "iolab/results/record.h"
+#include "iolab/report/cost_model.h"
 #include "iolab/report/html.h"
 #include "iolab/decision/seed_rules.h"
 #include "iolab/decision/verdict.h"
@@ -30,6 +31,8 @@ struct PointFacts {
   double cpu = 0;                                   // s per GiB (bytes) or µs per op
   std::optional<double> published;                  // the seed's figure in the chart's unit
   std::string rate_t, spread_t, reps_t, latency_t, latency_source_t, cpu_t, faults_t, calls_t;
+  std::string per_pass_t;     // one pass's and one operation's time (the record's seconds_per_pass, ns_per_op)
+  std::string latency_kind;   // what one latency sample is: "call", "request" (queued, submission to completion), "operation"
   std::string cache_t;        // reads: cache state, how it was made, resident fraction
   std::string destination_t;  // writes: where the bytes ended (as the console says it)
   std::string flushes_t;      // writes with a flush policy: flushes per pass, bytes per flush
@@ -71,6 +74,8 @@ struct RunSection {
   std::optional<decision::Decision> decision;
   std::string decision_problem;                   // why its decision records could not be read
   std::vector<decision::SeedRuleRow> seed_rules;  // the seeds' rules beside its picks
+  // The cost model of its sweeps (cost_model.h), when it holds any.
+  std::optional<CostModel> cost_model;
   std::vector<std::pair<std::string, std::string>> environment;  // (what, value)
   std::optional<std::string> incomplete;
 };

@@ -16,6 +16,7 @@
 
 #include "iolab/base/error.h"
 #include "iolab/io/publish.h"
+#include "iolab/io/scratch.h"
 
 namespace iolab::report {
 namespace {
@@ -48,6 +49,11 @@ fs::path directory_of(const fs::path& p) { return p.has_parent_path() ? p.parent
 
 }  // namespace
 
+bool iolab_wrote(const OutputKind& kind, const fs::path& existing) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::symlink_status(existing, ec)) && kind.wrote(head_of(existing, 64 * 1024));
+}
+
 OutputKind output_kind(const Exporter& e) {
   return {std::string(e.extension()), [&e](std::string_view head) { return e.wrote(head); }};
 }
@@ -73,18 +79,25 @@ OutputFiles::OutputFiles(OutputRequest request) : request_(std::move(request)) {
   for (std::size_t i = 0; i < set.size(); ++i) {
     const fs::path& file = set[i];
     std::error_code ec;
-    const auto status = fs::symlink_status(file, ec);
-    if (!fs::exists(status)) continue;
+    if (!fs::exists(fs::symlink_status(file, ec))) continue;
     if (fs::is_directory(fs::status(file, ec))) throw UsageError(given, file.string() + " is a directory");
     for (const auto& input : request_.inputs)
       if (!input.empty() && fs::equivalent(file, input, ec))
         throw UsageError(given, file.string() + " is " + request_.input_kind + "; results never replace an input");
-    // A link (to /dev/stdout, to a user's file), a device, a FIFO, or a
-    // file of someone else's: never replaced.
-    if (!fs::is_regular_file(status) || !request_.kinds[i].wrote(head_of(file, 64 * 1024)))
+    if (!replaceable(i, file))
       throw UsageError(given, file.string() + " exists and is not one iolab wrote; iolab replaces only its own "
                                               "results (choose another name, or remove it)");
   }
+}
+
+// The ownership rule, checked before any work and again at the moment of
+// publishing (io::publish_file): a link (to /dev/stdout, to a user's file),
+// a device, a FIFO, an input, or a file of someone else's is never replaced.
+bool OutputFiles::replaceable(std::size_t kind, const fs::path& existing) const {
+  std::error_code ec;
+  for (const auto& input : request_.inputs)
+    if (!input.empty() && fs::equivalent(existing, input, ec)) return false;
+  return iolab_wrote(request_.kinds[kind], existing);
 }
 
 OutputFiles::~OutputFiles() { release(); }
@@ -120,6 +133,7 @@ void OutputFiles::prepare() {
     if (::fstat(fd, &held) == 0 && ::stat(lock_path_.c_str(), &named_now) == 0 && held.st_ino == named_now.st_ino &&
         held.st_dev == named_now.st_dev) {
       lock_fd_ = fd;
+      release_on_signal_ = std::make_unique<io::InterruptHook>([this](int) { release(); });
       return;
     }
     ::close(fd);
@@ -128,19 +142,23 @@ void OutputFiles::prepare() {
 }
 
 void OutputFiles::release() {
-  if (lock_fd_ < 0) return;
+  const int fd = lock_fd_.exchange(-1);  // one caller drops it: the main thread or a signal's cleanup
+  if (fd < 0) return;
   ::unlink(lock_path_.c_str());  // while held: a waiter then sees a new file, not this one
-  ::close(lock_fd_);
-  lock_fd_ = -1;
+  ::close(fd);
 }
 
 void OutputFiles::write_set(const fs::path& json, bool replace, const Render& render,
                             std::vector<fs::path>& written) const {
   const auto set = set_for(json);
-  const auto if_exists = replace ? io::IfExists::Replace : io::IfExists::Refuse;
   try {
     for (std::size_t i = 0; i < set.size(); ++i) {
-      io::publish_file(set[i], render(i, json), if_exists);
+      // A given name: iolab's own file there is replaced, one that appeared
+      // during the run (or was changed by hand) is kept, decided as it is published.
+      if (replace)
+        io::publish_file(set[i], render(i, json), [&](const fs::path& existing) { return replaceable(i, existing); });
+      else
+        io::publish_file(set[i], render(i, json), io::IfExists::Refuse);
       written.push_back(set[i]);
     }
   } catch (const Error& e) {
@@ -185,7 +203,11 @@ OutputFiles::Published OutputFiles::publish(const Render& render, const std::vec
       p.problem = failed + "; the results are in " + p.files.front().string();
       return p;
     }
-    for (const auto& dir : fallback_dirs) {
+    // The name taken meanwhile by a file iolab may not replace: the set goes
+    // beside it, under a default name; elsewhere only when that fails too.
+    std::vector<fs::path> dirs = fallback_dirs;
+    if (e.error_number() == EEXIST && named()) dirs.insert(dirs.begin(), directory_of(json_));
+    for (const auto& dir : dirs) {
       try {
         p.files = write_default(dir, render);
         p.problem = failed + "; the results are in " + p.files.front().string() + " instead";

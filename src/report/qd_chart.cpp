@@ -3,7 +3,7 @@
 // per method. A queued method (io_uring, libaio) keeps that many requests in
 // flight from one thread; a method that is not queued reaches the same depth
 // with that many threads of one request each, and is its own line ("direct,
-// N threads"). Above: IOPS (median, with the slowest..fastest repetition);
+// N threads"). Above: IOPS (median, with the slowest..fastest pass);
 // below: latency per request, p50 solid and p99 dashed, against the depth
 // (Little's law: depth / IOPS is the mean, so p50 should grow with depth
 // once the device is saturated).
@@ -68,7 +68,7 @@ json spec(const Family& f, const std::vector<PointFacts>& points) {
   layers.push_back({{"mark", {{"type", "line"}, {"point", true}}},
                     {"encoding", {{"x", x},
                                   {"y", {{"field", "rate"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}},
-                                         {"title", unit + " (median; bars: slowest..fastest rep)"}}},
+                                         {"title", unit + " (median; bars: slowest..fastest pass)"}}},
                                   {"color", color},
                                   {"tooltip", tooltip}}}});
   json parts = json::array({{{"title", unit + " against requests in flight (log-log)"}, {"width", 560}, {"height", 260}, {"layer", layers}}});

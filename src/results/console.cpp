@@ -12,6 +12,7 @@
 
 #include <fmt/core.h>
 
+#include "iolab/base/error.h"
 #include "iolab/base/text_table.h"
 #include "iolab/base/units.h"
 
@@ -121,7 +122,7 @@ std::string group_heading(const std::vector<const Result*>& g) {
                   (passes > 1 ? " of " + std::string(same_passes ? "" : "up to ") + std::to_string(passes) + " passes" : ""));
   std::string out = h;
   for (std::size_t i = 0; i < facts.size(); ++i) out += (i == 0 ? " — " : ", ") + facts[i];
-  return out;
+  return printable(out);  // names from outside (a fio job's, a path): no escape sequence reaches the terminal
 }
 
 std::string reference_line(const Result& r) {
@@ -210,6 +211,12 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
     for (const Result* r : g) best = std::max(best, figure_of(*r));
     bool show_flushes = false;
     for (const Result* r : g) show_flushes = show_flushes || r->extra.contains("flushes");
+    // Work counted in operations, not bytes (the store's phases): the time of
+    // one operation, what another tool's figure for the same work is compared
+    // with (a repetition is `passes` passes of `ops / passes` operations).
+    bool show_per_op = false;
+    for (const Result* r : g)
+      show_per_op = show_per_op || (!r->skipped && r->bytes == 0 && r->ops > 0 && !reported_as_time(r->op));
     // P99 of one call and of one queued request (submission to completion)
     // are different quantities: the header names the one a table holds, and
     // a table holding both marks each cell.
@@ -231,7 +238,7 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
     };
     std::vector<Row> rows;
     for (const Result* r : g) {
-      Row row{{row_label(*r, g)}, r};
+      Row row{{printable(row_label(*r, g))}, r};
       if (r->skipped) {
         rows.push_back(row);
         continue;
@@ -244,17 +251,10 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
       // An operation that is a whole piece of work (reopen) shows the time each took.
       const bool as_time = reported_as_time(r->op) && r->ops > 0;
       auto each = [&](double sec) { return format_duration(sec / static_cast<double>(r->ops)); };
-      // Spread: of single passes, as throughput (a repetition of many passes
-      // averages them, so its range would shrink with the passes); the
-      // slowest and fastest, or the 5th and 95th percentile of 20 or more.
-      // Records without per-pass times (older files): the repetitions'.
-      double slow_s = s.max, fast_s = s.min;
-      if (r->pass_s) {
-        slow_s = (r->pass_s->n >= 20 ? r->pass_s->p95 : r->pass_s->max) * passes;
-        fast_s = (r->pass_s->n >= 20 ? r->pass_s->p5 : r->pass_s->min) * passes;
-      }
+      // Spread: of single passes, as throughput (Result::spread_seconds).
+      const auto [slow_s, fast_s] = r->spread_seconds();
       if (as_time) {
-        row.cells.push_back(each(s.median) + " each");
+        row.cells.push_back(format_duration(r->ns_per_op().value_or(0) * 1e-9) + " each");
         row.cells.push_back(each(slow_s) + " … " + each(fast_s));
       } else {
         row.cells.push_back(bytes ? format_rate(rate(s.median)) : format_count(ops(s.median)) + " ops/s");
@@ -267,8 +267,9 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
       if (r->pass_s)
         row.cells.push_back(format_duration(r->pass_s->median) + " ± " + format_duration(r->pass_s->stddev));
       else
-        row.cells.push_back(format_duration(s.median / passes) + " ± " + format_duration(s.stddev / passes));
+        row.cells.push_back(format_duration(r->seconds_per_pass()) + " ± " + format_duration(s.stddev / passes));
       row.cells.push_back(r->ops && !as_time ? format_count(ops(s.median)) : "");
+      if (show_per_op) row.cells.push_back(r->ns_per_op() && !as_time ? format_duration(*r->ns_per_op() * 1e-9) : "");
       std::string p99 = r->latency_ns ? format_duration(r->latency_ns->p99 * 1e-9) : "—";
       if (r->latency_ns && mixed_sources) p99 += " " + source_word(r->latency_ns->source);
       row.cells.push_back(p99);
@@ -289,7 +290,9 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
     std::string p99_header = "P99";
     if (sources.size() == 1)
       for (char ch : "/" + source_word(*sources.begin())) p99_header += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    std::vector<std::string> header = {"METHOD", "MEDIAN", "SLOWEST … FASTEST", "TIME/PASS ± σ", "OPS/S", p99_header, "CPU/PASS"};
+    std::vector<std::string> header = {"METHOD", "MEDIAN", "SLOWEST … FASTEST", "TIME/PASS ± σ", "OPS/S"};
+    if (show_per_op) header.push_back("TIME/OP");
+    header.insert(header.end(), {p99_header, "CPU/PASS"});
     if (show_flushes) header.push_back("FLUSHES/PASS");
     header.push_back("VS BEST");
     std::vector<std::size_t> width(header.size(), 0);
@@ -304,16 +307,16 @@ std::string format_tables(const std::vector<Result>& results, bool color) {
     for (const Row& row : rows) {
       const Result& r = *row.r;
       if (r.skipped) {
-        out += c(kDim) + pad(row.cells[0], width[0], false) + "  skipped: " + *r.skipped + c(kReset) + "\n";
+        out += c(kDim) + pad(row.cells[0], width[0], false) + "  skipped: " + printable(*r.skipped) + c(kReset) + "\n";
         continue;
       }
       line.clear();
       for (std::size_t i = 0; i < row.cells.size(); ++i) line += (i ? "  " : "") + pad(row.cells[i], width[i], i > 0);
       bool is_best = figure_of(r) >= best && best > 0 && rows.size() > 1;
       out += (is_best ? c(kGreen) : "") + line + (is_best ? c(kReset) : "") + "\n";
-      if (r.reference) out += "    " + c(kDim) + reference_line(r) + c(kReset) + "\n";
+      if (r.reference) out += "    " + c(kDim) + printable(reference_line(r)) + c(kReset) + "\n";
     }
-    for (const std::string& note : table_notes(g, best)) out += c(kYellow) + "  ! " + note + c(kReset) + "\n";
+    for (const std::string& note : table_notes(g, best)) out += c(kYellow) + "  ! " + printable(note) + c(kReset) + "\n";
   }
   return out;
 }

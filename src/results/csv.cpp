@@ -24,7 +24,7 @@ std::string to_csv(const Results& rs) {
          "involuntary_ctx,io_calls,verified,skipped,seconds_cv,mib_per_s_min,mib_per_s_max,latency_p90_ns,"
          "latency_p999_ns,latency_max_ns,storage_read_bytes,dirtied_bytes,warnings,passes,queue_depth,"
          "device_read_bytes,device_write_bytes,pass_seconds_median,pass_seconds_stddev,pass_seconds_p5,"
-         "pass_seconds_p95\n";
+         "pass_seconds_p95,seconds_per_pass,ns_per_op\n";
   auto num = [](double v) {
     std::ostringstream o;
     o.precision(10);
@@ -56,7 +56,8 @@ std::string to_csv(const Results& rs) {
         << ',' << (r.device_read_bytes ? std::to_string(*r.device_read_bytes) : "") << ','
         << (r.device_write_bytes ? std::to_string(*r.device_write_bytes) : "") << ','
         << (r.pass_s ? num(r.pass_s->median) : "") << ',' << (r.pass_s ? num(r.pass_s->stddev) : "") << ','
-        << (r.pass_s ? num(r.pass_s->p5) : "") << ',' << (r.pass_s ? num(r.pass_s->p95) : "") << '\n';
+        << (r.pass_s ? num(r.pass_s->p5) : "") << ',' << (r.pass_s ? num(r.pass_s->p95) : "") << ','
+        << num(r.seconds_per_pass()) << ',' << (r.ns_per_op() ? num(*r.ns_per_op()) : "") << '\n';
   }
   return out.str();
 }

@@ -80,6 +80,8 @@ json to_json(const Result& r) {
                                           {"p5", r.pass_s->p5}, {"p95", r.pass_s->p95}}
                                    : json(nullptr)},
          {"seconds", {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv}}},
+         {"seconds_per_pass", r.seconds_per_pass()},
+         {"ns_per_op", opt(r.ns_per_op())},
          {"mib_per_s", {{"median", rate(s.median)}, {"min", rate(s.max)}, {"max", rate(s.min)}}},
          {"ops_per_s", {{"median", ops(s.median)}, {"min", ops(s.max)}, {"max", ops(s.min)}}},
          {"latency_ns", latency},

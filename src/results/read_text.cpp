@@ -14,7 +14,9 @@ using nlohmann::json;
 
 Results read_results(const std::filesystem::path& path) {
   // Bounded before parsing: an endless or huge input (base/input_file.h).
-  return results_from_text(read_input_file(path, "results file", kResultsFileMaxBytes), path.string());
+  // One that cannot be read fails (exit 1), as a missing one does (docs/results-format.md).
+  return results_from_text(read_input_file(path, "results file", kResultsFileMaxBytes, Unreadable::Failure),
+                           path.string());
 }
 
 namespace {

@@ -2,6 +2,8 @@
 // the names of its labels, and its warnings.
 #include "iolab/results/record.h"
 
+#include <algorithm>
+
 #include "iolab/base/names.h"
 #include "iolab/base/units.h"
 
@@ -10,6 +12,27 @@ namespace iolab::harness {
 Summary Result::seconds() const {
   if (samples_s.empty()) return {};
   return summarize(samples_s);
+}
+
+double Result::seconds_per_pass() const {
+  if (samples_s.empty()) return 0;
+  return seconds().median / static_cast<double>(std::max(1u, passes));
+}
+
+std::optional<double> Result::ns_per_op() const {
+  if (samples_s.empty() || ops == 0) return std::nullopt;
+  return seconds().median * 1e9 / static_cast<double>(ops);
+}
+
+Result::Spread Result::spread_seconds() const {
+  if (samples_s.empty()) return {};
+  if (pass_s && pass_s->n > 0) {
+    const double k = static_cast<double>(std::max(1u, passes));
+    const bool many = pass_s->n >= 20;
+    return {(many ? pass_s->p95 : pass_s->max) * k, (many ? pass_s->p5 : pass_s->min) * k};
+  }
+  Summary s = seconds();
+  return {s.max, s.min};
 }
 
 double Result::median_mib_per_s() const {

@@ -76,20 +76,17 @@ json cl_percentiles(const LatencyHistogram& h) {
           {"max_ns", h.max()},           {"samples", h.count()}};
 }
 
-// The syncs done before close began, and the messages they made durable
-// (per log, the highest sequence synced: sequences start at 1 in every log).
+// The syncs done by the end of the run (the last acknowledgement: the timed
+// region's end), the messages they made durable, and the syncs after it (the
+// consumer's catch-up, close's final sync), counted apart.
 RunPassFigures cl_pass_figures(const TrafficResult& w) {
   RunPassFigures f;
-  std::map<std::uint32_t, std::uint64_t> synced;
-  for (const FlushEvent& e : w.log.flush_events) {
-    if (e.done_ns > w.close_start_ns) continue;
-    ++f.flushes;
-    synced[e.log] = std::max(synced[e.log], e.sequence);
-  }
-  for (const auto& [log, sequence] : synced) f.durable_messages += sequence;
-  f.durable_messages = std::min(f.durable_messages, w.messages);
-  f.close_flushes = w.log.flushes - std::min(w.log.flushes, f.flushes);
+  const TrafficResult::RunSyncs syncs = w.syncs();
+  f.flushes = syncs.during_run;
+  f.durable_messages = syncs.durable_messages;
+  f.close_flushes = syncs.after_run;
   f.producer_cpu_s = w.producer_cpu_seconds;
+  f.process_cpu_s = w.process_cpu_seconds;
   f.close_s = w.close_seconds;
   f.messages = w.messages;
   return f;
@@ -191,8 +188,14 @@ void CommitLogRunWorkload::describe(harness::Result& r) const {
     const double cpu = cl_median_of(timed_, [](const RunPassFigures& f) { return f.producer_cpu_s; });
     x["producer_cpu_s"] = cpu;
     if (cpu > 0) x["messages_per_producer_cpu_s"] = static_cast<double>(per_pass) / cpu;
+    // Every thread of the log (producers, commit / flush / allocate-ahead
+    // threads, a tailing consumer) over the same region: what a message costs in all.
+    const double all = cl_median_of(timed_, [](const RunPassFigures& f) { return f.process_cpu_s; });
+    x["process_cpu_s"] = all;
+    if (all > 0) x["messages_per_process_cpu_s"] = static_cast<double>(per_pass) / all;
     x["close_s"] = cl_median_of(timed_, [](const RunPassFigures& f) { return f.close_s; });
-    // Syncs of a pass (the console's and report's flushes per pass); close's come after.
+    // Syncs of a pass up to its last acknowledgement (the console's and
+    // report's flushes per pass); those of the catch-up and close apart.
     const double flushes = cl_median_of(timed_, [](const RunPassFigures& f) { return f.flushes; });
     const double durable = cl_median_of(timed_, [](const RunPassFigures& f) { return f.durable_messages; });
     x["flushes"] = static_cast<std::uint64_t>(flushes);
@@ -202,7 +205,7 @@ void CommitLogRunWorkload::describe(harness::Result& r) const {
       x["messages_per_flush"] = durable / flushes;
       x["bytes_per_flush"] = durable / flushes * frame_bytes;
     }
-    // Where the acknowledged messages were when a pass ended (before close's final sync).
+    // Where the acknowledged messages were when a pass's run ended (its last acknowledgement).
     const double share = per_pass ? std::min(1.0, durable / static_cast<double>(per_pass)) : 0;
     x["durable_at_run_end"] = share;
     char text[32];

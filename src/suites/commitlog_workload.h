@@ -52,7 +52,7 @@ std::vector<std::filesystem::path> logs_in(const std::filesystem::path& dir);
 
 // What one timed pass of a run left, for the record (medians over passes).
 struct RunPassFigures {
-  double producer_cpu_s = 0, close_s = 0;
+  double producer_cpu_s = 0, process_cpu_s = 0, close_s = 0;
   std::uint64_t flushes = 0, close_flushes = 0, durable_messages = 0, messages = 0;
 };
 

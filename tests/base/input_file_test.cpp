@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -37,6 +39,23 @@ TEST(InputFile, RefusesWhatIsNotARegularFileOrTooLarge) {
   EXPECT_THROW(read_input_file("/dev/zero", "job file", 100), UsageError);
   EXPECT_THROW(read_input_file(dir, "job file", 100), UsageError);
   EXPECT_THROW(read_input_file(dir / "missing", "job file", 100), UsageError);
+}
+
+// A results file that cannot be read fails (exit 1, as a missing one does
+// in every command that reads results); a job file that cannot is bad input.
+TEST(InputFile, AResultsFileThatCannotBeReadIsAFailureNotBadInput) {
+  testing::TestDir place{"/tmp"};
+  const std::filesystem::path missing = place.path() / "missing.json";
+  try {
+    read_input_file(missing, "results file", 100, Unreadable::Failure);
+    ADD_FAILURE() << "read a missing file";
+  } catch (const UsageError& e) {
+    ADD_FAILURE() << "bad input (exit 2), not a failure (exit 1): " << e.what();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.error_number(), ENOENT) << e.what();
+    EXPECT_EQ(std::string(e.what()), "read results file " + missing.string() + ": cannot be read: " + std::strerror(ENOENT));
+  }
+  EXPECT_THROW(read_input_file(missing, "job file", 100), UsageError);
 }
 
 }  // namespace

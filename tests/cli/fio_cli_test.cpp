@@ -131,6 +131,34 @@ TEST(FioCli, BadInputIsOneLineAndExit2) {
   }
 }
 
+// numjobs x size beyond a file offset is refused while mapping: the one-line
+// error, and nothing on stdout before it (no header, no mapping).
+TEST(FioCli, NumjobsTimesSizeThatOverflowsPrintsNothingBeforeTheError) {
+  Workdir w;
+  auto job = w.job("[j]\nsize=8192p\nnumjobs=1024\ninvalidate=0\nrw=read\n");
+  for (const std::string command : {"run", "crosscheck"}) {
+    ProgramRun r = run_iolab({command, "--fio", job.string(), "--dir", w.dir.path().string()});
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+    EXPECT_EQ(r.err_lines(), 1u) << r.err;
+    EXPECT_NE(r.err.find("numjobs=1024 x size="), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("the workers' files together overflow a file offset"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << command << " printed before refusing:\n" << r.out;
+  }
+}
+
+// --dir holding a ':' is one directory for --fio as for a plain run.
+TEST(FioCli, ADirHoldingAColonIsAcceptedAsAPlainRunAcceptsIt) {
+  Workdir w;
+  const std::filesystem::path colon = w.file("a:b");
+  std::filesystem::create_directory(colon);
+  auto job = w.job("[j]\nsize=64k\nbs=4k\ninvalidate=0\nrw=read\nloops=1\n");
+  ProgramRun r = run_iolab({"run", "--fio", job.string(), "--dir", colon.string(), "--reps", "1", "--warmup", "0",
+                            "--min-time", "0", "--no-latency", "--out", w.file("r.json").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("several directories"), std::string::npos) << r.err;
+  EXPECT_TRUE(iolab::testing::names_in(colon).empty()) << "its scratch directory was made there and removed";
+}
+
 TEST(FioCli, CrosscheckRunsEachMappedJobIfFioIsInstalled) {
   if (!fio_installed()) GTEST_SKIP() << "fio is not installed (apt-get install fio): nothing to compare with";
   Workdir w;

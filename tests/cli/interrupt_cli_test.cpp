@@ -73,6 +73,63 @@ TEST_P(InterruptedBySignal, RemovesScratchAndKeepsTheResultsSoFar) {
 INSTANTIATE_TEST_SUITE_P(Run, InterruptedBySignal, ::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGALRM),
                          [](const auto& p) { return std::string(::sigabbrev_np(p.param)); });
 
+// One account of where the records went: "the 1 result so far is in ...",
+// never followed by "no experiment had finished, so no results were written".
+TEST(Interrupt, CtrlCAfterTheFirstResultSaysWhereItIsAndNothingContrary) {
+  Workspace w;
+  const fs::path out = w / "r.json";
+  auto run = start_iolab({"run", "--method", "pread", "--size", "256k", "--bs", "4k,1", "--reps", "1000", "--warmup",
+                          "0", "--min-time", "0", "--no-latency", "--dir", w.scratch().string(), "--out", out.string()});
+  ASSERT_TRUE(wait_until([&] { return run->out_so_far().find("custom / read seq 4k") != std::string::npos; }));
+  run->send(SIGINT);
+  ProgramRun o = run->finish();
+  EXPECT_EQ(o.signal, SIGINT) << o.err;
+  EXPECT_EQ(o.err_lines(), 1u) << o.err;
+  EXPECT_NE(o.err.find("iolab: interrupted by SIGINT; the 1 result so far is in " + out.string() +
+                       " (and .csv, .html), marked incomplete\n"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.err.find("no experiment had finished"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("no results were written"), std::string::npos) << o.err;
+}
+
+// Stopped before its first result: nothing to publish, and neither the
+// results nor the lock that held their name stay behind.
+TEST(Interrupt, ASignalBeforeTheFirstResultLeavesNoLockFile) {
+  Workspace w;
+  const fs::path out = w / "r.json", lock = w / ".r.json.lock";
+  // 1-byte calls: minutes for the first experiment.
+  auto run = start_iolab({"run", "--method", "pread", "--size", "256k", "--bs", "1", "--reps", "1000", "--warmup",
+                          "0", "--min-time", "0", "--no-latency", "--dir", w.scratch().string(), "--out", out.string()});
+  ASSERT_TRUE(wait_until([&] { return run->out_so_far().find("iolab ") != std::string::npos && fs::exists(lock); }))
+      << "the run never started";
+  run->send(SIGTERM);
+  ProgramRun o = run->finish();
+  EXPECT_EQ(o.signal, SIGTERM) << "exit " << o.exit_code << ": " << o.err;
+  EXPECT_NE(o.err.find("no experiment had finished, so no results were written"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(lock));
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
+}
+
+// recommend --save stopped mid-measurement: one line on stderr saying so,
+// its scratch directory and --save's lock gone.
+TEST(Interrupt, RecommendStoppedBySigtermSaysSoAndLeavesNoLockFile) {
+  Workspace w;
+  const fs::path save = w / "d.json", lock = w / ".d.json.lock";
+  auto run = start_iolab({"recommend", "--save", save.string(), "--dir", w.scratch().string(), "--max-file", "64k",
+                          "--op", "read", "--cache", "warm"});
+  // The lock is taken before measuring, the scratch directory made as it starts.
+  ASSERT_TRUE(wait_until([&] { return fs::exists(lock) && !w.leftovers().empty(); })) << "never started measuring";
+  run->send(SIGTERM);
+  ProgramRun o = run->finish();
+  EXPECT_EQ(o.signal, SIGTERM) << "exit " << o.exit_code << ": " << o.err;
+  EXPECT_NE(o.err.find("iolab: recommend interrupted by SIGTERM"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(lock));
+  EXPECT_FALSE(fs::exists(save));
+  EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
+}
+
 TEST(Interrupt, CtrlCInTheStoreSuitesSqlitePhaseRemovesItsWal) {
   Workspace w;
   const fs::path out = w / "r.json";
@@ -111,9 +168,7 @@ TEST(Interrupt, OutputIntoAClosedPipeEndsBySigpipeAndRemovesScratch) {
 // A "fio" that stands for one in the middle of its run: it says where it is
 // (its pid, in a file of the test's), then keeps re-creating its data file as
 // fio does between loops, until killed.
-TEST(Interrupt, ASignalDuringCrosschecksFioPhaseStopsFioAndRemovesItsFiles) {
-  Workspace p;
-  const fs::path fake = p / "fio", mark = p / "fio-pid";
+void write_endless_fio(const Workspace& p, const fs::path& fake, const fs::path& mark) {
   write_file(fake, "#!/bin/sh\n"
                    "if [ \"$1\" = --version ]; then echo fio-3.33; exit 0; fi\n"
                    "f=; for a; do case \"$a\" in --filename=*) f=\"${a#--filename=}\";; esac; done\n"
@@ -121,6 +176,12 @@ TEST(Interrupt, ASignalDuringCrosschecksFioPhaseStopsFioAndRemovesItsFiles) {
                        mark.string() + "\n"
                    "while :; do : >> \"$f\"; sleep 0.01; done\n");
   fs::permissions(fake, fs::perms::owner_all);
+}
+
+TEST(Interrupt, ASignalDuringCrosschecksFioPhaseStopsFioAndRemovesItsFiles) {
+  Workspace p;
+  const fs::path fake = p / "fio", mark = p / "fio-pid";
+  write_endless_fio(p, fake, mark);
   auto run = iolab::testing::start_iolab({"crosscheck", "--fio-program", fake.string(), "--method", "pread", "--bs", "4k",
                                        "--size", "64k", "--rounds", "1", "--reps", "1", "--warmup", "0", "--min-time",
                                        "0", "--dir", p.scratch().string()});
@@ -141,6 +202,25 @@ TEST(Interrupt, ASignalDuringCrosschecksFioPhaseStopsFioAndRemovesItsFiles) {
   if (!ended) ::kill(fio, SIGKILL);  // leave nothing running
   EXPECT_TRUE(ended) << "fio (pid " << fio << ") still runs after iolab ended";
   EXPECT_TRUE(names_in(p.scratch()).empty()) << "scratch left behind: " << (names_in(p.scratch()).empty() ? "" : names_in(p.scratch()).front());
+}
+
+// crosscheck --out stopped mid-run: no comparison, and no lock file beside --out.
+TEST(Interrupt, ASignalDuringCrosscheckLeavesNoLockBesideItsOut) {
+  Workspace p;
+  const fs::path fake = p / "fio", mark = p / "fio-pid", out = p / "c.json", lock = p / ".c.json.lock";
+  write_endless_fio(p, fake, mark);
+  auto run = start_iolab({"crosscheck", "--fio-program", fake.string(), "--method", "pread", "--bs", "4k", "--size",
+                          "64k", "--rounds", "1", "--reps", "1", "--warmup", "0", "--min-time", "0", "--dir",
+                          p.scratch().string(), "--out", out.string()});
+  ASSERT_TRUE(wait_until([&] { return fs::exists(mark); })) << "fio never started";
+  EXPECT_TRUE(fs::exists(lock)) << "--out is locked while the crosscheck runs";
+  const pid_t fio = std::stoi(read_file(mark));
+  run->send(SIGINT);
+  ProgramRun r = run->finish();
+  if (!wait_until([&] { return ::kill(fio, 0) != 0; }, std::chrono::seconds(10))) ::kill(fio, SIGKILL);  // leave nothing running
+  EXPECT_EQ(r.signal, SIGINT) << "exit " << r.exit_code << ": " << r.err;
+  EXPECT_FALSE(fs::exists(lock));
+  EXPECT_FALSE(fs::exists(out));
 }
 
 }  // namespace

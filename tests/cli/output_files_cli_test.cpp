@@ -126,6 +126,62 @@ TEST(OutputFiles, OutReplacesOnlyFilesIolabWrote) {
   EXPECT_EQ(read_file(w / "precious"), "do not touch\n");
 }
 
+// The ownership rule holds when the results are published, not only before
+// the run: a draft the user saved at --out meanwhile is kept, the results go
+// beside it, and one line says where.
+TEST(OutputFiles, AFileAppearingAtOutDuringTheRunIsKeptAndTheResultsGoBeside) {
+  Workspace w;
+  const fs::path out = w / "r.json";
+  // 4 KiB calls (a moment), then 1-byte calls (minutes): the run is under way with a result to publish.
+  auto run = start_iolab({"run", "--method", "pread", "--size", "256k", "--bs", "4k,1", "--reps", "1000", "--warmup",
+                          "0", "--min-time", "0", "--no-latency", "--dir", w.scratch().string(), "--out", out.string()});
+  ASSERT_TRUE(wait_until([&] { return run->out_so_far().find("custom / read seq 4k") != std::string::npos; }));
+  write_file(out, "draft\n");
+  run->send(SIGINT);  // the records so far are published now
+  ProgramRun o = run->finish();
+  EXPECT_EQ(o.signal, SIGINT) << o.err;
+  EXPECT_EQ(read_file(out), "draft\n") << "the user's file is kept";
+  EXPECT_EQ(o.err_lines(), 1u) << o.err;
+  EXPECT_NE(o.err.find(out.string() + ": a file iolab may not replace is there (kept as it was)"), std::string::npos)
+      << o.err;
+  std::vector<fs::path> beside;
+  for (const auto& name : names_in(w.path()))
+    if (name.starts_with("iolab-") && name.ends_with(".json")) beside.push_back(w / name);
+  ASSERT_EQ(beside.size(), 1u) << joined(names_in(w.path()));
+  EXPECT_NE(o.err.find("the results are in " + beside.front().string() + " instead"), std::string::npos) << o.err;
+  EXPECT_EQ(json_of(beside.front())["results"].size(), 1u);
+  EXPECT_FALSE(fs::exists(w / "r.csv")) << "the set goes beside whole";
+  EXPECT_FALSE(fs::exists(w / ".r.json.lock"));
+}
+
+// report -o follows run --out's ownership rule: a page or table iolab wrote
+// (whatever its --title) is replaced, a user's own .html or .md, or a link,
+// is refused before any work, untouched.
+TEST(OutputFiles, ReportOutReplacesOnlyReportsIolabWrote) {
+  Workspace w;
+  const fs::path a = results_file(w, "a.json");
+  for (const std::string name : {"r.html", "r.md"}) {
+    const fs::path out = w / name;
+    ProgramRun first = run_iolab({"report", a.string(), "-o", out.string(), "--title", "My title"});
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    ProgramRun again = run_iolab({"report", a.string(), "-o", out.string()});
+    EXPECT_EQ(again.exit_code, 0) << name << ": iolab's own report is replaced: " << again.err;
+  }
+  write_file(w / "mine.html", "<!DOCTYPE html><title>my notes</title>\n");
+  write_file(w / "mine.md", "# my notes\n");
+  fs::create_symlink(w / "mine.md", w / "link.md");
+  for (const std::string name : {"mine.html", "mine.md", "link.md"}) {
+    ProgramRun o = run_iolab({"report", a.string(), "-o", (w / name).string()});
+    EXPECT_EQ(o.exit_code, 2) << name << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1u) << o.err;
+    EXPECT_NE(o.err.find("exists and is not one iolab wrote"), std::string::npos) << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+  }
+  EXPECT_EQ(read_file(w / "mine.html"), "<!DOCTYPE html><title>my notes</title>\n");
+  EXPECT_EQ(read_file(w / "mine.md"), "# my notes\n");
+  EXPECT_TRUE(fs::is_symlink(w / "link.md"));
+}
+
 TEST(OutputFiles, RecommendSaveIsRefusedBeforeMeasuringAsRunOutIs) {
   Workspace p;
   write_file(p / "mine.json", "{\"mine\": true}\n");

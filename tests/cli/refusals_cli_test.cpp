@@ -56,6 +56,31 @@ TEST(Refusal, AJobFileOfMillionsOfExperimentsIsRefusedBeforeAnyIsBuilt) {
   EXPECT_TRUE(w.leftovers().empty());
 }
 
+// A limit that measures nothing is a typo, not a run of skipped records: 0
+// (never "the default"), and one this machine's memory never reaches (1t
+// for 1g), refused by run memory and recommend alike.
+TEST(Refusal, AMemoryLimitOfZeroOrBeyondThisMachinesMemoryIsRefused) {
+  Workspace w;
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  for (const Case& c : {Case{{"run", "memory", "--memory-limit", "0"}, "at least 32 MiB"},
+                        Case{{"run", "memory", "--memory-limit", "1t"}, "of memory"},
+                        Case{{"recommend", "--memory-limit", "0"}, "at least 32 MiB"},
+                        Case{{"recommend", "--memory-limit", "1t"}, "of memory"}}) {
+    std::vector<std::string> args = c.args;
+    args.insert(args.end(), {"--dir", w.scratch().string()});
+    ProgramRun o = run_iolab(args);
+    EXPECT_EQ(o.exit_code, 2) << joined(args) << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1u) << o.err;
+    EXPECT_NE(o.err.find("--memory-limit"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find(c.says), std::string::npos) << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+  }
+  EXPECT_TRUE(w.leftovers().empty());
+}
+
 TEST(Refusal, SizesBeyondTheDiskOrMemoryAreRefusedBeforeAnyWork) {
   Workspace w;
   write_file(w / "big.toml", "method = \"pread\"\nsize = 9223372036854775807\nbs = \"1m\"\n");

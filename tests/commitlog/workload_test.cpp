@@ -111,10 +111,39 @@ TEST_P(CommitLogWorkload, AThroughputRunReadsNoClockPerMessage) {
   EXPECT_TRUE(r.per_second.empty());
   EXPECT_EQ(r.seconds, 0);
   EXPECT_GT(r.producer_cpu_seconds, 0);
+  EXPECT_GT(r.process_cpu_seconds, 0) << "every thread's CPU over the run, beside the producers'";
   EXPECT_GT(r.close_start_ns, 0u);
+  // The run ends when the producers are done, before the consumer's catch-up and close.
+  EXPECT_GT(r.run_end_ns, 0u);
+  EXPECT_LE(r.run_end_ns, r.close_start_ns);
+  std::uint64_t closing = 0;
+  for (const FlushEvent& e : r.log.flush_events) closing += e.done_ns > r.close_start_ns;
+  const TrafficResult::RunSyncs syncs = r.syncs();
+  EXPECT_EQ(syncs.during_run + syncs.after_run, r.log.flushes);
+  EXPECT_GE(syncs.after_run, closing) << "close's syncs are never the run's";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllDesigns, CommitLogWorkload, ::testing::ValuesIn(kAllDesigns), testing::test_name);
+
+// Issue 40 item 2: a run's syncs stop at its end (the last acknowledgement),
+// not at close's start: a flush thread's syncs during the consumer's catch-up
+// are counted with close's, apart, and make no message "durable at run end".
+TEST(CommitLogWorkloadConfig, SyncsAfterTheLastAcknowledgementAreNotTheRuns) {
+  TrafficResult r;
+  r.messages = 16;
+  r.log.flushes = 4;
+  r.log.flush_events = {{0, 5, 10}, {1, 3, 20}, {0, 9, 30}, {1, 7, 45}};
+  r.run_end_ns = 25;      // the last acknowledgement
+  r.close_start_ns = 40;  // after the consumer's catch-up
+  const TrafficResult::RunSyncs s = r.syncs();
+  EXPECT_EQ(s.during_run, 2u);         // not 3: the sync at 30 came in the catch-up
+  EXPECT_EQ(s.durable_messages, 8u);   // 5 of log 0 and 3 of log 1, not 9 + 3
+  EXPECT_EQ(s.after_run, 2u);          // the catch-up's and close's
+  r.run_end_ns = 5;                    // before any sync
+  EXPECT_EQ(r.syncs().during_run, 0u);
+  EXPECT_EQ(r.syncs().durable_messages, 0u);
+  EXPECT_EQ(r.syncs().after_run, 4u);
+}
 
 TEST(CommitLogWorkloadConfig, BadConfigurationsAreRefused) {
   testing::TestDir scratch;

@@ -191,6 +191,25 @@ TEST(Crosscheck, AFioFailureSkipsThatRowOnlyAndFioClockIsPassedOn) {
   EXPECT_TRUE(scratch.created().empty());
 }
 
+// A fio that reports 0 I/Os and 0 bytes read (a broken or fake fio, a job
+// that read nothing) measured nothing: the row fails, saying so, instead of
+// a comparison with ratios "-".
+TEST(Crosscheck, AFioThatReadNothingFailsTheRow) {
+  std::vector<std::string> events;
+  io::ScratchDir scratch;
+  Runner runner(tiny_config(events), scratch);
+  auto nothing = [&](const std::vector<std::string>&) { return fio_figures(0, 4096, 0.01, 0.005); };
+  CrosscheckSettings settings;
+  settings.rounds = 1;
+  settings.null_ios = 0;
+  auto rows = crosscheck({tiny("pread")}, settings, runner, nothing);
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_TRUE(rows[0].skipped);
+  EXPECT_NE(rows[0].skipped->find("fio reported 0 I/Os and 0 bytes read: it measured nothing"), std::string::npos)
+      << *rows[0].skipped;
+  EXPECT_TRUE(rows[0].rounds.empty());
+}
+
 // The iolab side runs the ring the suites run (issue 25 item 9): no setup
 // flags, though fio 3.33 sets SINGLE_ISSUER, DEFER_TASKRUN and COOP_TASKRUN
 // on its own (the row's engine note says so). fio's submission batch is
@@ -234,6 +253,44 @@ TEST(Crosscheck, IolabRunsTheSuitesDefaultRingAndFioIolabsBatch) {
   EXPECT_TRUE(mentions(differences(d[0]), "each freed slot handed over as its completion is taken"));
   EXPECT_FALSE(mentions(differences(d[0]), "not batched"));
   EXPECT_EQ(batches, (std::vector<std::string>{"4", "", ""}));
+}
+
+// Issue 40 item 5: fio's io_uring engine sets SINGLE_ISSUER, DEFER_TASKRUN
+// and COOP_TASKRUN on its own; --ring-flags fio gives iolab's ring the same,
+// and every io_uring row names both sides' flags and whether they differ.
+TEST(Crosscheck, RingFlagsFioGivesIolabsRingFiosFlagsAndTheRowNamesThem) {
+  std::vector<std::string> events;
+  io::ScratchDir scratch;
+  Runner runner(tiny_config(events), scratch);
+  auto fake_fio = [&](const std::vector<std::string>& args) {
+    return fio_figures(16.0 * std::stoi(value_of(args, "--loops")), 4096, 0.01, 0.005);
+  };
+  CrosscheckSettings settings;
+  settings.rounds = 1;
+  settings.null_ios = 0;
+  FileExperiment e = tiny("io_uring");
+  e.options.queue_depth = 4;
+  auto ours = crosscheck({e}, settings, runner, fake_fio);
+  if (ours[0].skipped) GTEST_SKIP() << "io_uring here: " << *ours[0].skipped;
+  EXPECT_TRUE(mentions(differences(ours[0]),
+                       "ring flags (--ring-flags iolab): iolab none; fio's engine SINGLE_ISSUER+DEFER_TASKRUN, "
+                       "COOP_TASKRUN: they differ"));
+  settings.ring_flags = RingFlags::Fio;
+  auto theirs = crosscheck({e}, settings, runner, fake_fio);
+  if (theirs[0].skipped) GTEST_SKIP() << "io_uring's setup flags here: " << *theirs[0].skipped;
+  ASSERT_EQ(theirs[0].rounds.size(), 1u);
+  ASSERT_TRUE(theirs[0].labels.extra.contains("io_options")) << theirs[0].labels.extra.dump();
+  EXPECT_EQ(theirs[0].labels.extra["io_options"], nlohmann::json({"SINGLE_ISSUER+DEFER_TASKRUN", "COOP_TASKRUN"}));
+  EXPECT_TRUE(mentions(differences(theirs[0]),
+                       "ring flags (--ring-flags fio): iolab SINGLE_ISSUER+DEFER_TASKRUN, COOP_TASKRUN; fio's engine "
+                       "SINGLE_ISSUER+DEFER_TASKRUN, COOP_TASKRUN: the same ring setup"));
+  // Methods without a ring are left as they are, and say nothing of flags.
+  auto plain = crosscheck({tiny("pread")}, settings, runner, fake_fio);
+  ASSERT_FALSE(plain[0].skipped) << *plain[0].skipped;
+  EXPECT_FALSE(plain[0].labels.extra.contains("io_options"));
+  EXPECT_FALSE(mentions(differences(plain[0]), "ring flags"));
+  EXPECT_EQ(parse_ring_flags("fio"), RingFlags::Fio);
+  EXPECT_THROW(parse_ring_flags("both"), UsageError);
 }
 
 TEST(Crosscheck, ZeroRoundsIsBadInput) {

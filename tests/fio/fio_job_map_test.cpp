@@ -225,6 +225,52 @@ TEST_F(FioMapTest, UnknownOptionsNameTheOptionFileAndLine) {
   EXPECT_NE(refused("[j]\nsize=1q\n", lenient).find("unknown unit"), std::string::npos);
 }
 
+// --fio-lenient lists an ignored option once per name, with how many times
+// it was written; a job file that is mostly options iolab does not map is
+// refused rather than carried into every record.
+TEST_F(FioMapTest, LenientReportsIgnoredOptionsOncePerNameWithACount) {
+  FioMapSettings lenient = settings();
+  lenient.lenient = true;
+  std::string text = "[global]\nsize=1m\n";
+  for (int i = 0; i < 5000; ++i) text += "randrepeat=" + std::to_string(i % 2) + "\n";
+  text += "[j]\n";
+  for (int i = 0; i < 80000; ++i) text += "verify=md5\n";  // 880 KB: within the 1 MiB limit
+  auto jobs = map(text, lenient);
+  ASSERT_EQ(jobs.size(), 1u);
+  ASSERT_EQ(jobs[0].ignored.size(), 2u);
+  EXPECT_EQ(jobs[0].ignored[0].option, "randrepeat=0");
+  EXPECT_EQ(jobs[0].ignored[0].count, 5000u);
+  EXPECT_EQ(jobs[0].ignored[0].place, (FioPlace{"dir/job.fio", 3}));
+  EXPECT_EQ(jobs[0].ignored[1].option, "verify=md5");
+  EXPECT_EQ(jobs[0].ignored[1].count, 80000u);
+  EXPECT_NE(jobs[0].ignored[1].mapping.find("written 80000 times"), std::string::npos) << jobs[0].ignored[1].mapping;
+  const nlohmann::json j = to_json(jobs[0], "job.fio");
+  EXPECT_EQ(j["ignored"].size(), 2u);
+  EXPECT_EQ(j["ignored"][1]["count"], 80000);
+
+  std::string many = "[j]\nsize=1m\n";
+  for (int i = 0; i < 100; ++i) many += "no_such_option_" + std::to_string(i) + "=1\n";
+  EXPECT_NE(refused(many, lenient).find("more than 64 different options iolab does not map"), std::string::npos);
+}
+
+// A job file within the limits, of 4,096 sections under a [global] of
+// 60,000 bs= lines: each job holds the options in effect, not every line
+// (this took minutes and gigabytes when each job copied them all).
+TEST_F(FioMapTest, ManySectionsUnderALongGlobalMapAsOneOptionEach) {
+  std::string text = "[global]\nsize=64k\ninvalidate=0\n";
+  for (int i = 0; i < 60000; ++i) text += i % 2 ? "bs=4k\n" : "bs=8k\n";
+  for (int i = 0; i < 4095; ++i) text += "[j" + std::to_string(i) + "]\n";
+  auto jobs = map(text, settings());
+  ASSERT_EQ(jobs.size(), 4095u);
+  for (const auto& job : {jobs.front(), jobs.back()}) {
+    EXPECT_EQ(job.experiment.block_size, 4096u);
+    EXPECT_EQ(std::count_if(job.options.begin(), job.options.end(),
+                            [](const FioMappedOption& o) { return o.option.starts_with("bs="); }),
+              1)
+        << "one bs=, the one in effect";
+  }
+}
+
 TEST_F(FioMapTest, FioSetOverridesEveryJob) {
   FioMapSettings s = settings();
   s.overrides = {"size=64m", "runtime=2", "directory=/tmp"};
@@ -285,6 +331,30 @@ TEST_F(FioMapTest, JobsInTwoDirectoriesAreOneRunOnlyWithAGivenDirectory) {
   FioJobsInOneDirectory one_place =
       map_fio_jobs_in_one_directory(file, [&] { auto s = settings(); s.overrides = {"directory=/tmp"}; return s; }(), "");
   EXPECT_EQ(one_place.dir, std::filesystem::path("/tmp")) << "the jobs' own directory when they share one";
+}
+
+// directory= naming a plain file is "not a directory", not "does not exist".
+TEST_F(FioMapTest, ADirectoryThatIsAPlainFileIsRefusedAsNotADirectory) {
+  const std::filesystem::path plain = scratch_.path() / "plain";
+  std::ofstream(plain) << "x";
+  const std::string e = refused("[j]\nsize=1m\ndirectory=" + plain.string() + "\n");
+  EXPECT_NE(e.find(plain.string() + " is not a directory"), std::string::npos) << e;
+  EXPECT_EQ(e.find("does not exist"), std::string::npos) << e;
+}
+
+// --dir is iolab's own option, one directory whatever it holds: a ':' in it
+// is a name's, as plain `iolab run --dir` takes it, not fio's separator.
+TEST_F(FioMapTest, AGivenDirectoryHoldingAColonIsOneDirectory) {
+  const std::filesystem::path colon = scratch_.path() / "a:b";
+  std::filesystem::create_directory(colon);
+  const std::filesystem::path file = scratch_.path() / "j.fio";
+  std::ofstream(file) << "[j]\nsize=1m\n";
+  FioJobsInOneDirectory given = map_fio_jobs_in_one_directory(file, settings(), colon);
+  EXPECT_EQ(given.dir, colon);
+  ASSERT_EQ(given.jobs.size(), 1u);
+  EXPECT_EQ(given.jobs[0].scratch_parent, colon);
+  EXPECT_NE(refused("[j]\nsize=1m\ndirectory=/tmp:/var/tmp\n").find("several directories"), std::string::npos)
+      << "a job file's own ':' still separates directories, as fio's does";
 }
 
 // ---- the corpus: Debian's fio-examples ---------------------------------------------

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -141,6 +143,44 @@ TEST(Engine, AWorkerThatCannotOpenIsReportedNotTheChecksOfThoseThatNeverRan) {
     EXPECT_EQ(e.operation(), "open") << e.what();
   }
   EXPECT_EQ(w.timed.load(), 0);  // a pass with a worker missing is not run
+}
+
+// Issue 40 item 7: a thread made and joined for every pass taxed two
+// workers' warm reads below one worker's. The team's threads are made at its
+// first pass and kept: every pass runs worker w on the same thread, and a
+// pass that failed leaves the team able to run the next.
+TEST(Engine, ATeamMakesItsThreadsOnceAndRunsEachWorkerOnTheSameThread) {
+  LocalTeam team(3);
+  EXPECT_EQ(team.threads_made(), 0u);
+  std::vector<std::set<std::thread::id>> threads(3);
+  std::mutex mu;
+  PassBody b;
+  b.prepare = [&](unsigned w) {
+    std::lock_guard lock(mu);
+    threads[w].insert(std::this_thread::get_id());
+  };
+  b.timed = [](unsigned) { return WorkerTally{1, 1, 1}; };
+  for (int pass = 0; pass < 5; ++pass) {
+    PassTiming t = team.run(b);
+    EXPECT_EQ(t.tally.bytes, 3u);
+    EXPECT_EQ(t.worker_s.size(), 3u);
+  }
+  EXPECT_EQ(team.threads_made(), 2u) << "workers 1 and 2, once; worker 0 is the caller";
+  std::set<std::thread::id> all;
+  for (unsigned w = 0; w < 3; ++w) {
+    EXPECT_EQ(threads[w].size(), 1u) << "worker " << w << " ran on " << threads[w].size() << " threads";
+    all.insert(threads[w].begin(), threads[w].end());
+  }
+  EXPECT_EQ(all.size(), 3u);
+  EXPECT_TRUE(threads[0].contains(std::this_thread::get_id()));
+  PassBody failing = b;
+  failing.timed = [](unsigned w) -> WorkerTally {
+    if (w == 1) throw Error("read", "/scratch/f", "injected failure", EIO);
+    return {};
+  };
+  EXPECT_THROW(team.run(failing), Error);
+  EXPECT_EQ(team.run(b).tally.bytes, 3u);  // the team still runs
+  EXPECT_EQ(team.threads_made(), 2u);
 }
 
 class SkippingWorkload final : public Workload {

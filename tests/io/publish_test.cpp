@@ -66,6 +66,42 @@ TEST(Publish, ReplaceSwapsTheFileAndNeverFollowsALink) {
   EXPECT_EQ(testing::read_file(target), "keep");
 }
 
+// The ownership decision is taken as the file is published: a file that
+// appeared at the name is judged then, and kept unless the rule accepts it.
+TEST(Publish, ReplaceableDecidesAtPublishTimeAndKeepsAFileItRefuses) {
+  testing::TestDir f{"/tmp"};
+  auto p = f.path() / "r.json";
+  std::vector<std::string> judged;
+  auto only_ours = [&](const std::filesystem::path& existing) {
+    judged.push_back(testing::read_file(existing));
+    return judged.back().starts_with("ours");
+  };
+  publish_file(p, "ours 1", only_ours);  // a free name: nothing to judge
+  EXPECT_TRUE(judged.empty());
+  EXPECT_EQ(testing::read_file(p), "ours 1");
+  publish_file(p, "ours 2", only_ours);  // iolab's own: replaced
+  EXPECT_EQ(judged, std::vector<std::string>{"ours 1"});
+  EXPECT_EQ(testing::read_file(p), "ours 2");
+
+  std::ofstream(p) << "draft";  // the user's, written over ours meanwhile
+  auto e = expect_error([&] { publish_file(p, "ours 3", only_ours); });
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->error_number(), EEXIST) << e->what();
+  EXPECT_NE(std::string(e->what()).find(p.string()), std::string::npos) << e->what();
+  EXPECT_EQ(testing::read_file(p), "draft");
+  EXPECT_EQ(names(f.path()), std::vector<std::string>{"r.json"}) << "no temporary left";
+
+  auto link = f.path() / "link.json";  // a link is judged as a link, its target untouched
+  ASSERT_EQ(::symlink(p.c_str(), link.c_str()), 0);
+  EXPECT_TRUE(expect_error([&] {
+    publish_file(link, "ours 4", [](const std::filesystem::path& existing) {
+      return std::filesystem::is_regular_file(std::filesystem::symlink_status(existing));
+    });
+  }));
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(testing::read_file(p), "draft");
+}
+
 TEST(Publish, AFailureLeavesNoTemporary) {
   testing::TestDir f{"/tmp"};
   std::filesystem::create_directory(f.path() / "dir.json");

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "iolab/harness/comparison.h"
 #include "iolab/report/compare.h"
+#include "internal/report/common.h"
 #include "synthetic.h"
 
 namespace iolab::report {
@@ -80,7 +82,11 @@ TEST(Compare, RatioOfMedianRatesWithAnExactInterval) {
   EXPECT_TRUE(m.noise_known);
   EXPECT_TRUE(m.significant);
   std::string text = format_text(c, "a.json", "b.json");
-  EXPECT_NE(text.find("B is 1.50x faster than A (1,500 MiB/s vs 1,000 MiB/s), 96.8% interval 1."), std::string::npos) << text;
+  EXPECT_NE(text.find("B is 1.50x faster than A (1,500 MiB/s vs 1,000 MiB/s); Hodges-Lehmann estimate 1.5"), std::string::npos) << text;
+  EXPECT_NE(text.find(", its 96.8% interval 1."), std::string::npos) << text;
+  // Issue 40 item 8: the interval is around the Hodges-Lehmann estimate, not the ratio of medians: both are named.
+  EXPECT_NEAR(m.hl_estimate, harness::ratio_interval(rates(*m.a), rates(*m.b)).estimate, 1e-12);
+  EXPECT_NE(text.find("the ratio of medians"), std::string::npos) << text;
   // The same statistic in every column: medians.
   std::string md = format_markdown(c, "a.json", "b.json");
   EXPECT_NE(md.find("| 1,000 MiB/s | 1,500 MiB/s | 1.50x faster than A | 1."), std::string::npos) << md;
@@ -121,7 +127,8 @@ TEST(Compare, SlowerAndInsideTheNoise) {
   EXPECT_TRUE(c.matched[0].significant);
   EXPECT_FALSE(c.matched[1].significant);
   std::string text = format_text(c, "a", "b");
-  EXPECT_NE(text.find("B is 2.00x slower than A (1,000 MiB/s vs 2,000 MiB/s), 96.8% interval 1.9"), std::string::npos) << text;
+  EXPECT_NE(text.find("B is 2.00x slower than A (1,000 MiB/s vs 2,000 MiB/s); Hodges-Lehmann estimate 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("96.8% interval 1.9"), std::string::npos) << text;
   EXPECT_NE(text.find("(not significant: inside the noise)"), std::string::npos) << text;
   EXPECT_NE(text.find("2 matched experiments: 0 faster in B, 1 slower in B, 1 inside the noise, 0 not compared"),
             std::string::npos)
@@ -159,7 +166,8 @@ TEST(Compare, UnmatchedAndSkippedAreListed) {
   EXPECT_NE(text.find("Only in A (a):\n  s / e / stdio: read seq bs=4k"), std::string::npos) << text;
   EXPECT_NE(text.find("Only in B (b):\n  s / e / pread: read seq bs=8k"), std::string::npos) << text;
   std::string md = format_markdown(c, "a", "b");
-  EXPECT_NE(md.find("| experiment | A (median) | B (median) | B vs A | interval (coverage) | significant | warnings |"),
+  EXPECT_NE(md.find("| experiment | A (median) | B (median) | B vs A (ratio of medians) | Hodges-Lehmann estimate | "
+                    "interval (coverage) | significant | warnings |"),
             std::string::npos);
   EXPECT_NE(md.find("- only in A: s / e / stdio"), std::string::npos) << md;
   EXPECT_NE(md.find("skipped in B: no mmap here"), std::string::npos) << md;

@@ -299,6 +299,63 @@ TEST(Model, ShowsPassesLatencySourceFlushesAndWhereBytesEnded) {
   EXPECT_NE(page.find("every request timed in a separate pass, submission to completion"), std::string::npos);
 }
 
+// Issue 40 item 6: a lead beyond the noise is judged on the spread of
+// single passes, not on the repetitions' range, which shrinks with the
+// passes per repetition; the table and the chart's bars show the same spread.
+TEST(Model, ClearlyFasterAndTheBarsUseThePerPassSpread) {
+  Spec fast_spec;
+  fast_spec.mib_s = 1100;
+  fast_spec.spread = 0.01;
+  fast_spec.passes = 50;
+  Spec slow_spec = fast_spec;
+  slow_spec.method = "mmap";
+  slow_spec.mib_s = 1000;
+  harness::Result fast = make(fast_spec), slow = make(slow_spec);
+  // Repetitions of 50 passes within 1% of their medians: 10% apart, no overlap.
+  EXPECT_TRUE(clearly_faster(fast, slow)) << "files without per-pass times: the repetitions' range";
+  auto passes_within = [](harness::Result& r, double spread) {
+    const double median = r.seconds().median / r.passes;
+    harness::PassSpread p;
+    p.n = 250;
+    p.median = p.mean = median;
+    p.min = p.p5 = median * (1 - spread);
+    p.max = p.p95 = median * (1 + spread);
+    r.pass_s = p;
+  };
+  passes_within(fast, 0.3);  // single passes 30% either way: the two overlap
+  passes_within(slow, 0.3);
+  EXPECT_FALSE(clearly_faster(fast, slow));
+  Rate rt = rate(fast);
+  EXPECT_NEAR(rt.slowest, 1100 / 1.3, 1);  // the bar's low end: the 95th percentile pass
+  EXPECT_NEAR(rt.fastest, 1100 / 0.7, 1);
+  passes_within(fast, 0.01);
+  passes_within(slow, 0.01);
+  EXPECT_TRUE(clearly_faster(fast, slow));
+}
+
+// Latency of one call and of one queued request are different quantities:
+// a family holding both draws them in separate panels, each named.
+TEST(Model, PerCallAndPerRequestLatencyAreSeparatePanels) {
+  harness::Results rs;
+  rs.environment = testing::environment();
+  Spec call;
+  rs.results.push_back(make(call));
+  Spec queued = call;
+  queued.method = "io_uring";
+  harness::Result q = make(queued);
+  q.latency_ns->source = harness::LatencySource::EveryRequest;
+  rs.results.push_back(q);
+  std::string page = render_html_report({rs});
+  EXPECT_NE(page.find("Latency per call: p50, p99, p99.9 (log)"), std::string::npos);
+  EXPECT_NE(page.find("Latency per request: p50, p99, p99.9 (log)"), std::string::npos);
+  EXPECT_EQ(page.find("Latency: p50"), std::string::npos);
+  // A family of one kind has one panel.
+  rs.results.pop_back();
+  std::string one = render_html_report({rs});
+  EXPECT_NE(one.find("Latency per call: p50"), std::string::npos);
+  EXPECT_EQ(one.find("Latency per request"), std::string::npos);
+}
+
 // The report says where a write's bytes ended, and labels a queued method,
 // exactly as the console does (src/results/console.cpp keeps its own copy).
 TEST(Model, DestinationAndQueueLabelAreWordedAsTheConsoleWordsThem) {

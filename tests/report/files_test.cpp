@@ -10,6 +10,7 @@
 #include "io/io_test_support.h"
 #include "iolab/base/error.h"
 #include "iolab/io/scratch.h"
+#include "iolab/report/exporter.h"
 #include "iolab/report/files.h"
 #include "iolab/report/html.h"
 #include "synthetic.h"
@@ -28,27 +29,35 @@ std::vector<std::string> names_in(const fs::path& dir) {
 
 TEST(AtomicWrite, ReplacesTheFileAndLeavesNothingElse) {
   io::ScratchDir scratch;
-  fs::path out = scratch.path() / "sub" / "report.html";
-  write_file_atomically(out, "first");
-  EXPECT_EQ(testing::read_file(out), "first");
-  write_file_atomically(out, "second, longer");
-  EXPECT_EQ(testing::read_file(out), "second, longer");
-  EXPECT_EQ(names_in(out.parent_path()), std::vector<std::string>{"report.html"});
+  fs::path out = scratch.path() / "sub" / "report.md";
+  const std::string mark = "<!-- iolab results (Markdown) -->\n";
+  write_file_atomically(out, mark + "first", markdown_exporter());
+  EXPECT_EQ(testing::read_file(out), mark + "first");
+  write_file_atomically(out, mark + "second, longer", markdown_exporter());  // iolab's own: replaced
+  EXPECT_EQ(testing::read_file(out), mark + "second, longer");
+  EXPECT_EQ(names_in(out.parent_path()), std::vector<std::string>{"report.md"});
   fs::remove_all(scratch.path() / "sub");
 }
 
-// A symlink at the output path is replaced, never written through.
-TEST(AtomicWrite, DoesNotWriteThroughASymlink) {
+// A symlink at the output path is neither written through nor replaced
+// (the ownership rule of run --out), and neither is a user's own page.
+TEST(AtomicWrite, NeverReplacesALinkOrAUsersOwnPage) {
   io::ScratchDir scratch;
   fs::path target = scratch.create_file("not-ours.txt");
   std::ofstream(target) << "precious";
   fs::path link = scratch.path() / "report.html";
   fs::create_symlink(target, link);
-  write_file_atomically(link, "page");
+  auto e = testing::expect_error([&] { write_file_atomically(link, "page", html_exporter()); });
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->error_number(), EEXIST) << e->what();
   EXPECT_EQ(testing::read_file(target), "precious");
-  EXPECT_FALSE(fs::is_symlink(link));
-  EXPECT_EQ(testing::read_file(link), "page");
+  EXPECT_TRUE(fs::is_symlink(link));
   fs::remove(link);
+  fs::path mine = scratch.path() / "mine.html";
+  std::ofstream(mine) << "<!DOCTYPE html><title>my page</title>";
+  EXPECT_TRUE(testing::expect_error([&] { write_file_atomically(mine, "page", html_exporter()); }));
+  EXPECT_EQ(testing::read_file(mine), "<!DOCTYPE html><title>my page</title>");
+  fs::remove(mine);
 }
 
 TEST(AtomicWrite, ADirectoryInTheWayIsAnErrorNamingIt) {
@@ -56,7 +65,7 @@ TEST(AtomicWrite, ADirectoryInTheWayIsAnErrorNamingIt) {
   fs::path dir = scratch.path() / "report.html";
   fs::create_directory(dir);
   try {
-    write_file_atomically(dir, "page");
+    write_file_atomically(dir, "page", html_exporter());
     ADD_FAILURE() << "wrote over a directory";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(dir.string()), std::string::npos) << e.what();
@@ -77,7 +86,7 @@ TEST(AtomicWrite, AFullDiskLeavesTheOldReportAndNoTemporaryFile) {
   harness::Results rs = testing::realistic();
   for (bool existing : {false, true}) {
     SCOPED_TRACE(existing ? "over an older report" : "a new report");
-    if (existing) write_file_atomically(out, "<!DOCTYPE html>older report");
+    if (existing) write_file_atomically(out, "<!DOCTYPE html>older report", html_exporter());
     try {
       write_html_report({rs}, out);  // about 1 MiB: more than the filesystem holds
       ADD_FAILURE() << "a 1 MiB page fit in 256 KiB";

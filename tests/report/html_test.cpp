@@ -137,6 +137,22 @@ TEST(Html, EscapesJobNamesAndLabelsEverywhere) {
   EXPECT_EQ(page.find("src=\"http"), std::string::npos);
 }
 
+// A repetition is `passes` passes: the table gives one pass's and one
+// operation's time beside it (issue 40 item 4), from the record's
+// seconds_per_pass and ns_per_op.
+TEST(Html, FiguresTableGivesTimePerPassAndPerOperation) {
+  harness::Results run;
+  run.environment = testing::environment();
+  Spec spec;
+  spec.passes = 10;  // 8 MiB at 1000 MiB/s: 8 ms a pass of 2048 calls, 80 ms a repetition
+  run.results.push_back(make(spec));
+  ASSERT_DOUBLE_EQ(run.results[0].seconds_per_pass(), 0.008);
+  std::string page = render_html_report({run});
+  EXPECT_NE(page.find("<th>time per pass / per op</th>"), std::string::npos);
+  EXPECT_NE(page.find("8.0 ms per pass; 3.9 µs per op"), std::string::npos);
+  EXPECT_EQ(page.find("80 ms per pass"), std::string::npos);
+}
+
 TEST(Html, CarriesWarningsSkipsEnvironmentReferencesAndTheDecisionTable) {
   std::string page = render_html_report({testing::realistic()});
   EXPECT_NE(page.find("io_uring is disabled"), std::string::npos);                 // skipped, with reason

@@ -46,6 +46,27 @@ TEST(Console, NoEscapeCodesWithoutColor) {
   EXPECT_NE(format_tables(rs, true).find('\033'), std::string::npos);
 }
 
+// Names from outside (a fio job's name=, its options in warnings, a skip's
+// reason) reach the terminal escaped: a job named "\e[2J\e[31mRED" cannot
+// clear the screen or colour the table.
+TEST(Console, TerminalEscapesFromAFioJobNameAreShownEscaped) {
+  std::vector<Result> rs{row("a", 0.5), row("b", 1.0), row("c", 0, "fio job [\033]0;title\007] skipped")};
+  for (auto& r : rs) {
+    r.suite = "fio";
+    r.experiment = "\033[2J\033[31mRED";
+  }
+  rs[0].warn(WarningKind::Note, "fio option '\033[5mblink' ignored (--fio-lenient)");
+  for (bool color : {false, true}) {
+    const std::string t = format_tables(rs, color);
+    EXPECT_EQ(t.find("\033[2J"), std::string::npos) << t;
+    EXPECT_EQ(t.find("\033[31mRED"), std::string::npos) << t;
+    EXPECT_EQ(t.find("\033[5m"), std::string::npos) << t;
+    EXPECT_EQ(t.find('\007'), std::string::npos) << t;
+    EXPECT_NE(t.find("fio / \\x1b[2J\\x1b[31mRED"), std::string::npos) << t;
+  }
+  EXPECT_EQ(format_tables(rs, false).find('\033'), std::string::npos);
+}
+
 // Warnings of one kind are one line naming the rows; outlier notes appear
 // only where they could change which method is fastest.
 TEST(Console, OneNoteLinePerKindAndOutliersOnlyWhereTheyMatter) {
@@ -162,6 +183,24 @@ TEST(Console, SpreadIsThatOfSinglePassesNotOfRepetitionsOfMany) {
   // Per pass 1 MiB / 100 in 12.5 ms (p95) and 8 ms (p5): 0.8 and 1.25 MiB/s, not 1 MiB/s twice.
   EXPECT_NE(t.find("819 KiB/s … 1.25 MiB/s"), std::string::npos) << t;
   EXPECT_NE(t.find("10 ms ± 2 ms"), std::string::npos) << t;
+}
+
+// Work counted in operations (the store): a TIME/OP column with one
+// operation's time, and TIME/PASS one pass's, not the repetition's seconds
+// (issue 40 item 4: 0.107 s was 9 passes of 100,000 inserts).
+TEST(Console, OperationCountedRowsShowTimePerOperationAndPerPass) {
+  Result r = row("ours", 0.107);
+  r.suite = "store";
+  r.experiment = "insert";
+  r.bytes = 0;
+  r.passes = 9;
+  r.ops = 900'000;
+  std::string t = format_tables({r}, false);
+  EXPECT_NE(t.find("TIME/OP"), std::string::npos) << t;
+  EXPECT_NE(t.find("119 ns"), std::string::npos) << t;    // 0.107 s / 900,000
+  EXPECT_NE(t.find("11.9 ms"), std::string::npos) << t;   // 0.107 s / 9 passes
+  // Byte-counted tables keep their columns.
+  EXPECT_EQ(format_tables({row("pread", 1.0)}, false).find("TIME/OP"), std::string::npos);
 }
 
 // P99 of one call and of one queued request are different quantities.

@@ -128,6 +128,42 @@ TEST(ResultsFormat, JsonRoundTrips) {
   EXPECT_FALSE(b.results[1].buffer_offset.has_value());  // null: not recorded
 }
 
+// A repetition is `passes` passes: a record says what one pass and one
+// operation took beside it, so a reader comparing with another tool's single
+// run is not off by the passes (issue 40 item 4: the store's insert record,
+// 0.107 s for 9 passes of 100,000 inserts, read as one pass).
+TEST(ResultsFormat, GivesSecondsPerPassAndPerOperation) {
+  Results rs = sample();
+  Result& r = rs.results[0];
+  r.passes = 9;
+  r.ops = 900'000;
+  r.bytes = 0;
+  r.samples_s = {0.106, 0.107, 0.110};
+  EXPECT_DOUBLE_EQ(r.seconds_per_pass(), 0.107 / 9);
+  ASSERT_TRUE(r.ns_per_op().has_value());
+  EXPECT_NEAR(*r.ns_per_op(), 118.888, 0.001);
+  nlohmann::json j = to_json(rs);
+  EXPECT_DOUBLE_EQ(j["results"][0]["seconds_per_pass"].get<double>(), 0.107 / 9);
+  EXPECT_NEAR(j["results"][0]["ns_per_op"].get<double>(), 118.888, 0.001);
+  EXPECT_DOUBLE_EQ(j["results"][0]["seconds"]["median"].get<double>(), 0.107);  // the repetition's, unchanged
+  // A skipped record has neither: no samples.
+  EXPECT_EQ(j["results"][1]["seconds_per_pass"], 0.0);
+  EXPECT_TRUE(j["results"][1]["ns_per_op"].is_null());
+  // A file written before the fields existed reads back with them derived.
+  j["schema_version"] = 2;
+  j["results"][0].erase("seconds_per_pass");
+  j["results"][0].erase("ns_per_op");
+  Results old = results_from_json(j, "old.json");
+  EXPECT_DOUBLE_EQ(old.results[0].seconds_per_pass(), 0.107 / 9);
+  EXPECT_NEAR(*old.results[0].ns_per_op(), 118.888, 0.001);
+  // The CSV's last two columns.
+  std::string csv = to_csv(rs);
+  std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_TRUE(header.ends_with(",seconds_per_pass,ns_per_op")) << header;
+  std::string row = csv.substr(header.size() + 1, csv.find('\n', header.size() + 1) - header.size() - 1);
+  EXPECT_TRUE(row.ends_with(",118.8888889")) << row;
+}
+
 // Files of schema 1 (string warnings, "format_version", "periodic-16k") still read.
 TEST(ResultsFormat, ReadsSchemaOne) {
   nlohmann::json j = to_json(sample());

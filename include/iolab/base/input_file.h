@@ -17,9 +17,17 @@ inline constexpr std::size_t kJsonMaxDepth = 256;                    // results 
 inline constexpr std::size_t kTomlMaxDepth = 32;                     // job files are flat
 inline constexpr std::size_t kTomlMaxKeyParts = 16;                  // a dotted key's parts
 
+// What a file that cannot be opened or read (no permission, an I/O error)
+// is: bad input (a job file: UsageError, exit 2), or a failure (a results
+// file: Error "read results file x: cannot be read: ...", exit 1, as a
+// missing one is).
+enum class Unreadable { BadInput, Failure };
+
 // The file's bytes: a regular file of at most `limit` bytes. UsageError
-// naming `what` and the path ("results file x: is not a regular file") otherwise.
-std::string read_input_file(const std::filesystem::path& file, std::string_view what, std::uint64_t limit);
+// naming `what` and the path ("results file x: is not a regular file")
+// otherwise; one that cannot be read, as `unreadable` says.
+std::string read_input_file(const std::filesystem::path& file, std::string_view what, std::uint64_t limit,
+                            Unreadable unreadable = Unreadable::BadInput);
 
 // The deepest nesting of [ and { in JSON text, strings skipped.
 std::size_t json_nesting_depth(std::string_view text);

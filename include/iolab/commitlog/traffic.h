@@ -93,14 +93,32 @@ struct TrafficResult {
   // messages per producer-CPU-second is what an idle one would reach when
   // the producers are what limits.
   double producer_cpu_seconds = 0;
+  // CPU time of the whole process (user + system, every thread) from the
+  // producers' release to the last producer's end: the producers and the
+  // log's own threads (commit, flush, allocate-ahead) and a tailing consumer,
+  // what a message costs in all. The log's threads work on after it (the
+  // consumer's catch-up, close) uncounted, as in a caller's timed region.
+  double process_cpu_seconds = 0;
   Stats log;                 // flushes, bytes per flush, commits, rolls, ... (Stats in commit_log.h)
   // Clock reads the producers and the consumer made while producing and
   // consuming (send and acknowledgement times, pacing, consumer delay): 0
   // for a closed-loop run under Clocking::None.
   std::uint64_t message_clock_reads = 0;
-  // When close() began, on the steady clock of Stats::flush_events: syncs
-  // done before it were done during the run.
+  // When close() began, on the steady clock of Stats::flush_events.
   std::uint64_t close_start_ns = 0;
+  // When the run ended, on the same clock: the last acknowledgement when
+  // every message is clocked, else the moment produce() found every producer
+  // done (the end of a caller's timed region). Syncs done by then were done
+  // during the run; the consumer's catch-up and close() come after it.
+  std::uint64_t run_end_ns = 0;
+
+  // The log's syncs split at run_end_ns (from Stats::flush_events).
+  struct RunSyncs {
+    std::uint64_t during_run = 0;        // done by the end of the run
+    std::uint64_t after_run = 0;         // done after it: during the consumer's catch-up and close()
+    std::uint64_t durable_messages = 0;  // acknowledged messages the syncs during the run made durable
+  };
+  RunSyncs syncs() const;
 
   double messages_per_flush() const noexcept;
   double bytes_per_flush() const noexcept;

@@ -45,6 +45,14 @@ SideFigures side_of(const Result& r);
 // fio: the whole run (reads' runtime; the job's CPU).
 SideFigures side_of(const FioFigures& f);
 
+// Whose ring setup flags iolab's side of a queued row runs with: iolab's
+// (the suites' default, none) or those fio's engine sets on its own
+// (fio 3.33's io_uring: SINGLE_ISSUER, DEFER_TASKRUN, COOP_TASKRUN), so the
+// two run the same ring.
+enum class RingFlags { Iolab, Fio };
+std::string_view to_string(RingFlags);
+RingFlags parse_ring_flags(std::string_view);  // "iolab" or "fio"; UsageError otherwise
+
 struct CrosscheckRound {
   unsigned number = 1;
   bool iolab_first = true;
@@ -69,6 +77,9 @@ struct CrosscheckRow {
   Result labels;                       // the experiment's (labels_of), with its queue depth once run
   std::optional<FioJob> job;           // empty when fio cannot express it
   std::string engine_note;             // what fio's engine does that iolab's method may not
+  io::UringOptions fio_ring_flags;     // the ring setup flags fio's engine sets on its own (none: not io_uring)
+  io::UringOptions iolab_ring_flags;   // those iolab's side ran with (single_issuer, coop_taskrun)
+  RingFlags ring_flags = RingFlags::Iolab;  // whose flags iolab's side was asked to run with
   std::optional<std::string> skipped;  // why the row has no figures
   std::vector<CrosscheckRound> rounds;
 
@@ -87,6 +98,7 @@ struct CrosscheckRow {
 
 struct CrosscheckSettings {
   unsigned rounds = 3;
+  RingFlags ring_flags = RingFlags::Iolab;
   std::filesystem::path fio = "fio";  // the program, as shown in each row's command
   bool fio_times_every_io = false;    // fio's default clock reads instead of --gtod_reduce=1
   bool fio_unbatched = false;         // fio's default submission (a call per request) instead of iolab's batch

@@ -106,6 +106,7 @@ struct FioMappedOption {
   std::string option;   // "bs=256K" as written
   FioPlace place;
   std::string mapping;  // what iolab does with it, and what differs from fio where anything does
+  unsigned count = 1;   // ignored options: how many times the name was written (place: the first)
 };
 
 struct FioMappedJob {
@@ -126,7 +127,7 @@ struct FioMappedJob {
   std::optional<double> min_time, max_time, time_based_s;
   bool stonewall = false;
   std::vector<FioMappedOption> options;  // every option in effect, in the order fio applies them
-  std::vector<FioMappedOption> ignored;  // options iolab does not map, ignored under lenient
+  std::vector<FioMappedOption> ignored;  // options iolab does not map, ignored under lenient: one per name, counted
   // What differs from fio beyond single options (jobs fio runs together,
   // buffers, how writes allocate).
   std::vector<std::string> notes;

@@ -122,17 +122,29 @@ struct SkipExperiment : std::runtime_error {
 };
 
 // One worker inline when workers == 1, else that many threads released
-// together by a barrier (the calling thread is worker 0).
+// together by a start gate (the calling thread is worker 0). The threads
+// beyond the caller are made at the first pass and kept for the team's
+// life: every pass runs worker w on the same thread (its CPU and caches),
+// and no thread is made or joined between passes.
 class LocalTeam final : public Team {
  public:
   explicit LocalTeam(unsigned workers = 1);
+  ~LocalTeam() override;
+  LocalTeam(const LocalTeam&) = delete;
+  LocalTeam& operator=(const LocalTeam&) = delete;
   unsigned workers() const override { return workers_; }
   std::vector<unsigned> local_workers() const override;
   PassTiming run(const PassBody& body) override;
   std::string clock_description() const override;
+  // Threads made for passes since the team was made (workers - 1 after the
+  // first pass with several workers, whatever the passes that followed).
+  unsigned threads_made() const { return threads_made_; }
 
  private:
+  struct Crew;
   unsigned workers_;
+  unsigned threads_made_ = 0;
+  std::unique_ptr<Crew> crew_;
 };
 
 // A workload the engine measures: one record's worth of passes.

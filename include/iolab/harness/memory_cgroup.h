@@ -44,6 +44,12 @@ struct CgroupPlace {
 // (its root's cgroup.subtree_control lists it), else v1's memory hierarchy.
 CgroupPlace find_memory_cgroup(const proc::CgroupMounts& mounts = proc::cgroup_mounts());
 
+// A memory cgroup limit a user gives (`--memory-limit`, shown as `given`):
+// throws UsageError when it is below `least` (why: `why_least`), or not
+// below this machine's physical memory, where a group's limit never binds
+// and nothing would be measured past memory (a typo of 1g as 1t, or 0).
+void check_memory_limit(std::uint64_t limit, std::uint64_t least, const std::string& given, std::string_view why_least);
+
 class MemoryCgroup {
  public:
   // Creates <root.dir>/iolab-<pid>-<n> with the limit set. Throws Error

@@ -97,6 +97,9 @@ struct UringOptions {
   bool coop_taskrun = false;       // IORING_SETUP_COOP_TASKRUN: no IPI to run completion work
   bool operator==(const UringOptions&) const = default;
 };
+// The options set, as results name them ("registered files", "fixed buffers",
+// "SQPOLL", "SINGLE_ISSUER+DEFER_TASKRUN", "COOP_TASKRUN"); empty for none.
+std::vector<std::string> option_names(const UringOptions&);
 
 // Options understood by the methods; each method reads the ones that apply
 // to it and ignores the rest. Defaults are what a careful user would pick.

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string_view>
 
 namespace iolab::io {
@@ -22,6 +23,18 @@ enum class IfExists {
 // Publishes `content` at `path`, creating missing parent directories.
 // Throws Error naming the path and the cause (EEXIST, ENOSPC, EROFS, ...).
 void publish_file(const std::filesystem::path& path, std::string_view content, IfExists if_exists);
+
+// Whether the file now at a path (judged at the path given, a regular file,
+// a link or anything else: lstat it) may be replaced.
+using Replaceable = std::function<bool(const std::filesystem::path& existing)>;
+// As above, with the decision taken at the moment of publishing: a free name
+// is taken without replacing anything that appears there meanwhile
+// (RENAME_NOREPLACE, or link(2)); a taken one is replaced only when
+// `replaceable` accepts the file there, judged atomically where the
+// filesystem can swap two names (RENAME_EXCHANGE; swapped back when not
+// replaceable). Throws Error(EEXIST) naming `path` when it holds a file
+// `replaceable` refuses: that file is kept as it was.
+void publish_file(const std::filesystem::path& path, std::string_view content, const Replaceable& replaceable);
 
 // Proves, before any work, that files can be published in `dir`: creates it
 // (and its parents) when missing, then writes, fsyncs and removes a small

@@ -30,7 +30,10 @@ struct Matched {
   // rate over A's, where a rate is bytes (or operations) per second of each
   // repetition, so runs with different passes per repetition compare fairly.
   double ratio = 1;
-  double lo = 0, hi = 0;     // the interval of the ratio (harness::ratio_interval), when `interval`
+  // The interval of the factor (harness::ratio_interval), when `interval`,
+  // and the Hodges-Lehmann estimate it is built around (the median of every
+  // ratio of a B rate to an A rate): not `ratio`, which it need not contain.
+  double lo = 0, hi = 0, hl_estimate = 0;
   double coverage = 0;       // its real coverage (>= 0.95)
   bool interval = false;     // an interval exists (>= 4 repetitions a side)
   double rate_a = 0, rate_b = 0;  // the medians (MiB/s, or ops/s when the records count operations)

@@ -5,7 +5,10 @@
 // - A name given: checked before any work. It ends in .json; none of the
 //   set's files (NAME.json and, say, NAME.csv and NAME.html beside it) is a
 //   directory or an input, and an existing one is replaced only if iolab
-//   wrote it. The name is locked while the command runs, so a second
+//   wrote it. The rule holds again when the set is published, atomically: a
+//   file that appeared at the name during the run, or was changed by hand,
+//   is kept, and the set goes beside it under a default name (`problem`
+//   says where, in one line). The name is locked while the command runs, so a second
 //   command given the same name is refused instead of losing one's results.
 // - No name: results/<program>-<UTC time to the ms>Z-<pid>.json; a taken
 //   name gets a suffix, nothing is ever replaced.
@@ -17,14 +20,20 @@
 //   and why; the user's path, never a temporary one, is named.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "iolab/report/exporter.h"
+
+namespace iolab::io {
+class InterruptHook;
+}
 
 namespace iolab::report {
 
@@ -34,6 +43,11 @@ struct OutputKind {
   std::function<bool(std::string_view head)> wrote;
 };
 OutputKind output_kind(const Exporter& exporter);
+// The ownership rule of every file iolab writes outside its scratch
+// directory (results, `report -o`): the file at `existing` may be replaced
+// only when it is a regular file (a link is never followed) of `kind` that
+// iolab wrote, by what its first bytes say.
+bool iolab_wrote(const OutputKind& kind, const std::filesystem::path& existing);
 std::vector<OutputKind> output_kinds(const std::vector<const Exporter*>& exporters);
 
 struct OutputRequest {
@@ -55,8 +69,12 @@ class OutputFiles {
 
   // Before any work: the directory takes files (created when missing), and a
   // given name is locked against another iolab publishing it (Error EBUSY).
+  // The lock file goes when the lock is dropped: by release(), the
+  // destructor, or a signal that ends the process (io::InterruptHook), so
+  // no ".NAME.json.lock" outlives the command.
   void prepare();
-  // Drops the lock (the destructor does too).
+  // Drops the lock (the destructor and a signal's cleanup do too); safe to
+  // call from the signal cleanup thread and the main thread at once.
   void release();
 
   // The set's files as they would be published first (kinds' order).
@@ -77,14 +95,16 @@ class OutputFiles {
 
  private:
   std::vector<std::filesystem::path> set_for(const std::filesystem::path& json) const;
+  bool replaceable(std::size_t kind, const std::filesystem::path& existing) const;
   void write_set(const std::filesystem::path& json, bool replace, const Render& render,
                  std::vector<std::filesystem::path>& written) const;
   std::vector<std::filesystem::path> write_default(const std::filesystem::path& dir, const Render& render) const;
 
   OutputRequest request_;
   std::filesystem::path json_;  // the given name, or results/<default>
-  int lock_fd_ = -1;
+  std::atomic<int> lock_fd_{-1};
   std::filesystem::path lock_path_;
+  std::unique_ptr<io::InterruptHook> release_on_signal_;  // last: destroyed first
 };
 
 // The places results go when they cannot go where asked: the scratch

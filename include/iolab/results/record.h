@@ -137,7 +137,23 @@ struct Result {
   nlohmann::json extra = nlohmann::json::object();  // suite-specific fields (first_done_s, ...)
 
   // Derived from samples_s, bytes and ops.
-  Summary seconds() const;
+  Summary seconds() const;  // of one repetition: `passes` passes, `ops` operations
+  // The median repetition's seconds divided by its passes: one pass, the
+  // workload done once (what another tool's single run is compared with).
+  // 0 without samples.
+  double seconds_per_pass() const;
+  // The median repetition's nanoseconds per operation (seconds * 1e9 / ops);
+  // nullopt without samples or operations.
+  std::optional<double> ns_per_op() const;
+  // The spread tables, charts and verdicts show, as seconds of one
+  // repetition: that of single passes (the 5th and 95th percentile from 20
+  // passes, else the slowest and fastest) times the passes, since a
+  // repetition's range shrinks with its passes; without per-pass times
+  // (older files), the repetitions' slowest and fastest. Zeros without samples.
+  struct Spread {
+    double slowest_s = 0, fastest_s = 0;
+  };
+  Spread spread_seconds() const;
   double median_mib_per_s() const;
   double median_ops_per_s() const;
   // Adds a warning of `kind` unless one of that kind is already there.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,7 +24,7 @@ struct SuiteOptions {
   Scale scale = Scale::Default;
   std::uint64_t records = 0;           // store: records (0 = the suite's default for the scale)
   std::vector<unsigned> threads;       // parallel: worker counts (empty = the suite's default)
-  std::uint64_t memory_limit = 0;      // memory: the cgroup's limit in bytes (0 = the suite's default for the scale)
+  std::optional<std::uint64_t> memory_limit = std::nullopt;  // memory: the cgroup's limit in bytes (none: the suite's default for the scale)
 };
 
 class Suite {

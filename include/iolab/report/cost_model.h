@@ -1,0 +1,149 @@
+// Why, as a model (issue 42): per (method, op, cache column, flush policy),
+// the time of one pass fitted as
+//   calls x c_call + bytes x c_byte + faults x c_fault + flushes x c_flush
+// from the counts every record carries (docs/model.md). The fit is robust
+// (Huber weights, iteratively reweighted, on relative residuals) and
+// non-negative; its intervals come from a seeded bootstrap over each
+// record's repetitions; each fit is checked by leaving one size out; where
+// the residuals show a cache-size knee the model names the term it lacks.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "iolab/results/record.h"
+
+namespace iolab::report {
+
+// The counts a pass is charged for, in this order everywhere.
+enum class CostTerm { Calls, Bytes, Faults, Flushes };
+inline constexpr std::size_t kCostTerms = 4;
+std::string_view to_string(CostTerm t);  // "calls", "bytes", "faults", "flushes"
+using TermCounts = std::array<double, kCostTerms>;
+
+// An estimate with its bootstrap interval (2.5% and 97.5% of the resamples).
+struct Interval {
+  double estimate = 0, low = 0, high = 0;
+};
+
+struct CostCoefficient {
+  CostTerm term = CostTerm::Calls;
+  Interval seconds;  // seconds per call, per byte, per fault, per flush
+};
+
+// A term of the formula that this fit does not carry, and why: no record
+// has the count, the count is noise, or it is proportional to a term kept
+// (its cost is then inside that term's coefficient).
+struct DroppedTerm {
+  CostTerm term = CostTerm::Calls;
+  std::string reason;
+};
+
+// One record as the fit saw it: counts per pass, median seconds per pass.
+struct ModelPoint {
+  std::uint64_t size = 0;  // bytes per call (the sweep's x)
+  std::uint64_t file_size = 0;
+  TermCounts counts{};
+  double measured_s = 0;                   // median repetition / passes
+  double fitted_s = 0;                     // the full fit's prediction from the counts
+  std::optional<double> loo_predicted_s;   // predicted by the fit without this size
+};
+
+// What the residuals say the formula lacks. `term` is "bytes_above_knee"
+// (a per-byte cost that grows past a size, e.g. a copy leaving a CPU
+// cache) or "bytes_below_knee"; "unexplained" when the residuals are large
+// and no single knee accounts for them.
+struct MissingTerm {
+  std::string term;
+  std::uint64_t knee_bytes = 0;  // first size past the knee (0 when unexplained)
+  std::uint64_t below_bytes = 0; // last size before it
+  double extra_seconds_per_byte = 0;
+  double residual_p90 = 0;            // |relative residual|, 90th percentile, of the fit without the term
+  double residual_p90_with_term = 0;  // ... and with it
+};
+
+struct CostFit {
+  std::string method, op, column, flush;
+  std::vector<CostCoefficient> terms;  // the terms it carries, in CostTerm order
+  std::vector<DroppedTerm> dropped;
+  std::vector<ModelPoint> points;      // sorted by size
+  std::vector<std::uint64_t> sizes;    // distinct, ascending
+  std::vector<TermCounts> counts_per_byte;  // per size (median over its records), aligned with `sizes`
+  std::size_t repetitions = 0;
+  // Leave-one-size-out |predicted - measured| / measured over the points;
+  // unset when too few sizes remain to fit without one.
+  std::optional<double> loo_median_abs_error, loo_p90_abs_error;
+  std::optional<MissingTerm> missing;
+  // Coefficients (seconds per unit, every term, 0 when not carried) of the
+  // point fit and of each bootstrap resample.
+  TermCounts coefficients{};
+  std::vector<TermCounts> resamples;
+
+  // Seconds per pass the model gives for these counts.
+  double predict(const TermCounts& counts) const;
+  // Seconds per byte the model predicts at `size` within the measured range,
+  // the counts per byte interpolated (log-log) between the measured sizes;
+  // `coef` is `coefficients` or a resample.
+  std::optional<double> seconds_per_byte_at(double size, const TermCounts& coef) const;
+};
+
+// Where two methods of one (op, column, flush) trade places.
+struct Crossover {
+  std::string op, column, flush;
+  std::string below, above;  // the cheaper method below the size, and above it
+  Interval size_bytes;
+  double resamples_crossing = 0;  // share of resamples that cross near the estimate
+};
+
+struct ModelValidation {
+  std::size_t points = 0;  // left-out points over every fit
+  std::optional<double> loo_median_abs_error, loo_p90_abs_error;
+  // The same over 64 B..8 MiB, warm and cold reads and buffered writes (issue 42's bar).
+  std::size_t range_points = 0;
+  std::optional<double> range_loo_median_abs_error, range_loo_p90_abs_error;
+};
+
+struct CostModel {
+  std::vector<CostFit> fits;
+  std::vector<Crossover> crossovers;
+  ModelValidation validation;
+  unsigned resamples = 0;
+  std::uint64_t seed = 0;
+};
+
+struct ModelOptions {
+  unsigned resamples = 200;
+  std::uint64_t seed = 42;
+  std::size_t min_sizes = 3;  // a (method, op, column, flush) needs this many block sizes
+  double crossover_min_share = 0.5;  // crossovers found in fewer resamples are not reported
+};
+
+// Records that can enter a fit: measured, read or write, one worker,
+// sequential, from a sweep of at least `min_sizes` block sizes. Records of
+// other kinds are ignored; an empty model means there was no sweep.
+CostModel fit_cost_model(const std::vector<harness::Result>& records, const ModelOptions& options = {});
+
+// The model as `iolab model --json` gives it (docs/model.md).
+nlohmann::json to_json(const CostModel& m);
+// The words both the console and the HTML report use: a coefficient with
+// its interval in the unit a person reads ("380 (350..410) ns/call",
+// "9.8 (9.1..10) GB/s"), a relative error ("4.2%", "<0.1%"), the missing
+// term of a fit, a crossover ("read, warm, flush none: mmap below 2.1 KiB
+// (1.8 KiB..2.5 KiB), pread above (97% of resamples)"), the validation.
+std::string coefficient_text(CostTerm t, const Interval& seconds);
+std::string error_text(double fraction);
+std::string missing_term_text(const CostFit& f);
+std::string crossover_text(const Crossover& c);
+std::string validation_text(const ModelValidation& v);
+// Tables for a person: coefficients with intervals (ns per call, GB/s,
+// µs per fault, ms per flush), missing terms, crossovers, validation.
+std::string format_text(const CostModel& m);
+
+}  // namespace iolab::report
