@@ -18,6 +18,7 @@
 
 #include "iolab/base/error.h"
 #include "iolab/base/names.h"
+#include "iolab/base/proc.h"
 #include "iolab/base/units.h"
 #include "iolab/io/scratch.h"
 
@@ -26,9 +27,8 @@ namespace iolab::harness {
 void check_memory_limit(std::uint64_t limit, std::uint64_t least, const std::string& given, std::string_view why_least) {
   if (limit < least)
     throw UsageError(given, "at least " + format_bytes(static_cast<double>(least)) + " (" + std::string(why_least) + ")");
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return;
-  const auto ram = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+  const std::uint64_t ram = proc::physical_memory_bytes();
+  if (ram == 0) return;
   if (limit >= ram)
     throw UsageError(given, "must be below this machine's " + format_bytes(static_cast<double>(ram)) +
                                 " of memory: a limit it cannot reach never binds, so nothing would be past memory");

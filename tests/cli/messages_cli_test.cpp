@@ -27,20 +27,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using iolab::testing::json_of;
-using iolab::testing::in_directory;
-using iolab::testing::joined;
-using iolab::testing::names_in;
-using iolab::testing::ProgramRun;
-using iolab::testing::read_file;
-using iolab::testing::results_file;
-using iolab::testing::run_iolab;
-using iolab::testing::small_run;
-using iolab::testing::start_iolab;
-using iolab::testing::stdout_to;
-using iolab::testing::wait_until;
-using iolab::testing::Workspace;
-using iolab::testing::write_file;
+using namespace iolab::testing;  // run_program.h, decision_file.h, io_test_support.h: the CLI tests' kit
 
 TEST(Messages, ControlCharactersInPathsAndValuesStayOnOneLine) {
   Workspace w;

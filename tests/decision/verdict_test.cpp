@@ -86,10 +86,11 @@ TEST(Verdict, ATooShortRepetitionWithdrawsFromItsRound) {
 // filter withdraws (as the run's trial reports it) in that round.
 class ShortRepetitionTrial final : public ConditionTrial {
  public:
+  // `out` gets the records, `ended_by_withdrawal` whether the withdrawal ended the selection (both outlive the trial).
   ShortRepetitionTrial(const Condition& c, std::vector<double> mib_s, std::uint64_t seed, std::size_t short_candidate,
-                       unsigned short_round, std::vector<harness::Result>& out)
+                       unsigned short_round, std::vector<harness::Result>& out, bool& ended_by_withdrawal)
       : c_(c), mib_s_(std::move(mib_s)), rng_(seed), short_candidate_(short_candidate), short_round_(short_round),
-        samples_(mib_s_.size()), out_(out) {}
+        samples_(mib_s_.size()), out_(out), ended_by_withdrawal_(ended_by_withdrawal) {}
   std::vector<std::string> start() override { return std::vector<std::string>(mib_s_.size()); }
   Round round(const std::vector<bool>& in_play, const std::function<bool()>&) override {
     Round r;
@@ -133,9 +134,8 @@ class ShortRepetitionTrial final : public ConditionTrial {
       r.extra[keys::kWithin] = within;
       out_.push_back(std::move(r));
     }
-    ended_by_withdrawal = s.rounds() == short_round_ && ending.stop == Stop::Selected;
+    ended_by_withdrawal_ = s.rounds() == short_round_ && ending.stop == Stop::Selected;
   }
-  bool ended_by_withdrawal = false;
 
  private:
   static std::string label(std::size_t i) { return fmt::format("m{}", i); }
@@ -147,6 +147,7 @@ class ShortRepetitionTrial final : public ConditionTrial {
   unsigned short_round_, rounds_ = 0;
   std::vector<std::vector<double>> samples_;
   std::vector<harness::Result>& out_;
+  bool& ended_by_withdrawal_;
 };
 
 // The run's selection may end on a withdrawal, before the round that
@@ -158,7 +159,7 @@ TEST(Verdict, AWithdrawalThatEndsTheSelectionReplaysAsItRan) {
   for (std::uint64_t seed = 1; seed <= 40; ++seed)
     for (unsigned short_round : {2u, 6u, 7u, 9u}) {
       std::vector<harness::Result> records;
-      ShortRepetitionTrial* trial = nullptr;
+      bool ended = false;
       ScheduleSettings s;
       s.budget_s = 1e6;
       DesignRequest request;
@@ -169,18 +170,15 @@ TEST(Verdict, AWithdrawalThatEndsTheSelectionReplaysAsItRan) {
         sc.condition = at;
         sc.candidates = 2;
         sc.make = [&, at](double) -> std::unique_ptr<ConditionTrial> {
-          auto t = std::make_unique<ShortRepetitionTrial>(at, std::vector<double>{1000, 1030}, seed, seed % 2, short_round,
-                                                          records);
-          trial = t.get();
-          return t;
+          return std::make_unique<ShortRepetitionTrial>(at, std::vector<double>{1000, 1030}, seed, seed % 2, short_round,
+                                                        records, ended);
         };
         return sc;
       };
       auto tick = [&] { return clock += 0.01; };
       Schedule out = run_schedule({c.row}, request, make, s, tick);
       ASSERT_EQ(out.outcomes.size(), 1u);
-      ASSERT_NE(trial, nullptr);
-      ended_by_withdrawal += trial->ended_by_withdrawal;
+      ended_by_withdrawal += ended;
       ++runs;
       const Decision d = decision_from_records(records);
       ASSERT_EQ(d.conditions.size(), 1u);
