@@ -70,6 +70,13 @@ bool move_to_free_name(const std::filesystem::path& tmp, const std::filesystem::
   return true;
 }
 
+// Whether `tmp` is still the file iolab wrote (`ours`): after an exchange it
+// holds what was at the path, which is never removed.
+bool still_ours(const std::filesystem::path& tmp, const struct stat& ours) {
+  struct stat now {};
+  return ::lstat(tmp.c_str(), &now) == 0 && now.st_ino == ours.st_ino && now.st_dev == ours.st_dev;
+}
+
 [[noreturn]] void taken(const std::filesystem::path& path) {
   throw Error("write", path.string(), "a file iolab may not replace is there (kept as it was)", EEXIST);
 }
@@ -93,14 +100,21 @@ void replace_if(const std::filesystem::path& tmp, const std::filesystem::path& p
       sys::rename(tmp, path);
       return;
     }
-    if (replaceable(tmp)) {
+    // What was there is now at tmp's name: a judge that cannot decide keeps it.
+    bool replace = false;
+    try {
+      replace = replaceable(tmp);
+    } catch (...) {
+    }
+    if (replace) {
       ::unlink(tmp.c_str());
       return;
     }
     // Not ours to replace: theirs goes back, ours is dropped (if it is still ours).
-    if (rename2(tmp, path, RENAME_EXCHANGE) != 0) sys::fail("write", path);
-    struct stat now {};
-    if (::lstat(tmp.c_str(), &now) == 0 && now.st_ino == ours.st_ino && now.st_dev == ours.st_dev) ::unlink(tmp.c_str());
+    if (rename2(tmp, path, RENAME_EXCHANGE) != 0)
+      throw Error("write", path.string(),
+                  "the file that was there could not be put back; it is kept at " + tmp.string(), errno);
+    if (still_ours(tmp, ours)) ::unlink(tmp.c_str());
     taken(path);
   }
   sys::fail("write", path);
@@ -114,17 +128,28 @@ void publish(const std::filesystem::path& path, std::string_view content,
              const std::function<void(const std::filesystem::path& tmp)>& move_into_place) {
   if (path.filename().empty()) throw Error("write", path.string(), "not a file name", EISDIR);
   make_directory(directory_of(path));
-  auto [fd, tmp] = create_temporary(path);
+  auto created = create_temporary(path);
+  sys::Fd& fd = created.first;
+  const std::filesystem::path tmp = created.second;  // a variable, not a binding: the lambda below captures it
+  struct stat ours {};
+  if (::fstat(fd.get(), &ours) != 0) {
+    ::unlink(tmp.c_str());
+    sys::fail("write", tmp);
+  }
+  // On failure the temporary goes, but only while it is ours (replace_if may have swapped a user's file into it).
+  auto drop = [&] {
+    if (still_ours(tmp, ours)) ::unlink(tmp.c_str());
+  };
   try {
     write_synced(fd, tmp, content);
     move_into_place(tmp);
   } catch (const Error& e) {
-    ::unlink(tmp.c_str());
+    drop();
     // Named by the file the user asked for, not the temporary one.
     if (e.error_number() != 0 && e.subject() != path.string()) throw Error("write", path.string(), e.error_number());
     throw;
   } catch (...) {
-    ::unlink(tmp.c_str());
+    drop();
     throw;
   }
   sys::sync_dir(directory_of(path));

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <stdexcept>
 
 #include "io_test_support.h"
 #include "iolab/io/publish.h"
@@ -100,6 +101,21 @@ TEST(Publish, ReplaceableDecidesAtPublishTimeAndKeepsAFileItRefuses) {
   }));
   EXPECT_TRUE(std::filesystem::is_symlink(link));
   EXPECT_EQ(testing::read_file(p), "draft");
+}
+
+// A judge that throws once the user's file has been swapped out to the
+// temporary's name decides nothing: the file goes back, nothing of it is removed.
+TEST(Publish, AJudgeThatFailsKeepsTheFileThatWasThere) {
+  testing::TestDir f{"/tmp"};
+  auto p = f.path() / "r.json";
+  std::ofstream(p) << "draft";
+  auto e = expect_error([&] {
+    publish_file(p, "ours", [](const std::filesystem::path&) -> bool { throw std::runtime_error("cannot judge"); });
+  });
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->error_number(), EEXIST) << e->what();
+  EXPECT_EQ(testing::read_file(p), "draft");
+  EXPECT_EQ(names(f.path()), std::vector<std::string>{"r.json"}) << "no temporary left, and nothing lost";
 }
 
 TEST(Publish, AFailureLeavesNoTemporary) {
