@@ -23,6 +23,19 @@ double number_of(const nlohmann::json& extra, const char* key, double otherwise)
   auto it = extra.find(key);
   return it != extra.end() && it->is_number() ? it->get<double>() : otherwise;
 }
+// A count the replay runs by (rounds, the first stage): a whole number in
+// [least, most], `otherwise` when absent; anything else is refused naming
+// the key, rather than replayed as a count it never was.
+unsigned count_of(const nlohmann::json& extra, const char* key, unsigned otherwise, unsigned least, unsigned most,
+                  const std::string& condition) {
+  auto it = extra.find(key);
+  if (it == extra.end()) return otherwise;
+  const double v = it->is_number() ? it->get<double>() : -1;
+  if (!(v >= least && v <= most) || v != std::floor(v))
+    throw Error("read", "decision record of " + condition,
+                fmt::format("{} is {}, not a whole number from {} to {}", key, it->dump(), least, most));
+  return static_cast<unsigned>(v);
+}
 
 std::vector<std::string> split(const std::string& key) {
   std::vector<std::string> parts;
@@ -244,8 +257,7 @@ Decision decision_from_records(std::span<const harness::Result> results) {
     auto guarantee_of = [&] {
       v.indifference = number_of(r.extra, keys::kIndifference, v.indifference);
       v.confidence = number_of(r.extra, keys::kConfidence, v.confidence);
-      const double n0 = number_of(r.extra, keys::kFirstStage, v.first_stage);
-      v.first_stage = n0 >= 2 && n0 <= 1000 ? static_cast<unsigned>(n0) : kFirstStage;
+      v.first_stage = count_of(r.extra, keys::kFirstStage, v.first_stage, 2, 1000, key);
       v.min_time = number_of(r.extra, keys::kMinTime, v.min_time);
       if (std::string s = text_of(r.extra, keys::kStop); !s.empty()) g.recorded_stop = s;
       g.recorded_why = text_of(r.extra, keys::kStopWhy);
@@ -285,7 +297,7 @@ Decision decision_from_records(std::span<const harness::Result> results) {
     }
     g.records[i] = &r;
     guarantee_of();
-    g.recorded_rounds = static_cast<unsigned>(std::clamp(number_of(r.extra, keys::kRounds, 0), 0.0, 1e6));
+    g.recorded_rounds = count_of(r.extra, keys::kRounds, 0, 0, 1000000, key);
     if (r.bytes == 0 && r.ops > 0) v.counts_bytes = false;
     d.unverified += !r.verified && !r.skipped;
   }

@@ -233,6 +233,22 @@ TEST(Verdict, BrokenKeysAndGuaranteesAreRefusedNamingTheCause) {
   auto no_index = records;
   no_index[1].extra.erase(keys::kIndex);
   EXPECT_THROW(decision_from_records(no_index), Error);
+  // Counts the replay runs by are whole numbers in range, or the file is refused naming the key (issue 44 finding 9).
+  for (const nlohmann::json& bad : {nlohmann::json(-5), nlohmann::json(1.5), nlohmann::json("7"), nlohmann::json(2e6)}) {
+    auto r = records;
+    for (auto& x : r) x.extra[keys::kRounds] = bad;
+    try {
+      decision_from_records(r);
+      ADD_FAILURE() << "rounds " << bad.dump() << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(keys::kRounds), std::string::npos) << e.what();
+    }
+  }
+  for (const nlohmann::json& bad : {nlohmann::json(0), nlohmann::json(1), nlohmann::json(5000), nlohmann::json(-1)}) {
+    auto r = records;
+    for (auto& x : r) x.extra[keys::kFirstStage] = bad;
+    EXPECT_THROW(decision_from_records(r), Error) << "first stage " << bad.dump();
+  }
 }
 
 TEST(Verdict, TheSafeChoiceIsTheLeastWorstRatioOverTheRow) {
