@@ -40,7 +40,8 @@ std::pair<sys::Fd, std::filesystem::path> create_temporary(const std::filesystem
     try {
       return {sys::open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644), tmp};
     } catch (const Error& e) {
-      if (e.error_number() != EEXIST) throw;
+      // Named by the file asked for, not by iolab's temporary (EMFILE, EROFS, EACCES...).
+      if (e.error_number() != EEXIST) throw Error("write", path.string(), e.error_number());
     }
   }
 }
@@ -170,11 +171,14 @@ void publish_file(const std::filesystem::path& path, std::string_view content, c
 
 void check_publishable(const std::filesystem::path& dir) {
   make_directory(dir);
-  auto [fd, tmp] = create_temporary(dir / "iolab-probe");
+  std::filesystem::path tmp;
   try {
-    write_synced(fd, tmp, std::string(4096, '\0'));
+    auto created = create_temporary(dir / "iolab-probe");
+    tmp = created.second;
+    write_synced(created.first, tmp, std::string(4096, '\0'));
   } catch (const Error& e) {
-    ::unlink(tmp.c_str());
+    if (!tmp.empty()) ::unlink(tmp.c_str());
+    // Named by the directory asked for, not by the probe file.
     if (e.error_number() != 0) throw Error("write in", dir.string(), e.error_number());
     throw;
   }

@@ -162,6 +162,14 @@ TEST(Publish, AFullOrReadOnlyFilesystemIsFoundByTheCheck) {
   e = expect_error([&] { check_publishable(ro.dir()); });
   ASSERT_TRUE(e);
   EXPECT_EQ(e->error_number(), EROFS) << e->what();
+  // The error names what the user asked for, never iolab's temporary or probe file (issue 44 finding 12).
+  EXPECT_EQ(std::string(e->what()).find(".tmp"), std::string::npos) << e->what();
+  EXPECT_NE(std::string(e->what()).find(ro.dir().string()), std::string::npos) << e->what();
+  e = expect_error([&] { publish_file(ro.dir() / "r.json", "r", IfExists::Refuse); });
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->error_number(), EROFS) << e->what();
+  EXPECT_EQ(std::string(e->what()).find(".tmp"), std::string::npos) << e->what();
+  EXPECT_NE(std::string(e->what()).find((ro.dir() / "r.json").string()), std::string::npos) << e->what();
 }
 
 }  // namespace
