@@ -129,10 +129,22 @@ Availability DirectMethod::probe(const std::filesystem::path& dir) const {
   // An unnamed file in dir: nothing to clean up, nothing visible.
   int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_DIRECT | O_CLOEXEC, 0600);
   if (fd < 0) {
-    // O_TMPFILE unsupported: try a named probe file.
-    std::filesystem::path p = dir / ".iolab-direct-probe";
-    fd = ::open(p.c_str(), O_CREAT | O_EXCL | O_RDWR | O_DIRECT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd >= 0) ::unlink(p.c_str());
+    // O_TMPFILE unsupported: a named probe file of this process, unlinked at
+    // once, O_DIRECT asked for after: an open with O_DIRECT on a filesystem
+    // that refuses it (ramfs) creates the file before it fails, and left it
+    // behind for the next probe's O_EXCL to call "File exists".
+    std::filesystem::path p = dir / (".iolab-direct-probe." + std::to_string(::getpid()));
+    fd = ::open(p.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0) {
+      ::unlink(p.c_str());
+      const int flags = ::fcntl(fd, F_GETFL);
+      if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_DIRECT) != 0) {
+        const int err = errno;
+        ::close(fd);
+        fd = -1;
+        errno = err;
+      }
+    }
   }
   if (fd < 0)
     return {false, std::string("the filesystem of ") + dir.string() + " refuses O_DIRECT (" + std::strerror(errno) + ")"};

@@ -166,7 +166,8 @@ inline void overwrite_byte(const std::filesystem::path& p, std::uint64_t offset)
 // mount() fails without root (or CAP_SYS_ADMIN): why_not() then says why.
 class TmpfsMount {
  public:
-  TmpfsMount(const std::filesystem::path& parent, const std::string& options) {
+  // `type`: "tmpfs", or "ramfs" (no O_TMPFILE, no O_DIRECT, no size limit).
+  TmpfsMount(const std::filesystem::path& parent, const std::string& options, const char* type = "tmpfs") {
     if (::geteuid() != 0) {
       why_not_ = "needs root to mount a tmpfs (running as uid " + std::to_string(::geteuid()) + ")";
       return;
@@ -177,8 +178,8 @@ class TmpfsMount {
       return;
     }
     dir_ = tmpl;
-    if (::mount("tmpfs", dir_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
-      why_not_ = std::string("mount -t tmpfs -o ") + options + " failed: " + std::strerror(errno);
+    if (::mount(type, dir_.c_str(), type, MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
+      why_not_ = std::string("mount -t ") + type + " -o " + options + " failed: " + std::strerror(errno);
       ::rmdir(dir_.c_str());
       dir_.clear();
       return;

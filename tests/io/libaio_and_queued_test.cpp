@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 #include "io_test_support.h"
 #include "iolab/io/call_injection.h"
 #include "iolab/io/pattern.h"
+#include "iolab/testing/test_dir.h"
 
 namespace iolab::io {
 namespace {
@@ -57,6 +59,23 @@ TEST(QueuedMethods, ErrorMidStreamDrainsAndThrows) {
 }
 
 // ---- libaio -----------------------------------------------------------------
+
+// ramfs takes neither O_TMPFILE nor O_DIRECT: the probe of each O_DIRECT
+// method says O_DIRECT is refused, every time, and leaves no file there
+// (issue 44 finding 12: an open with O_DIRECT created a probe file before it
+// failed, and the next probe's O_EXCL reported "File exists").
+TEST(DirectProbe, AFilesystemRefusingODirectSaysSoEachTimeAndKeepsNothing) {
+  testing::TestDir parent{"/tmp"};
+  testing::TmpfsMount ramfs(parent.path(), "", "ramfs");
+  if (!ramfs.mounted()) GTEST_SKIP() << ramfs.why_not();
+  for (const char* name : {"direct", "libaio", "direct", "libaio"}) {
+    Availability a = find_file_method(name).probe(ramfs.dir());
+    EXPECT_FALSE(a.available) << name;
+    EXPECT_NE(a.reason.find("refuses O_DIRECT"), std::string::npos) << name << ": " << a.reason;
+    EXPECT_EQ(a.reason.find("File exists"), std::string::npos) << name << ": " << a.reason;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(ramfs.dir()));
+}
 
 TEST(Libaio, TraitsAndDepthLimit) {
   ScratchDir scratch;
