@@ -5,7 +5,6 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +22,7 @@
 #include "iolab/io/buffer.h"
 #include "iolab/io/pattern.h"
 #include "iolab/io/registry.h"
+#include "iolab/io/scratch.h"
 #include "full_cache.h"
 
 namespace iolab::harness {
@@ -231,13 +231,9 @@ std::optional<std::string> resource_problem(const FileExperiment& e, const std::
              (e.pattern == AccessPattern::Rand ? std::string(" and an offset per call") : "") + "), more than half of the " +
              format_bytes(static_cast<double>(ram)) + " here";
   }
-  struct statvfs fs {};
-  if (::statvfs(scratch_dir.c_str(), &fs) == 0) {
-    const std::uint64_t free = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
-    if (length > free)
-      return "its " + format_bytes(static_cast<double>(length)) + " file is larger than the " +
-             format_bytes(static_cast<double>(free)) + " free in " + scratch_dir.string();
-  }
+  if (const auto free = io::free_space(scratch_dir); free && length > *free)
+    return "its " + format_bytes(static_cast<double>(length)) + " file is larger than the " +
+           format_bytes(static_cast<double>(*free)) + " free in " + scratch_dir.string();
   return std::nullopt;
 }
 

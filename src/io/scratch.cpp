@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -236,6 +237,12 @@ void preallocate(const std::filesystem::path& file, std::uint64_t size) {
     throw Error("fallocate", file.string(),
                 std::string(std::strerror(err)) + " (preallocating " + format_bytes(static_cast<double>(size)) + ")", err);
   fd.close(file);
+}
+
+std::optional<std::uint64_t> free_space(const std::filesystem::path& dir) {
+  struct statvfs fs {};
+  if (::statvfs(dir.c_str(), &fs) != 0 || fs.f_blocks == 0) return std::nullopt;
+  return static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
 }
 
 }  // namespace iolab::io

@@ -64,7 +64,7 @@ TEST(QueuedMethods, ErrorMidStreamDrainsAndThrows) {
 // method says O_DIRECT is refused, every time, and leaves no file there
 // (issue 44 finding 12: an open with O_DIRECT created a probe file before it
 // failed, and the next probe's O_EXCL reported "File exists").
-TEST(DirectProbe, AFilesystemRefusingODirectSaysSoEachTimeAndKeepsNothing) {
+TEST(DirectProbe, ARamfsRefusingODirectSaysSoEachTimeKeepsNothingAndCountsNoSpace) {
   testing::TestDir parent{"/tmp"};
   testing::TmpfsMount ramfs(parent.path(), "", "ramfs");
   if (!ramfs.mounted()) GTEST_SKIP() << ramfs.why_not();
@@ -75,6 +75,12 @@ TEST(DirectProbe, AFilesystemRefusingODirectSaysSoEachTimeAndKeepsNothing) {
     EXPECT_EQ(a.reason.find("File exists"), std::string::npos) << name << ": " << a.reason;
   }
   EXPECT_TRUE(std::filesystem::is_empty(ramfs.dir()));
+  // Nor does ramfs count its space: unknown, not "0 B free" (the figure that refused every experiment there).
+  EXPECT_FALSE(free_space(ramfs.dir()));
+  testing::TmpfsMount tmpfs(parent.path(), "size=1m");
+  ASSERT_TRUE(tmpfs.mounted()) << tmpfs.why_not();
+  ASSERT_TRUE(free_space(tmpfs.dir()));
+  EXPECT_EQ(*free_space(tmpfs.dir()), 1u << 20);
 }
 
 TEST(Libaio, TraitsAndDepthLimit) {

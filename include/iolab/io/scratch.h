@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,11 @@ class ScratchDir {
   std::vector<std::filesystem::path> created_;
   std::uint64_t next_unique_ = 0;
 };
+
+// Bytes an unprivileged writer may still put on the filesystem of `dir`;
+// nullopt when that is not known: statvfs fails, or the filesystem keeps no
+// count (ramfs: no blocks at all, and no limit but memory).
+std::optional<std::uint64_t> free_space(const std::filesystem::path& dir);
 
 // Removes every live ScratchDir (as remove_all does); for paths that end the
 // process without running destructors (MPI_Abort).

@@ -1,7 +1,6 @@
 // W workers, each owning one disjoint region of a shared file (or a file of
 // its own), timed from a common start: seed 003's experiment on threads.
 #include <fcntl.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -70,12 +69,11 @@ std::vector<Region> plan_regions(unsigned workers, std::uint64_t region_size, La
 // ---- files ---------------------------------------------------------------------
 
 void require_free_space(const std::filesystem::path& dir, std::uint64_t bytes) {
-  struct statvfs fs {};
-  if (::statvfs(dir.c_str(), &fs) != 0) return;  // unknown: the write itself will say
-  std::uint64_t free = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
-  if (bytes > free)
+  const auto free = io::free_space(dir);
+  if (!free) return;  // unknown: the write itself will say
+  if (bytes > *free)
     throw Error("files in", dir.string(),
-                format_bytes(static_cast<double>(bytes)) + " needed, " + format_bytes(static_cast<double>(free)) +
+                format_bytes(static_cast<double>(bytes)) + " needed, " + format_bytes(static_cast<double>(*free)) +
                     " free on its filesystem",
                 ENOSPC);
 }
