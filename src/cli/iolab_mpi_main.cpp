@@ -142,6 +142,9 @@ int run(int argc, char** argv) {
       std::error_code ec;
       for (const auto& e : std::filesystem::directory_iterator(dir, ec))
         if (e.path().filename().string().starts_with("mpi-")) ::unlink(e.path().c_str());
+      // And rank 0's list of them: mpirun SIGKILLs every rank a second after
+      // its SIGTERM, which may come while rank 0 still publishes.
+      ::unlink((std::filesystem::path(dir) / std::string(io::kScratchListName)).c_str());
       ::rmdir(dir.c_str());
     });
   std::optional<io::InterruptHook> save_on_signal;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <csignal>
 #include <cstring>
 #include <cstdlib>
+#include <ctime>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -52,11 +54,23 @@ ScratchDir::ScratchDir(const std::filesystem::path& parent) {
   struct stat st {};
   if (::stat(base.c_str(), &st) != 0) sys::fail("use scratch directory", base);
   if (!S_ISDIR(st.st_mode)) throw Error("use scratch directory", base.string(), "not a directory", ENOTDIR);
+  reclaim_abandoned_scratch_dirs(base);
   std::string tmpl = (base / "iolab-XXXXXX").string();
   std::lock_guard lock(registry().mutex);
   if (::mkdtemp(tmpl.data()) == nullptr) sys::fail("create scratch directory in", base);
   path_ = tmpl;
   registry().live.push_back(this);
+  // The list, locked before anything is listed: a reclaimer skips a list
+  // this new (quiet_seconds), so the moment before the lock is safe too.
+  const std::filesystem::path list_path = path_ / std::string(kScratchListName);
+  list_fd_ = ::open(list_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+  const int err = errno;
+  if (list_fd_ < 0 || ::flock(list_fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int e = list_fd_ < 0 ? err : errno;
+    remove_all();
+    registry().live.pop_back();
+    throw Error("create", list_path.string(), e);
+  }
 }
 
 ScratchDir::~ScratchDir() {
@@ -66,16 +80,44 @@ ScratchDir::~ScratchDir() {
   live.erase(std::remove(live.begin(), live.end(), this), live.end());
 }
 
-std::filesystem::path ScratchDir::create_file(std::string_view name) {
-  if (name.empty() || name.find('/') != std::string_view::npos || name == "." || name == "..")
+std::filesystem::path ScratchDir::checked_name(std::string_view name) const {
+  if (name.empty() || name.find('/') != std::string_view::npos || name.find('\n') != std::string_view::npos ||
+      name == "." || name == ".." || name == kScratchListName)
     throw UsageError("scratch file name '" + std::string(name) + "'", "must be a plain file name");
-  std::filesystem::path p = path_ / std::string(name);
+  return path_ / std::string(name);
+}
+
+void ScratchDir::list(std::string_view entry) {
+  const std::string line = std::string(entry) + "\n";
+  const std::filesystem::path list_path = path_ / std::string(kScratchListName);
+  if (sys::retry("write", [&] { return ::write(list_fd_, line.data(), line.size()); }) !=
+      static_cast<ssize_t>(line.size()))
+    sys::fail("write", list_path);
+}
+
+std::filesystem::path ScratchDir::create_file(std::string_view name) {
+  std::filesystem::path p = checked_name(name);
   std::lock_guard lock(registry().mutex);
   int fd = sys::retry("open",
       [&] { return ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644); });
   if (fd < 0) sys::fail("create", p);
+  sys::Fd file(fd);
   created_.push_back(p);  // tracked before close, so a failed close still cleans up
-  sys::Fd(fd).close(p);
+  list(name);  // only once made: a name listed is one iolab made
+  file.close(p);
+  return p;
+}
+
+std::filesystem::path ScratchDir::create_dir(std::string_view name) {
+  std::filesystem::path p = checked_name(name);
+  std::lock_guard lock(registry().mutex);
+  sys::mkdir(p, 0700);
+  try {
+    list(std::string(name) + "/");
+  } catch (...) {
+    ::rmdir(p.c_str());
+    throw;
+  }
   return p;
 }
 
@@ -91,10 +133,32 @@ void ScratchDir::remove_file(const std::filesystem::path& file) {
   created_.erase(it);
 }
 
+namespace {
+
+// A name iolab made in a scratch directory, or a library's companion of one
+// (SQLite's "<db>-wal", LMDB's "<db>-lock").
+bool ours_or_companion(const std::string& name, const std::vector<std::string>& ours) {
+  return std::any_of(ours.begin(), ours.end(), [&](const std::string& mine) {
+    return name == mine || (name.size() > mine.size() && name.starts_with(mine) && name[mine.size()] == '-');
+  });
+}
+
+// Unlinks the entries of `dir` that are ours or companions, until it can be removed (twice at most).
+void remove_ours_and_dir(const std::filesystem::path& dir, const std::vector<std::string>& ours) {
+  for (int attempt = 0; attempt < 2 && ::rmdir(dir.c_str()) != 0 && errno == ENOTEMPTY; ++attempt) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+      if (ours_or_companion(entry.path().filename().string(), ours)) ::unlink(entry.path().c_str());
+  }
+  ::rmdir(dir.c_str());  // fails harmlessly if something else put a file here
+}
+
+}  // namespace
+
 void ScratchDir::remove_all() noexcept {
   std::lock_guard lock(registry().mutex);
   if (path_.empty()) return;
-  std::vector<std::string> ours;
+  std::vector<std::string> ours{std::string(kScratchListName)};
   for (const auto& f : created_) {
     ::unlink(f.c_str());
     ours.push_back(f.filename().string());
@@ -104,18 +168,46 @@ void ScratchDir::remove_all() noexcept {
   // -shm) or our own name made again: a library that opens by path (SQLite)
   // re-creates the file when a signal's cleanup removes it under a running
   // phase. Only those names go; twice, for one made again meanwhile.
-  auto ours_or_companion = [&](const std::string& name) {
-    return std::any_of(ours.begin(), ours.end(), [&](const std::string& mine) {
-      return name == mine || (name.size() > mine.size() && name.starts_with(mine) && name[mine.size()] == '-');
-    });
-  };
-  for (int attempt = 0; attempt < 2 && ::rmdir(path_.c_str()) != 0 && errno == ENOTEMPTY; ++attempt) {
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(path_, ec))
-      if (ours_or_companion(entry.path().filename().string())) ::unlink(entry.path().c_str());
-  }
-  ::rmdir(path_.c_str());  // fails harmlessly if something else put a file here
+  ::unlink((path_ / std::string(kScratchListName)).c_str());
+  if (list_fd_ >= 0) ::close(list_fd_);
+  list_fd_ = -1;
+  remove_ours_and_dir(path_, ours);
   path_.clear();
+}
+
+std::vector<std::filesystem::path> reclaim_abandoned_scratch_dirs(const std::filesystem::path& parent,
+                                                                  unsigned quiet_seconds) {
+  std::vector<std::filesystem::path> removed;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() != 12 || !name.starts_with("iolab-")) continue;
+    struct stat st {};
+    if (::lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) continue;
+    const std::filesystem::path list_path = entry.path() / std::string(kScratchListName);
+    sys::Fd list(::open(list_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat ls {};
+    if (list.get() < 0 || ::fstat(list.get(), &ls) != 0 || !S_ISREG(ls.st_mode)) continue;
+    if (ls.st_mtime + static_cast<time_t>(quiet_seconds) > ::time(nullptr)) continue;
+    if (::flock(list.get(), LOCK_EX | LOCK_NB) != 0) continue;  // its process lives
+    // The names it made, as listed; anything else keeps the directory.
+    std::vector<std::string> ours{std::string(kScratchListName)};
+    std::string text(static_cast<std::size_t>(std::min<off_t>(ls.st_size, off_t{1} << 20)), '\0');
+    text.resize(static_cast<std::size_t>(std::max<ssize_t>(0, ::pread(list.get(), text.data(), text.size(), 0))));
+    reclaim_abandoned_scratch_dirs(entry.path(), 0);  // a child's scratch directory inside
+    for (std::size_t at = 0, end; at < text.size(); at = end + 1) {
+      end = std::min(text.find('\n', at), text.size());
+      std::string item = text.substr(at, end - at);
+      const bool dir = item.ends_with('/');
+      if (dir) item.pop_back();
+      if (item.empty() || item == "." || item == ".." || item.find('/') != std::string::npos) continue;
+      if (dir) std::filesystem::remove_all(entry.path() / item, ec);  // symlinks inside removed, not followed
+      ours.push_back(item);
+    }
+    remove_ours_and_dir(entry.path(), ours);
+    if (::access(entry.path().c_str(), F_OK) != 0) removed.push_back(entry.path());
+  }
+  return removed;
 }
 
 void remove_all_scratch_dirs() noexcept {

@@ -26,10 +26,13 @@ using namespace iolab::commitlog;
 using nlohmann::json;
 
 LogDir::LogDir(io::ScratchDir& scratch) {
-  for (unsigned n = 0;; ++n) {
-    path_ = scratch.path() / ("commitlog-" + std::to_string(n));
-    if (::mkdir(path_.c_str(), 0700) == 0) break;
-    if (errno != EEXIST) throw Error("mkdir", path_.string(), errno);
+  // Made through the scratch directory, so a run killed outright loses it with the rest.
+  for (unsigned n = 0; path_.empty(); ++n) {
+    try {
+      path_ = scratch.create_dir("commitlog-" + std::to_string(n));
+    } catch (const Error& e) {
+      if (e.error_number() != EEXIST) throw;
+    }
   }
 }
 LogDir::~LogDir() {

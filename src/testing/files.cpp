@@ -3,12 +3,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
 #include "iolab/base/error.h"
+#include "iolab/io/scratch.h"
 #include "iolab/testing/test_dir.h"
 
 namespace iolab::testing {
@@ -93,6 +95,15 @@ std::filesystem::path fast_scratch_parent() {
   std::error_code ec;
   if (std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0) return "/dev/shm";
   return {};
+}
+
+std::vector<std::string> names_in(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
+    if (e.path().filename() != io::kScratchListName) names.push_back(e.path().lexically_relative(dir).string());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace iolab::testing

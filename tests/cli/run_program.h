@@ -49,16 +49,6 @@ class Workspace {
   TestDir dir_{"/tmp"};
 };
 
-// Everything under `dir`, as paths relative to it, sorted; empty when `dir` is missing.
-inline std::vector<std::string> names_in(const std::filesystem::path& dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
-    names.push_back(e.path().lexically_relative(dir).string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 inline std::vector<std::string> Workspace::leftovers() const { return names_in(scratch()); }
 
 struct ProgramRun {

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "io_test_support.h"
+#include "iolab/testing/test_dir.h"
 
 namespace iolab::io {
 namespace {
@@ -23,7 +24,9 @@ TEST(ScratchDir, CreatesAFreshPrivateDirectory) {
   ScratchDir a, b;
   EXPECT_NE(a.path(), b.path());
   EXPECT_TRUE(std::filesystem::is_directory(a.path()));
-  EXPECT_TRUE(std::filesystem::is_empty(a.path()));
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(a.path())) names.push_back(e.path().filename());
+  EXPECT_EQ(names, std::vector<std::string>{std::string(kScratchListName)}) << "nothing but the list of what it makes";
   EXPECT_EQ(a.path().filename().string().rfind("iolab-", 0), 0u) << a.path();
   struct stat st {};
   ASSERT_EQ(::stat(a.path().c_str(), &st), 0);
@@ -151,6 +154,58 @@ TEST(ScratchDir, RemoveAllTakesCompanionsOfItsFilesOnly) {
   std::filesystem::remove(dir / "stranger");
   std::filesystem::remove(dir / "database");
   std::filesystem::remove(dir);
+}
+
+// SIGKILL runs no cleanup: the directory, its files, a library's companion,
+// a directory made through it, and a child's scratch directory inside stay.
+// The next ScratchDir under the same parent removes all that, following no
+// symlink; a live process's directory, and a file the list does not name
+// (with the directory holding it), stay.
+TEST(ScratchDir, WhatAKilledProcessLeftIsReclaimedAndNothingElse) {
+  testing::TestDir parent_dir("/tmp");
+  const std::filesystem::path parent = parent_dir.path(), where = parent / "where", outside = parent / "outside";
+  std::ofstream(outside) << "the user's";
+  auto killed_child = [&](bool with_stranger) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ScratchDir d(parent);
+      auto db = d.create_file("db");
+      std::ofstream(db.string() + "-wal") << "log";
+      auto sub = d.create_dir("commitlog-0");
+      std::ofstream(sub / "00000000000000000000.log") << "segment";
+      std::filesystem::create_symlink(outside, sub / "link");
+      ScratchDir child(d.path());
+      child.create_file("child-data");
+      if (with_stranger) std::ofstream(d.path() / "stranger") << "not listed";
+      std::ofstream(where) << d.path().string();
+      ::kill(::getpid(), SIGKILL);
+    }
+    int status = 0;
+    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    std::string dir;
+    std::ifstream in(where);
+    std::getline(in, dir);
+    return std::filesystem::path(dir);
+  };
+  ScratchDir live(parent);
+  live.create_file("live-data");
+  const std::filesystem::path left = killed_child(false);
+  ASSERT_TRUE(std::filesystem::exists(left / "commitlog-0" / "link"));
+  ASSERT_EQ(::utimensat(AT_FDCWD, (left / std::string(kScratchListName)).c_str(), nullptr, 0), 0);
+  EXPECT_TRUE(reclaim_abandoned_scratch_dirs(parent, 3600).empty()) << "a list that just changed may be one being made";
+  EXPECT_EQ(reclaim_abandoned_scratch_dirs(parent, 0), std::vector<std::filesystem::path>{left});
+  EXPECT_FALSE(std::filesystem::exists(left));
+  EXPECT_EQ(testing::read_file(outside), "the user's") << "a symlink is removed, never followed";
+  EXPECT_TRUE(std::filesystem::exists(live.path() / "live-data")) << "its process lives: its lock is held";
+
+  const std::filesystem::path with_stranger = killed_child(true);
+  EXPECT_TRUE(reclaim_abandoned_scratch_dirs(parent, 0).empty());
+  EXPECT_TRUE(std::filesystem::exists(with_stranger / "stranger"));
+  EXPECT_FALSE(std::filesystem::exists(with_stranger / "db"));
+  EXPECT_FALSE(std::filesystem::exists(with_stranger / "db-wal"));
+  EXPECT_FALSE(std::filesystem::exists(with_stranger / "commitlog-0"));
+  std::filesystem::remove_all(with_stranger);
 }
 
 // What a child process left after `sig`: how it ended, and what its hook wrote.

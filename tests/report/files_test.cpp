@@ -13,6 +13,7 @@
 #include "iolab/report/exporter.h"
 #include "iolab/report/files.h"
 #include "iolab/report/html.h"
+#include "iolab/testing/files.h"
 #include "synthetic.h"
 
 namespace iolab::report {
@@ -20,12 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> names_in(const fs::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using testing::names_in;
 
 TEST(AtomicWrite, ReplacesTheFileAndLeavesNothingElse) {
   io::ScratchDir scratch;

@@ -42,7 +42,7 @@ class CommitLogSuiteTiny : public ::testing::Test {
     results_ = new std::vector<harness::Result>(find_suite("commitlog").run(runner, options));
     leftovers_ = new std::vector<std::string>;
     for (const auto& e : std::filesystem::directory_iterator(scratch_->path()))
-      leftovers_->push_back(e.path().filename().string());
+      if (e.path().filename() != io::kScratchListName) leftovers_->push_back(e.path().filename().string());
   }
   static void TearDownTestSuite() {
     delete results_;
@@ -227,7 +227,7 @@ TEST(CommitLogOnTheEngine, ARunHasTheEnginesRepetitionsAndSpread) {
   ASSERT_TRUE(workload.clocked_run().has_value());
   EXPECT_GE(workload.clocked_run()->message_clock_reads, 300u);
   EXPECT_EQ(r.extra.at("latency_loop").get<std::string>(), "closed");
-  EXPECT_TRUE(std::filesystem::is_empty(scratch.path()));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(scratch.path()), {}), 1) << "only its list, .iolab-scratch";
 }
 
 // The engine's ops are a repetition's; the record's messages and CPU per message are a pass's.

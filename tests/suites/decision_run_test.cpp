@@ -32,7 +32,7 @@ struct Place {
 std::size_t files_in(const std::filesystem::path& dir) {
   std::size_t n = 0;
   for (auto it = std::filesystem::recursive_directory_iterator(dir); it != std::filesystem::recursive_directory_iterator(); ++it)
-    n += it->is_regular_file();
+    n += it->is_regular_file() && it->path().filename() != io::kScratchListName;  // a scratch directory's own list
   return n;
 }
 

@@ -4,6 +4,12 @@
 // (or $TMPDIR, or /tmp), creates files in it with O_EXCL|O_NOFOLLOW, and
 // removes what it created when destroyed. It never writes, truncates or
 // removes anything it did not create.
+//
+// A process killed outright (SIGKILL, the OOM killer) runs no cleanup. So
+// each directory keeps a list of what it created, ".iolab-scratch", locked
+// (flock) while its process lives; the next ScratchDir made under the same
+// parent removes a directory whose list no process holds (see
+// reclaim_abandoned_scratch_dirs).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +37,10 @@ class ScratchDir {
 
   // Creates a new empty file "<dir>/<name>" (O_EXCL: fails if it exists).
   std::filesystem::path create_file(std::string_view name);
+  // Creates a new empty directory "<dir>/<name>" (EEXIST if it exists): its
+  // contents are the caller's to remove; a directory abandoned by a killed
+  // process loses it whole.
+  std::filesystem::path create_dir(std::string_view name);
   // A name not used yet in this directory: "<stem>-N".
   std::filesystem::path create_unique_file(std::string_view stem);
   // Removes a file this ScratchDir created; other paths are refused.
@@ -48,10 +58,29 @@ class ScratchDir {
   const std::vector<std::filesystem::path>& created() const noexcept { return created_; }
 
  private:
+  std::filesystem::path checked_name(std::string_view name) const;
+  void list(std::string_view entry);  // appends to .iolab-scratch before the entry is made
+
   std::filesystem::path path_;
   std::vector<std::filesystem::path> created_;
   std::uint64_t next_unique_ = 0;
+  int list_fd_ = -1;  // .iolab-scratch, flock'ed for the directory's life
 };
+
+// The list a scratch directory keeps of what it created.
+inline constexpr std::string_view kScratchListName = ".iolab-scratch";
+
+// Removes the scratch directories under `parent` left by iolab processes
+// that ended without their cleanup: an "iolab-XXXXXX" directory of this
+// user holding a .iolab-scratch that no process has locked and that has not
+// changed for `quiet_seconds` (a directory being made is not yet locked).
+// What the list names goes (a listed directory with all it holds, symlinks
+// removed, never followed), with the companions remove_all takes, nested
+// scratch directories by the same rule, then the list and the directory; a
+// file the list does not name keeps the directory. Returns the directories
+// removed. ScratchDir's constructor calls it for its parent.
+std::vector<std::filesystem::path> reclaim_abandoned_scratch_dirs(const std::filesystem::path& parent,
+                                                                  unsigned quiet_seconds = 2);
 
 // Bytes an unprivileged writer may still put on the filesystem of `dir`;
 // nullopt when that is not known: statvfs fails, or the filesystem keeps no

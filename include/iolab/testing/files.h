@@ -19,4 +19,9 @@ std::string read_file(const std::filesystem::path& p);
 void write_bytes(const std::filesystem::path& p, std::span<const std::byte> bytes);
 void write_file(const std::filesystem::path& p, std::string_view text);
 
+// Everything under `dir`, as paths relative to it, sorted; empty when `dir`
+// is missing. A scratch directory's own list (io::kScratchListName) is left
+// out: it is how the directory is reclaimed, not something a test made.
+std::vector<std::string> names_in(const std::filesystem::path& dir);
+
 }  // namespace iolab::testing
