@@ -9,12 +9,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "iolab/base/error.h"
 #include "iolab/base/names.h"
@@ -64,6 +68,51 @@ const char* limit_file(CgroupVersion v) { return v == CgroupVersion::V2 ? "memor
 
 std::atomic<unsigned> g_next_group{0};
 
+// The groups this process made and has not removed: a group under its pid
+// that is not one of them was left by a killed process whose pid it now has.
+std::mutex g_live_mutex;
+std::vector<std::string>& live_groups() {
+  static auto* names = new std::vector<std::string>;  // never destroyed: a signal's cleanup may run late
+  return *names;
+}
+bool is_live_here(const std::string& name) {
+  std::lock_guard lock(g_live_mutex);
+  return std::find(live_groups().begin(), live_groups().end(), name) != live_groups().end();
+}
+
+// rmdir of a group, once: EBUSY while a task is still in it. A test's plain
+// directory holds the control files iolab wrote as plain files: those go first.
+int remove_group_dir(const std::filesystem::path& dir, CgroupVersion version) {
+  if (::rmdir(dir.c_str()) == 0 || errno == ENOENT) return 0;
+  if (errno != ENOTEMPTY) return errno;
+  for (const char* name : {limit_file(version), "cgroup.procs"}) ::unlink((dir / name).c_str());
+  return ::rmdir(dir.c_str()) == 0 ? 0 : errno;
+}
+
+// The pid in "iolab-<pid>-<n>", or 0 when the name is not one iolab gives.
+pid_t group_owner(const std::string& name) {
+  unsigned long pid = 0, n = 0;
+  char tail = 0;
+  if (!name.starts_with("iolab-") || std::sscanf(name.c_str() + 6, "%lu-%lu%c", &pid, &n, &tail) != 2) return 0;
+  if (name != "iolab-" + std::to_string(pid) + "-" + std::to_string(n)) return 0;
+  return static_cast<pid_t>(pid);
+}
+
+// Removes the empty groups iolab processes that were killed outright left
+// under `root` (SIGKILL runs no cleanup): a group whose process is gone, or
+// one under this process's pid that it did not make. A group with a task
+// still in it stays (rmdir refuses it).
+void reclaim_abandoned_groups(const CgroupRoot& root) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(root.dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const pid_t owner = group_owner(name);
+    if (owner <= 0 || entry.is_symlink(ec) || !entry.is_directory(ec)) continue;
+    const bool abandoned = owner == ::getpid() ? !is_live_here(name) : (::kill(owner, 0) != 0 && errno == ESRCH);
+    if (abandoned) remove_group_dir(entry.path(), root.version);
+  }
+}
+
 }  // namespace
 
 CgroupPlace find_memory_cgroup(const proc::CgroupMounts& mounts) {
@@ -90,10 +139,18 @@ CgroupPlace find_memory_cgroup(const proc::CgroupMounts& mounts) {
 }
 
 MemoryCgroup::MemoryCgroup(const CgroupRoot& root, std::uint64_t limit_bytes)
-    : path_(root.dir / ("iolab-" + std::to_string(::getpid()) + "-" + std::to_string(g_next_group++))),
-      version_(root.version),
-      limit_(limit_bytes) {
-  if (::mkdir(path_.c_str(), 0755) != 0) throw Error("mkdir", path_.string(), errno);
+    : version_(root.version), limit_(limit_bytes) {
+  reclaim_abandoned_groups(root);
+  // A name still taken (a killed process's group with a task left in it) is passed over.
+  for (int attempt = 0;; ++attempt) {
+    path_ = root.dir / ("iolab-" + std::to_string(::getpid()) + "-" + std::to_string(g_next_group++));
+    std::lock_guard lock(g_live_mutex);
+    if (::mkdir(path_.c_str(), 0755) == 0) {
+      live_groups().push_back(path_.filename().string());
+      break;
+    }
+    if (errno != EEXIST || attempt == 99) throw Error("mkdir", path_.string(), errno);
+  }
   try {
     write_control(path_ / limit_file(version_), std::to_string(limit_bytes));
   } catch (...) {
@@ -129,17 +186,15 @@ void MemoryCgroup::remove() noexcept {
   if (removed_) return;
   // A task that was just killed leaves the group as it exits: EBUSY until then (at most ~2 s here).
   for (int attempt = 0; attempt < 200; ++attempt) {
-    if (::rmdir(path_.c_str()) == 0 || errno == ENOENT) {
+    const int err = remove_group_dir(path_, version_);
+    if (err == 0) {
       removed_ = true;
+      std::lock_guard live(g_live_mutex);
+      auto& names = live_groups();
+      names.erase(std::remove(names.begin(), names.end(), path_.filename().string()), names.end());
       return;
     }
-    if (errno == ENOTEMPTY) {
-      // Not a cgroup (a test's plain directory): the files written here are ours.
-      for (const char* name : {limit_file(version_), "cgroup.procs"}) ::unlink((path_ / name).c_str());
-      if (::rmdir(path_.c_str()) == 0) removed_ = true;
-      return;
-    }
-    if (errno != EBUSY) return;
+    if (err != EBUSY) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }

@@ -12,7 +12,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "iolab/base/error.h"
 #include "iolab/io/scratch.h"
@@ -98,6 +100,49 @@ TEST(MemoryCgroup, SetsItsLimitAndIsRemovedAtTheEnd) {
   }
   EXPECT_FALSE(fs::exists(where));
   EXPECT_EQ(fake.groups(), 0u);
+}
+
+// A process that has ended and been reaped: its pid names no process now.
+pid_t a_pid_that_is_gone() {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return pid;
+}
+
+// What a SIGKILL leaves (no cleanup runs): empty groups under the killed
+// pid, which a later process may have again. The next group made reclaims
+// them, and a group whose name this process's pid reuses no longer stops it
+// ("mkdir: File exists"); a live process's group and other names stay.
+TEST(MemoryCgroup, GroupsLeftByAKilledProcessAreReclaimedAndTheirNamesReused) {
+  FakeRoot fake;
+  auto leave = [&](const std::string& name) {
+    fs::create_directory(fake.dir / name);
+    std::ofstream(fake.dir / name / "cgroup.procs");
+    std::ofstream(fake.dir / name / "memory.limit_in_bytes") << 1;
+    return fake.dir / name;
+  };
+  const std::string mine = "iolab-" + std::to_string(::getpid()) + "-";
+  std::vector<fs::path> left;
+  for (int n = 0; n < 300; ++n) left.push_back(leave(mine + std::to_string(n)));  // every name this pid will try
+  left.push_back(leave("iolab-" + std::to_string(a_pid_that_is_gone()) + "-0"));
+  const fs::path live_one = leave("iolab-1-0");  // pid 1 lives
+  const fs::path not_ours = leave("iolab-x-0");
+  {
+    MemoryCgroup group(fake.root(), 32u << 20);
+    for (const auto& p : left) {
+      if (p == group.path()) continue;
+      EXPECT_FALSE(fs::exists(p)) << p << " was left by a process that is gone";
+    }
+    EXPECT_FALSE(fs::exists(group.path() / "cgroup.procs")) << "the name reused is a group made afresh";
+    EXPECT_TRUE(fs::exists(group.path()));
+    EXPECT_TRUE(fs::exists(live_one)) << "a live process's group is not touched";
+    EXPECT_TRUE(fs::exists(not_ours)) << "a name iolab does not give is not touched";
+    MemoryCgroup second(fake.root(), 32u << 20);  // reclaiming again spares this process's own live group
+    EXPECT_TRUE(fs::exists(group.path()));
+  }
+  EXPECT_EQ(fake.groups(), 2u);  // iolab-1-0 and iolab-x-0
 }
 
 TEST(RunInChild, ReturnsWhatTheChildSaysFromInsideTheGroup) {
