@@ -71,6 +71,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
     }
     record.passes = s.passes;
     s.latency_pass();
+    s.verification_after_timing();
   } catch (const SkipExperiment& skip) {
     s.skip(skip);
     return false;
@@ -178,6 +179,7 @@ bool Measurement::finish() {
   if (skipped_) return false;
   if (!guarded([&] {
         s_->latency_pass();
+        s_->verification_after_timing();
         s_->teardown();
         return true;
       }))

@@ -86,6 +86,7 @@ class FileWorkload final : public Workload {
   bool kernel_counts_calls() const override { return traits_.library_calls; }
   // Written files are read back after every pass: no verification pass.
   bool has_verification_pass() const override { return e_.op == Op::Read; }
+  bool verifies_after_timing() const override { return e_.op == Op::Read; }
   LatencySource latency_source() const override {
     return queued_ ? LatencySource::EveryRequest : LatencySource::EveryCall;
   }
@@ -124,6 +125,9 @@ class FileWorkload final : public Workload {
   double least_resident_ = 1.0, most_resident_ = 0.0;
   std::vector<std::uint64_t> order_;  // windows: the whole permutation, a pass taking the next window of it
   std::uint64_t cursor_ = 0, verified_bytes_ = 0;
+  // Verify passes run, and the bytes the last one checked (the pass after timing).
+  unsigned verify_passes_ = 0;
+  std::uint64_t verified_again_bytes_ = 0;
   std::optional<FullCache> full_;  // CacheState::Full: made and proven before every pass
   std::vector<double> flushes_, bytes_per_flush_, poller_ns_;
 };

@@ -26,7 +26,7 @@ struct Measurement::State {
   EngineSettings settings;
   Result& record;
   unsigned done = 0, total = 0;  // passes run so far and expected in all, for progress
-  bool latency = false, verify_pass = false;
+  bool latency = false, verify_pass = false, verify_after = false;
   unsigned passes = 1;
   bool started = false, torn_down = false;
   // The budget: wall time since begin() on the engine's clock, and what the
@@ -97,7 +97,8 @@ struct Measurement::State {
     record.threads = team.workers();
     latency = settings.latency && workload.records_latency();
     verify_pass = settings.verify && workload.has_verification_pass();
-    total = (verify_pass ? 1 : 0) + settings.warmup + settings.reps + (latency ? 1 : 0);
+    verify_after = verify_pass && workload.verifies_after_timing();
+    total = (verify_pass ? 1 : 0) + (verify_after ? 1 : 0) + settings.warmup + settings.reps + (latency ? 1 : 0);
     started = true;
     if (auto why = workload.setup()) {
       record.skipped = *why;
@@ -237,6 +238,11 @@ struct Measurement::State {
     for (const auto& h : hists) all.merge(h);
     team.combine(all);
     if (all.count() > 0) record.latency_ns = latency_of(all, workload.latency_source());
+  }
+
+  // After the timed and latency passes (Workload::verifies_after_timing).
+  void verification_after_timing() {
+    if (verify_after) one_pass(PassKind::Verify, DataCheck::Full);
   }
 
   // Figures: medians over repetitions; samples are repetitions' wall times.

@@ -111,9 +111,9 @@ class NotingMethod final : public io::Method {
 };
 
 // 16 blocks; verification 6 of them, then passes of 4: the verification
-// pass, one warm-up and three timed passes read 18 blocks, the first 16 of
-// them every block once (one permutation), the last 2 the permutation's
-// first 2 again.
+// pass, one warm-up and three timed passes read 22 blocks, the first 16 of
+// them every block once (one permutation), the next 6 the permutation's
+// first 6 again; the verification after timing reads the 6 after those.
 TEST(RandomWindows, EachPassReadsTheNextWindowOfOnePermutation) {
   io::ScratchDir scratch("/tmp");
   Runner runner(one_pass_each(), scratch);
@@ -134,11 +134,14 @@ TEST(RandomWindows, EachPassReadsTheNextWindowOfOnePermutation) {
   EXPECT_EQ(r.extra.value("order_seed", 0u), 99u);
   EXPECT_EQ(r.extra.value("verified_bytes", 0u), 6u * 4096);
   EXPECT_DOUBLE_EQ(r.extra.value("verified_fraction", 0.0), 6.0 / 16);
-  ASSERT_EQ(offsets.size(), 6u + 4 + 3 * 4);
+  EXPECT_EQ(r.extra.value("verified_again_bytes", 0u), 6u * 4096);
+  EXPECT_TRUE(r.extra.value("verified_after_timing", false));
+  ASSERT_EQ(offsets.size(), 6u + 4 + 3 * 4 + 6);
   const std::set<std::uint64_t> first(offsets.begin(), offsets.begin() + 16);
   EXPECT_EQ(first.size(), 16u) << "one permutation: no block read twice before every block was read";
   EXPECT_EQ(offsets[16], offsets[0]);
   EXPECT_EQ(offsets[17], offsets[1]);
+  for (std::size_t i = 22; i < 28; ++i) EXPECT_EQ(offsets[i], offsets[i - 16]) << "the next window, at " << i;
   EXPECT_FALSE(std::is_sorted(offsets.begin(), offsets.begin() + 16));
 }
 

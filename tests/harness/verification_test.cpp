@@ -104,6 +104,36 @@ TEST(Runner, AWrongByteFromTheSequentialReadPathIsNoFigure) {
       << (err.empty() ? "a wrong byte from read_sequence gave a figure" : err);
 }
 
+// The file itself changed during the timed passes (a device or filesystem
+// error, another writer): the timed passes check each pass's last block
+// only, so the verification pass that runs again after them, untimed, must
+// find it in the middle of the file; and a record whose data was checked
+// again says so.
+TEST(Runner, AFileCorruptedDuringTheTimedPassesIsNoFigure) {
+  io::ScratchDir scratch("/tmp");
+  RunConfig c = tiny_config();
+  bool corrupt = false;
+  c.on_pass_end = [&](PassKind kind) {
+    if (!corrupt || kind != PassKind::Timed) return;
+    for (const auto& f : scratch.created()) testing::overwrite_byte(f, 8 * 4096 + 5);
+    corrupt = false;  // once
+  };
+  Runner runner(c, scratch);
+  FileExperiment e = tiny("pread", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+  Result clean = runner.run(e);
+  EXPECT_TRUE(clean.verified);
+  EXPECT_EQ(clean.extra.value("verified_after_timing", false), true) << "checked again after timing";
+  corrupt = true;
+  std::string err;
+  try {
+    runner.run(e);
+  } catch (const Error& x) {
+    err = x.what();
+  }
+  EXPECT_NE(err.find("data read by pread at offset 32768 does not match"), std::string::npos)
+      << (err.empty() ? "a file corrupted during the timed passes gave a figure" : err);
+}
+
 // A queued method (one request at a time, through File::stream) whose
 // requests after its first stream call, the verification pass, come back
 // with the last block's first byte changed: only a timed pass's check of

@@ -170,6 +170,12 @@ class Workload {
   // after the pass (writes) is checked in full on the first timed pass of
   // every repetition, which makes a verification pass a repeat.
   virtual bool has_verification_pass() const { return true; }
+  // Whether the Verify pass runs again after the timed passes and the
+  // latency pass (untimed): the data those passes read was checked at each
+  // pass's last block only, so a file a device or filesystem corrupted
+  // during the measurement is caught rather than reported verified. Not for
+  // a workload whose timed passes change what its verification expects.
+  virtual bool verifies_after_timing() const { return false; }
   // Whether its pass can time every call into latency(worker); when not,
   // the record has no latency rather than one measured some other way.
   virtual bool records_latency() const { return true; }
