@@ -48,6 +48,14 @@ std::string mem_sig(double v, int digits) {
 
 bool mem_claims(const harness::Result& r) { return working_set_ratio(r) > 0; }
 
+// A pass whose group's cache never filled (extra.cache_never_full) did not
+// reach past memory: its time course is drawn, but it is no point on the
+// curve and no party to who leads.
+bool never_full(const harness::Result& r) {
+  auto it = r.extra.find("cache_never_full");
+  return it != r.extra.end() && it->is_boolean() && it->get<bool>();
+}
+
 std::string mem_series(const harness::Result& r) {
   std::string s = r.method;
   if (std::string q = queue_label(r); !q.empty()) s += " " + q;
@@ -83,7 +91,9 @@ MemCounters mem_counters(const harness::Result& r) {
                       " per byte delivered (machine-wide)";
   }
   if (auto v = mem_extra(r, "tlb_shootdowns_per_s")) c.tlb = mem_sig(*v, 3) + " TLB shootdowns per second (machine-wide)";
-  if (auto v = mem_extra(r, "cache_full_at_s")) c.cache_full = "the group's page cache full at " + mem_sig(*v, 2) + " s";
+  if (auto v = mem_extra(r, "cache_full_at_s"))
+    c.cache_full = *v == 0 ? std::string("the group's page cache proven full before the pass")
+                           : "the group's page cache full at " + mem_sig(*v, 2) + " s";
   auto stopped = r.extra.find("stopped_at_time_bound");
   if (stopped != r.extra.end() && stopped->is_boolean() && stopped->get<bool>()) {
     c.bound = "ended by its time bound";
@@ -113,7 +123,8 @@ json mem_spec(const Family& f, const std::vector<PointFacts>& points) {
     const harness::Result& r = *f.points[i].result;
     MemCounters c = mem_counters(r);
     ratios.insert(p.x);
-    rows.push_back({{"series", p.series}, {"x", p.x}, {"xl", p.x_text}, {"rate", p.rate}, {"rate_t", p.rate_t},
+    if (!never_full(r))
+      rows.push_back({{"series", p.series}, {"x", p.x}, {"xl", p.x_text}, {"rate", p.rate}, {"rate_t", p.rate_t},
                     {"reps_t", p.reps_t}, {"cpu_t", p.cpu_t}, {"faults_t", p.faults_t}, {"cache_t", p.cache_t},
                     {"why", mem_join({c.faults, c.kernel, c.amplification, c.tlb})},
                     {"when", mem_join({c.cache_full, c.bound})}, {"exp", p.experiment}});
@@ -248,7 +259,14 @@ json mem_spec(const Family& f, const std::vector<PointFacts>& points) {
 std::vector<std::string> mem_explain(const Family& f) {
   std::vector<std::string> out;
   std::map<double, std::vector<const Point*>> by_x;
-  for (const auto& p : f.points) by_x[p.x].push_back(&p);
+  std::string left_out;
+  for (const auto& p : f.points) {
+    if (never_full(*p.result)) {
+      left_out += (left_out.empty() ? "" : ", ") + p.series + " at " + x_text(f, p.x);
+      continue;
+    }
+    by_x[p.x].push_back(&p);
+  }
   if (by_x.empty()) return out;
   auto median = [&](const Point* p) { return f.bytes_metric ? rate(*p->result).median : ops_rate(*p->result).median; };
   auto figure = [&](const Point* p) { return sig(median(p), 3) + (f.bytes_metric ? " MiB/s" : " ops/s"); };
@@ -263,8 +281,12 @@ std::vector<std::string> mem_explain(const Family& f) {
   const double smallest = by_x.begin()->first, largest = by_x.rbegin()->first;
   std::string first = "At " + lead(smallest);
   if (largest != smallest) first += "; at " + lead(largest);
-  out.push_back(first + (mem_one_pass_each(f) ? ". One timed pass per record (no spread over repetitions), from a cold file or O_DIRECT."
+  out.push_back(first + (mem_one_pass_each(f) ? ". One timed pass per record (no spread over repetitions): up to 1x "
+                                                 "the limit from a cold file, past it from the group's page cache proven "
+                                                 "full of the file (O_DIRECT beside it)."
                                                : "."));
+  if (!left_out.empty())
+    out.push_back("Left out, as their group's page cache never filled during the pass: " + left_out + ".");
   for (const Point* p : by_x[largest]) {
     MemCounters c = mem_counters(*p->result);
     std::string why = mem_join({c.faults, c.kernel, c.amplification, c.tlb});

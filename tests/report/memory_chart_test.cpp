@@ -100,6 +100,19 @@ TEST(MemoryChart, WithoutASeriesTheCurveStaysAndNoTimePanel) {
   EXPECT_EQ(page.find("MiB/s in each second"), std::string::npos);
 }
 
+// A record whose group's cache never filled (extra.cache_never_full) is no
+// past-memory figure: not on the curve, not in who leads, and said so.
+TEST(MemoryChart, APassWhoseCacheNeverFilledIsLeftOutOfTheCurveAndTheLead) {
+  harness::Results rs = memory_results(true);
+  for (auto& r : rs.results)
+    if (r.method == "io_uring" && r.extra["working_set_ratio"] == 4.0) r.extra["cache_never_full"] = true;
+  std::string page = render_html_report({rs});
+  EXPECT_EQ(page.find("at 4x the limit: io_uring qd32 fastest"), std::string::npos) << "no party to who leads";
+  EXPECT_NE(page.find("at 4x the limit: mmap fastest"), std::string::npos);
+  EXPECT_NE(page.find("Left out, as their group&#39;s page cache never filled during the pass: io_uring qd32 at 4x."),
+            std::string::npos);
+}
+
 TEST(MemoryChart, MalformedFieldsAreSkippedNotTrusted) {
   harness::Results rs = memory_results(true);
   rs.results[0].extra["per_second"] = "not a list";

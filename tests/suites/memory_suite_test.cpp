@@ -26,11 +26,11 @@ TEST(MemorySuite, RunsUnderALimitOrSkipsWithTheReason) {
   harness::Runner runner(config, scratch);
   SuiteOptions options;
   options.scale = Scale::Tiny;
-  options.memory_limit = 32u << 20;  // a 16 MiB file (0.5x) read, a 64 MiB one (2x) written
+  options.memory_limit = 32u << 20;  // a 16 MiB file (0.5x) read, a 64 MiB one (2x) read by pread and written
   const harness::CgroupPlace place = harness::find_memory_cgroup();
   std::vector<harness::Result> results = find_suite("memory").run(runner, options);
-  ASSERT_EQ(results.size(), 13u);  // 0.5x: 6 random + 5 scans; 2x: mmap stores and pwrite
-  unsigned random = 0, writes = 0;
+  ASSERT_EQ(results.size(), 14u);  // 0.5x: 6 random + 5 scans; 2x: random pread, mmap stores and pwrite
+  unsigned random = 0, writes = 0, from_full = 0;
   for (const harness::Result& r : results) {
     SCOPED_TRACE(r.experiment + " / " + r.method);
     EXPECT_EQ(r.extra.value("memory_limit_bytes", 0u), 32u << 20);
@@ -55,6 +55,15 @@ TEST(MemorySuite, RunsUnderALimitOrSkipsWithTheReason) {
     EXPECT_TRUE(r.extra.contains("major_faults_per_mib"));
     EXPECT_TRUE(r.extra.contains("sys_s_per_mib"));
     EXPECT_TRUE(r.extra.contains("cache_full_at_s"));
+    EXPECT_EQ(r.extra.value("cache_full_at_resolution_s", 0.0), 0.1) << "known to a tenth of a second";
+    if (r.op == harness::Op::Read && ratio > 1) {
+      // Past the limit a read starts from the group's cache proven full of the file (issue 40 item 1).
+      ++from_full;
+      EXPECT_EQ(r.cache, harness::CacheState::Full);
+      EXPECT_EQ(r.extra["cache_full_at_s"], 0.0);
+      EXPECT_GE(r.extra.value("cache_full_fraction", 0.0), 0.85);
+      EXPECT_FALSE(r.extra.contains("cache_never_full"));
+    }
     if (r.op == harness::Op::Write) {
       ++writes;
       EXPECT_EQ(ratio, 2.0);
@@ -87,8 +96,9 @@ TEST(MemorySuite, RunsUnderALimitOrSkipsWithTheReason) {
     else EXPECT_EQ(verified, r.file_size);
   }
   if (!place.root) GTEST_SKIP() << "no memory cgroup here: " << place.why;
-  EXPECT_EQ(random, 6u);
+  EXPECT_EQ(random, 7u);
   EXPECT_EQ(writes, 2u);
+  EXPECT_EQ(from_full, 1u);
   EXPECT_EQ(groups_of_this_process(place), 0u) << "a memory cgroup of ours was left";
   EXPECT_TRUE(scratch.created().empty());
 }

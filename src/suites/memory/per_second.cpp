@@ -8,8 +8,8 @@
 namespace iolab::suites::memory {
 
 PerSecondSampler::PerSecondSampler(const std::atomic<std::uint64_t>& bytes,
-                                   std::function<std::optional<std::uint64_t>()> page_cache)
-    : bytes_(bytes), page_cache_(std::move(page_cache)) {}
+                                   std::function<std::optional<std::uint64_t>()> page_cache, std::uint64_t full_bytes)
+    : bytes_(bytes), page_cache_(std::move(page_cache)), full_bytes_(full_bytes) {}
 
 PerSecondSampler::~PerSecondSampler() { stop(); }
 
@@ -38,23 +38,35 @@ void PerSecondSampler::note(const Counters& before, const Counters& after) {
 void PerSecondSampler::start() {
   stop();
   samples_.clear();
+  full_at_s_.reset();
   stop_ = false;
   Counters first = now();
   start_ns_ = first.ns;
   thread_ = std::thread([this, first] {
     Counters last = first;
     std::unique_lock lock(mutex_);
-    for (std::uint64_t second = 1;; ++second) {
-      // Wake at whole seconds from the start, so intervals do not drift.
-      auto due = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(start_ns_ + second * 1000000000ull));
+    const std::uint64_t ticks_per_second = 1'000'000'000ull / kTickNs;
+    for (std::uint64_t tick = 1;; ++tick) {
+      // Wake at whole ticks from the start, so intervals do not drift.
+      auto due = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(start_ns_ + tick * kTickNs));
       if (wake_.wait_until(lock, due, [this] { return stop_; })) break;
+      check_full();
+      if (tick % ticks_per_second != 0) continue;
       Counters c = now();
       note(last, c);
       last = c;
     }
+    check_full();  // at the pass's end too: a pass shorter than a tick is known full or not
     Counters c = now();
     if (c.ns > last.ns) note(last, c);
   });
+}
+
+void PerSecondSampler::check_full() {
+  if (full_bytes_ == 0 || full_at_s_ || !page_cache_) return;
+  const std::uint64_t at = steady_ns();
+  if (auto cached = page_cache_(); cached && *cached >= full_bytes_)
+    full_at_s_ = static_cast<double>(at - start_ns_) / 1e9;
 }
 
 void PerSecondSampler::stop() {
