@@ -60,7 +60,10 @@ std::optional<OpKind> parse_op_kind(std::string_view word) { return value_of(kOp
 std::string flags_to_string(std::uint32_t flags) {
   std::string s;
   for (const auto& [bit, name] : kOpFlagNames)
-    if ((flags & bit) != 0) s += (s.empty() ? "" : "|") + std::string(name);
+    if ((flags & bit) != 0) {
+      if (!s.empty()) s += '|';
+      s += name;
+    }
   return s.empty() ? "-" : s;
 }
 
@@ -152,9 +155,9 @@ struct Reader::State {
     if (source.size() != 1) fail("expected 'source WORD'");
     header.source = std::string(source[0]);
     header.command = std::string(header_line("command"));
-    const auto files = words_of(header_line("files"));
-    if (files.size() != 1) fail("expected 'files COUNT'");
-    const std::uint64_t count = number(files[0], "file count");
+    const auto files_line = words_of(header_line("files"));
+    if (files_line.size() != 1) fail("expected 'files COUNT'");
+    const std::uint64_t count = number(files_line[0], "file count");
     if (count > kMaxFiles) fail(std::to_string(count) + " files: a trace names at most " + std::to_string(kMaxFiles));
     header.files.reserve(count);
     for (std::uint64_t i = 0; i < count; ++i) {
@@ -165,13 +168,13 @@ struct Reader::State {
       info.initial_size = number(f[1], "initial size");
       if (info.initial_size >= kMaxEnd) fail("initial size " + std::string(f[1]) + " is not below 2^62");
       info.open_flags = flags(f[2]);
-      if (!this->files.emplace(info.id, header.files.size()).second)
+      if (!files.emplace(info.id, header.files.size()).second)
         fail("file " + std::to_string(info.id) + " is declared twice");
       header.files.push_back(info);
     }
-    const auto ops = words_of(header_line("ops"));
-    if (ops.size() != 1) fail("expected 'ops COUNT' (or 'ops -')");
-    if (ops[0] != "-") header.op_count = number(ops[0], "operation count");
+    const auto ops_line = words_of(header_line("ops"));
+    if (ops_line.size() != 1) fail("expected 'ops COUNT' (or 'ops -')");
+    if (ops_line[0] != "-") header.op_count = number(ops_line[0], "operation count");
   }
 
   bool next(Op& op) {
