@@ -28,7 +28,7 @@ using strace::Call;
 constexpr std::string_view kSyscalls =
     "read,write,pread64,pwrite64,readv,writev,preadv,pwritev,preadv2,pwritev2,lseek,fsync,fdatasync,"
     "sync_file_range,msync,ftruncate,fallocate,open,openat,creat,close,dup,dup2,dup3,fcntl,mmap,munmap,"
-    "fstat,newfstatat,statx,clone,clone3,fork,vfork";
+    "sendfile,copy_file_range,fstat,newfstatat,statx,clone,clone3,fork,vfork";
 
 // Paths that are no file a program stores data in, and (unless asked) the
 // system's files every program reads at start.
@@ -354,6 +354,7 @@ class Converter {
          writes ? std::uint32_t{kMapWrite} : 0u);
       return;
     }
+    if (n == "sendfile" || n == "sendfile64" || n == "copy_file_range") return copy(pid, time, *c);
     // Everything else names its file by its first argument.
     if (a.empty()) return ignore();
     if (n == "fstat" || n == "newfstatat" || n == "statx") {
@@ -379,36 +380,16 @@ class Converter {
     if (d == nullptr) return ignore();
     const std::size_t path = d->path;
     const std::uint64_t result = c->result_u;
-    const std::uint32_t direct = d->direct ? std::uint32_t{kDirect} : 0u;
     const bool read = n == "read" || n == "pread64" || n == "readv" || n == "preadv" || n == "preadv2";
     const bool write = n == "write" || n == "pwrite64" || n == "writev" || n == "pwritev" || n == "pwritev2";
     if (read || write) {
       const bool vectored = n.find('v') != std::string_view::npos;
       std::optional<std::int64_t> at;  // the offset a positional call named (-1: the current position)
-      if (n == "pread64" || n == "pwrite64") at = arg_number(3);
-      if (n == "preadv" || n == "pwritev" || n == "preadv2" || n == "pwritev2") at = arg_number(3);
+      if (n != "read" && n != "write" && n != "readv" && n != "writev") at = arg_number(3);
       if (at && *at < -1) return ignore();
-      const bool positional = at && *at >= 0;
-      std::uint64_t offset = positional ? static_cast<std::uint64_t>(*at) : d->position;
-      std::uint32_t flags = direct | (positional ? std::uint32_t{kPositional} : 0u) | (vectored ? std::uint32_t{kVectored} : 0u);
-      if (write && d->append) {  // O_APPEND: at the end, whatever the call named (pwrite too, on Linux)
-        offset = second_ ? sizes[path] : 0;
-        flags |= kAppend;
-      }
-      if (read) {
-        // A short read: fewer bytes than asked (strace shows no iovec lengths at -s 0: never for readv).
-        const auto asked = vectored ? std::nullopt : arg_number(2);
-        if (asked && *asked >= 0 && result < static_cast<std::uint64_t>(*asked)) {
-          flags |= kShort;
-          evidence(path, offset + result);
-        }
-        if (!paths_[path].modified) paths_[path].read_end = std::max(paths_[path].read_end, offset + result);
-      } else {
-        modified(path);
-        grow(path, offset + result);
-      }
-      if (!positional) d->position = offset + result;
-      op(pid, time, path, read ? OpKind::Read : OpKind::Write, offset, result, flags);
+      // strace shows no iovec lengths at -s 0: a vectored read is never known short.
+      transfer(pid, time, *d, read, at && *at >= 0 ? std::optional<std::uint64_t>(*at) : std::nullopt, result,
+               vectored ? std::nullopt : arg_number(2), vectored ? std::uint32_t{kVectored} : 0u);
       return;
     }
     if (n == "lseek") {
@@ -447,6 +428,64 @@ class Converter {
   }
 
   void ignore() { ++ignored; }
+
+  // `bytes` moved by a read or a write through `d`: at `at` (a positional
+  // call) or the description's position, which it then advances; a write
+  // through O_APPEND at the file's end, whatever the call named (pwrite
+  // too, on Linux). A read of fewer bytes than `asked` is short: it met the
+  // end of the file.
+  void transfer(std::uint64_t pid, std::uint64_t time, Description& d, bool read, std::optional<std::uint64_t> at,
+                std::uint64_t bytes, std::optional<std::int64_t> asked, std::uint32_t flags) {
+    const std::size_t path = d.path;
+    std::uint64_t offset = at ? *at : d.position;
+    flags |= (at ? std::uint32_t{kPositional} : 0u) | (d.direct ? std::uint32_t{kDirect} : 0u);
+    if (!read && d.append) {
+      offset = second_ ? sizes[path] : 0;
+      flags |= kAppend;
+    }
+    if (offset >= kMaxEnd || bytes >= kMaxEnd - offset) return ignore();
+    if (read) {
+      if (asked && *asked >= 0 && bytes < static_cast<std::uint64_t>(*asked)) {
+        flags |= kShort;
+        evidence(path, offset + bytes);
+      }
+      if (!paths_[path].modified) paths_[path].read_end = std::max(paths_[path].read_end, offset + bytes);
+    } else {
+      modified(path);
+      grow(path, offset + bytes);
+    }
+    if (!at) d.position = offset + bytes;
+    op(pid, time, path, read ? OpKind::Read : OpKind::Write, offset, bytes, flags);
+  }
+
+  // A pointer to an offset as strace shows it: "NULL", "[4096]", "[1] => [3]".
+  static std::optional<std::optional<std::uint64_t>> offset_pointer(std::string_view arg) {
+    if (arg == "NULL") return std::optional<std::uint64_t>{};
+    if (!arg.starts_with('[')) return std::nullopt;
+    const std::size_t end = arg.find(']');
+    if (end == std::string_view::npos) return std::nullopt;
+    const auto n = strace::parse_number(arg.substr(1, end - 1));
+    if (!n || *n < 0) return std::nullopt;
+    return std::optional<std::uint64_t>(static_cast<std::uint64_t>(*n));
+  }
+
+  // sendfile(out, in, offset, count) and copy_file_range(in, off_in, out,
+  // off_out, count, flags): a read of one file and a write of the other.
+  void copy(std::uint64_t pid, std::uint64_t time, const Call& c) {
+    const auto& a = c.args;
+    const bool sendfile = c.name == "sendfile" || c.name == "sendfile64";
+    if (a.size() < (sendfile ? 4u : 5u)) return ignore();
+    const std::string_view in_fd = sendfile ? a[1] : a[0], out_fd = sendfile ? a[0] : a[2];
+    const auto in_at = offset_pointer(sendfile ? a[2] : a[1]);
+    const auto out_at = sendfile ? std::optional<std::optional<std::uint64_t>>(std::optional<std::uint64_t>{})
+                                 : offset_pointer(a[3]);
+    const auto asked = strace::parse_number(sendfile ? a[3] : a[4]);
+    if (!in_at || !out_at) return ignore();
+    Description* in = resolve(pid, time, in_fd);
+    if (in != nullptr) transfer(pid, time, *in, true, *in_at, c.result_u, asked, 0);
+    Description* out = resolve(pid, time, out_fd);
+    if (out != nullptr) transfer(pid, time, *out, false, *out_at, c.result_u, std::nullopt, 0);
+  }
 };
 
 // Each line of `in`, from its start, to `f` (a line longer than kMaxLineBytes

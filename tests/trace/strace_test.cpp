@@ -202,6 +202,35 @@ TEST(StraceTrace, EachKindOfCallBecomesItsOperation) {
   EXPECT_EQ(c.header.files[3].initial_size, 11u);  // the short read's end: never changed, fstat not called
 }
 
+// cat's copy_file_range and sendfile, as strace 6.1 printed them: a read
+// of one file and a write of the other, positions followed.
+TEST(StraceTrace, CopiesBetweenFilesAreAReadAndAWrite) {
+  const std::string text =
+      "7 1.000000 openat(AT_FDCWD</d>, \"f\", O_RDONLY) = 3</d/f>\n"
+      "7 1.000001 openat(AT_FDCWD</d>, \"o\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 4</d/o>\n"
+      "7 1.000002 copy_file_range(3</d/f>, NULL, 4</d/o>, NULL, 9223372035781033984, 0) = 5\n"
+      "7 1.000003 copy_file_range(3</d/f>, NULL, 4</d/o>, NULL, 9223372035781033984, 0) = 0\n"
+      "7 1.000004 sendfile(4</d/o>, 3</d/f>, [1] => [3], 2) = 2\n"
+      "7 1.000005 sendfile(4</d/o>, 3</d/f>, NULL, 3) = 0\n";
+  const std::vector<std::string> expected{
+      "0 0 open 0 0 -",
+      "0 1 open 0 0 create|trunc",
+      "0 0 read 0 5 short",
+      "0 1 write 0 5 -",
+      "0 0 read 5 0 short",
+      "0 1 write 5 0 -",
+      "0 0 read 1 2 pos",  // sendfile with an offset: f's position stays at 5
+      "0 1 write 5 2 -",
+      "0 0 read 5 0 short",
+      "0 1 write 7 0 -",
+      "0 0 close 0 0 -",  // the end of the output closes what is open
+      "0 1 close 0 0 -",
+  };
+  const Converted c = convert(text);
+  EXPECT_EQ(shapes(c.ops), expected);
+  EXPECT_EQ(c.header.files.at(0).initial_size, 5u);  // the short copy: the end of f
+}
+
 TEST(StraceTrace, InitialSizesFollowTheDocumentedRule) {
   // Never changed, no size shown: the size now (size_now) if it is known.
   const std::string read_only =
