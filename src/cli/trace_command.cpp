@@ -41,6 +41,7 @@ void add_trace_command(CLI::App& app, Action& action) {
   cmd->add_option("--pid", opts->pid, "Record a running process (and its threads and children) until Ctrl-C");
   cmd->add_option("--from-fio-iolog", opts->fio_iolog,
                   "Import a fio iolog (write_iolog=, version 2 or 3) instead of recording");
+  cmd->add_option("--dir", opts->dir, "Parent of the scratch directory strace writes into (default: $TMPDIR or /tmp)");
   cmd->add_flag("--all-files", opts->all_files,
                 "Also record the system's files every program reads at start (under /usr, /lib, /etc, ...), left "
                 "out by default");

@@ -50,9 +50,10 @@ report::OutputRequest trace_request(const TraceOptions& o) {
 }
 
 // Publishes the trace's text; false (said on stderr) when it went elsewhere.
-bool publish(report::OutputFiles& out, const std::string& text, const trace::ImportSummary& s, const std::string& from) {
+bool publish(report::OutputFiles& out, const std::string& text, const trace::ImportSummary& s, const std::string& from,
+             const std::string& dir) {
   auto p = out.publish([&](std::size_t, const std::filesystem::path&) { return text; },
-                       report::fallback_dirs(io::ScratchDir::parent_for({})));
+                       report::fallback_dirs(io::ScratchDir::parent_for(dir)));
   out.release();
   fmt::print("trace: {} operation{} on {} file{} by {} thread{} ({}): {}\n", s.ops, s.ops == 1 ? "" : "s", s.files,
              s.files == 1 ? "" : "s", s.threads, s.threads == 1 ? "" : "s", from,
@@ -74,7 +75,7 @@ int import_fio_iolog(const TraceOptions& o) {
   out.prepare();
   std::ostringstream text;
   const trace::ImportSummary s = trace::fio_iolog_to_trace(in, o.fio_iolog, text);
-  return publish(out, text.str(), s, "fio iolog " + printable(o.fio_iolog)) ? 0 : 1;
+  return publish(out, text.str(), s, "fio iolog " + printable(o.fio_iolog), o.dir) ? 0 : 1;
 }
 
 // strace, running: its pid, killed and reaped by a signal's cleanup (as
@@ -103,7 +104,7 @@ int record(const TraceOptions& o) {
     return 2;
   }
   report::OutputFiles out(trace_request(o));
-  io::ScratchDir scratch;
+  io::ScratchDir scratch(o.dir);
   out.prepare();
   const std::filesystem::path output = scratch.create_file("strace.txt");
 
@@ -132,11 +133,25 @@ int record(const TraceOptions& o) {
   }
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  sigset_t defaults;
+  // strace starts with the signals a shell would give it: none blocked,
+  // and those that end a process ending it (iolab ignores SIGINT with --pid).
+  sigset_t defaults, none;
   sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) sigaddset(&defaults, sig);
+  sigemptyset(&none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setsigmask(&attr, &none);
+  // A command runs with strace in a process group of their own, so that a
+  // signal ending iolab ends them both (strace 6.1 has no --kill-on-exit,
+  // and ignores SIGTERM while its command runs); the price: the program
+  // cannot read the terminal. With --pid, strace stays in iolab's group,
+  // where the terminal's Ctrl-C reaches it.
+  short spawn_flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+  if (!attach) {
+    spawn_flags |= POSIX_SPAWN_SETPGROUP;
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
+  posix_spawnattr_setflags(&attr, spawn_flags);
   auto tracer = std::make_shared<Tracer>();
   const int rc = ::posix_spawn(&tracer->pid, strace->c_str(), nullptr, &attr, argv.data(), environ);
   posix_spawnattr_destroy(&attr);
@@ -144,15 +159,17 @@ int record(const TraceOptions& o) {
     if (attach) ::sigaction(SIGINT, &previous, nullptr);
     throw Error("run", strace->string(), rc);
   }
-  io::InterruptHook stop_on_signal([tracer](int sig) {
+  io::InterruptHook stop_on_signal([tracer, attach](int sig) {
     std::lock_guard lock(tracer->mutex);
     if (tracer->reaped) return;
-    ::kill(tracer->pid, SIGTERM);  // strace detaches from what it traces and ends
+    // The command and strace (their group); with --pid strace alone: the
+    // process it traced is detached, and goes on.
+    ::kill(attach ? tracer->pid : -tracer->pid, SIGKILL);
     siginfo_t info{};
     while (::waitid(P_PID, static_cast<id_t>(tracer->pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
     }
-    std::fprintf(stderr, "iolab: trace interrupted by %s; strace stopped, scratch files removed, no trace written\n",
-                 io::signal_name(sig).c_str());
+    std::fprintf(stderr, "iolab: trace interrupted by %s; %s, scratch files removed, no trace written\n",
+                 io::signal_name(sig).c_str(), attach ? "strace stopped" : "the program and strace stopped");
   });
   siginfo_t info{};
   while (::waitid(P_PID, static_cast<id_t>(tracer->pid), &info, WEXITED | WNOWAIT) < 0)
@@ -183,8 +200,10 @@ int record(const TraceOptions& o) {
   scratch.remove_file(output);
 
   // How the program ended: strace exits with its status, or by its signal.
+  // With --pid, strace ending by the Ctrl-C that stops it is the normal end.
   std::string failure;
-  if (WIFSIGNALED(status))
+  if (attach && WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM)) {
+  } else if (WIFSIGNALED(status))
     failure = std::string("was killed by ") + io::signal_name(WTERMSIG(status));
   else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && !attach)
     failure = "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -197,7 +216,7 @@ int record(const TraceOptions& o) {
                                  : failure.c_str());
     return 1;
   }
-  const bool published = publish(out, text.str(), s, attach ? "process " + o.pid : "strace");
+  const bool published = publish(out, text.str(), s, attach ? "process " + o.pid : "strace", o.dir);
   if (!failure.empty()) {
     std::fprintf(stderr, "iolab trace: the traced %s %s; the trace holds what it did until then\n",
                  attach ? "process" : "program", failure.c_str());

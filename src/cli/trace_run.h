@@ -9,7 +9,7 @@ namespace iolab::cli {
 
 struct TraceOptions {
   std::vector<std::string> command;  // after "--": the program and its arguments
-  std::string out, pid, fio_iolog;
+  std::string out, pid, fio_iolog, dir;
   bool all_files = false;
 };
 
