@@ -58,6 +58,8 @@ struct PathInfo {
   std::optional<std::uint64_t> evidence;  // its size before any change, as strace showed it
   std::uint64_t read_end = 0;  // the furthest byte read before any change
   std::uint64_t ops = 0;       // operations the first pass counted
+  std::uint64_t io = 0;        // of them, neither an open nor a close
+  bool opened = false;         // opened during the trace (not only inherited)
   std::optional<std::uint32_t> open_flags;  // of its first Open
 };
 
@@ -170,6 +172,7 @@ class Converter {
       return;
     }
     ++info.ops;
+    if (kind != OpKind::Open && kind != OpKind::Close) ++info.io;
     last_time_ = std::max(last_time_, time);
     last_pid_ = pid;
     if (!second_ || info.excluded || !emit) return;
@@ -295,6 +298,7 @@ class Converter {
       d->append = (f & kAppend) != 0;
       d->direct = (f & kDirect) != 0;
       const std::size_t path = d->path;
+      paths_[path].opened = true;
       const bool was_open = descriptors_[path] > 0;
       if ((f & kTruncate) != 0) {
         evidence(path, 0);
@@ -524,7 +528,12 @@ ImportSummary strace_to_trace(std::istream& in, const std::string& command, cons
   std::uint64_t ops = 0;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const PathInfo& p = paths[i];
-    if (p.excluded || p.ops == 0) continue;
+    // A descriptor the program inherited and only moved (a shell's dup2 of
+    // its stdout) is no file it used: left out with what it did not do.
+    if (p.excluded || p.ops == 0 || (!p.opened && p.io == 0)) {
+      paths[i].excluded = true;  // the second pass writes nothing of it
+      continue;
+    }
     if (header.files.size() >= kMaxFiles)
       throw Error("convert", "strace output", "the program used more than " + std::to_string(kMaxFiles) +
                                                   " files; a trace holds at most that many");
