@@ -536,6 +536,25 @@ std::unique_ptr<harness::Workload> make_workload(const Trace& t, const io::Metho
   return std::make_unique<ReplayWorkload>(t, method, settings, scratch, record);
 }
 
+std::vector<harness::Result> replay_methods(harness::Runner& runner, const Trace& t,
+                                            const std::vector<const io::Method*>& methods, const Settings& settings,
+                                            unsigned rounds) {
+  check(t);
+  std::vector<harness::WorkloadCandidate> candidates;
+  for (const io::Method* m : methods) {
+    harness::WorkloadCandidate c;
+    c.labels = labels(t, m->name());
+    c.make = [&t, m, settings, &runner](harness::Result& record) -> std::unique_ptr<harness::Workload> {
+      return std::make_unique<ReplayWorkload>(t, *m, settings, runner.scratch(), record);
+    };
+    candidates.push_back(std::move(c));
+  }
+  harness::Rounds r(runner, std::move(candidates), settings.seed, rounds);
+  r.start();
+  for (unsigned i = 0; i < rounds && r.active(); ++i) r.round();
+  return r.finish();
+}
+
 harness::Result labels(const Trace& t, std::string_view method) {
   harness::Result r;
   r.suite = "replay";

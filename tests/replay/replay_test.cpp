@@ -186,6 +186,30 @@ TEST(Replay, DirectIsSkippedNamingTheFirstUnalignedOp) {
   EXPECT_NE(r.skipped->find("-aligned"), std::string::npos) << *r.skipped;
 }
 
+// Several methods in interleaved rounds: one record each, O_DIRECT skipped
+// (the sample's ops are unaligned) with its reason, the others measured.
+TEST(Replay, MethodsTakeTurnsInRounds) {
+  io::ScratchDir scratch("/tmp");
+  harness::Runner runner(one_pass(), scratch);
+  const Trace t = sample();
+  std::vector<const io::Method*> methods = {&io::find_file_method("pread"), &io::find_file_method("stdio"),
+                                            &io::find_file_method("direct")};
+  auto records = replay_methods(runner, t, methods, Settings{}, 3);
+  ASSERT_EQ(records.size(), 3u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    ASSERT_FALSE(records[i].skipped) << *records[i].skipped;
+    EXPECT_EQ(records[i].method, methods[i]->name());
+    EXPECT_EQ(records[i].samples_s.size(), 3u);
+    EXPECT_EQ(records[i].extra.at("rounds").get<unsigned>(), 3u);
+    EXPECT_GT(records[i].median_ops_per_s(), 0.0);
+  }
+  ASSERT_TRUE(records[2].skipped);
+  EXPECT_TRUE(records[2].skipped->find("op 2 (write at 20000, 5000 bytes) is not") != std::string::npos ||
+              records[2].skipped->find("O_DIRECT") != std::string::npos)
+      << *records[2].skipped;
+  EXPECT_TRUE(scratch.created().empty());
+}
+
 TEST(Replay, AnUndeclaredFileIsOneError) {
   io::ScratchDir scratch("/tmp");
   Trace t = sample();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "iolab/harness/engine.h"
+#include "iolab/harness/runner.h"
 #include "iolab/io/file.h"
 #include "iolab/io/scratch.h"
 #include "iolab/trace/trace.h"
@@ -49,5 +50,13 @@ std::unique_ptr<harness::Workload> make_workload(const Trace& t, const io::Metho
 // The labels of a replay's record: suite "replay", the trace's name as the
 // experiment, op "replay", the method.
 harness::Result labels(const Trace& t, std::string_view method);
+
+// `t` replayed through each of `methods` in interleaved rounds on the
+// common engine (harness::Rounds: one repetition of each per round, in a
+// seeded order), `rounds` rounds; one record per method, in order, a
+// method that cannot replay the trace skipped with the reason.
+std::vector<harness::Result> replay_methods(harness::Runner& runner, const Trace& t,
+                                            const std::vector<const io::Method*>& methods, const Settings& settings,
+                                            unsigned rounds);
 
 }  // namespace iolab::replay
