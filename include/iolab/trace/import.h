@@ -15,9 +15,10 @@
 namespace iolab::trace {
 
 // The system calls `iolab trace` asks strace for (-e trace=...): the file
-// I/O of trace.h's operations, what follows a descriptor (open, dup, fcntl,
-// close), what tells a file's size (fstat and its kin, on a descriptor) and
-// what tells a thread from a process (clone, fork).
+// I/O of trace.h's operations (sendfile and copy_file_range as a read and a
+// write), what follows a descriptor (open, dup, fcntl, close), what tells a
+// file's size (fstat and its kin, on a descriptor) and what tells a thread
+// from a process (clone, fork).
 std::string_view strace_syscalls();
 
 // strace's options besides -e trace and -o: every child followed (-f), an
