@@ -91,7 +91,9 @@ std::string shell_words(const std::vector<std::string>& words) {
   std::string s;
   for (const auto& w : words) {
     const bool quote = w.empty() || w.find_first_of(" \t\"'$\\;&|<>()*?") != std::string::npos;
-    s += (s.empty() ? "" : " ") + (quote ? "'" + w + "'" : w);
+    std::string quoted;
+    for (char c : w) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += (s.empty() ? "" : " ") + (quote ? "'" + quoted + "'" : w);
   }
   return s;
 }
@@ -192,6 +194,10 @@ int record(const TraceOptions& o) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
     return static_cast<std::uint64_t>(st.st_size);
+  };
+  settings.directory_now = [](const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
   };
   const std::string command = attach ? "--pid " + o.pid : shell_words(o.command);
   std::ostringstream text;

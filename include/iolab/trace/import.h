@@ -35,6 +35,10 @@ struct StraceSettings {
   // initial size of a file the program never changed and whose size strace
   // did not show; nullopt when unknown. Not called when unset.
   std::function<std::optional<std::uint64_t>(const std::string& path)> size_now;
+  // Whether a path is a directory now: a program that opened a directory
+  // without O_DIRECTORY and never fstat-ed it (SQLite opens its database's
+  // directory to fsync it) shows strace nothing else. Not called when unset.
+  std::function<bool(const std::string& path)> directory_now;
 };
 
 struct ImportSummary {
