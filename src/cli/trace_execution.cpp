@@ -26,6 +26,7 @@
 
 #include "app.h"
 #include "iolab/base/error.h"
+#include "iolab/base/units.h"
 #include "iolab/fio/runner.h"
 #include "iolab/io/scratch.h"
 #include "iolab/report/output_files.h"
@@ -91,7 +92,9 @@ std::string shell_words(const std::vector<std::string>& words) {
   std::string s;
   for (const auto& w : words) {
     const bool quote = w.empty() || w.find_first_of(" \t\"'$\\;&|<>()*?") != std::string::npos;
-    s += (s.empty() ? "" : " ") + (quote ? "'" + w + "'" : w);
+    std::string quoted;
+    for (char c : w) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += (s.empty() ? "" : " ") + (quote ? "'" + quoted + "'" : w);
   }
   return s;
 }
@@ -111,8 +114,10 @@ int record(const TraceOptions& o) {
   std::vector<std::string> args{strace->string()};
   for (std::string_view option : trace::kStraceOptions) args.emplace_back(option);
   args.insert(args.end(), {"-e", "trace=" + std::string(trace::strace_syscalls()), "-o", output.string()});
-  if (!o.pid.empty()) {
-    args.insert(args.end(), {"-p", o.pid});
+  // The pid as strace reads it: decimal (--pid also took 0x1f).
+  const std::string pid = o.pid.empty() ? "" : std::to_string(parse_count(o.pid, "--pid", 1, 4194304));
+  if (!pid.empty()) {
+    args.insert(args.end(), {"-p", pid});
   } else {
     args.emplace_back("--");
     args.insert(args.end(), o.command.begin(), o.command.end());
@@ -129,7 +134,7 @@ int record(const TraceOptions& o) {
     struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;
     ::sigaction(SIGINT, &ignore, &previous);
-    std::fprintf(stderr, "iolab trace: recording process %s; Ctrl-C stops\n", o.pid.c_str());
+    std::fprintf(stderr, "iolab trace: recording process %s; Ctrl-C stops\n", pid.c_str());
   }
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -193,7 +198,11 @@ int record(const TraceOptions& o) {
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
     return static_cast<std::uint64_t>(st.st_size);
   };
-  const std::string command = attach ? "--pid " + o.pid : shell_words(o.command);
+  settings.directory_now = [](const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  };
+  const std::string command = attach ? "--pid " + pid : shell_words(o.command);
   std::ostringstream text;
   const trace::ImportSummary s = trace::strace_to_trace(in, command, settings, text);
   in.close();
@@ -216,7 +225,7 @@ int record(const TraceOptions& o) {
                                  : failure.c_str());
     return 1;
   }
-  const bool published = publish(out, text.str(), s, attach ? "process " + o.pid : "strace", o.dir);
+  const bool published = publish(out, text.str(), s, attach ? "process " + pid : "strace", o.dir);
   if (!failure.empty()) {
     std::fprintf(stderr, "iolab trace: the traced %s %s; the trace holds what it did until then\n",
                  attach ? "process" : "program", failure.c_str());

@@ -530,7 +530,8 @@ ImportSummary strace_to_trace(std::istream& in, const std::string& command, cons
     const PathInfo& p = paths[i];
     // A descriptor the program inherited and only moved (a shell's dup2 of
     // its stdout) is no file it used: left out with what it did not do.
-    if (p.excluded || p.ops == 0 || (!p.opened && p.io == 0)) {
+    if (p.excluded || p.ops == 0 || (!p.opened && p.io == 0) ||
+        (settings.directory_now && settings.directory_now(p.path))) {
       paths[i].excluded = true;  // the second pass writes nothing of it
       continue;
     }

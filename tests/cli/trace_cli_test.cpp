@@ -158,3 +158,87 @@ TEST(TraceCli, BadUsageIsOneLineAndExit2) {
 }
 
 }  // namespace trace_cli_test
+
+namespace trace_cli_test {
+
+using iolab::testing::start_iolab;
+using iolab::testing::wait_until;
+
+std::uint64_t size_of(const std::filesystem::path& p) {
+  std::error_code ec;
+  const auto n = std::filesystem::file_size(p, ec);
+  return ec ? 0 : n;
+}
+
+// Stopped while the program runs: the program and strace are killed, the
+// scratch directory (strace's output) goes, no trace is written.
+TEST(TraceCli, ASignalEndsTheProgramAndStraceAndLeavesNothing) {
+  if (!strace_installed()) GTEST_SKIP() << "strace is not installed";
+  Workspace w;
+  const auto started = w / "started", out = w / "t.iotrace";
+  auto run = start_iolab({"trace", "--dir", w.scratch().string(), "--out", out.string(), "--", "sh", "-c",
+                          "echo $$ > '" + started.string() + "'; exec sleep 1000"});
+  ASSERT_TRUE(wait_until([&] { return size_of(started) > 0; })) << "the program never started";
+  run->send(SIGTERM);
+  const ProgramRun o = run->finish();
+  EXPECT_EQ(o.signal, SIGTERM) << "exit " << o.exit_code << ": " << o.err;
+  EXPECT_NE(o.err.find("iolab: trace interrupted by SIGTERM; the program and strace stopped, scratch files removed, "
+                       "no trace written"),
+            std::string::npos)
+      << o.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_TRUE(w.leftovers().empty());
+  std::ifstream pid_file(started);
+  pid_t program = 0;
+  pid_file >> program;
+  ASSERT_GT(program, 0);
+  // Gone (or a zombie its new parent has yet to reap: not running).
+  EXPECT_TRUE(wait_until([&] {
+    std::ifstream stat("/proc/" + std::to_string(program) + "/stat");
+    std::string pid, name, state;
+    return !(stat >> pid >> name >> state) || state == "Z";
+  }, std::chrono::seconds(10)));
+}
+
+// --pid: strace attaches to a running process; Ctrl-C (here SIGINT to
+// strace, as the terminal sends it to the foreground group) stops the
+// recording, the process goes on, and the trace is written.
+TEST(TraceCli, AttachesToAProcessUntilCtrlC) {
+  if (!strace_installed()) GTEST_SKIP() << "strace is not installed";
+  Workspace w;
+  const auto log = w / "log", out = w / "p.iotrace";
+  const std::string loop = "while :; do printf x >> '" + log.string() + "'; sleep 0.01; done";
+  pid_t target = ::fork();
+  if (target == 0) {
+    ::execl("/bin/sh", "sh", "-c", loop.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ASSERT_GT(target, 0);
+  auto run = start_iolab({"trace", "--pid", std::to_string(target), "--dir", w.scratch().string(), "--out", out.string()});
+  // strace's output grows once it is attached and the loop writes.
+  std::filesystem::path strace_output;
+  ASSERT_TRUE(wait_until([&] {
+    for (const auto& name : w.leftovers())
+      if (name.ends_with("strace.txt")) strace_output = w.scratch() / name;
+    return !strace_output.empty() && size_of(strace_output) > 2000;
+  })) << "strace never recorded";
+  std::ifstream children("/proc/" + std::to_string(run->pid()) + "/task/" + std::to_string(run->pid()) + "/children");
+  pid_t strace = 0;
+  children >> strace;
+  ASSERT_GT(strace, 0);
+  ::kill(strace, SIGINT);
+  const ProgramRun o = run->finish();
+  EXPECT_EQ(::kill(target, 0), 0) << "the traced process was ended";
+  ::kill(target, SIGKILL);
+  ::waitpid(target, nullptr, 0);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const Read t = read_trace_file(out);
+  EXPECT_EQ(t.header.command, "--pid " + std::to_string(target));
+  ASSERT_EQ(t.header.files.size(), 1u);
+  std::size_t appends = 0;
+  for (const auto& op : t.ops) appends += op.kind == trace::OpKind::Write && (op.flags & trace::kAppend) != 0;
+  EXPECT_GT(appends, 0u);
+  EXPECT_TRUE(w.leftovers().empty());
+}
+
+}  // namespace trace_cli_test

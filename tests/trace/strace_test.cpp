@@ -256,6 +256,16 @@ TEST(StraceTrace, InitialSizesFollowTheDocumentedRule) {
       "1 1.000001 fstat(3</d/x>, {st_mode=S_IFDIR|0755, st_size=4096, ...}) = 0\n"
       "1 1.000002 close(3</d/x>) = 0\n";
   EXPECT_TRUE(convert(dir).header.files.empty());
+  // Nor is a path that is a directory when the recording ends (opened
+  // without O_DIRECTORY, never fstat-ed: SQLite syncing its directory).
+  const std::string synced_dir =
+      "1 1.000000 openat(AT_FDCWD</d>, \"/d\", O_RDONLY|O_CLOEXEC) = 3</d>\n"
+      "1 1.000001 fdatasync(3</d>) = 0\n"
+      "1 1.000002 close(3</d>) = 0\n";
+  EXPECT_EQ(convert(synced_dir).header.files.size(), 1u);
+  StraceSettings dirs;
+  dirs.directory_now = [](const std::string& path) { return path == "/d"; };
+  EXPECT_TRUE(convert(synced_dir, dirs).header.files.empty());
 }
 
 TEST(StraceTrace, FailedCallsNoiseAndOtherDescriptorsAreIgnoredAndCounted) {

@@ -15,9 +15,10 @@
 namespace iolab::trace {
 
 // The system calls `iolab trace` asks strace for (-e trace=...): the file
-// I/O of trace.h's operations, what follows a descriptor (open, dup, fcntl,
-// close), what tells a file's size (fstat and its kin, on a descriptor) and
-// what tells a thread from a process (clone, fork).
+// I/O of trace.h's operations (sendfile and copy_file_range as a read and a
+// write), what follows a descriptor (open, dup, fcntl, close), what tells a
+// file's size (fstat and its kin, on a descriptor) and what tells a thread
+// from a process (clone, fork).
 std::string_view strace_syscalls();
 
 // strace's options besides -e trace and -o: every child followed (-f), an
@@ -34,6 +35,10 @@ struct StraceSettings {
   // initial size of a file the program never changed and whose size strace
   // did not show; nullopt when unknown. Not called when unset.
   std::function<std::optional<std::uint64_t>(const std::string& path)> size_now;
+  // Whether a path is a directory now: a program that opened a directory
+  // without O_DIRECTORY and never fstat-ed it (SQLite opens its database's
+  // directory to fsync it) shows strace nothing else. Not called when unset.
+  std::function<bool(const std::string& path)> directory_now;
 };
 
 struct ImportSummary {
