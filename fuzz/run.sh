@@ -16,12 +16,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/build/fuzz
 mode=${1:-run}
 [ $# -gt 0 ] && shift
-all=(journal_fuzz job_fuzz results_fuzz size_fuzz commitlog_fuzz fio_job_fuzz cli_args_fuzz)
+all=(journal_fuzz job_fuzz results_fuzz size_fuzz commitlog_fuzz fio_job_fuzz cli_args_fuzz trace_fuzz)
 [ $# -gt 0 ] || set -- "${all[@]}"
 targets=()
 for t in "$@"; do targets+=("${t%_fuzz}_fuzz"); done
 declare -A max_len=([journal_fuzz]=4096 [job_fuzz]=2048 [results_fuzz]=4096 [size_fuzz]=64
-                    [commitlog_fuzz]=4096 [fio_job_fuzz]=4096 [cli_args_fuzz]=1024)
+                    [commitlog_fuzz]=4096 [fio_job_fuzz]=4096 [cli_args_fuzz]=1024
+                    [trace_fuzz]=4096)
 
 case $mode in
   build | run | long) ;;

@@ -9,7 +9,8 @@ build_pkgs=(build-essential cmake pkg-config liburing-dev libfmt-dev libcli11-de
   libopenmpi-dev openmpi-bin)
 # fio-examples: the job files the fio job-file tests read (fio itself is only recommended, not installed).
 # zsh: the install test checks that the zsh completion parses (zsh -n).
-test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev chromium clang libclang-rt-14-dev fio-examples zsh)
+# strace: `iolab trace` records through it; its CLI test traces a small shell command.
+test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev chromium clang libclang-rt-14-dev fio-examples zsh strace)
 
 pkgs=("${build_pkgs[@]}")
 [ "$what" = build ] || pkgs+=("${test_pkgs[@]}")

@@ -13,7 +13,8 @@
 namespace iolab::harness {
 
 struct Rounds::Candidate {
-  FileExperiment experiment;
+  FileExperiment experiment;  // a file experiment's (the workload refers to it)
+  WorkloadCandidate made;     // how its record starts and its workload is made
   Result record;  // outlives the workload, which writes into it
   std::unique_ptr<Workload> workload;
   LocalTeam team{1};
@@ -29,6 +30,25 @@ Rounds::Rounds(Runner& runner, std::vector<FileExperiment> candidates, std::uint
   for (auto& e : candidates) {
     auto c = std::make_unique<Candidate>();
     c->experiment = std::move(e);
+    Candidate* in = c.get();
+    c->made.labels = labels_of(in->experiment);
+    c->made.latency = in->experiment.latency;
+    c->made.make = [this, in](Result& record) -> std::unique_ptr<Workload> {
+      if (auto problem = resource_problem(in->experiment, runner_.scratch().path())) {
+        record.skipped = *problem;
+        return nullptr;
+      }
+      return make_file_workload(in->experiment, runner_.config(), runner_.scratch(), record);
+    };
+    candidates_.push_back(std::move(c));
+  }
+}
+
+Rounds::Rounds(Runner& runner, std::vector<WorkloadCandidate> candidates, std::uint64_t seed, unsigned min_rounds)
+    : runner_(runner), seed_(seed), min_rounds_(min_rounds == 0 ? 1 : min_rounds) {
+  for (auto& w : candidates) {
+    auto c = std::make_unique<Candidate>();
+    c->made = std::move(w);
     candidates_.push_back(std::move(c));
   }
 }
@@ -37,15 +57,15 @@ Rounds::~Rounds() = default;
 
 void Rounds::start() {
   for (auto& c : candidates_) {
-    c->record = labels_of(c->experiment);
-    if (auto problem = resource_problem(c->experiment, runner_.scratch().path())) {
-      c->record.skipped = *problem;
+    c->record = c->made.labels;
+    c->workload = c->made.make(c->record);
+    if (!c->workload) {
+      if (!c->record.skipped) c->record.skipped = "it could not be set up";
       continue;
     }
-    c->workload = make_file_workload(c->experiment, runner_.config(), runner_.scratch(), c->record);
     EngineSettings s = runner_.settings();
     s.reps = min_rounds_;
-    s.latency = s.latency && c->experiment.latency;
+    s.latency = s.latency && c->made.latency;
     s.on_pass = nullptr;
     c->measurement = std::make_unique<Measurement>(*c->workload, c->team, s, c->record);
     c->running = c->measurement->start();

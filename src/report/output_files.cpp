@@ -31,10 +31,10 @@ std::string head_of(const fs::path& file, std::size_t bytes) {
   return text;
 }
 
-// "<program>-20261130T211017.123Z-4242.json": millisecond time and the
-// process id, so two commands started together never choose the same name
-// (and publishing refuses a taken one anyway).
-std::string default_name(const std::string& program) {
+// "<program>-20261130T211017.123Z-4242.json" (the set's first extension):
+// millisecond time and the process id, so two commands started together
+// never choose the same name (and publishing refuses a taken one anyway).
+std::string default_name(const std::string& program, const std::string& extension) {
   const auto now = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
@@ -42,7 +42,7 @@ std::string default_name(const std::string& program) {
   ::gmtime_r(&t, &utc);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &utc);
-  return fmt::format("{}-{}.{:03}Z-{}.json", program, stamp, ms, ::getpid());
+  return fmt::format("{}-{}.{:03}Z-{}{}", program, stamp, ms, ::getpid(), extension);
 }
 
 fs::path directory_of(const fs::path& p) { return p.has_parent_path() ? p.parent_path() : fs::path("."); }
@@ -66,13 +66,15 @@ std::vector<OutputKind> output_kinds(const std::vector<const Exporter*>& exporte
 
 OutputFiles::OutputFiles(OutputRequest request) : request_(std::move(request)) {
   if (!named()) {
-    json_ = fs::path("results") / default_name(request_.program);
+    json_ = fs::path("results") / default_name(request_.program, request_.kinds.front().extension);
     return;
   }
   const std::string given = request_.option + " " + request_.given;
   json_ = request_.given;
-  if (json_.extension() != ".json" || json_.stem().empty())
-    throw UsageError(given, request_.kinds.size() > 1
+  const std::string& extension = request_.kinds.front().extension;
+  if (json_.extension() != extension || json_.stem().empty())
+    throw UsageError(given, extension != ".json" ? "name the file, ending in " + extension
+                            : request_.kinds.size() > 1
                                 ? "name the results JSON, ending in .json (the other files go beside it, same stem)"
                                 : "name the results JSON, ending in .json");
   const auto set = files();
@@ -172,10 +174,11 @@ void OutputFiles::write_set(const fs::path& json, bool replace, const Render& re
 }
 
 std::vector<fs::path> OutputFiles::write_default(const fs::path& dir, const Render& render) const {
-  const fs::path first = dir / default_name(request_.program);
+  const fs::path first = dir / default_name(request_.program, request_.kinds.front().extension);
   for (int attempt = 1;; ++attempt) {
     fs::path json = first;
-    if (attempt > 1) json.replace_filename(first.stem().string() + "-" + std::to_string(attempt) + ".json");
+    if (attempt > 1)
+      json.replace_filename(first.stem().string() + "-" + std::to_string(attempt) + request_.kinds.front().extension);
     std::vector<fs::path> written;
     try {
       write_set(json, false, render, written);

@@ -13,7 +13,7 @@
 namespace iolab::harness {
 namespace {
 
-constexpr NameTable<Op, 11> kOps{{{Op::Read, "read"},
+constexpr NameTable<Op, 12> kOps{{{Op::Read, "read"},
                                   {Op::Write, "write"},
                                   {Op::Copy, "copy"},
                                   {Op::Alloc, "alloc"},
@@ -23,7 +23,8 @@ constexpr NameTable<Op, 11> kOps{{{Op::Read, "read"},
                                   {Op::Reinsert, "reinsert"},
                                   {Op::Reopen, "reopen"},
                                   {Op::Append, "append"},
-                                  {Op::CatchUp, "catch-up"}}};
+                                  {Op::CatchUp, "catch-up"},
+                                  {Op::Replay, "replay"}}};
 constexpr NameTable<AccessPattern, 2> kPatterns{
     {{AccessPattern::Seq, "seq"}, {AccessPattern::Rand, "rand"}}};
 constexpr NameTable<CacheState, 4> kCaches{{{CacheState::Warm, "warm"},

@@ -70,6 +70,7 @@ struct StartOptions {
   bool close_stdout = false;          // started with stdout closed (`>&-`)
   bool sigxfsz_default = false;       // with file_size_limit: SIGXFSZ left as a shell leaves it (kills)
   std::uint64_t address_space_limit = 0;  // RLIMIT_AS (ulimit -v) in bytes, 0 = none
+  std::vector<std::string> environment;   // "NAME=value": replaces NAME in iolab's environment
 };
 
 // A started iolab; finish() waits for it and collects what it printed.
@@ -86,6 +87,18 @@ class RunningProgram {
     std::vector<char*> argv;
     for (auto& a : copies) argv.push_back(a.data());
     argv.push_back(nullptr);
+    // The environment, made before fork (the child may only exec).
+    std::vector<std::string> env_copies;
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string entry = *e;
+      bool replaced = false;
+      for (const auto& o : options.environment) replaced |= entry.substr(0, entry.find('=') + 1) == o.substr(0, o.find('=') + 1);
+      if (!replaced) env_copies.push_back(entry);
+    }
+    env_copies.insert(env_copies.end(), options.environment.begin(), options.environment.end());
+    std::vector<char*> envp;
+    for (auto& e : env_copies) envp.push_back(e.data());
+    envp.push_back(nullptr);
     pid_ = ::fork();
     if (pid_ == 0) {  // the child: only async-signal-safe calls until exec
       int out = options.stdout_fd >= 0 ? options.stdout_fd : ::open(out_.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW);
@@ -108,7 +121,7 @@ class RunningProgram {
         ::signal(SIGXFSZ, options.sigxfsz_default ? SIG_DFL : SIG_IGN);
         if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(126);
       }
-      ::execv(binary.c_str(), argv.data());
+      ::execve(binary.c_str(), argv.data(), envp.data());
       ::_exit(127);
     }
     if (pid_ < 0) ADD_FAILURE() << "fork: " << std::strerror(errno);

@@ -183,10 +183,22 @@ io::FileOptions experiment_options(const io::Method& method, const FileExperimen
 // affects every candidate alike, and the per-round ratio of two candidates
 // drops the change. The engine times every pass (Measurement, engine.h);
 // nothing here reads a clock.
+// A candidate of Rounds that is any workload (a replayed trace, ...): its
+// record's labels and how to make the workload, at start(). `make` writes
+// what the workload learns into `record` (which outlives the workload); it
+// returns nullptr, with record.skipped set, for a candidate that cannot
+// run here.
+struct WorkloadCandidate {
+  Result labels;
+  std::function<std::unique_ptr<Workload>(Result& record)> make;
+  bool latency = true;  // run its latency pass (when the run's settings do)
+};
+
 class Rounds {
  public:
   // `min_rounds` sizes each candidate's passes within the run's max_time.
   Rounds(Runner& runner, std::vector<FileExperiment> candidates, std::uint64_t seed, unsigned min_rounds = 5);
+  Rounds(Runner& runner, std::vector<WorkloadCandidate> candidates, std::uint64_t seed, unsigned min_rounds = 5);
   ~Rounds();
   Rounds(const Rounds&) = delete;
   Rounds& operator=(const Rounds&) = delete;

@@ -2,7 +2,8 @@
 // writes them (`iolab run --out`, `iolab-mpi --out`, `recommend --save`,
 // `crosscheck --out`):
 //
-// - A name given: checked before any work. It ends in .json; none of the
+// - A name given: checked before any work. It ends in .json (the first
+//   kind's extension: `trace --out` names a .iotrace); none of the
 //   set's files (NAME.json and, say, NAME.csv and NAME.html beside it) is a
 //   directory or an input, and an existing one is replaced only if iolab
 //   wrote it. The rule holds again when the set is published, atomically: a
@@ -54,7 +55,7 @@ struct OutputRequest {
   std::string option = "--out";  // the option that names the set, for messages
   std::string given;             // the name given; empty: a default name
   std::string program = "iolab";  // default names: results/<program>-<time>-<pid>.json
-  std::vector<OutputKind> kinds;  // ".json" first
+  std::vector<OutputKind> kinds;  // ".json" first (or the one kind of a set that is not results: ".iotrace")
   std::vector<std::filesystem::path> inputs;  // files the set must never replace
   std::string input_kind = "an input";       // what they are, for messages ("the job file")
 };

@@ -16,7 +16,9 @@ namespace iolab::harness {
 
 // The measured operation. Read and Write are file experiments (the ones a
 // user can ask for with --op); the rest are the custom workloads' operations.
-enum class Op { Read, Write, Copy, Alloc, Insert, Get, Remove, Reinsert, Reopen, Append, CatchUp };
+// Replay: a recorded program's operations played back through one method
+// (`iolab replay`, docs/replay.md): reads, writes and syncs mixed.
+enum class Op { Read, Write, Copy, Alloc, Insert, Get, Remove, Reinsert, Reopen, Append, CatchUp, Replay };
 std::string_view to_string(Op);
 // Any operation by its results name; throws UsageError.
 Op parse_op_name(std::string_view);

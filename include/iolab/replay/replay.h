@@ -1,0 +1,62 @@
+// A recorded program's file I/O (a trace, trace/trace.h) played back
+// through one access method, as an engine workload (issue 41, docs/replay.md).
+// Every pass starts from fresh files at the trace's initial sizes, holding
+// the write pattern; writes put the pattern bytes of their offset, so the
+// bytes every read must see and every file must end with are known.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "iolab/harness/engine.h"
+#include "iolab/harness/runner.h"
+#include "iolab/io/file.h"
+#include "iolab/io/scratch.h"
+#include "iolab/trace/trace.h"
+
+namespace iolab::replay {
+
+// Most bytes one read or write of a replayed trace may move: its buffer is
+// allocated once, before any pass.
+inline constexpr std::uint64_t kMaxCallBytes = std::uint64_t{256} << 20;
+
+// A trace held in memory: what the engine replays, pass after pass.
+struct Trace {
+  std::string name;  // what errors call it
+  trace::Header header;
+  std::vector<trace::Op> ops;
+};
+
+// Checks a trace as trace::Reader checks one it reads, and what a replay
+// needs besides: every file id declared once, every op's file declared,
+// offset + length below trace::kMaxEnd, calls of at most kMaxCallBytes.
+// Throws UsageError naming the trace and the op ("trace t op 3: file 7 was
+// never declared"); ops are numbered from 1.
+void check(const Trace& t);
+
+struct Settings {
+  std::uint64_t seed = 0x10AB;  // the write pattern
+  bool timing = false;          // sleep until each op's time_ns from the pass's start (the gaps are timed)
+  io::FileOptions options;
+};
+
+// The workload replaying `t` (checked here: UsageError) through `method`.
+// `t` and `record` outlive it; its files live in `scratch`.
+std::unique_ptr<harness::Workload> make_workload(const Trace& t, const io::Method& method, const Settings& settings,
+                                                 io::ScratchDir& scratch, harness::Result& record);
+
+// The labels of a replay's record: suite "replay", the trace's name as the
+// experiment, op "replay", the method.
+harness::Result labels(const Trace& t, std::string_view method);
+
+// `t` replayed through each of `methods` in interleaved rounds on the
+// common engine (harness::Rounds: one repetition of each per round, in a
+// seeded order), `rounds` rounds; one record per method, in order, a
+// method that cannot replay the trace skipped with the reason.
+std::vector<harness::Result> replay_methods(harness::Runner& runner, const Trace& t,
+                                            const std::vector<const io::Method*>& methods, const Settings& settings,
+                                            unsigned rounds);
+
+}  // namespace iolab::replay
