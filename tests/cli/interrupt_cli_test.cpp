@@ -211,3 +211,35 @@ TEST(Interrupt, ASignalDuringCrosscheckLeavesNoLockBesideItsOut) {
 }
 
 }  // namespace
+
+// SIGKILL leaves what no handler can remove: the lock beside --out, the
+// scratch directory. Neither is in the way of the next run under the same
+// name, and that run removes both (the lock is unlocked, the directory's
+// owner dead).
+TEST(Interrupt, WhatASigkilledRunLeftIsReclaimedByTheNextRunOfTheSameName) {
+  Workspace w;
+  const fs::path out = w / "r.json", lock = w / ".r.json.lock";
+  auto killed = start_iolab({"run", "--method", "pread", "--size", "256k", "--bs", "1", "--reps", "1000", "--warmup",
+                             "0", "--min-time", "0", "--no-latency", "--dir", w.scratch().string(), "--out",
+                             out.string()});
+  ASSERT_TRUE(wait_until([&] { return fs::exists(lock) && !w.leftovers().empty(); })) << "the run never started";
+  killed->send(SIGKILL);
+  ProgramRun k = killed->finish();
+  ASSERT_EQ(k.signal, SIGKILL);
+  ASSERT_TRUE(fs::exists(lock)) << "SIGKILL runs no handler: the lock stays";
+  ASSERT_FALSE(w.leftovers().empty()) << "and so does the scratch directory";
+  // A list changed in the last 2 s may be one being made: the next run waits
+  // for it to be quiet. Its clock moved on instead of this test sleeping.
+  for (const auto& d : fs::directory_iterator(w.scratch())) {
+    const fs::path list = d.path() / ".iolab-scratch";
+    ASSERT_TRUE(fs::exists(list)) << d.path();
+    fs::last_write_time(list, fs::last_write_time(list) - std::chrono::seconds(10));
+  }
+
+  ProgramRun o = run_iolab({"run", "--method", "pread", "--size", "64k", "--bs", "4k", "--reps", "2", "--warmup", "0",
+                            "--min-time", "0", "--no-latency", "--dir", w.scratch().string(), "--out", out.string()});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(fs::exists(out)) << o.err;
+  EXPECT_FALSE(fs::exists(lock));
+  EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
+}
