@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,16 @@ struct Trace {
   std::vector<trace::Op> ops;
 };
 
+// Most operations a replayed trace may hold: its operations are kept in
+// memory (48 bytes each, and 5 per method replaying it), so a 2 M-operation
+// trace replayed through 12 methods takes about 220 MB.
+inline constexpr std::size_t kMaxOps = 2'000'000;
+
+// The trace in `file`, read whole (streamed, stopping at max_ops + 1
+// operations). UsageError naming the file: missing, not a regular file,
+// unreadable, malformed (trace::Reader's message), or longer than max_ops.
+Trace read_trace(const std::filesystem::path& file, std::size_t max_ops = kMaxOps);
+
 // Checks a trace as trace::Reader checks one it reads, and what a replay
 // needs besides: every file id declared once, every op's file declared,
 // offset + length below trace::kMaxEnd, calls of at most kMaxCallBytes.
@@ -46,6 +57,19 @@ struct Settings {
 // `t` and `record` outlive it; its files live in `scratch`.
 std::unique_ptr<harness::Workload> make_workload(const Trace& t, const io::Method& method, const Settings& settings,
                                                  io::ScratchDir& scratch, harness::Result& record);
+
+// `t` through each of `methods`, as candidates of interleaved rounds
+// (harness::Rounds) whose files live in `scratch`; `t` outlives them.
+std::vector<harness::WorkloadCandidate> candidates(const Trace& t, const std::vector<const io::Method*>& methods,
+                                                   const Settings& settings, io::ScratchDir& scratch);
+
+// The trace's operations over its run, for the report's timeline (every
+// replay record carries it as extra.trace_timeline): {"by": "time" (or
+// "operation" for a trace without times), "span": ns (or operations),
+// "buckets": n, "kinds": {kind: {"ops": [n], "bytes": [n]}}, "sizes": {kind:
+// {"4096": count, ...}}}, sizes of reads and writes by the power of two at or
+// above them. Opens, closes and mappings are left out.
+nlohmann::json timeline(const Trace& t, std::size_t buckets = 100);
 
 // The labels of a replay's record: suite "replay", the trace's name as the
 // experiment, op "replay", the method.
