@@ -4,7 +4,9 @@
 // map within --budget, or exactly the conditions --op/--bs/--flush/--cache
 // name); with one saved by `recommend --save` it replays the same decision
 // from its records. A file of other records holds no decision: nothing is
-// ranked from records that were never measured side by side.
+// ranked from records that were never measured side by side. With --trace
+// it decides for a recorded program instead: the trace replayed through
+// each method, the same selection and guarantee (suites/trace_decision.h).
 #include <fmt/core.h>
 
 #include <unistd.h>
@@ -28,6 +30,8 @@
 #include "iolab/report/files.h"
 #include "iolab/report/output_files.h"
 #include "iolab/suites/decision.h"
+#include "iolab/suites/trace_decision.h"
+#include "replay_run.h"
 
 namespace iolab::cli {
 
@@ -42,6 +46,8 @@ struct RecommendOptions {
   std::string save;
   std::string evict = "per-file";
   std::string op, bs, flush, cache;  // the user's own conditions (lists)
+  std::string trace, method;         // --trace: a recorded program's I/O, replayed through these methods
+  bool timing = false;
   double indifference = decision::Guarantee{}.indifference, confidence = decision::Guarantee{}.confidence;
   double min_time = 0.075;
   double budget = 570;
@@ -97,6 +103,14 @@ void recheck_recommend(const RecommendOptions& o) {
   request_of(o);
   guarantee_of(o);
   if (!o.input.empty() && !o.save.empty()) throw UsageError("--save", "only applies when measuring (no results file given)");
+  if (!o.trace.empty()) {
+    if (!o.input.empty()) throw UsageError("--trace", "measures now; it takes no results file");
+    if (!o.op.empty() || !o.bs.empty() || !o.flush.empty() || !o.cache.empty())
+      throw UsageError("--trace", "the trace's own operations are the workload: --op, --bs, --flush and --cache do not apply");
+    methods_named(o.method);
+  } else if (!o.method.empty() || o.timing) {
+    throw UsageError(o.timing ? "--timing" : "--method", "applies with --trace");
+  }
   if (!(o.budget >= 1 && o.budget <= 86400)) throw UsageError("--budget", "from 1 to 86400 seconds");
   if (!(o.min_time >= 0 && o.min_time <= 3600)) throw UsageError("--min-time", "from 0 to 3600 seconds");
   if (o.first_stage < 2 || o.first_stage > 100) throw UsageError("--first-stage", "from 2 to 100 rounds");
@@ -131,6 +145,58 @@ harness::Results measure(const RecommendOptions& o, const decision::DesignReques
   };
   out.results = suites::run_decision(runner, request, settings, o.seed).records;
   return out;
+}
+
+// --trace: the trace's replays through each method, judged by the decision's selection.
+harness::Results measure_trace(const RecommendOptions& o, const std::string& command) {
+  const replay::Trace t = replay::read_trace(o.trace);
+  const std::vector<const io::Method*> methods = methods_named(o.method);
+  io::ScratchDir scratch(o.dir);
+  harness::Results out;
+  out.environment = harness::collect_environment(scratch.path());
+  out.environment.command = command;
+  harness::RunConfig config;
+  config.min_time = o.min_time;
+  harness::Runner runner(config, scratch);
+  suites::TraceDecisionSettings settings;
+  settings.guarantee = guarantee_of(o);
+  settings.first_stage = o.first_stage;
+  settings.max_rounds = o.max_rounds;
+  settings.budget_s = o.budget;
+  settings.seed = o.seed;
+  const std::uint64_t begin = steady_ns();
+  settings.progress = [begin](const std::string& line) {
+    std::fprintf(stderr, "[%4.0f s] %s\n", static_cast<double>(steady_ns() - begin) / 1e9, line.c_str());
+  };
+  replay::Settings replay;
+  replay.seed = o.seed;
+  replay.timing = o.timing;
+  std::fprintf(stderr, "%s\n", trace_summary(t, methods.size()).c_str());
+  out.results = suites::decide_trace(runner, t, methods, replay, settings);
+  return out;
+}
+
+// What the records decided: the design's conditions (the map), and each workload's verdict (a replayed trace).
+void print_decision(const RecommendOptions& o, const harness::Results& results) {
+  const decision::Decision d = decision::decision_from_records(results.results);
+  const bool map = !d.conditions.empty() || d.workloads.empty();
+  if (o.json) {
+    nlohmann::json j;
+    if (!o.trace.empty() && d.workloads.size() == 1) {
+      j = report::workload_json(d.workloads.front(), results.results);  // scripts read pick, within, stop, methods
+    } else {
+      j = decision::to_json(d);
+      if (map) j["seed_rules"] = decision::to_json(decision::seed_rules(d));
+      nlohmann::json w = nlohmann::json::array();
+      for (const auto& v : d.workloads) w.push_back(report::workload_json(v, results.results));
+      if (!w.empty()) j["workloads"] = std::move(w);
+    }
+    j["source"] = o.input.empty() ? nlohmann::json("measured now") : nlohmann::json(o.input);
+    fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    return;
+  }
+  if (map) fmt::print("{}{}", report::format_text(d, o.explain), report::format_text(decision::seed_rules(d)));
+  for (const auto& v : d.workloads) fmt::print("{}{}", map ? "\n" : "", report::format_workload_text(v, results.results));
 }
 
 void add_recommend_command(CLI::App& app, Action& action) {
@@ -171,8 +237,13 @@ void add_recommend_command(CLI::App& app, Action& action) {
                   "above the 50 ms under which a repetition is too short to trust); the plan may shorten it to 0.065 s");
   cmd->add_option("--evict", opts->evict, std::string("When measuring: how cold reads are made: ") + kEvictChoices);
   cmd->add_option("--save", opts->save, "When measuring: also write the measured records to this JSON file");
+  cmd->add_option("--trace", opts->trace,
+                  "Decide for a recorded program (iolab trace): its trace replayed through each method that can "
+                  "express it, the best picked with the same guarantee");
+  cmd->add_option("--method", opts->method, "With --trace: only these methods (default: every method)");
+  cmd->add_flag("--timing", opts->timing, "With --trace: keep the trace's recorded gaps between operations");
   cmd->footer("Examples:\n  iolab recommend --save decision.json\n  iolab recommend --op write --bs 700,64k --flush every-16k\n"
-              "  iolab recommend decision.json --json --explain");
+              "  iolab recommend decision.json --json --explain\n  iolab recommend --trace app.iotrace --json");
   cmd->callback([opts, &action] {
     const decision::DesignRequest request = request_of(*opts);
     const harness::Eviction eviction = harness::parse_eviction(opts->evict);
@@ -205,7 +276,16 @@ void add_recommend_command(CLI::App& app, Action& action) {
                                "no decision printed%s\n",
                        io::signal_name(sig).c_str(), saving ? " and nothing saved (--save is written once the decision is made)" : "");
         });
-        results = measure(*opts, request, eviction,
+        results = !opts->trace.empty()
+                      ? measure_trace(*opts, fmt::format("iolab recommend --trace {} --budget {} --indifference {} "
+                                                         "--confidence {} --first-stage {} --max-rounds {} --seed {} "
+                                                         "--min-time {}{}{}",
+                                                         opts->trace, opts->budget, opts->indifference,
+                                                         opts->confidence, opts->first_stage, opts->max_rounds,
+                                                         opts->seed, opts->min_time,
+                                                         opts->method.empty() ? "" : " --method " + opts->method,
+                                                         opts->timing ? " --timing" : ""))
+                      : measure(*opts, request, eviction,
                           fmt::format("iolab recommend --budget {} --indifference {} --confidence {} --first-stage {} "
                                       "--max-rounds {} --seed {} --min-time {} --max-file {} --memory-limit {} --evict {}{}{}{}{}",
                                       opts->budget, opts->indifference, opts->confidence, opts->first_stage,
@@ -228,16 +308,7 @@ void add_recommend_command(CLI::App& app, Action& action) {
           }
         }
       }
-      const decision::Decision d = decision::decision_from_records(results.results);
-      const std::vector<decision::SeedRuleRow> rules = decision::seed_rules(d);
-      if (opts->json) {
-        nlohmann::json j = decision::to_json(d);
-        j["seed_rules"] = decision::to_json(rules);
-        j["source"] = opts->input.empty() ? nlohmann::json("measured now") : nlohmann::json(opts->input);
-        fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
-      } else {
-        fmt::print("{}{}", report::format_text(d, opts->explain), report::format_text(rules));
-      }
+      print_decision(*opts, results);
       return exit_code;
     };
   });

@@ -228,7 +228,8 @@ std::string_view band_of(std::uint64_t size) {
 
 bool holds_decision(std::span<const harness::Result> results) {
   return std::any_of(results.begin(), results.end(), [](const auto& r) {
-    return !text_of(r.extra, keys::kCondition).empty() || !text_of(r.extra, keys::kOldCell).empty();
+    return !text_of(r.extra, keys::kCondition).empty() || !text_of(r.extra, keys::kWorkload).empty() ||
+           !text_of(r.extra, keys::kOldCell).empty();
   });
 }
 
@@ -241,7 +242,9 @@ Decision decision_from_records(std::span<const harness::Result> results) {
       throw Error("read", "the decision records",
                   "they come from an older iolab's table of per-band cells, which cannot be replayed as conditions; "
                   "measure again with `iolab recommend`");
-    const std::string key = text_of(r.extra, keys::kCondition);
+    const std::string workload = text_of(r.extra, keys::kWorkload);
+    // A workload's records (a replayed trace) are judged as a condition's are; their key cannot be a condition's.
+    const std::string key = workload.empty() ? text_of(r.extra, keys::kCondition) : "workload " + workload;
     if (key.empty()) {
       d.unverified += !r.verified && !r.skipped;
       continue;
@@ -249,7 +252,10 @@ Decision decision_from_records(std::span<const harness::Result> results) {
     auto [it, fresh] = index.emplace(key, gathered.size());
     if (fresh) {
       Gathered g;
-      g.verdict.condition = condition_of(key);
+      if (workload.empty())
+        g.verdict.condition = condition_of(key);
+      else
+        g.verdict.workload = workload;
       gathered.push_back(std::move(g));
     }
     Gathered& g = gathered[it->second];
@@ -305,10 +311,10 @@ Decision decision_from_records(std::span<const harness::Result> results) {
     ConditionVerdict& v = g.verdict;
     if (!g.records.empty()) {
       if (auto problem = guarantee_problem(Guarantee{v.indifference, v.confidence}))
-        throw Error("read", "decision records of " + v.condition.key(), *problem);
+        throw Error("read", "decision records of " + (v.workload.empty() ? v.condition.key() : v.workload), *problem);
       replay(g);
     }
-    d.conditions.push_back(std::move(v));
+    (v.workload.empty() ? d.conditions : d.workloads).push_back(std::move(v));
   }
   // Rows in the design's order, sizes ascending.
   std::sort(d.conditions.begin(), d.conditions.end(), [](const ConditionVerdict& a, const ConditionVerdict& b) {

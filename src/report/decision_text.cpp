@@ -239,4 +239,167 @@ std::string format_markdown(const Decision& d) {
   return table.render();
 }
 
+
+namespace {
+
+// Workload `w`'s record of candidate `i`, or nullptr.
+const harness::Result* record_of(const ConditionVerdict& w, std::span<const harness::Result> records, std::size_t i) {
+  namespace k = decision::keys;
+  for (const auto& r : records) {
+    auto name = r.extra.find(k::kWorkload);
+    auto index = r.extra.find(k::kIndex);
+    if (name != r.extra.end() && name->is_string() && *name == w.workload && index != r.extra.end() &&
+        index->is_number() && index->get<double>() == static_cast<double>(i))
+      return &r;
+  }
+  return nullptr;
+}
+
+// The per-method figures a workload's verdict shows, from its verdict and record.
+struct MethodFigures {
+  double ops_per_s = 0, bytes_per_s = 0;
+  double cpu_us_per_op = -1, device_bytes_per_op = -1;
+  nlohmann::json latency_by_kind = nlohmann::json::object();  // kind -> {p50_ns, p99_ns, samples}
+};
+
+MethodFigures figures_of(const decision::CandidateVerdict& c, const harness::Result* r, bool counts_bytes) {
+  MethodFigures f;
+  if (!r || c.rounds == 0) return f;
+  // Every method's pass does the same operations and moves the same bytes (verified), so one rate gives the other.
+  const double ops = static_cast<double>(r->ops), bytes = static_cast<double>(r->bytes);
+  f.ops_per_s = counts_bytes ? (bytes > 0 ? c.rate * ops / bytes : 0) : c.rate;
+  f.bytes_per_s = counts_bytes ? c.rate : 0;
+  if (ops > 0) {
+    f.cpu_us_per_op = 1e6 * (r->user_s + r->sys_s) / ops;
+    if (r->device_read_bytes || r->device_write_bytes)
+      f.device_bytes_per_op =
+          static_cast<double>(r->device_read_bytes.value_or(0) + r->device_write_bytes.value_or(0)) / ops;
+  }
+  if (auto l = r->extra.find("latency_by_kind"); l != r->extra.end() && l->is_object()) f.latency_by_kind = *l;
+  return f;
+}
+
+std::string stop_words(const ConditionVerdict& w) {
+  if (w.stop == Stop::Budget) return fmt::format("stopped by the budget ({})", visible(w.why));
+  if (w.stop == Stop::Selected)
+    return w.within_zone ? "selected: the survivors are within the zone of each other" : "selected: one survivor";
+  return std::string(decision::to_string(w.stop)) + (w.why.empty() ? "" : ": " + visible(w.why));
+}
+
+}  // namespace
+
+std::string format_workload_text(const ConditionVerdict& w, std::span<const harness::Result> records) {
+  std::string out = fmt::format("trace {}: ", visible(w.workload));
+  if (w.pick) {
+    out += fmt::format("use {}", visible(w.candidates[*w.pick].label));
+    if (w.within.size() > 1)
+      out += fmt::format(" (or {}: within {:.2f}x of it, not told apart)",
+                         names(w, std::vector<std::size_t>(w.within.begin() + 1, w.within.end())), w.indifference);
+  } else {
+    out += "no pick";
+  }
+  out += fmt::format("\n  {} after {} rounds of {} methods; guarantee asked: with probability {:.0f}% the pick is "
+                     "within {:.2f}x of the best method for this trace{}\n",
+                     stop_words(w), w.rounds, w.candidates.size(), 100 * w.confidence, w.indifference,
+                     w.replay_agrees ? "" : " (replayed from the records, the selection ends differently than the run recorded)");
+  // The operation kinds any method timed, in a fixed order; opens, closes and
+  // mappings (nothing, or a flush, in a replay) are in the JSON only.
+  std::vector<std::string> kinds;
+  for (std::size_t i = 0; i < w.candidates.size(); ++i)
+    if (const harness::Result* r = record_of(w, records, i))
+      if (auto l = r->extra.find("latency_by_kind"); l != r->extra.end() && l->is_object())
+        for (const auto& [kind, _] : l->items())
+          if (kind != "open" && kind != "close" && kind != "map" && kind != "unmap" &&
+              std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+            kinds.push_back(kind);
+  std::sort(kinds.begin(), kinds.end());
+  TextTable t;
+  std::vector<std::string> head = {"method", "ops/s", "MiB/s", "pick over it"};
+  for (const auto& k : kinds) head.push_back(visible(k) + " p50/p99");
+  head.insert(head.end(), {"CPU/op", "device B/op", "verified"});
+  t.add(head);
+  for (std::size_t i = 0; i < w.candidates.size(); ++i) {
+    const auto& c = w.candidates[i];
+    const harness::Result* r = record_of(w, records, i);
+    if (!c.skipped.empty()) {
+      t.add({visible(c.label), "skipped: " + visible(c.skipped)}, false);
+      continue;
+    }
+    const MethodFigures f = figures_of(c, r, w.counts_bytes);
+    std::vector<std::string> row = {visible(c.label) + (w.pick == i ? " *" : ""),
+                                    c.rounds ? sig(f.ops_per_s, 3) : "-",
+                                    f.bytes_per_s > 0 ? sig(f.bytes_per_s / (1024.0 * 1024.0), 3) : "-",
+                                    c.pick_over.n_a > 0 ? interval_text(c.pick_over) : (w.pick == i ? "the pick" : "-")};
+    for (const auto& k : kinds) {
+      auto l = f.latency_by_kind.find(k);
+      row.push_back(l == f.latency_by_kind.end() ? "-"
+                                                 : duration_text(l->value("p50_ns", 0.0) / 1e9) + " / " +
+                                                       duration_text(l->value("p99_ns", 0.0) / 1e9));
+    }
+    row.push_back(f.cpu_us_per_op >= 0 ? sig(f.cpu_us_per_op, 3) + " µs" : "-");
+    row.push_back(f.device_bytes_per_op >= 0 ? sig(f.device_bytes_per_op, 3) : "-");
+    row.push_back(r && r->verified ? "yes" : "no");
+    t.add(row);
+    if (!c.withdrawn.empty()) t.add({"", "withdrawn " + visible(c.withdrawn)}, false);
+    else if (c.eliminated)
+      t.add({"", fmt::format("out after {} rounds, behind {}", c.eliminated->after_rounds,
+                             visible(w.candidates[c.eliminated->by].label))},
+            false);
+  }
+  out += t.render();
+  out += "  * the pick. ops/s: the whole trace replayed as fast as it goes (geometric mean over rounds); latency from "
+         "a separate pass timing each operation; CPU: user + system of a repetition per operation.\n";
+  return out;
+}
+
+nlohmann::json workload_json(const ConditionVerdict& w, std::span<const harness::Result> records) {
+  auto label = [&](std::optional<std::size_t> i) { return i ? nlohmann::json(w.candidates[*i].label) : nlohmann::json(nullptr); };
+  nlohmann::json within = nlohmann::json::array(), methods = nlohmann::json::array();
+  for (auto i : w.within) within.push_back(w.candidates[i].label);
+  std::uint64_t ops = 0;
+  for (std::size_t i = 0; i < w.candidates.size(); ++i) {
+    const auto& c = w.candidates[i];
+    const harness::Result* r = record_of(w, records, i);
+    nlohmann::json j = {{"method", c.label}};
+    if (!c.skipped.empty()) {
+      j["skipped"] = c.skipped;
+      methods.push_back(std::move(j));
+      continue;
+    }
+    if (r) ops = std::max(ops, r->ops);
+    const MethodFigures f = figures_of(c, r, w.counts_bytes);
+    j["verified"] = r && r->verified;
+    j["rounds"] = c.rounds;
+    if (c.rounds > 0) {
+      j["ops_per_s"] = f.ops_per_s;
+      if (f.bytes_per_s > 0) j["bytes_per_s"] = f.bytes_per_s;
+    }
+    if (!c.withdrawn.empty()) j["withdrawn"] = c.withdrawn;
+    if (c.eliminated)
+      j["eliminated"] = {{"after_rounds", c.eliminated->after_rounds}, {"by", w.candidates[c.eliminated->by].label}};
+    if (c.pick_over.n_a > 0)
+      j["pick_over_it"] = {{"estimate", c.pick_over.estimate}, {"lo", c.pick_over.lo}, {"hi", c.pick_over.hi},
+                           {"coverage", c.pick_over.coverage}, {"rounds", c.pick_over.n_a}};
+    if (f.cpu_us_per_op >= 0) j["cpu_us_per_op"] = f.cpu_us_per_op;
+    if (f.device_bytes_per_op >= 0) j["device_bytes_per_op"] = f.device_bytes_per_op;
+    if (!f.latency_by_kind.empty()) j["latency_by_kind"] = f.latency_by_kind;
+    methods.push_back(std::move(j));
+  }
+  return {{"format", "iolab-trace-decision"},
+          {"format_version", 1},
+          {"trace", w.workload},
+          {"ops", ops},
+          {"pick", label(w.pick)},
+          {"within", within},
+          {"stop", decision::to_string(w.stop)},
+          {"within_zone", w.within_zone},
+          {"why", w.why},
+          {"rounds", w.rounds},
+          {"indifference", w.indifference},
+          {"confidence", w.confidence},
+          {"first_stage", w.first_stage},
+          {"replay_agrees", w.replay_agrees},
+          {"methods", methods}};
+}
+
 }  // namespace iolab::report

@@ -70,15 +70,18 @@ RecordFacts facts_from(const nlohmann::json& j) {
 }
 
 RoundsTrial::RoundsTrial(const harness::RunConfig& config, io::ScratchDir& scratch, const decision::DesignedCondition& d,
-                         std::uint64_t seed, unsigned first_stage, double min_time, std::vector<harness::Result>& out)
+                         std::uint64_t seed, unsigned first_stage, double min_time, std::vector<harness::Result>& out,
+                         std::string workload, std::vector<harness::WorkloadCandidate> workloads)
     : min_time_(d.device_bound ? kDeviceBoundMinTimeFactor * min_time : min_time),
       runner_(with_min_time(config, min_time_), scratch), d_(d), seed_(seed), first_stage_(first_stage), out_(out),
-      retired_(d.candidates.size(), false) {}
+      retired_(d.candidates.size(), false), workload_(std::move(workload)), workloads_(std::move(workloads)) {}
 
 RoundsTrial::~RoundsTrial() { remove_prepared(); }
 
 std::vector<std::string> RoundsTrial::start() {
-  rounds_ = std::make_unique<harness::Rounds>(runner_, prepared(d_.experiments), seed_, first_stage_);
+  rounds_ = workload_.empty()
+                ? std::make_unique<harness::Rounds>(runner_, prepared(d_.experiments), seed_, first_stage_)
+                : std::make_unique<harness::Rounds>(runner_, workloads_, seed_, first_stage_);
   rounds_->start();
   std::vector<std::string> out;
   for (std::size_t i = 0; i < d_.candidates.size(); ++i) out.push_back(rounds_->not_running(i).value_or(""));
@@ -125,7 +128,10 @@ void RoundsTrial::finish_with(const RecordFacts& facts) {
   std::vector<harness::Result> records = rounds_->finish();
   for (std::size_t i = 0; i < records.size(); ++i) {
     auto& r = records[i];
-    r.extra[k::kCondition] = d_.condition.key();
+    if (workload_.empty())
+      r.extra[k::kCondition] = d_.condition.key();
+    else
+      r.extra[k::kWorkload] = workload_;
     r.extra[k::kCandidate] = d_.candidates[i].label;
     r.extra[k::kIndex] = i;
     nlohmann::json traits = nlohmann::json::array();

@@ -37,11 +37,15 @@ nlohmann::json to_json(const RecordFacts& f);
 RecordFacts facts_from(const nlohmann::json& j);
 
 // The condition's candidates in interleaved rounds (harness::Rounds) on
-// `scratch`; its records go to `out`.
+// `scratch`; its records go to `out`. With `workload` named, the candidates
+// are `workloads` (one per d.candidates, whose labels and traits the records
+// carry) and the records name the workload (keys::kWorkload), not a
+// condition of the design: a replayed trace's methods.
 class RoundsTrial final : public decision::ConditionTrial {
  public:
   RoundsTrial(const harness::RunConfig& config, io::ScratchDir& scratch, const decision::DesignedCondition& d,
-              std::uint64_t seed, unsigned first_stage, double min_time, std::vector<harness::Result>& out);
+              std::uint64_t seed, unsigned first_stage, double min_time, std::vector<harness::Result>& out,
+              std::string workload = {}, std::vector<harness::WorkloadCandidate> workloads = {});
   ~RoundsTrial() override;
   std::vector<std::string> start() override;
   Round round(const std::vector<bool>& in_play, const std::function<bool()>& more) override;
@@ -59,6 +63,8 @@ class RoundsTrial final : public decision::ConditionTrial {
   std::vector<harness::Result>& out_;
   std::unique_ptr<harness::Rounds> rounds_;
   std::vector<bool> retired_;
+  std::string workload_;
+  std::vector<harness::WorkloadCandidate> workloads_;
   std::vector<std::filesystem::path> prepared_;  // the shared read file, this trial's to remove
 };
 

@@ -62,6 +62,27 @@ class ConditionTrial {
   virtual void finish(const Selection& selection, const Ending& ending) = 0;
 };
 
+// How one workload's selection ran (run_selection).
+struct SelectionRun {
+  Selection selection;
+  ConditionTrial::Ending ending;
+  double start_s = 0;   // the trial's start(): setup, verification, warm-up, calibration
+  double rounds_s = 0;  // its rounds
+  double turns = 0;     // repetitions run
+  std::optional<double> noise;             // h2 x the largest S2 of the first stage's survivors
+  std::optional<std::size_t> survivors;    // after the first stage
+};
+
+// Runs `trial`'s selection to its end: start(), then a round at a time,
+// each judged (a candidate untrusted from a round withdrawn before its rates
+// count), until the rule stops it (Selected, NoCandidate), `max_rounds`
+// rounds, the next round would pass `allowance_s` seconds from the start,
+// or a repetition would pass `deadline` (Budget, with what ran out). The
+// schedule runs every condition of the design through it; `recommend
+// --trace` runs one replayed trace.
+SelectionRun run_selection(ConditionTrial& trial, std::size_t candidates, Guarantee guarantee, unsigned first_stage,
+                           unsigned max_rounds, double allowance_s, double deadline, const std::function<double()>& now);
+
 // A condition as the schedule sees it.
 struct ScheduledCondition {
   Condition condition;

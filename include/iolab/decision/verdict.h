@@ -46,6 +46,7 @@ struct CandidateVerdict {
 
 struct ConditionVerdict {
   Condition condition;
+  std::string workload;  // the workload it judges (a replayed trace's name) instead of a condition; else empty
   std::vector<CandidateVerdict> candidates;
   Stop stop = Stop::NotRun;
   std::string why;            // not run, unmeasurable: why
@@ -84,11 +85,12 @@ struct RowVerdict {
 
 struct Decision {
   std::vector<ConditionVerdict> conditions;
+  std::vector<ConditionVerdict> workloads;  // decisions over a workload (`recommend --trace`), in the records' order
   std::vector<RowVerdict> rows;
   std::size_t unverified = 0;  // records left out as unverified, over the file
 };
 
-// Whether the records hold a decision (extra.decision_condition).
+// Whether the records hold a decision (extra.decision_condition or decision_workload).
 bool holds_decision(std::span<const harness::Result> results);
 // Throws Error naming the cause when the records hold a decision of an
 // older design (per-band cells: extra.decision_cell), which cannot be replayed.
@@ -103,6 +105,7 @@ nlohmann::json to_json(const Decision& d);
 // Keys the records carry (suites/decision_run.cpp writes them).
 namespace keys {
 inline constexpr const char* kCondition = "decision_condition";    // Condition::key()
+inline constexpr const char* kWorkload = "decision_workload";      // a workload's name (a replayed trace), not a condition
 inline constexpr const char* kCandidate = "decision_candidate";    // label
 inline constexpr const char* kIndex = "decision_candidate_index";  // its place in the design
 inline constexpr const char* kTraits = "decision_traits";

@@ -1,0 +1,129 @@
+// `iolab replay` and `iolab recommend --trace` as a user runs them: a small
+// trace replayed through methods (one that cannot replay it skipped with the
+// reason), the decision's JSON names scripts read, bad traces and options
+// refused in one line, nothing left in the scratch directory.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli/run_program.h"
+#include "iolab/trace/trace.h"
+
+// A named namespace: the CLI tests are a unity build.
+namespace replay_cli_test {
+
+using iolab::testing::json_of;
+using iolab::testing::joined;
+using iolab::testing::ProgramRun;
+using iolab::testing::run_iolab;
+using iolab::testing::Workspace;
+namespace fs = std::filesystem;
+namespace trace = iolab::trace;
+
+// A program's log: 64 appends of 1000 bytes (not 4096-aligned: O_DIRECT
+// cannot replay them), an fdatasync every 16, reads of the first 8 KiB.
+fs::path log_trace(const Workspace& w) {
+  const fs::path p = w / "log.iotrace";
+  std::ofstream out(p);
+  trace::Header h;
+  h.source = "iolab";
+  h.command = "a test's log";
+  h.files = {{0, 0, trace::kCreate}};
+  trace::Writer wr(out, h);
+  std::uint64_t t = 0;
+  auto put = [&](trace::OpKind kind, std::uint64_t offset, std::uint64_t length) {
+    trace::Op op;
+    op.time_ns = t += 1000;
+    op.kind = kind;
+    op.offset = offset;
+    op.length = length;
+    wr.write(op);
+  };
+  put(trace::OpKind::Open, 0, 0);
+  for (std::uint64_t i = 0; i < 64; ++i) {
+    put(trace::OpKind::Write, i * 1000, 1000);
+    if (i % 16 == 15) put(trace::OpKind::Fdatasync, 0, 0);
+  }
+  put(trace::OpKind::Read, 0, 8192);
+  put(trace::OpKind::Close, 0, 0);
+  return p;
+}
+
+TEST(ReplayCli, ReplaysThroughEachMethodAndSkipsOneThatCannotWithTheReason) {
+  Workspace w;
+  const fs::path t = log_trace(w), out = w / "r.json";
+  ProgramRun o = run_iolab({"replay", t.string(), "--method", "pread,stdio,direct", "--rounds", "2", "--min-time", "0",
+                            "--dir", w.scratch().string(), "--out", out.string()});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.err.find("replaying log.iotrace: 71 operations (open 1, close 1, read 1, write 64, fdatasync 4)"),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.out.find("pread"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("fdatasync"), std::string::npos) << "p50/p99 per kind\n" << o.out;
+  const nlohmann::json j = json_of(out);
+  ASSERT_EQ(j["results"].size(), 3u);
+  for (const auto& r : j["results"]) {
+    EXPECT_EQ(r["suite"], "replay");
+    if (r["method"] == "direct") {
+      EXPECT_NE(r["skipped"].get<std::string>().find("op 2 (write at 0, 1000 bytes) is not"), std::string::npos) << r;
+    } else {
+      EXPECT_TRUE(r["verified"].get<bool>()) << r;
+      EXPECT_EQ(r["ops"], 71);
+    }
+  }
+  EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
+}
+
+TEST(ReplayCli, RecommendForATraceGivesPickWithinStopAndMethods) {
+  Workspace w;
+  const fs::path t = log_trace(w);
+  ProgramRun o = run_iolab({"recommend", "--trace", t.string(), "--method", "pread,syscall,stdio,direct", "--json",
+                            "--min-time", "0.06", "--max-rounds", "8", "--dir", w.scratch().string()});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["trace"], "log.iotrace");
+  ASSERT_TRUE(j["pick"].is_string()) << j.dump(1);
+  ASSERT_FALSE(j["within"].empty());
+  EXPECT_EQ(j["within"][0], j["pick"]) << "the pick first";
+  EXPECT_TRUE(j["stop"] == "selected" || j["stop"] == "budget") << j["stop"];
+  ASSERT_EQ(j["methods"].size(), 4u);
+  for (const auto& m : j["methods"]) {
+    if (m["method"] == "direct") {
+      EXPECT_TRUE(m.contains("skipped")) << m;
+      continue;
+    }
+    EXPECT_TRUE(m["verified"].get<bool>()) << m;
+    EXPECT_GT(m["ops_per_s"].get<double>(), 0) << m;
+  }
+  EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
+}
+
+TEST(ReplayCli, BadTracesAndOptionsAreOneLineEach) {
+  Workspace w;
+  const fs::path bad = w / "bad.iotrace";
+  std::ofstream(bad) << "iolab-trace 1\nsource iolab\ncommand x\nfiles 1\nfile 0 0 -\nops -\n0 0 7 write 0 10 -\n";
+  const std::string dir = w.scratch().string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"replay", (w / "none.iotrace").string(), "--dir", dir}, "no such file"},
+      {{"replay", w.path().string(), "--dir", dir}, "is not a regular file"},
+      {{"replay", bad.string(), "--dir", dir}, "file 7"},
+      {{"replay", bad.string(), "--method", "pread,bogus"}, "bogus"},
+      {{"replay", bad.string(), "--method", "pread,pread"}, "named twice"},
+      {{"replay", bad.string(), "--rounds", "0"}, "--rounds"},
+      {{"recommend", "--trace", bad.string(), "--op", "read"}, "--op, --bs, --flush and --cache do not apply"},
+      {{"recommend", "--method", "pread"}, "applies with --trace"},
+      {{"recommend", "--trace", bad.string(), "--dir", dir}, "file 7"},
+  };
+  for (const auto& [args, says] : cases) {
+    ProgramRun o = run_iolab(args);
+    EXPECT_EQ(o.exit_code, 2) << joined(args) << "\n" << o.err;
+    EXPECT_EQ(o.err_lines(), 1u) << joined(args) << "\n" << o.err;
+    EXPECT_NE(o.err.find(says), std::string::npos) << joined(args) << "\n" << o.err;
+  }
+  EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
+}
+
+}  // namespace replay_cli_test
