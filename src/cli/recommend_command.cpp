@@ -26,6 +26,7 @@
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
 #include "iolab/report/decision_text.h"
+#include "iolab/report/workload_text.h"
 #include "iolab/report/exporter.h"
 #include "iolab/report/files.h"
 #include "iolab/report/output_files.h"

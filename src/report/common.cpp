@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "iolab/results/thresholds.h"
 #include "iolab/base/units.h"
 
@@ -386,6 +388,12 @@ std::string latency_source_text(const harness::Result& r) {
   }
   if (r.latency_ns->samples > 0) s += "; " + grouped(r.latency_ns->samples) + " samples";
   return s;
+}
+
+std::string interval_text(const harness::RatioInterval& r) {
+  if (!r.available) return fmt::format("{}x (no interval at {} rounds)", sig(r.estimate, 3), r.n_a);
+  return fmt::format("{}x ({}..{}, {:.1f}% interval, {} rounds)", sig(r.estimate, 3), sig(r.lo, 3), sig(r.hi, 3),
+                     100 * r.coverage, r.n_a);
 }
 
 }  // namespace iolab::report

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/base/units.h"
+#include "iolab/harness/comparison.h"
 #include "iolab/results/record.h"
 
 namespace iolab::report {
@@ -132,5 +133,8 @@ using harness::destination;  // where a write's bytes ended (result.h), as the c
 std::string flushes_text(const harness::Result& r);
 // How the latency percentiles were obtained: "every call, 8,192 samples".
 std::string latency_source_text(const harness::Result& r);
+// One candidate over another with its interval: "1.07x (0.973..1.34, 95.8%
+// interval, 11 rounds)", or "1.07x (no interval at 3 rounds)".
+std::string interval_text(const harness::RatioInterval& r);
 
 }  // namespace iolab::report

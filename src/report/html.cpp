@@ -89,10 +89,8 @@ constexpr const char* kRender = R"(
 })();
 )";
 
-Html number(std::size_t n) { return text(std::to_string(n)); }
 
 // A table cell of text, right-aligned when it is a figure.
-Html td(std::string_view t, bool num = false) { return (num ? Html("<td class=\"num\">") : Html("<td>")) + text(t) + "</td>"; }
 
 Html figures_table(const FamilySection& fs) {
   const Family& f = fs.family;
@@ -172,6 +170,9 @@ Html decision_html(const RunSection& run) {
                 "every-16k</code>), and <code>iolab report</code> of its <code>--save</code> file draws it here.</p>");
   }
   const decision::Decision& d = *run.decision;
+  if (d.conditions.empty())
+    return Html("<p class=\"explain\">This run decided for replayed traces only (<code>iolab recommend "
+                "--trace</code>): their picks are under Replayed traces. No condition of the design was measured.</p>");
   std::set<std::uint64_t> all;
   std::set<std::string> picked;
   for (const auto& c : d.conditions) {
@@ -333,6 +334,21 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
   for (const auto& run : m.runs) {
     if (m.runs.size() > 1) body += "<h3>" + text(run.label) + "</h3>";
     body += decision_html(run);
+  }
+  const bool traces = std::any_of(m.runs.begin(), m.runs.end(), [](const RunSection& r) { return !r.traces.empty(); });
+  if (traces) {
+    body += "</section><section id=\"traces\"><h2>Replayed traces: which method serves this program</h2>"
+            "<p class=\"explain\">A program's file I/O recorded by <code>iolab trace</code> and replayed through each "
+            "method that can express it, every read and file verified (docs/replay.md). The timeline shows what the "
+            "program did; the table, when <code>iolab recommend --trace</code> judged it, the pick with its guarantee "
+            "and each method's figures.</p>";
+    for (const auto& run : m.runs)
+      for (const auto& t : run.traces) {
+        body += trace_html(t);
+        if (t.chart_json.empty()) continue;
+        charts += (chart_count++ ? Html(",{\"id\":") : Html("{\"id\":")) + Html::script_data(t.id) + ",\"spec\":" +
+                  Html::script_text(t.chart_json) + "}";
+      }
   }
   body += "</section><section id=\"model\"><h2>Model: why, in numbers</h2>"
           "<p class=\"explain\">Per method, op, cache column and flush policy, the time of a pass fitted as calls x "

@@ -67,5 +67,16 @@ class Html {
 
 // Html::text(), shorter.
 inline Html text(std::string_view t) { return Html::text(t); }
+// A count as text.
+inline Html number(std::size_t n) { return text(std::to_string(n)); }
+// A table cell holding text; `num`: a figure, right-aligned.
+inline Html td(std::string_view t, bool num = false) {
+  return (num ? Html("<td class=\"num\">") : Html("<td>")) + text(t) + "</td>";
+}
+
+struct TraceSection;
+// A replayed trace (model.h): its timeline's place and, when judged, the
+// pick and each method's figures (trace_html.cpp).
+Html trace_html(const TraceSection& t);
 
 }  // namespace iolab::report

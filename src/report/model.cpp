@@ -240,6 +240,7 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
     if (CostModel cm = fit_cost_model(runs[i].results); !cm.fits.empty()) run.cost_model = std::move(cm);
     run.environment = environment_rows(runs[i].environment);
     if (runs[i].incomplete) run.incomplete = visible(*runs[i].incomplete);
+    run.traces = trace_sections(runs[i], run.decision, i);
     model.runs.push_back(std::move(run));
   }
   for (const auto& b : chart_bundles()) model.bundle_names.emplace_back(b.name);

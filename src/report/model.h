@@ -16,6 +16,7 @@
 #include "iolab/results/record.h"
 #include "iolab/report/cost_model.h"
 #include "iolab/report/html.h"
+#include "iolab/report/workload_text.h"
 #include "iolab/decision/seed_rules.h"
 #include "iolab/decision/verdict.h"
 
@@ -67,6 +68,19 @@ struct SuiteSection {
   std::size_t records = 0;
 };
 
+// One replayed trace of a run (records of suite "replay", docs/replay.md):
+// its timeline and, when `recommend --trace` judged it, the decision.
+struct TraceSection {
+  std::string name;        // the trace's name (the records' experiment)
+  std::string id;          // its timeline chart's element id
+  std::string chart_json;  // the timeline's Vega-Lite spec, serialized (script_json())
+  std::string summary;     // the decision's two lines; empty when not judged
+  std::vector<WorkloadMethod> methods;  // the decision's rows; empty when not judged
+};
+// The traces of a run's records, in first-seen order; `run` numbers the chart ids.
+std::vector<TraceSection> trace_sections(const harness::Results& results, const std::optional<decision::Decision>& d,
+                                         std::size_t run);
+
 struct RunSection {
   std::string label, created;
   // The run's decision (`iolab recommend`'s measurement), when its records hold one;
@@ -78,6 +92,7 @@ struct RunSection {
   std::optional<CostModel> cost_model;
   std::vector<std::pair<std::string, std::string>> environment;  // (what, value)
   std::optional<std::string> incomplete;
+  std::vector<TraceSection> traces;
 };
 
 struct ReportModel {

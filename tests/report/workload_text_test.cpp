@@ -6,7 +6,8 @@
 
 #include "decision/synthetic_decision.h"
 #include "iolab/decision/verdict.h"
-#include "iolab/report/decision_text.h"
+#include "iolab/report/html.h"
+#include "iolab/report/workload_text.h"
 
 namespace iolab::report {
 namespace {
@@ -102,6 +103,27 @@ TEST(WorkloadVerdict, ConditionsAndWorkloadsInOneFileStayApart) {
   const decision::Decision d = decision::decision_from_records(records);
   EXPECT_EQ(d.conditions.size(), 1u);
   EXPECT_EQ(d.workloads.size(), 1u);
+}
+
+// The HTML report: a section for the replayed trace, its timeline chart
+// (operations over time by kind, sizes), and the decision's pick and rows.
+TEST(WorkloadVerdict, TheReportShowsTheTracesTimelineAndItsDecision) {
+  harness::Results run;
+  run.results = workload_records({{"pread", {}, 400}, {"mmap", {}, 100}}, 7);
+  for (auto& r : run.results) {
+    r.experiment = "app.iotrace";
+    r.extra["trace_timeline"] = {{"by", "time"}, {"span", 2000000}, {"buckets", 2},
+                                 {"kinds", {{"write", {{"ops", {3, 1}}, {"bytes", {12288, 4096}}}}}},
+                                 {"sizes", {{"write", {{"4096", 4}}}}}};
+  }
+  const std::string html = render_html_report({run}, ReportOptions{});
+  EXPECT_NE(html.find("Replayed traces: which method serves this program"), std::string::npos);
+  EXPECT_NE(html.find("Trace app.iotrace"), std::string::npos);
+  EXPECT_NE(html.find("id=\"trace-0-0\""), std::string::npos) << "the timeline's chart";
+  EXPECT_NE(html.find("Operations over the trace's run, by kind"), std::string::npos);
+  EXPECT_NE(html.find("trace app.iotrace: use pread"), std::string::npos);
+  EXPECT_NE(html.find("pread (the pick)"), std::string::npos);
+  EXPECT_NE(html.find("This run decided for replayed traces only"), std::string::npos);
 }
 
 }  // namespace

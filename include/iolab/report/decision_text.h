@@ -4,7 +4,6 @@
 // one line of why per condition from the counters.
 #pragma once
 
-#include <span>
 #include <string>
 #include <vector>
 
@@ -23,15 +22,5 @@ std::string format_markdown(const decision::Decision& d);
 // The procedure and its guarantee in one paragraph (console, report).
 std::string procedure_text(const decision::Decision& d);
 
-// A decision over a workload (`recommend --trace`: a replayed trace, one of
-// Decision::workloads) with the records it was judged from: the pick, the
-// methods within the zone, how it stopped, and per method its rate, the
-// pick over it, p50/p99 per operation kind, CPU and device bytes per
-// operation, verified, or skipped with the reason.
-std::string format_workload_text(const decision::ConditionVerdict& w, std::span<const harness::Result> records);
-// The same as JSON: {"format": "iolab-trace-decision", "trace", "pick",
-// "within" (the pick first), "stop", "methods": [{"method", "ops_per_s",
-// "verified", ...} or {"method", "skipped"}], ...} (docs/replay.md).
-nlohmann::json workload_json(const decision::ConditionVerdict& w, std::span<const harness::Result> records);
 
 }  // namespace iolab::report
