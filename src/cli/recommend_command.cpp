@@ -158,6 +158,7 @@ harness::Results measure_trace(const RecommendOptions& o, const std::string& com
   out.environment.command = command;
   harness::RunConfig config;
   config.min_time = o.min_time;
+  config.max_time = 10;  // as iolab replay's: a trace's files are made again before every pass
   harness::Runner runner(config, scratch);
   suites::TraceDecisionSettings settings;
   settings.guarantee = guarantee_of(o);
