@@ -51,6 +51,7 @@ struct RecommendOptions {
   bool timing = false;
   double indifference = decision::Guarantee{}.indifference, confidence = decision::Guarantee{}.confidence;
   double min_time = 0.075;
+  bool min_time_given = false;  // --trace's default is its own (kTraceMinTime)
   double budget = 570;
   unsigned first_stage = decision::kFirstStage, max_rounds = 400;
   std::uint64_t seed = 0x10AB;
@@ -148,6 +149,12 @@ harness::Results measure(const RecommendOptions& o, const decision::DesignReques
   return out;
 }
 
+// A replayed trace's repetitions last at least this by default: a whole
+// trace per pass, its syncs waiting for a device whose speed swings, needs
+// more headroom over the 50 ms too-short bound than a condition's calls.
+constexpr double kTraceMinTime = 0.2;
+double trace_min_time(const RecommendOptions& o) { return o.min_time_given ? o.min_time : kTraceMinTime; }
+
 // --trace: the trace's replays through each method, judged by the decision's selection.
 harness::Results measure_trace(const RecommendOptions& o, const std::string& command) {
   const replay::Trace t = replay::read_trace(o.trace);
@@ -157,7 +164,7 @@ harness::Results measure_trace(const RecommendOptions& o, const std::string& com
   out.environment = harness::collect_environment(scratch.path());
   out.environment.command = command;
   harness::RunConfig config;
-  config.min_time = o.min_time;
+  config.min_time = trace_min_time(o);
   config.max_time = 10;  // as iolab replay's: a trace's files are made again before every pass
   harness::Runner runner(config, scratch);
   suites::TraceDecisionSettings settings;
@@ -234,9 +241,10 @@ void add_recommend_command(CLI::App& app, Action& action) {
   cmd->add_option("--memory-limit", opts->memory_limit,
                   "When measuring: the page cache the past-memory columns' memory cgroup leaves their file, which is 4 "
                   "times that (default 64m, at least 32m); the group's limit adds what the candidates' buffers take");
-  cmd->add_option("--min-time", opts->min_time,
+  auto* min_time = cmd->add_option("--min-time", opts->min_time,
                   "When measuring: seconds each repetition lasts at least, by repeating short passes (default 0.075, "
-                  "above the 50 ms under which a repetition is too short to trust); the plan may shorten it to 0.065 s");
+                  "above the 50 ms under which a repetition is too short to trust); the plan may shorten it to 0.065 s. "
+                  "With --trace: default 0.2, a whole trace per pass");
   cmd->add_option("--evict", opts->evict, std::string("When measuring: how cold reads are made: ") + kEvictChoices);
   cmd->add_option("--save", opts->save, "When measuring: also write the measured records to this JSON file");
   cmd->add_option("--trace", opts->trace,
@@ -246,7 +254,8 @@ void add_recommend_command(CLI::App& app, Action& action) {
   cmd->add_flag("--timing", opts->timing, "With --trace: keep the trace's recorded gaps between operations");
   cmd->footer("Examples:\n  iolab recommend --save decision.json\n  iolab recommend --op write --bs 700,64k --flush every-16k\n"
               "  iolab recommend decision.json --json --explain\n  iolab recommend --trace app.iotrace --json");
-  cmd->callback([opts, &action] {
+  cmd->callback([opts, &action, min_time] {
+    opts->min_time_given = min_time->count() > 0;
     const decision::DesignRequest request = request_of(*opts);
     const harness::Eviction eviction = harness::parse_eviction(opts->evict);
     recheck_recommend(*opts);
@@ -284,7 +293,7 @@ void add_recommend_command(CLI::App& app, Action& action) {
                                                          "--min-time {}{}{}",
                                                          opts->trace, opts->budget, opts->indifference,
                                                          opts->confidence, opts->first_stage, opts->max_rounds,
-                                                         opts->seed, opts->min_time,
+                                                         opts->seed, trace_min_time(*opts),
                                                          opts->method.empty() ? "" : " --method " + opts->method,
                                                          opts->timing ? " --timing" : ""))
                       : measure(*opts, request, eviction,

@@ -87,9 +87,12 @@ std::string workload_summary(const ConditionVerdict& w) {
   } else {
     out += "no pick";
   }
-  out += fmt::format("\n  {} after {} rounds of {} methods; guarantee asked: with probability {:.0f}% the pick is "
+  // Methods out without being beaten: a pick among fewer than asked for, said so.
+  const std::string left_out =
+      w.left_out ? fmt::format(" ({} of them left out unbeaten: skipped, or their figures stopped being trusted)", w.left_out) : "";
+  out += fmt::format("\n  {} after {} rounds of {} methods{}; guarantee asked: with probability {:.0f}% the pick is "
                      "within {:.2f}x of the best method for this trace{}\n",
-                     stop_words(w), w.rounds, w.candidates.size(), 100 * w.confidence, w.indifference,
+                     stop_words(w), w.rounds, w.candidates.size(), left_out, 100 * w.confidence, w.indifference,
                      w.replay_agrees ? "" : " (replayed from the records, the selection ends differently than the run recorded)");
   return out;
 }
