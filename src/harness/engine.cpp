@@ -111,13 +111,14 @@ bool Measurement::guarded(F&& step) {
 
 bool Measurement::start() {
   return guarded([&] {
-    s_->calibration_reps = 1;  // the one below comes out of max_time too
+    s_->calibration_reps = std::max(1u, s_->settings.calibration_reps);  // they come out of max_time too
     if (!s_->begin()) return false;
     // Calibration repetitions, not recorded: every recorded repetition has
     // the same passes, whatever the candidates' turns in between.
     unsigned recalibrations = 0;
-    while (s_->recalibrate(s_->timed_repetition(), recalibrations)) {
-    }
+    for (unsigned i = 0; i < s_->calibration_reps; ++i)
+      while (s_->recalibrate(s_->timed_repetition(), recalibrations)) {
+      }
     return true;
   });
 }

@@ -93,6 +93,7 @@ EngineSettings Runner::settings() const {
   s.warmup = config_.warmup;
   s.min_time = config_.min_time;
   s.max_time = config_.max_time;
+  s.calibration_reps = std::max(1u, config_.calibration_reps);
   s.latency = config_.latency;
   s.on_pass = config_.on_pass;
   s.on_pass_begin = config_.on_pass_begin;

@@ -209,6 +209,11 @@ struct EngineSettings {
   // untimed work around every pass (cache state, checks, fresh files), on
   // `clock`. Never fewer than one pass per repetition or `reps` repetitions.
   double max_time = 3.0;
+  // Interleaved rounds (Measurement::start): unrecorded repetitions after
+  // the sizing, each able to resize the passes. More than one for passes
+  // that speed up after the first repetition, such as syncs waiting out the
+  // device's backlog of the other candidates' setup.
+  unsigned calibration_reps = 1;
   bool latency = true;             // run the latency pass
   bool verify = true;              // run the verification pass
   std::function<void(unsigned done, unsigned total)> on_pass;  // progress (passes, incl. untimed)

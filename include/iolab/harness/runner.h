@@ -123,6 +123,7 @@ struct RunConfig {
   std::uint64_t seed = 0x10AB;
   double min_time = 0.100;  // seconds a repetition aims at (--min-time; 0 = one pass each)
   double max_time = 3.0;    // wall seconds one experiment may take when lengthened (EngineSettings::max_time)
+  unsigned calibration_reps = 1;  // interleaved rounds: repetitions that size the passes (EngineSettings::calibration_reps)
   bool latency = true;      // the latency pass (--no-latency skips it)
   bool show_progress = false;  // progress bar on stderr
   // Replaces every experiment's eviction (iolab run --evict drop_caches).
