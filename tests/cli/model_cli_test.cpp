@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -124,6 +125,68 @@ TEST_F(ModelCli, BadInputIsOneLineNamingTheFileAndNonZero) {
   Ran usage = iolab_cmd({"model"});
   EXPECT_EQ(usage.exit_code, 2) << usage.err;
   EXPECT_EQ(usage.err_lines(), 1u) << usage.err;
+}
+
+// --save: the model as this machine's profile, published by `run --out`'s
+// rules: iolab's own profile replaced, a user's file, an input, a directory
+// never; each refusal one line, before any output.
+TEST_F(ModelCli, SaveWritesTheMachinesProfileAndReplacesOnlyItsOwn) {
+  const auto in = sweep();
+  const auto profile = dir_ / "this-machine.json";
+  Ran r = iolab_cmd({"model", in.string(), "--save", profile.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("read, warm, flush none"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "model profile: " + profile.string() + "\n");
+  nlohmann::json j = iolab::testing::json_of(profile);
+  EXPECT_EQ(j["format"], "iolab-model-profile");
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["machine"]["hostname"], "h");
+  EXPECT_EQ(j["machine"]["cpu_model"], "c");
+  EXPECT_EQ(j["machine"]["cores"], 2);
+  EXPECT_FALSE(j["machine"].contains("created"));  // the machine, not the run
+  ASSERT_EQ(j["sources"].size(), 1u);
+  EXPECT_EQ(j["sources"][0]["file"], in.string());
+  EXPECT_EQ(j["sources"][0]["created"], "2026-12-06T02:00:00Z");
+  Ran json = iolab_cmd({"model", in.string(), "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(j["model"]["fits"], nlohmann::json::parse(json.out)["fits"]);
+  EXPECT_EQ(j["model"]["validation"], nlohmann::json::parse(json.out)["validation"]);
+  // Its own profile is replaced.
+  Ran again = iolab_cmd({"model", in.string(), "--save", profile.string()});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+
+  const std::string mine = "{\"format\": \"my notes\"}\n";
+  const auto user = write("notes.json", mine);
+  std::filesystem::create_directory(dir_ / "dir.json");
+  struct Case {
+    std::filesystem::path save;
+    int exit_code;
+    std::string says;
+  };
+  for (const Case& c : {Case{user, 2, "is not one iolab wrote"}, Case{in, 2, "never replace an input"},
+                        Case{dir_ / "dir.json", 2, "is a directory"}, Case{dir_ / "profile.txt", 2, "ending in .json"},
+                        Case{user / "x.json", 1, "Not a directory"}}) {
+    Ran bad = iolab_cmd({"model", in.string(), "--save", c.save.string()});
+    EXPECT_EQ(bad.exit_code, c.exit_code) << c.save << ": " << bad.err;
+    EXPECT_EQ(bad.err_lines(), 1u) << bad.err;
+    EXPECT_NE(bad.err.find(c.says), std::string::npos) << bad.err;
+    EXPECT_TRUE(bad.out.empty()) << bad.out;  // refused before the model is printed
+  }
+  std::ifstream kept(user);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), mine);
+  EXPECT_EQ(iolab::testing::json_of(in)["results"].size(), 16u);  // the input, untouched
+}
+
+TEST_F(ModelCli, SaveRefusesFilesOfTwoMachines) {
+  const auto here = sweep();
+  nlohmann::json other = iolab::testing::json_of(here);
+  other["environment"]["hostname"] = "elsewhere";
+  const auto there = write("there.json", other.dump());
+  Ran r = iolab_cmd({"model", here.string(), there.string(), "--save", (dir_ / "p.json").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err_lines(), 1u) << r.err;
+  EXPECT_NE(r.err.find("measured on another machine"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "p.json"));
 }
 
 // `iolab run` writes the model of its sweep into the results file (a
