@@ -388,14 +388,35 @@ std::optional<double> CostFit::seconds_per_byte_at(double size, const TermCounts
   return s;
 }
 
+namespace costfit {
+
+using Key = std::tuple<std::string, std::string, std::string, std::string>;  // op, column, flush, method
+
+Key key_of(const harness::Result& r) {
+  std::string method = method_label(r);
+  if (std::string q = queue_label(r); !q.empty()) method += " " + q;
+  return {std::string(harness::to_string(r.op)), column_of(r), io::to_string(r.sync), method};
+}
+
+}  // namespace costfit
+
+std::optional<double> modeled_seconds_per_pass(const CostModel& m, const harness::Result& r) {
+  if (!costfit::sweepable(r)) return std::nullopt;
+  const auto [op, column, flush, method] = costfit::key_of(r);
+  for (const auto& f : m.fits)
+    if (f.method == method && f.op == op && f.column == column && f.flush == flush) {
+      if (r.block_size < f.sizes.front() || r.block_size > f.sizes.back()) return std::nullopt;
+      const double s = f.predict(costfit::counts_of(r));
+      return s > 0 ? std::optional<double>(s) : std::nullopt;
+    }
+  return std::nullopt;
+}
+
 CostModel fit_cost_model(const std::vector<harness::Result>& records, const ModelOptions& o) {
-  using Key = std::tuple<std::string, std::string, std::string, std::string>;  // op, column, flush, method
-  std::map<Key, std::pair<const harness::Result*, std::vector<costfit::Sample>>> groups;
+  std::map<costfit::Key, std::pair<const harness::Result*, std::vector<costfit::Sample>>> groups;
   for (const auto& r : records) {
     if (!costfit::sweepable(r)) continue;
-    std::string method = method_label(r);
-    if (std::string q = queue_label(r); !q.empty()) method += " " + q;
-    Key key{std::string(harness::to_string(r.op)), costfit::column_of(r), io::to_string(r.sync), method};
+    const costfit::Key key = costfit::key_of(r);
     costfit::Sample s;
     s.point.size = r.block_size;
     s.point.file_size = r.file_size;

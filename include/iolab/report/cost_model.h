@@ -136,6 +136,11 @@ struct ModelOptions {
 // other kinds are ignored; an empty model means there was no sweep.
 CostModel fit_cost_model(const std::vector<harness::Result>& records, const ModelOptions& options = {});
 
+// The seconds per pass the model gives for a record's own counts (the
+// report's model line): from the fit of its (method, op, column, flush),
+// within the block sizes that fit measured; none when no fit covers it.
+std::optional<double> modeled_seconds_per_pass(const CostModel& m, const harness::Result& r);
+
 // The model as `iolab model --json` gives it (docs/model.md).
 nlohmann::json to_json(const CostModel& m);
 // The per-machine profile `iolab model --save` writes (docs/model.md):
