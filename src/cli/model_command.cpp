@@ -9,11 +9,13 @@
 #include <cstdio>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app.h"
 #include "iolab/base/error.h"
+#include "iolab/decision/verdict.h"
 #include "iolab/report/cost_model.h"
 #include "iolab/report/files.h"
 #include "iolab/report/output_files.h"
@@ -86,12 +88,25 @@ void add_model_command(CLI::App& app, Action& action) {
         for (std::size_t i = 0; i < files.size(); ++i) sources.push_back({opts->inputs[i], &files[i].environment});
         profile = report::profile_json(m, sources, {utc_now(), kVersion, git_commit()}).dump(2) + "\n";
       }
+      // The files hold a decision too: its pick changes against the model's crossovers.
+      // A decision of an older design cannot be replayed: the model still stands, the check is said not made.
+      std::optional<std::vector<report::CrossoverCheck>> checks;
+      std::string not_checked;
+      if (decision::holds_decision(records)) try {
+          checks = report::check_crossovers(m, decision::decision_from_records(records), records);
+        } catch (const Error& e) {
+          not_checked = one_line(e.what());
+        }
       if (opts->json) {
         nlohmann::json j = report::to_json(m);
         j["sources"] = opts->inputs;
+        if (checks) j["decision_check"] = report::to_json(*checks);
+        if (!not_checked.empty()) j["decision_check"] = {{"not_checked", not_checked}};
         fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
       } else {
         fmt::print("{}", report::format_text(m));
+        if (checks) fmt::print("\n{}", report::crossover_check_text(*checks));
+        if (!not_checked.empty()) fmt::print("\nCrossovers against the decision map: not checked: {}\n", not_checked);
       }
       if (!out) return 0;
       auto p = out->publish([&](std::size_t, const std::filesystem::path&) { return profile; }, report::fallback_dirs({}));

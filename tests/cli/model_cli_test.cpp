@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/run_program.h"
+#include "decision/synthetic_decision.h"
 #include "iolab/testing/test_dir.h"
 
 // A named namespace: the CLI tests are a unity build, and report_cli_test.cpp
@@ -187,6 +188,37 @@ TEST_F(ModelCli, SaveRefusesFilesOfTwoMachines) {
   EXPECT_EQ(r.err_lines(), 1u) << r.err;
   EXPECT_NE(r.err.find("measured on another machine"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir_ / "p.json"));
+}
+
+// A file holding a decision: `iolab model` checks the rows' pick changes
+// against the model's crossovers (the pick changes from b to a between
+// 512 B and 2 KiB; the model's lines cross at 1800 B).
+TEST_F(ModelCli, ChecksTheDecisionMapsPickChangesAgainstTheCrossovers) {
+  iolab::harness::Results file;
+  file.environment.hostname = "h";
+  std::uint64_t seed = 3;
+  for (std::uint64_t size : {32u, 128u, 512u, 2048u, 8192u}) {
+    const double s = static_cast<double>(size);
+    auto mib_s = [s](double call, double byte) { return s / (call + s * byte) / (1 << 20); };
+    const iolab::decision::Condition c{{iolab::harness::Op::Read, "none", iolab::decision::Column::Warm}, size};
+    for (auto& r : iolab::testing::synthetic_condition(c, {{"a", {}, mib_s(1e-6, 0.5e-9)}, {"b", {}, mib_s(100e-9, 1e-9)}},
+                                                      0.01, seed++))
+      file.results.push_back(std::move(r));
+  }
+  const auto in = write("decision.json", iolab::harness::to_json(file).dump());
+  Ran r = iolab_cmd({"model", in.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Crossovers against the decision map: 1 of 1 pick changes have the model's crossover between "
+                       "the two sizes (100%)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("read|none|warm 512 B..2 KiB: b -> a; model: at 1."), std::string::npos) << r.out;
+  Ran j = iolab_cmd({"model", in.string(), "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["decision_check"]["between"], 1);
+  // A sweep without a decision prints no such line.
+  Ran plain = iolab_cmd({"model", sweep().string()});
+  EXPECT_EQ(plain.out.find("decision map"), std::string::npos) << plain.out;
 }
 
 // `iolab run` writes the model of its sweep into the results file (a

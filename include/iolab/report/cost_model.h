@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "iolab/decision/verdict.h"
 #include "iolab/results/record.h"
 
 namespace iolab::report {
@@ -143,6 +144,25 @@ std::optional<double> modeled_seconds_per_pass(const CostModel& m, const harness
 
 // The model as `iolab model --json` gives it (docs/model.md).
 nlohmann::json to_json(const CostModel& m);
+// Where a row of the decision map changes its pick between two measured
+// sizes (the pick `below` at `from`, `above` at `to`), the model's crossover
+// of the two methods (matched through their records), nearest the two sizes.
+struct CrossoverCheck {
+  std::string row;  // "read|none|warm"
+  std::uint64_t from = 0, to = 0;
+  std::string below, above;  // the decision's labels
+  bool below_fitted = false, above_fitted = false;  // each has a fit in the model
+  std::optional<Interval> model;  // the model's crossover of the pair, if any
+  bool model_reversed = false;    // it has `above` cheaper below it
+  bool between = false;           // in the same direction, strictly between `from` and `to`
+};
+std::vector<CrossoverCheck> check_crossovers(const CostModel& m, const decision::Decision& d,
+                                             const std::vector<harness::Result>& records);
+// "Crossovers against the decision map: 3 of 4 pick changes have ... (75%)", then one line per change.
+std::string crossover_check_text(const std::vector<CrossoverCheck>& checks);
+// {"changes", "between", "share_between", "rows": [{row, from, to, below, above, model (interval or null), between}]}.
+nlohmann::json to_json(const std::vector<CrossoverCheck>& checks);
+
 // The per-machine profile `iolab model --save` writes (docs/model.md):
 // `format` "iolab-model-profile", the machine (the identity fields of the
 // results files' environment), the files it was fitted from, and the model
