@@ -42,7 +42,8 @@ void add_model_command(CLI::App& app, Action& action) {
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
-      "model", "Fit per-call, per-byte, per-fault and per-flush costs of each method from sweeps; crossovers, validation");
+      "model", "Fit per-call, per-byte, per-fault, per-flush and per-system-call costs of each method from sweeps; "
+                "crossovers, validation; --save: this machine's profile");
   cmd->add_option("results", opts->inputs, "Results files (JSON) holding sweeps (packet-sweep, seq-read, write-path)")
       ->required();
   cmd->add_flag("--json", opts->json,
