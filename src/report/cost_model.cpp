@@ -400,16 +400,18 @@ Key key_of(const harness::Result& r) {
 
 }  // namespace costfit
 
-std::optional<double> modeled_seconds_per_pass(const CostModel& m, const harness::Result& r) {
-  if (!costfit::sweepable(r)) return std::nullopt;
+const CostFit* fit_of(const CostModel& m, const harness::Result& r) {
   const auto [op, column, flush, method] = costfit::key_of(r);
   for (const auto& f : m.fits)
-    if (f.method == method && f.op == op && f.column == column && f.flush == flush) {
-      if (r.block_size < f.sizes.front() || r.block_size > f.sizes.back()) return std::nullopt;
-      const double s = f.predict(costfit::counts_of(r));
-      return s > 0 ? std::optional<double>(s) : std::nullopt;
-    }
-  return std::nullopt;
+    if (f.method == method && f.op == op && f.column == column && f.flush == flush) return &f;
+  return nullptr;
+}
+
+std::optional<double> modeled_seconds_per_pass(const CostModel& m, const harness::Result& r) {
+  const CostFit* f = costfit::sweepable(r) ? fit_of(m, r) : nullptr;
+  if (!f || r.block_size < f->sizes.front() || r.block_size > f->sizes.back()) return std::nullopt;
+  const double s = f->predict(costfit::counts_of(r));
+  return s > 0 ? std::optional<double>(s) : std::nullopt;
 }
 
 CostModel fit_cost_model(const std::vector<harness::Result>& records, const ModelOptions& o) {

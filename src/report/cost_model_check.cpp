@@ -4,8 +4,6 @@
 #include <fmt/core.h>
 
 #include <cmath>
-#include <optional>
-#include <tuple>
 
 #include "common.h"
 #include "iolab/base/units.h"
@@ -15,21 +13,17 @@ namespace iolab::report {
 
 namespace costcheck {
 
-// The model's name of a decision candidate: its record's (op, column, flush, method), as the fits key it.
-std::optional<std::tuple<std::string, std::string, std::string, std::string>> model_key(
-    const std::vector<harness::Result>& records, const std::string& condition, const std::string& label) {
+// The record of a decision candidate at a condition: what matches it to a fit.
+const harness::Result* candidate_record(const std::vector<harness::Result>& records, const std::string& condition,
+                                        const std::string& label) {
   for (const auto& r : records) {
     auto c = r.extra.find(decision::keys::kCondition);
     auto l = r.extra.find(decision::keys::kCandidate);
-    if (c == r.extra.end() || l == r.extra.end() || !c->is_string() || !l->is_string()) continue;
-    if (c->get<std::string>() != condition || l->get<std::string>() != label) continue;
-    std::string method = method_label(r);
-    if (std::string q = queue_label(r); !q.empty()) method += " " + q;
-    std::string column = harness::cache_name(r);
-    if (column.empty()) column = r.op == harness::Op::Write ? "buffered" : "none";
-    return std::tuple{std::string(harness::to_string(r.op)), column, io::to_string(r.sync), method};
+    if (c != r.extra.end() && l != r.extra.end() && c->is_string() && l->is_string() &&
+        c->get<std::string>() == condition && l->get<std::string>() == label)
+      return &r;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 }  // namespace costcheck
@@ -49,20 +43,18 @@ std::vector<CrossoverCheck> check_crossovers(const CostModel& m, const decision:
         x.to = c.condition.size;
         x.below = before->candidates[*before->pick].label;
         x.above = c.candidates[*c.pick].label;
-        auto a = costcheck::model_key(records, before->condition.key(), x.below);
-        auto b = costcheck::model_key(records, c.condition.key(), x.above);
-        for (const auto& f : m.fits) {
-          if (a && f.method == std::get<3>(*a) && f.op == std::get<0>(*a) && f.column == std::get<1>(*a) && f.flush == std::get<2>(*a))
-            x.below_fitted = true;
-          if (b && f.method == std::get<3>(*b) && f.op == std::get<0>(*b) && f.column == std::get<1>(*b) && f.flush == std::get<2>(*b))
-            x.above_fitted = true;
-        }
+        const harness::Result* ra = costcheck::candidate_record(records, before->condition.key(), x.below);
+        const harness::Result* rb = costcheck::candidate_record(records, c.condition.key(), x.above);
+        const CostFit* a = ra ? fit_of(m, *ra) : nullptr;
+        const CostFit* b = rb ? fit_of(m, *rb) : nullptr;
+        x.below_fitted = a != nullptr;
+        x.above_fitted = b != nullptr;
         // The model's crossover of the pair nearest the two sizes, either direction.
         const double mid = std::sqrt(static_cast<double>(x.from) * static_cast<double>(x.to));
         for (const auto& k : m.crossovers) {
-          if (!a || !b || k.op != std::get<0>(*a) || k.column != std::get<1>(*a) || k.flush != std::get<2>(*a)) continue;
-          const bool same = k.below == std::get<3>(*a) && k.above == std::get<3>(*b);
-          const bool reversed = k.below == std::get<3>(*b) && k.above == std::get<3>(*a);
+          if (!a || !b || k.op != a->op || k.column != a->column || k.flush != a->flush) continue;
+          const bool same = k.below == a->method && k.above == b->method;
+          const bool reversed = k.below == b->method && k.above == a->method;
           if (!same && !reversed) continue;
           if (!x.model || std::fabs(std::log(k.size_bytes.estimate / mid)) < std::fabs(std::log(x.model->estimate / mid))) {
             x.model = k.size_bytes;

@@ -137,6 +137,9 @@ struct ModelOptions {
 // other kinds are ignored; an empty model means there was no sweep.
 CostModel fit_cost_model(const std::vector<harness::Result>& records, const ModelOptions& options = {});
 
+// The fit a record belongs to (its method, op, cache column and flush
+// policy, as the fits name them); null when the model has none.
+const CostFit* fit_of(const CostModel& m, const harness::Result& r);
 // The seconds per pass the model gives for a record's own counts (the
 // report's model line): from the fit of its (method, op, column, flush),
 // within the block sizes that fit measured; none when no fit covers it.
