@@ -160,6 +160,7 @@ void charts_append_row(std::string& out, const PointFacts& p) {
   text("\"latency_t\":", p.latency_t + (p.latency_source_t.empty() ? "" : " (" + p.latency_source_t + ")"));
   text("\"lk\":", p.latency_kind);
   number("\"lo\":", p.slowest);
+  number("\"model\":", p.model);
   number("\"p50\":", p.p50);
   number("\"p99\":", p.p99);
   number("\"p999\":", p.p999);
@@ -213,7 +214,7 @@ ChartSpec chart_spec(const Family& f, const std::vector<PointFacts>& points) {
   json refs = json::array();
   std::set<double> xset;
   std::set<std::string> series;
-  bool any_cpu = false, any_flushes = false;
+  bool any_cpu = false, any_flushes = false, any_model = false;
   // Latency of one call and of one queued request (submission to completion)
   // are different quantities: a panel each, never one axis.
   std::vector<std::string> latency_kinds;
@@ -223,6 +224,7 @@ ChartSpec chart_spec(const Family& f, const std::vector<PointFacts>& points) {
     if (rows.size() > 1) rows += ',';
     charts_append_row(rows, p);
     any_flushes |= !p.flushes_t.empty();
+    any_model |= p.model.has_value();
     if (p.p50 && std::find(latency_kinds.begin(), latency_kinds.end(), p.latency_kind) == latency_kinds.end())
       latency_kinds.push_back(p.latency_kind);
     any_cpu |= p.cpu > 0;
@@ -257,6 +259,14 @@ ChartSpec chart_spec(const Family& f, const std::vector<PointFacts>& points) {
                                     {"color", color}}}});
     layers.push_back({{"mark", {{"type", "line"}, {"point", true}}},
                       {"encoding", {{"x", x}, {"y", y}, {"color", color}, {"tooltip", tooltip(f, any_flushes)}}}});
+    if (any_model)  // dashed, per method: the cost model's rate at each measured size (docs/model.md)
+      layers.push_back({{"transform", json::array({{{"filter", "isValid(datum.model)"}}})},
+                        {"mark", {{"type", "line"}, {"strokeDash", {5, 4}}, {"strokeWidth", 1.5}}},
+                        {"encoding", {{"x", x}, {"y", {{"field", "model"}, {"type", "quantitative"}}}, {"color", color},
+                                      {"tooltip", json::array({{{"field", "series"}, {"title", "method"}},
+                                                               {{"field", "xl"}, {"title", axis_title(f)}},
+                                                               {{"field", "model"}, {"title", "cost model, " + y_unit},
+                                                                {"format", ",.4~r"}}})}}}});
     if (!refs.empty())
       layers.push_back({{"data", {{"values", refs}}},
                         {"mark", diamond},
@@ -264,7 +274,8 @@ ChartSpec chart_spec(const Family& f, const std::vector<PointFacts>& points) {
                                       {"tooltip", json::array({{{"field", "text"}, {"title", "published"}},
                                                                {{"field", "series"}, {"title", "our method"}},
                                                                {{"field", "xl"}, {"title", axis_title(f)}}})}}}});
-    throughput = {{"title", "Throughput (log-log)"}, {"width", 560}, {"height", 260}, {"layer", layers}};
+    throughput = {{"title", any_model ? "Throughput (log-log; dashed: the cost model)" : "Throughput (log-log)"},
+                  {"width", 560}, {"height", 260}, {"layer", layers}};
     for (const std::string& kind : latency_kinds)
       latency.push_back({{"title", latency_title(kind)},
                  {"width", 250},

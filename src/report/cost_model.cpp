@@ -39,12 +39,25 @@ TermCounts counts_of(const harness::Result& r) {
   c[1] = per_pass(r, static_cast<double>(r.bytes));
   c[2] = per_pass(r, static_cast<double>(r.minor_faults + r.major_faults));
   if (auto it = r.extra.find("flushes"); it != r.extra.end() && it->is_number()) c[3] = std::max(0.0, it->get<double>());
+  c[4] = per_pass(r, static_cast<double>(r.io_calls));
   return c;
 }
 
 bool sweepable(const harness::Result& r) {
   return measured(r) && (r.op == harness::Op::Read || r.op == harness::Op::Write) && r.threads == 1 &&
          (!r.pattern || *r.pattern == harness::AccessPattern::Seq) && r.block_size > 0 && r.bytes > 0;
+}
+
+// The share of a repetition's time the process had a core. A record whose
+// repetitions never slept (no voluntary context switch: no device wait, no
+// writeback throttling) was on a core or waiting for one: CPU time below the
+// elapsed time is a neighbour's (another build on a shared machine), not the
+// method's, and is taken out. A record that slept keeps its elapsed time.
+double own_core_share(const harness::Result& r) {
+  const double cpu = r.user_s + r.sys_s;
+  const double wall = harness::median(r.samples_s);
+  if (r.voluntary_ctx != 0 || !(cpu > 0) || !(wall > cpu)) return 1.0;
+  return cpu / wall;
 }
 
 std::string column_of(const harness::Result& r) {
@@ -352,6 +365,7 @@ std::string_view to_string(CostTerm t) {
     case CostTerm::Bytes: return "bytes";
     case CostTerm::Faults: return "faults";
     case CostTerm::Flushes: return "flushes";
+    case CostTerm::SystemCalls: return "system_calls";
   }
   return "calls";
 }
@@ -374,19 +388,43 @@ std::optional<double> CostFit::seconds_per_byte_at(double size, const TermCounts
   return s;
 }
 
+namespace costfit {
+
+using Key = std::tuple<std::string, std::string, std::string, std::string>;  // op, column, flush, method
+
+Key key_of(const harness::Result& r) {
+  std::string method = method_label(r);
+  if (std::string q = queue_label(r); !q.empty()) method += " " + q;
+  return {std::string(harness::to_string(r.op)), column_of(r), io::to_string(r.sync), method};
+}
+
+}  // namespace costfit
+
+const CostFit* fit_of(const CostModel& m, const harness::Result& r) {
+  const auto [op, column, flush, method] = costfit::key_of(r);
+  for (const auto& f : m.fits)
+    if (f.method == method && f.op == op && f.column == column && f.flush == flush) return &f;
+  return nullptr;
+}
+
+std::optional<double> modeled_seconds_per_pass(const CostModel& m, const harness::Result& r) {
+  const CostFit* f = costfit::sweepable(r) ? fit_of(m, r) : nullptr;
+  if (!f || r.block_size < f->sizes.front() || r.block_size > f->sizes.back()) return std::nullopt;
+  const double s = f->predict(costfit::counts_of(r));
+  return s > 0 ? std::optional<double>(s) : std::nullopt;
+}
+
 CostModel fit_cost_model(const std::vector<harness::Result>& records, const ModelOptions& o) {
-  using Key = std::tuple<std::string, std::string, std::string, std::string>;  // op, column, flush, method
-  std::map<Key, std::pair<const harness::Result*, std::vector<costfit::Sample>>> groups;
+  std::map<costfit::Key, std::pair<const harness::Result*, std::vector<costfit::Sample>>> groups;
   for (const auto& r : records) {
     if (!costfit::sweepable(r)) continue;
-    std::string method = method_label(r);
-    if (std::string q = queue_label(r); !q.empty()) method += " " + q;
-    Key key{std::string(harness::to_string(r.op)), costfit::column_of(r), io::to_string(r.sync), method};
+    const costfit::Key key = costfit::key_of(r);
     costfit::Sample s;
     s.point.size = r.block_size;
     s.point.file_size = r.file_size;
     s.point.counts = costfit::counts_of(r);
-    for (double x : r.samples_s) s.pass_s.push_back(x / passes(r));
+    const double share = costfit::own_core_share(r);
+    for (double x : r.samples_s) s.pass_s.push_back(x * share / passes(r));
     s.point.measured_s = harness::median(s.pass_s);
     auto& g = groups[key];
     if (!g.first) g.first = &r;

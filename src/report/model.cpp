@@ -200,6 +200,12 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
       else if (measured(r)) ++model.measured;
     }
 
+  // Each run's cost model, fitted once: its section and its line on the sweep charts.
+  std::vector<std::optional<CostModel>> cost_models;
+  for (const auto& run : runs)
+    if (CostModel cm = fit_cost_model(run.results); !cm.fits.empty()) cost_models.emplace_back(std::move(cm));
+    else cost_models.emplace_back();
+
   std::size_t family_index = 0;
   for (SuiteView& suite : group_results(sources)) {
     SuiteSection section;
@@ -212,6 +218,9 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
       fs.points.reserve(f.points.size());
       for (const auto& p : f.points) {
         fs.points.push_back(facts_of(f, p));
+        if (f.axis == Axis::BlockSize && f.bytes_metric && p.source < cost_models.size() && cost_models[p.source])
+          if (auto s = modeled_seconds_per_pass(*cost_models[p.source], *p.result))
+            fs.points.back().model = per_pass(*p.result, static_cast<double>(p.result->bytes)) / kMiB / *s;
         fs.has_reference |= p.result->reference.has_value();
         fs.has_flushes |= !fs.points.back().flushes_t.empty();
       }
@@ -237,7 +246,7 @@ ReportModel build_model(const std::vector<harness::Results>& runs, const ReportO
         run.decision_problem = e.what();
       }
     }
-    if (CostModel cm = fit_cost_model(runs[i].results); !cm.fits.empty()) run.cost_model = std::move(cm);
+    run.cost_model = std::move(cost_models[i]);
     run.environment = environment_rows(runs[i].environment);
     if (runs[i].incomplete) run.incomplete = visible(*runs[i].incomplete);
     run.traces = trace_sections(runs[i], run.decision, i);

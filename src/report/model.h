@@ -31,6 +31,7 @@ struct PointFacts {
   std::optional<double> p50, p99, p999;             // latency, ns
   double cpu = 0;                                   // s per GiB (bytes) or µs per op
   std::optional<double> published;                  // the seed's figure in the chart's unit
+  std::optional<double> model;                      // the cost model's rate for this record's counts (block-size sweeps)
   std::string rate_t, spread_t, reps_t, latency_t, latency_source_t, cpu_t, faults_t, calls_t;
   std::string per_pass_t;     // one pass's and one operation's time (the record's seconds_per_pass, ns_per_op)
   std::string latency_kind;   // what one latency sample is: "call", "request" (queued, submission to completion), "operation"

@@ -55,8 +55,8 @@ bool solve(std::vector<std::vector<double>> g, std::vector<double> h, std::vecto
 }
 
 // Weighted non-negative least squares over `p` columns, exactly: with at
-// most five columns every support is tried, and the best one whose
-// unconstrained solution is non-negative is the constrained optimum.
+// most six columns (five terms and a knee) every support is tried, and the
+// best one whose unconstrained solution is non-negative is the constrained optimum.
 std::vector<double> nnls(const std::vector<Row>& rows, const std::vector<double>& w, std::size_t p) {
   std::vector<double> best(p, 0);
   double best_f = 0;

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cli/run_program.h"
+#include "decision/synthetic_decision.h"
 #include "iolab/testing/test_dir.h"
 
 // A named namespace: the CLI tests are a unity build, and report_cli_test.cpp
@@ -124,6 +126,99 @@ TEST_F(ModelCli, BadInputIsOneLineNamingTheFileAndNonZero) {
   Ran usage = iolab_cmd({"model"});
   EXPECT_EQ(usage.exit_code, 2) << usage.err;
   EXPECT_EQ(usage.err_lines(), 1u) << usage.err;
+}
+
+// --save: the model as this machine's profile, published by `run --out`'s
+// rules: iolab's own profile replaced, a user's file, an input, a directory
+// never; each refusal one line, before any output.
+TEST_F(ModelCli, SaveWritesTheMachinesProfileAndReplacesOnlyItsOwn) {
+  const auto in = sweep();
+  const auto profile = dir_ / "this-machine.json";
+  Ran r = iolab_cmd({"model", in.string(), "--save", profile.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("read, warm, flush none"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "model profile: " + profile.string() + "\n");
+  nlohmann::json j = iolab::testing::json_of(profile);
+  EXPECT_EQ(j["format"], "iolab-model-profile");
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["machine"]["hostname"], "h");
+  EXPECT_EQ(j["machine"]["cpu_model"], "c");
+  EXPECT_EQ(j["machine"]["cores"], 2);
+  EXPECT_FALSE(j["machine"].contains("created"));  // the machine, not the run
+  ASSERT_EQ(j["sources"].size(), 1u);
+  EXPECT_EQ(j["sources"][0]["file"], in.string());
+  EXPECT_EQ(j["sources"][0]["created"], "2026-12-06T02:00:00Z");
+  Ran json = iolab_cmd({"model", in.string(), "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(j["model"]["fits"], nlohmann::json::parse(json.out)["fits"]);
+  EXPECT_EQ(j["model"]["validation"], nlohmann::json::parse(json.out)["validation"]);
+  // Its own profile is replaced.
+  Ran again = iolab_cmd({"model", in.string(), "--save", profile.string()});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+
+  const std::string mine = "{\"format\": \"my notes\"}\n";
+  const auto user = write("notes.json", mine);
+  std::filesystem::create_directory(dir_ / "dir.json");
+  struct Case {
+    std::filesystem::path save;
+    int exit_code;
+    std::string says;
+  };
+  for (const Case& c : {Case{user, 2, "is not one iolab wrote"}, Case{in, 2, "never replace an input"},
+                        Case{dir_ / "dir.json", 2, "is a directory"}, Case{dir_ / "profile.txt", 2, "ending in .json"},
+                        Case{user / "x.json", 1, "Not a directory"}}) {
+    Ran bad = iolab_cmd({"model", in.string(), "--save", c.save.string()});
+    EXPECT_EQ(bad.exit_code, c.exit_code) << c.save << ": " << bad.err;
+    EXPECT_EQ(bad.err_lines(), 1u) << bad.err;
+    EXPECT_NE(bad.err.find(c.says), std::string::npos) << bad.err;
+    EXPECT_TRUE(bad.out.empty()) << bad.out;  // refused before the model is printed
+  }
+  std::ifstream kept(user);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), mine);
+  EXPECT_EQ(iolab::testing::json_of(in)["results"].size(), 16u);  // the input, untouched
+}
+
+TEST_F(ModelCli, SaveRefusesFilesOfTwoMachines) {
+  const auto here = sweep();
+  nlohmann::json other = iolab::testing::json_of(here);
+  other["environment"]["hostname"] = "elsewhere";
+  const auto there = write("there.json", other.dump());
+  Ran r = iolab_cmd({"model", here.string(), there.string(), "--save", (dir_ / "p.json").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err_lines(), 1u) << r.err;
+  EXPECT_NE(r.err.find("measured on another machine"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "p.json"));
+}
+
+// A file holding a decision: `iolab model` checks the rows' pick changes
+// against the model's crossovers (the pick changes from b to a between
+// 512 B and 2 KiB; the model's lines cross at 1800 B).
+TEST_F(ModelCli, ChecksTheDecisionMapsPickChangesAgainstTheCrossovers) {
+  iolab::harness::Results file;
+  file.environment.hostname = "h";
+  std::uint64_t seed = 3;
+  for (std::uint64_t size : {32u, 128u, 512u, 2048u, 8192u}) {
+    const double s = static_cast<double>(size);
+    auto mib_s = [s](double call, double byte) { return s / (call + s * byte) / (1 << 20); };
+    const iolab::decision::Condition c{{iolab::harness::Op::Read, "none", iolab::decision::Column::Warm}, size};
+    for (auto& r : iolab::testing::synthetic_condition(c, {{"a", {}, mib_s(1e-6, 0.5e-9)}, {"b", {}, mib_s(100e-9, 1e-9)}},
+                                                      0.01, seed++))
+      file.results.push_back(std::move(r));
+  }
+  const auto in = write("decision.json", iolab::harness::to_json(file).dump());
+  Ran r = iolab_cmd({"model", in.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Crossovers against the decision map: 1 of 1 pick changes have the model's crossover between "
+                       "the two sizes (100%)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("read|none|warm 512 B..2 KiB: b -> a; model: at 1."), std::string::npos) << r.out;
+  Ran j = iolab_cmd({"model", in.string(), "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["decision_check"]["between"], 1);
+  // A sweep without a decision prints no such line.
+  Ran plain = iolab_cmd({"model", sweep().string()});
+  EXPECT_EQ(plain.out.find("decision map"), std::string::npos) << plain.out;
 }
 
 // `iolab run` writes the model of its sweep into the results file (a

@@ -2,6 +2,7 @@
 // fit recovers them, finds the crossover where it is, names a knee.
 #include "iolab/report/cost_model.h"
 #include "iolab/report/html.h"
+#include "iolab/results/statistics.h"
 
 #include <gtest/gtest.h>
 
@@ -112,10 +113,62 @@ TEST(CostModel, DropsTermsTheRecordsCannotCarryAndSaysWhy) {
   ASSERT_EQ(f.terms.size(), 2u);
   EXPECT_NEAR(coefficient(f, CostTerm::Calls), c.call, 0.02 * c.call);
   EXPECT_NEAR(coefficient(f, CostTerm::Bytes), c.byte, 0.02 * c.byte);
-  ASSERT_EQ(f.dropped.size(), 2u);
+  ASSERT_EQ(f.dropped.size(), 3u);
   EXPECT_EQ(f.dropped[0].term, CostTerm::Faults);
   EXPECT_NE(f.dropped[0].reason.find("fewer than 1 fault per MiB"), std::string::npos);
   EXPECT_EQ(f.dropped[1].term, CostTerm::Flushes);
+  EXPECT_EQ(f.dropped[2].term, CostTerm::SystemCalls);  // pread's calls are its system calls
+  EXPECT_NE(f.dropped[2].reason.find("proportional to calls"), std::string::npos);
+}
+
+TEST(CostModel, ChargesTheSystemCallsUnderALibrarysCalls) {
+  // stdio: 20 ns per fread, a 600 ns read(2) per 4 KiB buffer (one per call
+  // from 4 KiB on), 0.1 ns per byte. With one call term the 64 B and 4 KiB
+  // records could not both fit.
+  const double call = 20e-9, syscall = 600e-9, byte = 0.1e-9;
+  std::vector<Result> rs;
+  const std::uint64_t file = 4u << 20;
+  for (std::uint64_t block = 64; block <= (1u << 20); block *= 4) {
+    const double calls = double(file / block), syscalls = double(file / std::max<std::uint64_t>(block, 4096));
+    Counts n{calls, double(file), 0, 0};
+    Result r = record("stdio", iolab::harness::Op::Read, block, file, n, calls * call + syscalls * syscall + file * byte);
+    r.io_calls = static_cast<std::uint64_t>(syscalls) * r.passes;
+    rs.push_back(r);
+  }
+  auto m = iolab::report::fit_cost_model(rs);
+  ASSERT_EQ(m.fits.size(), 1u);
+  const auto& f = m.fits[0];
+  EXPECT_NEAR(coefficient(f, CostTerm::Calls), call, 0.02 * call);
+  EXPECT_NEAR(coefficient(f, CostTerm::SystemCalls), syscall, 0.02 * syscall);
+  EXPECT_NEAR(coefficient(f, CostTerm::Bytes), byte, 0.02 * byte);
+  ASSERT_TRUE(f.loo_p90_abs_error);
+  EXPECT_LT(*f.loo_p90_abs_error, 0.02);
+  EXPECT_NE(iolab::report::format_text(m).find("ns/syscall"), std::string::npos);
+}
+
+TEST(CostModel, TakesANeighboursTimeOutOfARecordThatNeverSlept) {
+  // Every repetition took 1.5x its CPU time: a neighbour had the core for
+  // the rest. A record that never slept is fitted on its CPU time; one that
+  // slept (a device wait) keeps its elapsed time.
+  const Costs c{400e-9, 0.1e-9, 0, 0};
+  for (std::int64_t sleeps : {0, 3}) {
+    std::vector<Result> rs;
+    for (std::uint64_t block = 64; block <= (1u << 20); block *= 4) {
+      Result r = reader("pread", c, block, 4u << 20);
+      const double cpu = iolab::harness::median(r.samples_s);
+      for (double& x : r.samples_s) x *= 1.5;
+      r.sys_s = cpu * 0.9;
+      r.user_s = cpu * 0.1;
+      r.voluntary_ctx = sleeps;
+      r.involuntary_ctx = 40;
+      rs.push_back(r);
+    }
+    auto m = iolab::report::fit_cost_model(rs);
+    ASSERT_EQ(m.fits.size(), 1u);
+    const double k = sleeps == 0 ? 1.0 : 1.5;
+    EXPECT_NEAR(coefficient(m.fits[0], CostTerm::Calls), k * c.call, 0.02 * k * c.call) << sleeps;
+    EXPECT_NEAR(coefficient(m.fits[0], CostTerm::Bytes), k * c.byte, 0.02 * k * c.byte) << sleeps;
+  }
 }
 
 TEST(CostModel, FindsTheCrossoverWhereItIs) {

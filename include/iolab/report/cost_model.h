@@ -1,6 +1,7 @@
 // Why, as a model (issue 42): per (method, op, cache column, flush policy),
 // the time of one pass fitted as
 //   calls x c_call + bytes x c_byte + faults x c_fault + flushes x c_flush
+//     + system calls x c_syscall
 // from the counts every record carries (docs/model.md). The fit is robust
 // (Huber weights, iteratively reweighted, on relative residuals) and
 // non-negative; its intervals come from a seeded bootstrap over each
@@ -18,14 +19,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "iolab/decision/verdict.h"
 #include "iolab/results/record.h"
 
 namespace iolab::report {
 
-// The counts a pass is charged for, in this order everywhere.
-enum class CostTerm { Calls, Bytes, Faults, Flushes };
-inline constexpr std::size_t kCostTerms = 4;
-std::string_view to_string(CostTerm t);  // "calls", "bytes", "faults", "flushes"
+// The counts a pass is charged for, in this order everywhere. Calls are the
+// measured operation's (a `fread`, a `read`(2)); system calls are the ones
+// that moved data under them (the record's `io_calls`): for stdio and
+// iostream a read(2) per buffer, for io_uring an io_uring_enter per batch,
+// for mmap the mapping. Where they are the calls (read, pread) the term is
+// proportional to calls and dropped.
+enum class CostTerm { Calls, Bytes, Faults, Flushes, SystemCalls };
+inline constexpr std::size_t kCostTerms = 5;
+std::string_view to_string(CostTerm t);  // "calls", "bytes", "faults", "flushes", "system_calls"
 using TermCounts = std::array<double, kCostTerms>;
 
 // An estimate with its bootstrap interval (2.5% and 97.5% of the resamples).
@@ -130,8 +137,53 @@ struct ModelOptions {
 // other kinds are ignored; an empty model means there was no sweep.
 CostModel fit_cost_model(const std::vector<harness::Result>& records, const ModelOptions& options = {});
 
+// The fit a record belongs to (its method, op, cache column and flush
+// policy, as the fits name them); null when the model has none.
+const CostFit* fit_of(const CostModel& m, const harness::Result& r);
+// The seconds per pass the model gives for a record's own counts (the
+// report's model line): from the fit of its (method, op, column, flush),
+// within the block sizes that fit measured; none when no fit covers it.
+std::optional<double> modeled_seconds_per_pass(const CostModel& m, const harness::Result& r);
+
 // The model as `iolab model --json` gives it (docs/model.md).
 nlohmann::json to_json(const CostModel& m);
+// Where a row of the decision map changes its pick between two measured
+// sizes (the pick `below` at `from`, `above` at `to`), the model's crossover
+// of the two methods (matched through their records), nearest the two sizes.
+struct CrossoverCheck {
+  std::string row;  // "read|none|warm"
+  std::uint64_t from = 0, to = 0;
+  std::string below, above;  // the decision's labels
+  bool below_fitted = false, above_fitted = false;  // each has a fit in the model
+  std::optional<Interval> model;  // the model's crossover of the pair, if any
+  bool model_reversed = false;    // it has `above` cheaper below it
+  bool between = false;           // in the same direction, strictly between `from` and `to`
+};
+std::vector<CrossoverCheck> check_crossovers(const CostModel& m, const decision::Decision& d,
+                                             const std::vector<harness::Result>& records);
+// "Crossovers against the decision map: 3 of 4 pick changes have ... (75%)", then one line per change.
+std::string crossover_check_text(const std::vector<CrossoverCheck>& checks);
+// {"changes", "between", "share_between", "rows": [{row, from, to, below, above, model (interval or null), between}]}.
+nlohmann::json to_json(const std::vector<CrossoverCheck>& checks);
+
+// The per-machine profile `iolab model --save` writes (docs/model.md):
+// `format` "iolab-model-profile", the machine (the identity fields of the
+// results files' environment), the files it was fitted from, and the model
+// as to_json gives it. Every source must come from one machine (hostname and
+// CPU model), else UsageError.
+inline constexpr std::string_view kModelProfileFormat = "iolab-model-profile";
+struct ProfileSource {
+  std::string file;
+  const harness::Environment* environment = nullptr;
+};
+struct ProfileMaker {
+  std::string created;  // UTC, ISO 8601
+  std::string iolab_version, git_commit;  // the build that fitted it
+};
+nlohmann::json profile_json(const CostModel& m, const std::vector<ProfileSource>& sources, const ProfileMaker& maker);
+// Whether the first bytes of a file are a profile's (`--save` replaces only those).
+bool is_model_profile(std::string_view head);
+
 // The words both the console and the HTML report use: a coefficient with
 // its interval in the unit a person reads ("380 (350..410) ns/call",
 // "9.8 (9.1..10) GB/s"), a relative error ("4.2%", "<0.1%"), the missing

@@ -1,0 +1,113 @@
+// The model's crossovers against the decision map (issue 42's last "done
+// when"): where a row's pick changes between two measured sizes, does the
+// model put the two methods' crossover between them? (cost_model.h)
+#include <fmt/core.h>
+
+#include <cmath>
+
+#include "common.h"
+#include "iolab/base/units.h"
+#include "iolab/report/cost_model.h"
+
+namespace iolab::report {
+
+namespace costcheck {
+
+// The record of a decision candidate at a condition: what matches it to a fit.
+const harness::Result* candidate_record(const std::vector<harness::Result>& records, const std::string& condition,
+                                        const std::string& label) {
+  for (const auto& r : records) {
+    auto c = r.extra.find(decision::keys::kCondition);
+    auto l = r.extra.find(decision::keys::kCandidate);
+    if (c != r.extra.end() && l != r.extra.end() && c->is_string() && l->is_string() &&
+        c->get<std::string>() == condition && l->get<std::string>() == label)
+      return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace costcheck
+
+std::vector<CrossoverCheck> check_crossovers(const CostModel& m, const decision::Decision& d,
+                                             const std::vector<harness::Result>& records) {
+  std::vector<CrossoverCheck> out;
+  for (const auto& row : d.rows) {
+    const decision::ConditionVerdict* before = nullptr;
+    for (std::size_t ci : row.conditions) {
+      const auto& c = d.conditions.at(ci);
+      if (!c.measured() || !c.pick) continue;
+      if (before && before->candidates[*before->pick].label != c.candidates[*c.pick].label) {
+        CrossoverCheck x;
+        x.row = row.row.key();
+        x.from = before->condition.size;
+        x.to = c.condition.size;
+        x.below = before->candidates[*before->pick].label;
+        x.above = c.candidates[*c.pick].label;
+        const harness::Result* ra = costcheck::candidate_record(records, before->condition.key(), x.below);
+        const harness::Result* rb = costcheck::candidate_record(records, c.condition.key(), x.above);
+        const CostFit* a = ra ? fit_of(m, *ra) : nullptr;
+        const CostFit* b = rb ? fit_of(m, *rb) : nullptr;
+        x.below_fitted = a != nullptr;
+        x.above_fitted = b != nullptr;
+        // The model's crossover of the pair nearest the two sizes, either direction.
+        const double mid = std::sqrt(static_cast<double>(x.from) * static_cast<double>(x.to));
+        for (const auto& k : m.crossovers) {
+          if (!a || !b || k.op != a->op || k.column != a->column || k.flush != a->flush) continue;
+          const bool same = k.below == a->method && k.above == b->method;
+          const bool reversed = k.below == b->method && k.above == a->method;
+          if (!same && !reversed) continue;
+          if (!x.model || std::fabs(std::log(k.size_bytes.estimate / mid)) < std::fabs(std::log(x.model->estimate / mid))) {
+            x.model = k.size_bytes;
+            x.model_reversed = reversed;
+          }
+        }
+        x.between = x.model && !x.model_reversed && x.model->estimate > static_cast<double>(x.from) &&
+                    x.model->estimate < static_cast<double>(x.to);
+        out.push_back(std::move(x));
+      }
+      before = &c;
+    }
+  }
+  return out;
+}
+
+std::string crossover_check_text(const std::vector<CrossoverCheck>& checks) {
+  if (checks.empty()) return "Crossovers against the decision map: no row's pick changes between two measured sizes\n";
+  std::size_t between = 0;
+  for (const auto& x : checks) between += x.between;
+  std::string out = fmt::format(
+      "Crossovers against the decision map: {} of {} pick changes have the model's crossover between the two sizes ({})\n",
+      between, checks.size(), format_percent(static_cast<double>(between) / static_cast<double>(checks.size())));
+  for (const auto& x : checks) {
+    std::string model;
+    if (!x.below_fitted || !x.above_fitted)
+      model = fmt::format("no fit of {}", !x.below_fitted ? visible(x.below) : visible(x.above));
+    else if (!x.model)
+      model = "the model's lines do not cross";
+    else
+      model = fmt::format("model: {} {}{}", x.model_reversed ? "the other way round, at" : "at",
+                          bytes_text(static_cast<std::uint64_t>(std::llround(x.model->estimate))),
+                          x.between ? " (between)" : " (outside)");
+    out += fmt::format("  {} {}..{}: {} -> {}; {}\n", visible(x.row), bytes_text(x.from), bytes_text(x.to),
+                       visible(x.below), visible(x.above), model);
+  }
+  return out;
+}
+
+nlohmann::json to_json(const std::vector<CrossoverCheck>& checks) {
+  nlohmann::json rows = nlohmann::json::array();
+  std::size_t between = 0;
+  for (const auto& x : checks) {
+    between += x.between;
+    nlohmann::json model = nullptr;
+    if (x.model) model = {{"estimate", x.model->estimate}, {"low", x.model->low}, {"high", x.model->high}, {"reversed", x.model_reversed}};
+    rows.push_back({{"row", x.row}, {"from", x.from}, {"to", x.to}, {"below", x.below}, {"above", x.above},
+                    {"below_fitted", x.below_fitted}, {"above_fitted", x.above_fitted}, {"model", model}, {"between", x.between}});
+  }
+  return {{"changes", checks.size()},
+          {"between", between},
+          {"share_between", checks.empty() ? nlohmann::json(nullptr) : nlohmann::json(double(between) / double(checks.size()))},
+          {"rows", std::move(rows)}};
+}
+
+}  // namespace iolab::report
