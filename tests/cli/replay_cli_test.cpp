@@ -4,6 +4,7 @@
 // refused in one line, nothing left in the scratch directory.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -19,6 +20,8 @@ using iolab::testing::json_of;
 using iolab::testing::joined;
 using iolab::testing::ProgramRun;
 using iolab::testing::run_iolab;
+using iolab::testing::start_iolab;
+using iolab::testing::wait_until;
 using iolab::testing::Workspace;
 namespace fs = std::filesystem;
 namespace trace = iolab::trace;
@@ -124,6 +127,24 @@ TEST(ReplayCli, BadTracesAndOptionsAreOneLineEach) {
     EXPECT_NE(o.err.find(says), std::string::npos) << joined(args) << "\n" << o.err;
   }
   EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
+}
+
+// Ctrl-C mid-replay: one line saying so, the process ends by the signal,
+// its scratch files and --out's lock gone, no results written.
+TEST(ReplayCli, CtrlCMidReplayLeavesNothingBehind) {
+  Workspace w;
+  const fs::path t = log_trace(w), out = w / "r.json";
+  auto run = start_iolab({"replay", t.string(), "--method", "pread", "--rounds", "10000", "--min-time", "1", "--dir",
+                          w.scratch().string(), "--out", out.string()});
+  ASSERT_TRUE(wait_until([&] { return !w.leftovers().empty(); })) << "never started replaying";
+  run->send(SIGINT);
+  ProgramRun o = run->finish();
+  EXPECT_EQ(o.signal, SIGINT) << "exit " << o.exit_code << ": " << o.err;
+  EXPECT_NE(o.err.find("iolab: replay interrupted by SIGINT; scratch files removed, nothing written"), std::string::npos)
+      << o.err;
+  EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(w / ".r.json.lock"));
 }
 
 }  // namespace replay_cli_test
