@@ -126,8 +126,12 @@ class SharedLogDesign final : public DesignBase {
       });
     }
     if (config_.transient) {
+      // Half full: wake the commit thread once per committed position, not
+      // on every append until its commit ends (a lock and a notify each).
       auto w = log_->written(), c = log_->committed();
-      if (w.position - c.position >= ring_.size() / 2) committer_.wake();
+      if (w.position - c.position >= ring_.size() / 2 &&
+          woken_for_.exchange(c.position, std::memory_order_relaxed) != c.position)
+        committer_.wake();
     }
     if (config_.group_commit) wait_durable(p.last_sequence);
     return Ack{0, p.first_sequence, static_cast<std::uint32_t>(staged.items.size()), config_.ack};
@@ -289,6 +293,7 @@ class SharedLogDesign final : public DesignBase {
   std::condition_variable group_cv_;
   bool leader_ = false;
   std::atomic<std::uint64_t> commits_{0}, committed_bytes_{0}, buffer_full_waits_{0};
+  std::atomic<std::uint64_t> woken_for_{UINT64_MAX};  // the committed position the last half-full wake was for
   bool closed_ = false;
 };
 
