@@ -12,8 +12,9 @@
 //   mmap-warm    the same with every page faulted in for writing when the
 //                segment is made (RocketMQ's warmMappedFile), outside the
 //                timed region
-//   ring         records copied into an aligned ring (--transient-buffer,
-//                default 16 MiB); a commit thread pwrites what it holds
+//   ring         records copied into an aligned ring (commitlog_bench passes
+//                --transient-buffer, the design's 64 MiB unless given; the JVM
+//                reference of issue 45 used 16m); a commit thread pwrites what it holds
 //                every --commit-interval-ms or when half full; a record is
 //                acknowledged once copied (rocketmq-transient's promise)
 //
