@@ -201,12 +201,20 @@ void Log::sync_locked(Mark m) {
     counters_.flush_events.push_back({config_.id, m.sequence, done});
   }
   // Sealed segments now fully durable leave the list (and close their files).
+  auto done_with = [](const Segment& s) {
+    return s.sealed.load(std::memory_order_acquire) && s.synced >= s.placed.load(std::memory_order_acquire) &&
+           s.written.load(std::memory_order_acquire) >= s.placed.load(std::memory_order_acquire);
+  };
+  {
+    std::lock_guard l(segments_mu_);
+    if (unsynced_.size() < 2 || !done_with(*unsynced_.front())) return;
+  }
+  // touch_ahead() may be faulting in the mapping about to be dropped.
+  std::lock_guard t(touch_mu_);
   std::lock_guard l(segments_mu_);
   while (unsynced_.size() > 1) {
     auto& s = unsynced_.front();
-    if (!s->sealed.load(std::memory_order_acquire) || s->synced < s->placed.load(std::memory_order_acquire) ||
-        s->written.load(std::memory_order_acquire) < s->placed.load(std::memory_order_acquire))
-      break;
+    if (!done_with(*s)) break;
     s->map = MappedRegion();
     if (s->file) s->file->close();
     unsynced_.pop_front();
