@@ -8,7 +8,7 @@
 //
 //   commitlog_bench [--design kafka,rocketmq,...] [--size 1k] [--producers 1] [--topics 1]
 //                   [--messages N | --seconds S] [--rate MSGS_PER_S] [--segment 1g] [--batch 16k]
-//                   [--flush-interval-ms 10] [--flush-min 16k] [--no-flush] [--warm-up] [--touch-ahead 16m]
+//                   [--flush-interval-ms 10] [--flush-min 16k] [--no-flush] [--warm-up] [--touch-ahead 16m | --no-touch-ahead]
 //                   [--transient-buffer 64m] [--commit-interval-ms 200]
 //                   [--no-consumer] [--catch-up] [--series]
 //                   [--floors pwrite,mmap,mmap-warm,ring|all] [--floor-msync-ms 0]
@@ -121,7 +121,8 @@ Args parse(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--warm-up", a.config.log.warm_up, "Pre-fault segments (rocketmq's warm-up)");
   iolab_bench::add_size(app, "--touch-ahead", a.config.log.touch_ahead,
-                        "Mapped designs: the flush thread faults this much ahead of the writer (0: off)");
+                        "Mapped designs: how far ahead of the writer a thread faults pages in (default 16m)");
+  app.add_flag_callback("--no-touch-ahead", [&] { a.config.log.touch_ahead = 0; }, "Appends fault pages in themselves");
   app.add_flag_callback("--no-consumer", [&] { a.config.consumer = false; }, "No tailing consumer");
   app.add_flag("--catch-up", a.catch_up_reads, "Whole-log reads warm and cold afterwards");
   app.add_flag("--series", a.series, "Per-second throughput and p99");
