@@ -188,7 +188,9 @@ class Log {
   Mark committed() const noexcept { return load(committed_pos_, committed_seq_); }
   Mark durable() const noexcept { return load(durable_pos_, durable_seq_); }
 
-  // Blocks until the committed sequence passes `sequence`, close() or `timeout`.
+  // Blocks until the committed sequence passes `sequence`, close() or
+  // `timeout`; looks again, yielding, for up to kWaitSpin before sleeping.
+  static constexpr std::chrono::nanoseconds kWaitSpin = std::chrono::microseconds(50);
   void wait_committed(std::uint64_t sequence, std::chrono::nanoseconds timeout);
 
   // Makes every frame before `m.position` durable (msync or fdatasync of each
