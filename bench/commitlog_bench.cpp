@@ -8,7 +8,8 @@
 //
 //   commitlog_bench [--design kafka,rocketmq,...] [--size 1k] [--producers 1] [--topics 1]
 //                   [--messages N | --seconds S] [--rate MSGS_PER_S] [--segment 1g] [--batch 16k]
-//                   [--flush-interval-ms 10] [--flush-min 16k] [--no-flush] [--warm-up] [--touch-ahead 16m | --no-touch-ahead]
+//                   [--flush-interval-ms 10] [--flush-min 16k] [--no-flush]
+//                   [--warm-up] [--touch-ahead 16m | --no-touch-ahead]
 //                   [--transient-buffer 64m] [--commit-interval-ms 200]
 //                   [--no-consumer] [--catch-up] [--series]
 //                   [--floors pwrite,mmap,mmap-warm,ring|all] [--floor-msync-ms 0]
@@ -174,7 +175,8 @@ void print_result(const TrafficResult& r, const Args& a) {
               format_duration(static_cast<double>(r.log.allocate_ahead_ns) / 1e9).c_str(),
               r.log.warm_up_note.empty() ? "" : "; warm-up: ", r.log.warm_up_note.c_str());
   if (r.log.touched_ahead_bytes > 0)
-    std::printf("    touched ahead of the writer: %.1f MiB\n", static_cast<double>(r.log.touched_ahead_bytes) / (1 << 20));
+    std::printf("    touched ahead of the writer: %.1f MiB\n",
+                static_cast<double>(r.log.touched_ahead_bytes) / (1 << 20));
   if (r.design == Design::GroupCommit && r.mean_flush_seconds() > 0) {
     double bound = r.messages_per_flush() / r.mean_flush_seconds();
     std::printf("    group commit: %.2f messages per fdatasync; bound = messages per flush / mean flush = %s msg/s; "
