@@ -8,10 +8,17 @@
 //
 //   commitlog_bench [--design kafka,rocketmq,...] [--size 1k] [--producers 1] [--topics 1]
 //                   [--messages N | --seconds S] [--rate MSGS_PER_S] [--segment 1g] [--batch 16k]
-//                   [--flush-interval-ms 10] [--flush-min 16k] [--no-flush] [--warm-up]
+//                   [--flush-interval-ms 10] [--flush-min 16k] [--no-flush]
+//                   [--warm-up] [--touch-ahead 16m | --no-touch-ahead]
 //                   [--transient-buffer 64m] [--commit-interval-ms 200]
 //                   [--no-consumer] [--catch-up] [--series]
+//                   [--floors pwrite,mmap,mmap-warm,ring|all] [--floor-msync-ms 0]
 //                   [--dir PARENT] [--reps N]
+//
+// --floors runs plain C loops of the designs' mechanisms beside them, in the
+// same interleaved order (commitlog_floors.h): the floor each design is held
+// against (issue 45). Every row, design or floor, prints per message the
+// process's user and system time and minor faults over the timed region.
 //
 // Every design runs in a fresh scratch directory under --dir (default $TMPDIR
 // or /tmp), removed afterwards. --reps runs each design N times, interleaved,
@@ -26,6 +33,7 @@
 #include <vector>
 
 #include "bench_cli.h"
+#include "commitlog_floors.h"
 #include "iolab/commitlog/traffic.h"
 #include "iolab/harness/job.h"
 #include "iolab/base/error.h"
@@ -45,6 +53,8 @@ using namespace iolab::commitlog;
 
 struct Args {
   std::vector<Design> designs{std::begin(kAllDesigns), std::end(kAllDesigns)};
+  std::vector<iolab_bench::Floor> floors;
+  double floor_msync_ms = 0;
   TrafficConfig config;
   std::filesystem::path dir;
   bool catch_up_reads = false, series = false;
@@ -61,9 +71,23 @@ Args parse(int argc, char** argv) {
       "--design",
       [&](const std::string& list) {
         a.designs.clear();
+        if (list == "none") return;  // floors alone
         for (const auto& d : harness::split_list(list, "--design")) a.designs.push_back(parse_design(d));
       },
-      "Designs, comma-separated (default: all)");
+      "Designs, comma-separated, or none (default: all)");
+  app.add_option_function<std::string>(
+      "--floors",
+      [&](const std::string& list) {
+        a.floors.clear();
+        if (list == "all") {
+          a.floors.assign(std::begin(iolab_bench::kAllFloors), std::end(iolab_bench::kAllFloors));
+          return;
+        }
+        for (const auto& f : harness::split_list(list, "--floors")) a.floors.push_back(iolab_bench::parse_floor(f));
+      },
+      "Plain loops beside the designs: pwrite, mmap, mmap-warm, ring, or all (default none)");
+  app.add_option("--floor-msync-ms", a.floor_msync_ms, "The mapped floors' flush thread interval (0: none)")
+      ->check(CLI::NonNegativeNumber);
   iolab_bench::add_size(app, "--size", a.config.message_size, "Message size (default the driver's)");
   app.add_option("--producers", a.config.producers, "Producer threads")->check(CLI::PositiveNumber);
   app.add_option("--topics", a.config.log.topics, "Topics")->check(CLI::PositiveNumber);
@@ -97,6 +121,9 @@ Args parse(int argc, char** argv) {
       "--commit-interval-ms", [&](double v) { a.config.log.commit_interval = ms(v); }, "Commit thread interval")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--warm-up", a.config.log.warm_up, "Pre-fault segments (rocketmq's warm-up)");
+  iolab_bench::add_size(app, "--touch-ahead", a.config.log.touch_ahead,
+                        "Mapped designs: how far ahead of the writer a thread faults pages in (default 16m)");
+  app.add_flag_callback("--no-touch-ahead", [&] { a.config.log.touch_ahead = 0; }, "Appends fault pages in themselves");
   app.add_flag_callback("--no-consumer", [&] { a.config.consumer = false; }, "No tailing consumer");
   app.add_flag("--catch-up", a.catch_up_reads, "Whole-log reads warm and cold afterwards");
   app.add_flag("--series", a.series, "Per-second throughput and p99");
@@ -116,6 +143,10 @@ void print_result(const TrafficResult& r, const Args& a) {
               ns(static_cast<double>(l.max())).c_str(), static_cast<unsigned long long>(r.slower_than_1ms),
               static_cast<unsigned long long>(r.slower_than_10ms), static_cast<unsigned long long>(r.slower_than_100ms),
               static_cast<unsigned long long>(r.slower_than_1s));
+  double n = r.messages > 0 ? static_cast<double>(r.messages) : 1;
+  std::printf("    per message: user %.0f ns, system %.0f ns, minor faults %.3f (process, producers' window)\n",
+              r.process_user_seconds * 1e9 / n, r.process_system_seconds * 1e9 / n,
+              static_cast<double>(r.minor_faults) / n);
   auto per_cpu_s = [&](double cpu) { return format_count(cpu > 0 ? static_cast<double>(r.messages) / cpu : 0); };
   std::printf("    %llu messages in %.3f s, acknowledged %s; close (final sync) %s; producers' CPU %.3f s = %s msg per CPU-second; "
               "all threads' CPU %.3f s = %s msg per CPU-second\n",
@@ -143,6 +174,9 @@ void print_result(const TrafficResult& r, const Args& a) {
               static_cast<unsigned long long>(r.log.segments_allocated_ahead),
               format_duration(static_cast<double>(r.log.allocate_ahead_ns) / 1e9).c_str(),
               r.log.warm_up_note.empty() ? "" : "; warm-up: ", r.log.warm_up_note.c_str());
+  if (r.log.touched_ahead_bytes > 0)
+    std::printf("    touched ahead of the writer: %.1f MiB\n",
+                static_cast<double>(r.log.touched_ahead_bytes) / (1 << 20));
   if (r.design == Design::GroupCommit && r.mean_flush_seconds() > 0) {
     double bound = r.messages_per_flush() / r.mean_flush_seconds();
     std::printf("    group commit: %.2f messages per fdatasync; bound = messages per flush / mean flush = %s msg/s; "
@@ -155,6 +189,27 @@ void print_result(const TrafficResult& r, const Args& a) {
       std::printf("    %6.0f %11s %10.1f %10s %10s\n", s.start, format_count(static_cast<double>(s.messages)).c_str(),
                   static_cast<double>(s.bytes) / (1024.0 * 1024.0), ns(s.p99_ns).c_str(), ns(s.max_ns).c_str());
   }
+}
+
+void run_floor_row(iolab_bench::Floor f, const Args& a) {
+  iolab_bench::FloorConfig c;
+  c.messages = a.config.messages;
+  c.message_size = a.config.message_size;
+  if (a.config.batch_bytes > 0) c.batch = a.config.batch_bytes;
+  c.segment = a.config.log.segment_size;
+  c.ring = a.config.log.transient_buffer;
+  c.commit_interval_ms = static_cast<double>(a.config.log.commit_interval.count()) / 1e6;
+  c.msync_ms = a.floor_msync_ms;
+  io::ScratchDir scratch(a.dir);
+  iolab_bench::FloorResult r = iolab_bench::run_floor(f, c, scratch.path());
+  double n = static_cast<double>(r.messages);
+  std::printf("%-19s %9s msg/s %8.1f MiB/s\n", std::string(iolab_bench::to_string(f)).c_str(),
+              format_count(n / r.seconds).c_str(), n * static_cast<double>(c.message_size) / r.seconds / (1 << 20));
+  std::printf("    per message: user %.0f ns, system %.0f ns, minor faults %.3f, system calls %.4f, msyncs %.4f "
+              "(process, timed region); producer CPU %.3f s, commit/flush thread %.3f s, in %.3f s\n",
+              r.user_s * 1e9 / n, r.system_s * 1e9 / n, static_cast<double>(r.minor_faults) / n,
+              static_cast<double>(r.syscalls) / n, static_cast<double>(r.msyncs) / n, r.producer_cpu_s, r.helper_cpu_s,
+              r.seconds);
 }
 
 void print_catch_up(const std::filesystem::path& dir) {
@@ -194,7 +249,12 @@ int main(int argc, char** argv) {
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
     a.config.cancel = &g_cancel;
-    for (unsigned rep = 0; rep < a.reps && !g_cancel.load(); ++rep)
+    for (unsigned rep = 0; rep < a.reps && !g_cancel.load(); ++rep) {
+      for (auto f : a.floors) {
+        if (g_cancel.load()) break;
+        run_floor_row(f, a);
+        std::fflush(stdout);
+      }
       for (Design d : a.designs) {
         if (g_cancel.load()) break;
         io::ScratchDir scratch(a.dir);
@@ -211,6 +271,7 @@ int main(int argc, char** argv) {
         remove_log_files(scratch.path());
         std::fflush(stdout);
       }
+    }
     if (g_cancel.load()) {
       std::fprintf(stderr, "commitlog_bench: interrupted; the last run is partial\n");
       return 130;

@@ -42,6 +42,10 @@ class MappedRegion {
   // Warm-up: fault every page in for writing, mlock, MADV_WILLNEED. Returns
   // why mlock was refused (e.g. RLIMIT_MEMLOCK), or nothing.
   std::string warm(std::size_t from);
+  // Faults [offset, offset + length) in for writing, storing nothing (a hint).
+  void prefault(std::size_t offset, std::size_t length) noexcept {
+    if (region_) region_->prefault(offset, length);
+  }
 
  private:
   std::unique_ptr<io::MappedRegion> region_;

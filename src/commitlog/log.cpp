@@ -145,6 +145,7 @@ void Log::add_counters(Stats& out) const {
   out.roll_latency.merge(counters_.roll_latency);
   out.roll_waits += counters_.roll_waits;
   out.segments_allocated_ahead += counters_.allocated_ahead;
+  out.touched_ahead_bytes += touched_bytes_.load(std::memory_order_relaxed);
   out.allocate_ahead_ns += counters_.allocate_ahead_ns;
   if (!counters_.warm_up_note.empty()) out.warm_up_note = counters_.warm_up_note;
   out.flush_events.insert(out.flush_events.end(), counters_.flush_events.begin(), counters_.flush_events.end());

@@ -136,6 +136,7 @@ struct LogConfig {
   bool preallocate = false;     // allocate every segment's blocks when it is created
   bool create_ahead = false;    // a thread prepares the next segment before it is needed
   bool warm_up = false;         // touch every page, mlock, MADV_WILLNEED (with create_ahead)
+  std::uint64_t touch_ahead = 0;  // what touch_ahead() faults in past the written position (map_for_write)
   bool msync = false;           // sync through the mapping (msync) rather than fdatasync
   bool keep_sealed_open = true; // false: close a segment at roll, reopen it to sync at close
   std::size_t index_interval = 0;  // Kafka's offset index when > 0
@@ -187,7 +188,9 @@ class Log {
   Mark committed() const noexcept { return load(committed_pos_, committed_seq_); }
   Mark durable() const noexcept { return load(durable_pos_, durable_seq_); }
 
-  // Blocks until the committed sequence passes `sequence`, close() or `timeout`.
+  // Blocks until the committed sequence passes `sequence`, close() or
+  // `timeout`; looks again, yielding, for up to kWaitSpin before sleeping.
+  static constexpr std::chrono::nanoseconds kWaitSpin = std::chrono::microseconds(50);
   void wait_committed(std::uint64_t sequence, std::chrono::nanoseconds timeout);
 
   // Makes every frame before `m.position` durable (msync or fdatasync of each
@@ -195,6 +198,14 @@ class Log {
   // created) and records the flush. One caller at a time is served; others
   // wait. After a sync fails, every later call throws that failure.
   void sync_through(Mark m);
+
+  // Faults the mapping in for writing through config().touch_ahead bytes past
+  // the written position, in segments that exist (a background thread's job:
+  // the appender then takes no first-touch fault). Nothing is stored, so what
+  // a crash keeps is unchanged. Call from one thread at a time, before close().
+  void touch_ahead();
+  // The log position through which touch_ahead() has faulted pages in.
+  std::uint64_t touched() const noexcept { return touched_.load(std::memory_order_relaxed); }
 
   // Segments holding bytes in [from, to), for a committer. They stay valid
   // while the caller holds a reference.
@@ -259,6 +270,8 @@ class Log {
   std::atomic<std::uint64_t> written_pos_{0}, written_seq_{0};
   std::atomic<std::uint64_t> committed_pos_{0}, committed_seq_{0};
   std::atomic<std::uint64_t> durable_pos_{0}, durable_seq_{0};
+  std::mutex touch_mu_;  // held while touch_ahead() faults pages in
+  std::atomic<std::uint64_t> touched_{0}, touched_bytes_{0};
 
   std::mutex sync_mu_;
   std::atomic<bool> dir_dirty_{false};

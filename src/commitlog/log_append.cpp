@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 #include "iolab/base/le.h"
 #include "iolab/base/error.h"
@@ -128,17 +129,29 @@ void Log::wake_waiters() {
   // Pairs with wait_committed: it counts itself before checking the position.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (visible_waiters_.load(std::memory_order_seq_cst) == 0) return;
-  std::lock_guard lock(visible_mu_);
+  // Through the lock, so a waiter is either before its check or asleep;
+  // notified after it, so the woken waiter does not block on the lock still held.
+  { std::lock_guard lock(visible_mu_); }
   visible_cv_.notify_all();
 }
 
 void Log::wait_committed(std::uint64_t sequence, std::chrono::nanoseconds timeout) {
+  auto seen = [&] { return committed().sequence > sequence || closed_.load(); };
+  // Look again for a while before sleeping, yielding the CPU: an appender
+  // going flat out publishes again within microseconds, and every wake of a
+  // sleeper costs it a futex call and, on a shared CPU, its time slice.
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto spin_end = std::chrono::steady_clock::now() + std::min<std::chrono::nanoseconds>(timeout, kWaitSpin);
+  while (std::chrono::steady_clock::now() < spin_end) {
+    if (seen()) return;
+    std::this_thread::yield();
+  }
   // A publisher that has not seen this yet does not notify: the first wait
   // may last until its timeout, no later one.
   readers_waited_.store(true, std::memory_order_relaxed);
   std::unique_lock lock(visible_mu_);
   visible_waiters_.fetch_add(1, std::memory_order_seq_cst);
-  visible_cv_.wait_for(lock, timeout, [&] { return committed().sequence > sequence || closed_.load(); });
+  visible_cv_.wait_until(lock, deadline, seen);
   visible_waiters_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
@@ -201,12 +214,20 @@ void Log::sync_locked(Mark m) {
     counters_.flush_events.push_back({config_.id, m.sequence, done});
   }
   // Sealed segments now fully durable leave the list (and close their files).
+  auto done_with = [](const Segment& s) {
+    return s.sealed.load(std::memory_order_acquire) && s.synced >= s.placed.load(std::memory_order_acquire) &&
+           s.written.load(std::memory_order_acquire) >= s.placed.load(std::memory_order_acquire);
+  };
+  {
+    std::lock_guard l(segments_mu_);
+    if (unsynced_.size() < 2 || !done_with(*unsynced_.front())) return;
+  }
+  // touch_ahead() may be faulting in the mapping about to be dropped.
+  std::lock_guard t(touch_mu_);
   std::lock_guard l(segments_mu_);
   while (unsynced_.size() > 1) {
     auto& s = unsynced_.front();
-    if (!s->sealed.load(std::memory_order_acquire) || s->synced < s->placed.load(std::memory_order_acquire) ||
-        s->written.load(std::memory_order_acquire) < s->placed.load(std::memory_order_acquire))
-      break;
+    if (!done_with(*s)) break;
     s->map = MappedRegion();
     if (s->file) s->file->close();
     unsynced_.pop_front();

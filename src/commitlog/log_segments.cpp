@@ -51,6 +51,12 @@ void Log::allocator_loop() {
       s->file->sync_data();
       fs_.sync_dir(config_.dir);
       note = warm_up(*s);
+      // Its first window too: the roll into it would otherwise fault them in.
+      if (config_.touch_ahead > 0 && !s->map.empty()) {
+        std::uint64_t n = std::min<std::uint64_t>(config_.touch_ahead, s->capacity);
+        s->map.prefault(0, n);
+        touched_bytes_.fetch_add(n, std::memory_order_relaxed);
+      }
     } catch (...) {
       error = std::current_exception();
     }
@@ -100,6 +106,25 @@ void Log::roll() {
   std::lock_guard c(counters_mu_);
   ++counters_.rolls;
   counters_.roll_latency.record(iolab::steady_ns() - t0);
+}
+
+void Log::touch_ahead() {
+  if (config_.touch_ahead == 0 || !config_.map_for_write) return;
+  std::uint64_t w = written_pos_.load(std::memory_order_acquire);
+  std::uint64_t from = std::max(touched_.load(std::memory_order_relaxed), w), to = w + config_.touch_ahead;
+  if (from >= to) return;
+  // sync_through() drops a sealed segment's mapping only under this lock.
+  std::lock_guard lock(touch_mu_);
+  std::uint64_t reached = from;
+  for (const auto& s : segments_between(from, to)) {
+    if (s->map.empty()) continue;
+    std::uint64_t lo = std::max(from, s->base) - s->base, hi = std::min(to, s->base + s->capacity) - s->base;
+    s->map.prefault(lo, hi - lo);
+    touched_bytes_.fetch_add(hi - lo, std::memory_order_relaxed);
+    reached = std::max(reached, s->base + hi);
+  }
+  // Past the last segment made so far: the next round goes on from here.
+  touched_.store(reached, std::memory_order_relaxed);
 }
 
 std::string Log::warm_up(Segment& s) {

@@ -84,6 +84,7 @@ class SharedLogDesign final : public DesignBase {
     lc.preallocate = config_.preallocate;
     lc.create_ahead = config_.create_ahead;
     lc.warm_up = options_.warm_up && config_.map_for_write;
+    if (config_.map_for_write && config_.flush_thread) lc.touch_ahead = options_.touch_ahead;
     lc.msync = config_.msync;
     lc.keep_sealed_open = config_.keep_sealed_open;
     log_ = std::make_unique<Log>(fs_, lc);
@@ -99,6 +100,12 @@ class SharedLogDesign final : public DesignBase {
     if (config_.transient) {
       ring_ = io::Buffer(options_.transient_buffer, io::BufferKind::Aligned);
       committer_.start(options_.commit_interval, failure_, [this](bool) { commit(); });
+    }
+    if (lc.touch_ahead > 0) {
+      // Its own thread: a flush thread's msync (tens of ms here) would let
+      // the appender run past the window.
+      log_->touch_ahead();  // the first window, before the first append
+      toucher_.start(options_.flush_interval, failure_, [this](bool) { log_->touch_ahead(); });
     }
     if (config_.flush_thread) {
       flusher_.start(options_.flush_interval, failure_, [this](bool stopping) { flush(stopping); });
@@ -126,8 +133,20 @@ class SharedLogDesign final : public DesignBase {
       });
     }
     if (config_.transient) {
+      // Half full: wake the commit thread once per committed position, not
+      // on every append until its commit ends (a lock and a notify each).
       auto w = log_->written(), c = log_->committed();
-      if (w.position - c.position >= ring_.size() / 2) committer_.wake();
+      if (w.position - c.position >= ring_.size() / 2 &&
+          woken_for_.exchange(c.position, std::memory_order_relaxed) != c.position)
+        committer_.wake();
+    }
+    if (std::uint64_t half = log_->config().touch_ahead / 2; half > 0) {
+      // Within half a window of the touched end: wake the toucher, once per
+      // half window written.
+      std::uint64_t step = p.end_position / half;
+      if (p.end_position + half > log_->touched() &&
+          touch_woken_step_.exchange(step, std::memory_order_relaxed) != step)
+        toucher_.wake();
     }
     if (config_.group_commit) wait_durable(p.last_sequence);
     return Ack{0, p.first_sequence, static_cast<std::uint32_t>(staged.items.size()), config_.ack};
@@ -169,6 +188,7 @@ class SharedLogDesign final : public DesignBase {
     FirstError errors;
     // The commit thread commits what is buffered before the flusher's last round.
     committer_.stop();
+    toucher_.stop();
     flusher_.stop();
     errors.attempt([&] { failure_.check(); });
     for (auto& i : indexes_) errors.attempt([&] { i->close(); });
@@ -283,12 +303,14 @@ class SharedLogDesign final : public DesignBase {
   io::Buffer ring_;
   std::mutex ring_mu_;
   std::condition_variable ring_cv_;
-  Worker committer_, flusher_;
+  Worker committer_, toucher_, flusher_;
   std::uint64_t last_flush_ns_ = 0;
   std::mutex group_mu_;
   std::condition_variable group_cv_;
   bool leader_ = false;
   std::atomic<std::uint64_t> commits_{0}, committed_bytes_{0}, buffer_full_waits_{0};
+  std::atomic<std::uint64_t> woken_for_{UINT64_MAX};  // the committed position the last half-full wake was for
+  std::atomic<std::uint64_t> touch_woken_step_{UINT64_MAX};  // the half window the last touch-ahead wake was in
   bool closed_ = false;
 };
 

@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "iolab/commitlog/consumer.h"
@@ -103,6 +104,7 @@ struct TrafficRun::State {
   std::uint64_t start_ns = 0, end_ns = 0;
   std::uint64_t produced_ns = 0;  // when produce() found every producer done (one clock read a run)
   double process_cpu_s = 0;       // the process's CPU over produce()'s release and join
+  rusage usage_before{}, usage_after{};  // the same window's rusage
   std::atomic<bool> stop{false}, producing{true};
   std::atomic<std::uint64_t> to_consume{UINT64_MAX};
   std::exception_ptr error;
@@ -204,10 +206,12 @@ Produced TrafficRun::produce() {
     s.start_ns = iolab::steady_ns();
     s.end_ns = s.start_ns + static_cast<std::uint64_t>(s.config.seconds * 1e9);
   }
+  ::getrusage(RUSAGE_SELF, &s.usage_before);
   const double cpu_before = process_cpu_now();
   s.release_and_join();
   s.produced_ns = iolab::steady_ns();
   s.process_cpu_s = process_cpu_now() - cpu_before;
+  ::getrusage(RUSAGE_SELF, &s.usage_after);
   Produced out;
   for (auto& p : s.producers) {
     out.messages += p->result().messages;
@@ -243,6 +247,10 @@ TrafficResult TrafficRun::finish() {
     last_ack = std::max(last_ack, pr.last_ack_ns);
   }
   r.process_cpu_seconds = s.process_cpu_s;
+  auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  r.process_user_seconds = secs(s.usage_after.ru_utime) - secs(s.usage_before.ru_utime);
+  r.process_system_seconds = secs(s.usage_after.ru_stime) - secs(s.usage_before.ru_stime);
+  r.minor_faults = static_cast<std::uint64_t>(std::max(0L, s.usage_after.ru_minflt - s.usage_before.ru_minflt));
   s.to_consume = r.messages;
   s.join_consumer();
   r.consumed = s.consumed;

@@ -235,6 +235,7 @@ void CommitLogRunWorkload::describe(harness::Result& r) const {
     }
     if (s.roll_waits > 0) x["roll_waits"] = s.roll_waits;
     if (!s.warm_up_note.empty()) x["warm_up_note"] = s.warm_up_note;
+    if (s.touched_ahead_bytes > 0) x["touched_ahead_bytes"] = s.touched_ahead_bytes;
     x["consumed"] = last_timed_->consumed;
     x["log_stats_from"] = "the last timed pass (flushes, messages per flush, durable share and CPU: medians over timed passes)";
   }

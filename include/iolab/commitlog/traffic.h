@@ -99,6 +99,10 @@ struct TrafficResult {
   // what a message costs in all. The log's threads work on after it (the
   // consumer's catch-up, close) uncounted, as in a caller's timed region.
   double process_cpu_seconds = 0;
+  // The same window's getrusage(RUSAGE_SELF): user and system time apart,
+  // and the minor page faults (a mapped design's first touches show here).
+  double process_user_seconds = 0, process_system_seconds = 0;
+  std::uint64_t minor_faults = 0;
   Stats log;                 // flushes, bytes per flush, commits, rolls, ... (Stats in commit_log.h)
   // Clock reads the producers and the consumer made while producing and
   // consuming (send and acknowledgement times, pacing, consumer delay): 0
