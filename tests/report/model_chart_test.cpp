@@ -44,7 +44,9 @@ TEST(ModelChart, TheSweepChartDrawsTheModelThroughTheMeasuredPoints) {
   }
   // One record the model cannot cover: a method measured at one size only.
   run.results.push_back(sweep_point("mmap", 4096, 1e-6, 1e-9));
-  ReportModel model = build_model({run}, {});
+  // The model's points point into the runs: they outlive it (a temporary list would not).
+  const std::vector<iolab::harness::Results> runs{run};
+  ReportModel model = build_model(runs, {});
   // The 4 KiB experiment has a third contender (mmap): a family of its own.
   const FamilySection* sweep = nullptr;
   std::size_t modeled = 0;
@@ -90,7 +92,9 @@ TEST(ModelChart, NoSweepNoLine) {
   run.environment = iolab::testing::environment();
   run.results.push_back(sweep_point("pread", 4096, 1e-6, 0.5e-9));
   run.results.push_back(sweep_point("pread", 65536, 1e-6, 0.5e-9));  // two sizes: no fit
-  ReportModel model = build_model({run}, {});
+  // The model's points point into the runs: they outlive it (a temporary list would not).
+  const std::vector<iolab::harness::Results> runs{run};
+  ReportModel model = build_model(runs, {});
   for (const auto& suite : model.suites)
     for (const auto& f : suite.families) {
       for (const auto& p : f.points) EXPECT_FALSE(p.model);
