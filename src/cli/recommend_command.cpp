@@ -306,12 +306,8 @@ void add_recommend_command(CLI::App& app, Action& action) {
                                       opts->flush.empty() ? "" : " --flush " + opts->flush,
                                       opts->cache.empty() ? "" : " --cache " + opts->cache));
         if (save) {
-          auto p = save->publish(
-              [&](std::size_t, const std::filesystem::path& json) {
-                return report::json_exporter().render(results, report::ExportContext{json, "", false});
-              },
-              report::fallback_dirs(io::ScratchDir::parent_for(opts->dir)));
-          save->release();
+          const auto p = report::publish_results(*save, results, {&report::json_exporter()},
+                                                 io::ScratchDir::parent_for(opts->dir));
           std::fprintf(stderr, "measured results: %s\n", printable(p.files.front().string()).c_str());
           if (p.problem) {
             std::fprintf(stderr, "iolab: %s\n", one_line(*p.problem).c_str());

@@ -76,13 +76,8 @@ int run_replay(const ReplayOptions& o) {
   fmt::print("{}", harness::format_tables(results.results, harness::use_color(stdout)));
   fmt::print("{}", latency_by_kind_text(results.results));
   if (!out) return 0;
-  const auto exporters = report::results_exporters();
-  auto p = out->publish(
-      [&](std::size_t i, const std::filesystem::path& json) {
-        return exporters[i]->render(results, report::ExportContext{json, "", false});
-      },
-      report::fallback_dirs(io::ScratchDir::parent_for(o.dir)));
-  out->release();
+  const auto p =
+      report::publish_results(*out, results, report::results_exporters(), io::ScratchDir::parent_for(o.dir));
   std::fprintf(stderr, "results: %s\n", printable(p.files.front().string()).c_str());
   if (p.problem) {
     std::fprintf(stderr, "iolab: %s\n", one_line(*p.problem).c_str());

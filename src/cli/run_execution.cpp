@@ -103,13 +103,7 @@ class RunRecord {
     for (const auto& r : all.results) p.skipped += r.skipped.has_value();
     if (all.incomplete && all.results.empty()) return p;
     published_ = true;
-    const auto exporters = report::results_exporters();
-    p.files = outputs_.publish(
-        [&](std::size_t i, const std::filesystem::path& json) {
-          return exporters[i]->render(all, report::ExportContext{json, "", false});
-        },
-        report::fallback_dirs(scratch_parent_));
-    outputs_.release();
+    p.files = report::publish_results(outputs_, all, report::results_exporters(), scratch_parent_);
     return p;
   }
 

@@ -233,4 +233,16 @@ std::vector<fs::path> fallback_dirs(const fs::path& scratch_parent) {
   return dirs;
 }
 
+OutputFiles::Published publish_results(OutputFiles& out, const harness::Results& results,
+                                       const std::vector<const Exporter*>& exporters,
+                                       const std::filesystem::path& scratch_parent) {
+  auto p = out.publish(
+      [&](std::size_t i, const std::filesystem::path& json) {
+        return exporters[i]->render(results, ExportContext{json, "", false});
+      },
+      fallback_dirs(scratch_parent));
+  out.release();
+  return p;
+}
+
 }  // namespace iolab::report
