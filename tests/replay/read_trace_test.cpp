@@ -8,8 +8,8 @@
 #include <string>
 
 #include "iolab/base/error.h"
-#include "iolab/io/scratch.h"
 #include "iolab/replay/replay.h"
+#include "iolab/testing/test_dir.h"
 
 namespace iolab::replay {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // A trace of `writes` 4 KiB writes to one file, as iolab trace writes it.
-fs::path written_trace(const io::ScratchDir& dir, std::size_t writes) {
+fs::path written_trace(const testing::TestDir& dir, std::size_t writes) {
   const fs::path p = dir.path() / "t.iotrace";
   std::ofstream out(p);
   trace::Header h;
@@ -45,7 +45,7 @@ std::string refusal(const fs::path& p, std::size_t max_ops = kMaxOps) {
 }
 
 TEST(ReadTrace, ReadsEveryOperationAndNamesTheTraceByItsFile) {
-  io::ScratchDir dir("/tmp");
+  testing::TestDir dir;
   const Trace t = read_trace(written_trace(dir, 10));
   EXPECT_EQ(t.name, "t.iotrace");
   ASSERT_EQ(t.ops.size(), 10u);
@@ -54,7 +54,7 @@ TEST(ReadTrace, ReadsEveryOperationAndNamesTheTraceByItsFile) {
 }
 
 TEST(ReadTrace, MoreOperationsThanAReplayHoldsAreRefused) {
-  io::ScratchDir dir("/tmp");
+  testing::TestDir dir;
   const fs::path p = written_trace(dir, 11);
   EXPECT_EQ(read_trace(p, 11).ops.size(), 11u) << "at the limit it is read";
   const std::string why = refusal(p, 10);
@@ -63,7 +63,7 @@ TEST(ReadTrace, MoreOperationsThanAReplayHoldsAreRefused) {
 }
 
 TEST(ReadTrace, AMissingADirectoryAndAMalformedTraceAreEachOneError) {
-  io::ScratchDir dir("/tmp");
+  testing::TestDir dir;
   EXPECT_NE(refusal(dir.path() / "none.iotrace").find("no such file"), std::string::npos);
   EXPECT_NE(refusal(dir.path()).find("is not a regular file"), std::string::npos);
   const fs::path bad = dir.path() / "bad.iotrace";
