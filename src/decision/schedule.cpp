@@ -176,6 +176,9 @@ class CostModel {
   std::map<std::string, Costs> by_row_;
 };
 
+// A condition that runs (an unmeasurable one costs nothing).
+bool measurable(const ScheduledCondition& sc) { return sc.unmeasurable.empty() && sc.candidates > 0; }
+
 // The sizes of a row in the order they run: the 64x points first, then
 // the 16x ones, then the rest, so a plan cut short leaves the grid coarser
 // rather than a range unmeasured.
@@ -195,12 +198,26 @@ class Scheduler {
   // to its planned cost (CostModel::planned: at most twice its first
   // stage), so a noisy row cannot take the budget from the rest. It may
   // borrow up to twice that share while every first stage after it still fits.
-  void run(std::vector<ScheduledCondition>& queue, double later, std::vector<ConditionOutcome>& out) {
+  //
+  // With `admit`, the conditions run are those whose planned costs the
+  // time left pays for, taken in the queue's order (affordable()); the
+  // others are not run, each saying so, rather than every condition cut to
+  // its first stage and ended by the budget. What the plan said up front
+  // is recounted before each condition, so time a condition did not use
+  // goes to the next ones the plan left out. The anchors are never left
+  // out this way: they are how the plan learns what a round costs.
+  void run(std::vector<ScheduledCondition>& queue, double later, bool admit, std::vector<ConditionOutcome>& out) {
     for (std::size_t i = 0; i < queue.size(); ++i) {
       const double left = deadline_ - now_();
       const double m = repetition_time(queue, i, left, later);
+      const std::vector<bool> in = admit ? affordable(queue, i, m, left) : std::vector<bool>(queue.size(), true);
+      if (!in[i]) {
+        out.push_back(left_out(queue, i, m, left, in));
+        continue;
+      }
       double planned_after = later, mins_after = later / kBorrow;
       for (std::size_t j = i + 1; j < queue.size(); ++j) {
+        if (!in[j]) continue;
         planned_after += model_.planned(queue[j], m);
         mins_after += model_.first_stage(queue[j], m);
       }
@@ -209,6 +226,43 @@ class Scheduler {
       const double cap = std::max(share, std::min(kBorrow * share, left - mins_after));
       out.push_back(run_one(queue[i], m, share, cap, left));
     }
+  }
+
+  // Of queue[i..], the conditions whose planned costs (CostModel::planned)
+  // fit in kPlanShare of `left`, taken in the queue's order (the rest of
+  // `left` goes to those that need more than planned): one that does not fit is
+  // passed over and the scan goes on, so a cheaper one after it may still
+  // run. Conditions that cost nothing (unmeasurable) are always in.
+  std::vector<bool> affordable(const std::vector<ScheduledCondition>& queue, std::size_t i, double m, double left) const {
+    std::vector<bool> in(queue.size(), false);
+    double sum = 0;
+    for (std::size_t j = i; j < queue.size(); ++j) {
+      if (!measurable(queue[j])) {
+        in[j] = true;
+        continue;
+      }
+      const double p = model_.planned(queue[j], m);
+      if (sum + p <= kPlanShare * left) {
+        sum += p;
+        in[j] = true;
+      }
+    }
+    return in;
+  }
+
+  // How many of `queue` affordable() takes with `left` seconds, and their planned seconds.
+  std::pair<std::size_t, double> affordable_count(const std::vector<ScheduledCondition>& queue, double left) const {
+    if (queue.empty()) return {0, 0};
+    const double m = repetition_time(queue, 0, left, 0);
+    const std::vector<bool> in = affordable(queue, 0, m, left);
+    std::size_t n = 0;
+    double sum = 0;
+    for (std::size_t j = 0; j < queue.size(); ++j)
+      if (in[j] && measurable(queue[j])) {
+        ++n;
+        sum += model_.planned(queue[j], m);
+      }
+    return {n, sum};
   }
 
   double left() const { return deadline_ - now_(); }
@@ -241,12 +295,30 @@ class Scheduler {
     return widest;
   }
 
+  // A condition affordable() left out: not run, saying what the time left pays for instead.
+  ConditionOutcome left_out(std::vector<ScheduledCondition>& queue, std::size_t i, double m, double left,
+                            const std::vector<bool>& in) {
+    ScheduledCondition& sc = queue[i];
+    ConditionOutcome o;
+    o.condition = sc.condition;
+    o.stop = Stop::NotRun;
+    o.start_s = o.end_s = now_() - t0_;
+    std::size_t running = 0;
+    for (std::size_t j = i + 1; j < in.size(); ++j) running += in[j] && measurable(queue[j]);
+    o.why = fmt::format("budget: about {:.0f} s planned for it, {:.0f} s left", model_.planned(sc, m), std::max(0.0, left));
+    if (running > 0)
+      o.why += fmt::format(", which pay for the {} condition{} after it in the plan's order", running, running == 1 ? "" : "s");
+    if (sc.skipped) sc.skipped(o.why, o.stop);
+    if (s_.progress) s_.progress(fmt::format("{}: not run ({})", sc.condition.key(), o.why));
+    return o;
+  }
+
   ConditionOutcome run_one(ScheduledCondition& sc, double m, double share, double cap, double left) {
     ConditionOutcome o;
     o.condition = sc.condition;
     o.min_time = m;
     o.start_s = now_() - t0_;
-    if (!sc.unmeasurable.empty() || sc.candidates == 0) {
+    if (!measurable(sc)) {
       o.stop = Stop::Unmeasurable;
       o.why = sc.unmeasurable.empty() ? "no candidate" : sc.unmeasurable;
       o.end_s = o.start_s;
@@ -320,7 +392,7 @@ Schedule run_schedule(const std::vector<Row>& rows, const DesignRequest& request
     out.plan.conditions = q.size();
     out.plan.text = fmt::format("plan: {} condition{} at the sizes asked", q.size(), q.size() == 1 ? "" : "s");
     if (settings.progress) settings.progress(out.plan.text);
-    sched.run(q, 0, out.outcomes);
+    sched.run(q, 0, true, out.outcomes);
     return out;
   }
   // First every row at its anchor, costed as if the coarsest plan followed.
@@ -328,7 +400,7 @@ Schedule run_schedule(const std::vector<Row>& rows, const DesignRequest& request
   std::vector<ScheduledCondition> coarsest = build(Spacing::Every64x, false);
   double later = 0;
   for (const auto& c : coarsest) later += sched.model().planned(c, settings.min_time);
-  sched.run(anchors, later, out.outcomes);
+  sched.run(anchors, later, false, out.outcomes);
   // Then the finest spacing whose conditions' planned costs fit in what is left.
   std::vector<ScheduledCondition> rest;
   double planned = 0;
@@ -346,8 +418,17 @@ Schedule run_schedule(const std::vector<Row>& rows, const DesignRequest& request
       "s); the other {} planned at about {:.0f} s of the {:.0f} s left",
       to_string(*out.plan.spacing), out.plan.conditions, anchors.size(), exact_size(kAnchorSize), sched.elapsed(),
       rest.size(), planned, std::max(0.0, sched.left()));
+  std::size_t runnable = 0;
+  for (const auto& c : rest) runnable += measurable(c);
+  if (const auto [fit, fit_s] = sched.affordable_count(rest, sched.left()); fit < runnable) {
+    out.plan.expected_s = fit_s;
+    out.plan.text += fmt::format(
+        ": {} of the {} measurable fit (about {:.0f} s), taken in the plan's order; the other {} are not run, each "
+        "saying so",
+        fit, runnable, fit_s, runnable - fit);
+  }
   if (settings.progress) settings.progress(out.plan.text);
-  sched.run(rest, 0, out.outcomes);
+  sched.run(rest, 0, true, out.outcomes);
   return out;
 }
 

@@ -22,8 +22,15 @@ namespace {
 // its repetitions get more headroom over the too-short bound.
 constexpr double kDeviceBoundMinTimeFactor = 1.5;
 
-harness::RunConfig with_min_time(harness::RunConfig c, double min_time) {
+// A condition's runner: repetitions of at least `min_time`. A device-bound
+// one's passes wait for a device whose speed swings (a flush every 16 KiB
+// took 24-250 ms per pass here within a minute): its passes are sized after
+// a second calibration repetition, so passes sized while the device works
+// off the candidates' setup do not leave every later repetition under the
+// too-short bound (which withdrew all of a condition's candidates).
+harness::RunConfig trial_config(harness::RunConfig c, double min_time, bool device_bound) {
   c.min_time = min_time;
+  if (device_bound) c.calibration_reps = std::max(2u, c.calibration_reps);
   return c;
 }
 
@@ -73,7 +80,7 @@ RoundsTrial::RoundsTrial(const harness::RunConfig& config, io::ScratchDir& scrat
                          std::uint64_t seed, unsigned first_stage, double min_time, std::vector<harness::Result>& out,
                          std::string workload, std::vector<harness::WorkloadCandidate> workloads)
     : min_time_(d.device_bound ? kDeviceBoundMinTimeFactor * min_time : min_time),
-      runner_(with_min_time(config, min_time_), scratch), d_(d), seed_(seed), first_stage_(first_stage), out_(out),
+      runner_(trial_config(config, min_time_, d.device_bound), scratch), d_(d), seed_(seed), first_stage_(first_stage), out_(out),
       retired_(d.candidates.size(), false), workload_(std::move(workload)), workloads_(std::move(workloads)) {}
 
 RoundsTrial::~RoundsTrial() { remove_prepared(); }

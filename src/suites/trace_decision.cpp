@@ -18,17 +18,15 @@ std::vector<harness::Result> decide_trace(harness::Runner& runner, const replay:
   decision::DesignedCondition d;
   for (const io::Method* m : methods) d.candidates.push_back({std::string(m->name()), m->traits(replay.options)});
   // A trace that syncs waits for the device, whose speed swings (an fdatasync took 0.2-4 ms here within
-  // minutes): its repetitions get the device-bound headroom over the too-short bound, as a flushing condition's.
+  // minutes): its repetitions get a flushing condition's device-bound headroom
+  // over the too-short bound (longer, sized after a second calibration repetition: decision_run.cpp).
   d.device_bound = std::any_of(t.ops.begin(), t.ops.end(), [](const trace::Op& op) {
     return op.kind == trace::OpKind::Fsync || op.kind == trace::OpKind::Fdatasync || op.kind == trace::OpKind::Msync ||
            op.kind == trace::OpKind::SyncFileRange;
   });
   std::vector<harness::Result> records;
   const std::uint64_t seed = settings.seed * 1000003u + std::hash<std::string>{}(t.name) % 1000003u;
-  // A second calibration repetition: a replay's syncs are slow while the device works off the other methods'
-  // setup (their files made, verified), and passes sized then would leave later repetitions too short to trust.
-  harness::RunConfig config = runner.config();
-  config.calibration_reps = std::max(2u, config.calibration_reps);
+  const harness::RunConfig& config = runner.config();
   RoundsTrial trial(config, runner.scratch(), d, seed, settings.first_stage, config.min_time, records,
                     t.name, replay::candidates(t, methods, replay, runner.scratch()));
   auto now = [] { return static_cast<double>(steady_ns()) / 1e9; };

@@ -8,7 +8,10 @@
 // needed) the plan picks the finest spacing of sizes whose conditions fit
 // in what is left, and says so before measuring them ("every 16x: 54
 // conditions, about 430 s"). A slower machine gets coarser sizes, not every
-// condition stopped at its first stage.
+// condition stopped at its first stage; where even the coarsest sizes do not
+// fit, the conditions run are those whose planned costs the time left pays
+// for, in the plan's order (each row's coarsest sizes first), and the others
+// are not run, the plan's line saying how many and each condition why.
 //
 // Each condition runs its selection (selection.h) round by round until the
 // rule ends it, or its allowance does: its share of what is left in
