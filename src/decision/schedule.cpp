@@ -92,7 +92,7 @@ struct Costs {
   double setup_s = 0, setup_candidates = 0;   // start(): setup, verification, warm-up, calibration
   double round_s = 0, turns_min_time = 0;     // rounds: seconds, and turns x the min_time they ran at
   std::vector<double> noise;                  // per condition: h2 x the largest S2 of the first stage's survivors
-  double noise_median = 0;                    // of `noise`, kept as it grows
+  double noise_median = 0, noise_max = 0;     // of `noise`, kept as it grows
   double survivors = 0, conditions = 0;       // survivors after the first stage
   bool known() const { return setup_candidates > 0; }
 };
@@ -113,20 +113,24 @@ class CostModel {
   }
   // The rounds after the first stage a condition of this row is expected
   // to need at indifference `ratio`, and the candidates that take them.
-  double extra_turns(const Row& row, std::size_t k, double ratio) const {
+  // Planning takes the median noise of the row's conditions; `cautious`
+  // (choosing an indifference) the largest, so a condition is not given a
+  // zone its allowance can pay for only when its pairs are as quiet as the
+  // row's usual ones.
+  double extra_turns(const Row& row, std::size_t k, double ratio, bool cautious = false) const {
     const Costs& c = of(row);
     const double n0 = s_.first_stage;
     if (c.noise.empty()) return n0 * std::min<double>(2, static_cast<double>(k));  // before any: a second stage as long
     const double delta = std::log(ratio);
-    const double q = c.noise_median;
+    const double q = cautious ? c.noise_max : c.noise_median;
     const double survivors = c.conditions > 0 ? std::max(1.0, c.survivors / c.conditions) : 2;
     return std::max(0.0, q / (delta * delta) - n0) * (survivors > 1 ? survivors : 0);
   }
-  double expected(const ScheduledCondition& sc, double m, double ratio) const {
+  double expected(const ScheduledCondition& sc, double m, double ratio, bool cautious = false) const {
     const Row& row = sc.condition.row;
     const double k = static_cast<double>(sc.candidates);
     return k * setup_per_candidate(row) +
-           (s_.first_stage * k + extra_turns(row, sc.candidates, ratio)) * per_turn(row, m, sc.device_bound);
+           (s_.first_stage * k + extra_turns(row, sc.candidates, ratio, cautious)) * per_turn(row, m, sc.device_bound);
   }
   // What a condition is planned to cost: its expected cost from its row's
   // noise, but at least its first stage and at most kBorrow times it, so a
@@ -141,10 +145,8 @@ class CostModel {
     return k * setup_per_candidate(row) + s_.first_stage * k * per_turn(row, m, sc.device_bound);
   }
 
-  bool row_known(const Row& row) const {
-    auto it = by_row_.find(row.key());
-    return it != by_row_.end() && !it->second.noise.empty();
-  }
+  // Whether any condition's rounds have been seen: the row's own, else every row's so far.
+  bool noise_known(const Row& row) const { return !of(row).noise.empty(); }
 
   void learn(const Row& row, double setup_s, std::size_t k, double round_s, double turns, double m,
              std::optional<double> noise, std::optional<std::size_t> survivors) {
@@ -158,6 +160,7 @@ class CostModel {
       if (noise) {
         c->noise.push_back(*noise);
         c->noise_median = harness::median(c->noise);
+        c->noise_max = std::max(c->noise_max, *noise);
       }
       if (survivors) {
         c->survivors += static_cast<double>(*survivors);
@@ -284,14 +287,17 @@ class Scheduler {
   }
 
   // The asked indifference, or the least wider one (up to the widest) whose
-  // expected cost fits the allowance, from the row's own earlier conditions
-  // (a row's noise is its own: a flush's is not a cached read's).
+  // expected cost, at the noisiest of the row's earlier conditions, fits
+  // the allowance: from the row's own earlier conditions (a row's noise is
+  // its own: a flush's is not a cached read's), or for a row not yet seen
+  // from every earlier condition's. Never from the condition's own rounds,
+  // so the guarantee holds at the zone chosen.
   double indifference_for(const ScheduledCondition& sc, double m, double allowance) const {
     const double asked = s_.guarantee.indifference;
-    if (!model_.row_known(sc.condition.row)) return asked;
+    if (!model_.noise_known(sc.condition.row)) return asked;
     const double widest = std::max(asked, kWidestIndifference);
     for (double r = asked; r <= widest + 1e-9; r += kIndifferenceStep)
-      if (model_.expected(sc, m, r) <= allowance) return r;
+      if (model_.expected(sc, m, r, true) <= allowance) return r;
     return widest;
   }
 

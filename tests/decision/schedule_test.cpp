@@ -202,6 +202,25 @@ TEST(Schedule, ARowWhoseRoundsTheBudgetCannotPayGetsAWiderIndifferenceStated) {
   EXPECT_GT(widest, 1.05);
 }
 
+// A row not yet seen takes its zone from the rows before it: the second
+// row's anchor, as noisy as the first's, is judged at a wider zone when its
+// allowance cannot pay for the asked one's rounds (never from its own rounds).
+TEST(Schedule, ARowNotYetSeenTakesItsIndifferenceFromTheRowsBeforeIt) {
+  Fixture f;
+  World noisy{"noisy", {0, -0.01, -0.02}, 0.12};
+  f.worlds[kWarm.key()] = noisy;
+  f.worlds[kCold.key()] = noisy;
+  ScheduleSettings s;
+  s.budget_s = 200;
+  Schedule out = f.run({kWarm, kCold}, s);
+  ASSERT_GE(out.outcomes.size(), 2u);
+  EXPECT_EQ(out.outcomes[0].condition.row.key(), kWarm.key());
+  EXPECT_DOUBLE_EQ(out.outcomes[0].indifference, 1.05) << "nothing seen yet";
+  EXPECT_EQ(out.outcomes[1].condition.row.key(), kCold.key());
+  EXPECT_GT(out.outcomes[1].indifference, 1.05) << "from the warm row's noise";
+  EXPECT_LE(out.outcomes[1].indifference, kWidestIndifference + 1e-9);
+}
+
 TEST(Schedule, TheRunsDeadlineCutsARoundAndSaysSo) {
   Fixture f;
   f.worlds[kWarm.key()] = World{"noisy tie", {0, -0.01}, 0.5};

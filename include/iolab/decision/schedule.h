@@ -17,7 +17,8 @@
 // rule ends it, or its allowance does: its share of what is left in
 // proportion to its expected cost, up to twice that while the conditions
 // after it still fit. Its indifference is the asked one unless the rounds
-// its row's earlier conditions needed say the allowance cannot pay for
+// its row's earlier conditions needed (the noisiest of them; for a row not
+// yet seen, every earlier condition's) say the allowance cannot pay for
 // them; then it is widened, up to kWidestIndifference, from those other
 // conditions' figures alone (never from its own, so the guarantee holds).
 #pragma once
