@@ -135,7 +135,7 @@ int run(int argc, char** argv) {
   // cleans up whichever rank is killed first; rank 0 also publishes the
   // results so far, marked incomplete, as `iolab run` does.
   std::mutex results_mutex;
-  harness::Results results;
+  results::Results results;
   std::optional<io::InterruptHook> shared_cleanup;
   if (s.shared && rank != 0)
     shared_cleanup.emplace([dir](int) {
@@ -157,7 +157,7 @@ int run(int argc, char** argv) {
           outputs->release();
           line += "; no method had finished, so no results were written";
         } else {
-          harness::Results partial = results;
+          results::Results partial = results;
           partial.incomplete = line;
           const auto exporters = report::results_exporters();
           const auto published = outputs->publish(
@@ -195,7 +195,7 @@ int run(int argc, char** argv) {
   settings.reps = s.reps;
   settings.warmup = s.warmup;
   settings.min_time = s.min_time;
-  settings.max_time = harness::thresholds::kDefaultMaxTimeSeconds;
+  settings.max_time = results::thresholds::kDefaultMaxTimeSeconds;
   settings.latency = !s.no_latency;
 
   const std::string library = mpi_library();
@@ -210,14 +210,14 @@ int run(int argc, char** argv) {
     std::unique_ptr<io::Method> owned = method_named(name, s.shared);
     const io::Method& method = owned ? *owned : io::find_file_method("pread");
     par::RegionFiles files(team, scratch ? &*scratch : nullptr, spec, "mpi-" + name);
-    for (harness::Op op : {harness::Op::Write, harness::Op::Read}) {
-      const bool write = op == harness::Op::Write;
-      harness::Result r;
+    for (results::Op op : {results::Op::Write, results::Op::Read}) {
+      const bool write = op == results::Op::Write;
+      results::Result r;
       r.suite = "parallel";
       r.experiment = s.shared ? "mpi-shared-file" : "mpi-file-per-rank";
       r.method = name;
       r.op = op;
-      r.pattern = harness::AccessPattern::Seq;
+      r.pattern = results::AccessPattern::Seq;
       r.block_size = std::min(s.bs, s.region);
       r.file_size = files.total_bytes();
       r.buffer = io::BufferKind::Aligned;
@@ -236,10 +236,10 @@ int run(int argc, char** argv) {
       if (write && s.fsync && owned) r.extra["sync_call"] = "MPI_File_sync";
       r.extra["io_calls_source"] = "read/write system calls from /proc/self/io, summed over ranks";
       if (r.skipped) {
-        fmt::print("{:<17} {:<5} skipped: {}\n", name, harness::to_string(op), *r.skipped);
+        fmt::print("{:<17} {:<5} skipped: {}\n", name, results::to_string(op), *r.skipped);
       } else {
         double first = r.extra.value("first_done_s", r.seconds().median), last = r.extra.value("last_done_s", r.seconds().median);
-        fmt::print("{:<17} {:<5} {:>14} {:>12} {:>12}  {}\n", name, harness::to_string(op),
+        fmt::print("{:<17} {:<5} {:>14} {:>12} {:>12}  {}\n", name, results::to_string(op),
                    format_rate(r.median_mib_per_s() * 1048576.0), format_duration(first), format_duration(last),
                    r.verified ? "yes" : "no");
       }

@@ -60,7 +60,7 @@ int run_replay(const ReplayOptions& o) {
     std::fprintf(stderr, "iolab: replay interrupted by %s; scratch files removed, nothing written\n",
                  io::signal_name(sig).c_str());
   });
-  harness::Results results;
+  results::Results results;
   results.environment = harness::collect_environment(scratch.path());
   results.environment.command = command_line();
   harness::RunConfig config;
@@ -73,7 +73,7 @@ int run_replay(const ReplayOptions& o) {
   settings.timing = o.timing;
   std::fprintf(stderr, "%s\n", trace_summary(t, methods.size()).c_str());
   results.results = replay::replay_methods(runner, t, methods, settings, o.rounds);
-  fmt::print("{}", harness::format_tables(results.results, harness::use_color(stdout)));
+  fmt::print("{}", results::format_tables(results.results, results::use_color(stdout)));
   fmt::print("{}", latency_by_kind_text(results.results));
   if (!out) return 0;
   const auto p =

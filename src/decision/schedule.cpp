@@ -157,7 +157,7 @@ class CostModel {
       }
       if (noise) {
         c->noise.push_back(*noise);
-        c->noise_median = harness::median(c->noise);
+        c->noise_median = results::median(c->noise);
       }
       if (survivors) {
         c->survivors += static_cast<double>(*survivors);

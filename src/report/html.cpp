@@ -188,8 +188,8 @@ Html decision_html(const RunSection& run) {
   for (auto size : all) h += "<th>" + text(exact_size(size)) + "</th>";
   h += "</tr></thead><tbody>";
   for (const auto& row : d.rows) {
-    h += "<tr>" + td(std::string(harness::to_string(row.row.op))) +
-         td(row.row.op == harness::Op::Read ? "—" : row.row.flush) + td(std::string(decision::to_string(row.row.column)));
+    h += "<tr>" + td(std::string(results::to_string(row.row.op))) +
+         td(row.row.op == results::Op::Read ? "—" : row.row.flush) + td(std::string(decision::to_string(row.row.column)));
     for (auto size : all) {
       auto it = std::find_if(row.conditions.begin(), row.conditions.end(),
                              [&](std::size_t ci) { return d.conditions[ci].condition.size == size; });
@@ -228,7 +228,7 @@ Html decision_html(const RunSection& run) {
   h += "<details><summary>Safe choice per row</summary><ul>";
   for (const auto& row : d.rows)
     if (row.safe)
-      h += "<li>" + text(std::string(harness::to_string(row.row.op)) + " " + row.row.flush + " " +
+      h += "<li>" + text(std::string(results::to_string(row.row.op)) + " " + row.row.flush + " " +
                          std::string(decision::to_string(row.row.column)) + ": " + row.safe->method + ", at worst " +
                          sig(row.safe->worst_ratio, 3) + "x behind the pick (at " + exact_size(row.safe->worst_at) + ")") +
            "</li>";
@@ -372,7 +372,7 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
 
 }  // namespace
 
-std::string render_html_report(const std::vector<harness::Results>& runs, const ReportOptions& options) {
+std::string render_html_report(const std::vector<results::Results>& runs, const ReportOptions& options) {
   ReportModel model = build_model(runs, options);
   // One buffer for the page, appended to in order: no part is built apart and copied in, but
   // the charts' data, which follows the body.
@@ -404,7 +404,7 @@ std::string render_html_report(const std::vector<harness::Results>& runs, const 
   return std::move(page).take();
 }
 
-void write_html_report(const std::vector<harness::Results>& runs, const std::filesystem::path& out,
+void write_html_report(const std::vector<results::Results>& runs, const std::filesystem::path& out,
                        const ReportOptions& options) {
   write_file_atomically(out, render_html_report(runs, options), html_exporter());
 }

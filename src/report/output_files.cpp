@@ -233,7 +233,7 @@ std::vector<fs::path> fallback_dirs(const fs::path& scratch_parent) {
   return dirs;
 }
 
-OutputFiles::Published publish_results(OutputFiles& out, const harness::Results& results,
+OutputFiles::Published publish_results(OutputFiles& out, const results::Results& results,
                                        const std::vector<const Exporter*>& exporters,
                                        const std::filesystem::path& scratch_parent) {
   auto p = out.publish(

@@ -21,15 +21,15 @@ namespace {
 
 using nlohmann::json;
 
-bool queued(const harness::Result& r) {
+bool queued(const results::Result& r) {
   for (const io::Method* m : io::file_methods())
     if (m->name() == r.method) return m->traits().queued;
   return r.queue_depth && *r.queue_depth > 1;  // a method this build does not know: what the record says
 }
 
-bool claims(const harness::Result& r) { return total_depth(r) > 0 && r.op == harness::Op::Read; }
+bool claims(const results::Result& r) { return total_depth(r) > 0 && r.op == results::Op::Read; }
 
-std::string series(const harness::Result& r) {
+std::string series(const results::Result& r) {
   std::string s = r.method;
   return queued(r) ? s + io_options_text(r) : s.append(", N threads");
 }

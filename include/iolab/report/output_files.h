@@ -115,7 +115,7 @@ std::vector<std::filesystem::path> fallback_dirs(const std::filesystem::path& sc
 // `results` published as `out`'s set, kind i rendered by exporters[i] (the
 // kinds' order, as output_kinds made them), falling back to
 // fallback_dirs(scratch_parent); then the set's lock is dropped.
-OutputFiles::Published publish_results(OutputFiles& out, const harness::Results& results,
+OutputFiles::Published publish_results(OutputFiles& out, const results::Results& results,
                                        const std::vector<const Exporter*>& exporters,
                                        const std::filesystem::path& scratch_parent);
 

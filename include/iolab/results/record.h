@@ -17,7 +17,7 @@
 #include "iolab/results/statistics.h"
 #include "iolab/io/buffer.h"
 
-namespace iolab::harness {
+namespace iolab::results {
 
 inline constexpr const char* kResultsFormat = "iolab-results";
 // Version 2: warnings are objects with a kind; latency says how it was
@@ -200,4 +200,4 @@ Results read_results(const std::filesystem::path& path);
 // (UsageError) when nested deeper than kJsonMaxDepth, before parsing.
 Results results_from_text(std::string_view text, const std::string& source);
 
-}  // namespace iolab::harness
+}  // namespace iolab::results
