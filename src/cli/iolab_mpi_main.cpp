@@ -92,10 +92,8 @@ int run(int argc, char** argv) {
     recheck_mpi_settings(s, static_cast<unsigned>(ranks));
     // Where rank 0 publishes: `iolab run --out`'s rules (report/output_files.h).
     if (rank == 0) {
-      report::OutputRequest request;
-      request.given = s.out;
+      report::OutputRequest request = report::results_request(s.out);
       request.program = "mpi";
-      request.kinds = report::output_kinds(report::results_exporters());
       outputs.emplace(std::move(request));
     }
   });
@@ -159,14 +157,8 @@ int run(int argc, char** argv) {
         } else {
           results::Results partial = results;
           partial.incomplete = line;
-          const auto exporters = report::results_exporters();
-          const auto published = outputs->publish(
-              [&](std::size_t i, const std::filesystem::path& json) {
-                return exporters[i]->render(partial,
-                                            report::ExportContext{json, "iolab-mpi " + json.stem().string(), false});
-              },
-              report::fallback_dirs(io::ScratchDir::parent_for(s.dir)));
-          outputs->release();
+          const auto published = report::publish_results(*outputs, partial, report::results_exporters(),
+                                                         io::ScratchDir::parent_for(s.dir), "iolab-mpi");
           if (!published.files.empty())
             line += fmt::format("; the {} results so far are in {} (and .csv, .html), marked incomplete",
                                 partial.results.size(), printable(published.files.front().string()));
@@ -252,13 +244,8 @@ int run(int argc, char** argv) {
   save_on_signal.reset();  // from here the results are published whole
   mpi::agree([&] {
     if (rank != 0) return;
-    const auto exporters = report::results_exporters();
-    const auto published = outputs->publish(
-        [&](std::size_t i, const std::filesystem::path& json) {
-          return exporters[i]->render(results, report::ExportContext{json, "iolab-mpi " + json.stem().string(), false});
-        },
-        report::fallback_dirs(io::ScratchDir::parent_for(s.dir)));
-    outputs->release();
+    const auto published = report::publish_results(*outputs, results, report::results_exporters(),
+                                                   io::ScratchDir::parent_for(s.dir), "iolab-mpi");
     for (const auto& f : published.files) fmt::print("results: {}\n", printable(f.string()));
     if (published.problem) {
       std::fprintf(stderr, "iolab-mpi: error: %s\n", one_line(*published.problem).c_str());

@@ -47,12 +47,7 @@ int run_replay(const ReplayOptions& o) {
   const std::vector<const io::Method*> methods = methods_named(o.method);
   std::unique_ptr<report::OutputFiles> out;
   if (!o.out.empty()) {
-    report::OutputRequest request;
-    request.given = o.out;
-    request.kinds = report::output_kinds(report::results_exporters());
-    request.inputs.push_back(o.trace);
-    request.input_kind = "the trace";
-    out = std::make_unique<report::OutputFiles>(std::move(request));
+    out = std::make_unique<report::OutputFiles>(report::results_request(o.out, o.trace, "the trace"));
     out->prepare();
   }
   io::ScratchDir scratch(o.dir);

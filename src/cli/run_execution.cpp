@@ -50,17 +50,6 @@ namespace {
 
 // ---- where the results go ---------------------------------------------------
 
-// FILE.json, with FILE.csv and FILE.html beside it (report/output_files.h:
-// the naming, refusal, lock and fallback rules every command shares).
-report::OutputRequest output_request(const std::string& out, const std::string& input) {
-  report::OutputRequest request;
-  request.given = out;
-  request.kinds = report::output_kinds(report::results_exporters());
-  if (!input.empty()) request.inputs.push_back(input);
-  request.input_kind = "the job file";
-  return request;
-}
-
 // The run's records so far, published once: at the end, or when the run
 // stops early (an error on the main thread, a signal on the cleanup thread:
 // hence the lock).
@@ -249,7 +238,10 @@ int run_plan(RunPlan plan) {
   harness::check_settings(engine_settings(settings));
   check_resources(experiments, dir);
   if (!fio_jobs.empty()) experiments.clear();  // checked; the jobs run as mapped
-  auto outputs = std::make_shared<report::OutputFiles>(output_request(o->out, o->fio.empty() ? o->job : o->fio));
+  // FILE.json, with FILE.csv and FILE.html beside it (report/output_files.h:
+  // the naming, refusal, lock and fallback rules every command shares).
+  auto outputs = std::make_shared<report::OutputFiles>(
+      report::results_request(o->out, o->fio.empty() ? o->job : o->fio, "the job file"));
   io::ScratchDir scratch(dir);
   outputs->prepare();
   results::Environment environment = harness::collect_environment(scratch.path());
