@@ -151,21 +151,19 @@ json mem_spec(const Family& f, const std::vector<PointFacts>& points) {
   }
   for (const auto& [ratio, mib] : limit_mib) limits.push_back({{"ratio", ratio}, {"limit_mib", mib}});
 
-  json sort = json::array();
-  for (const auto& name : f.series) sort.push_back(name);
-  json color{{"field", "series"}, {"type", "nominal"}, {"title", "method"}, {"sort", sort}};
+  json color = series_color(f);
   std::vector<double> xs(ratios.begin(), ratios.end());
   json x = x_encoding(f, xs);
-  json tooltip = json::array({{{"field", "series"}, {"title", "method"}},
-                              {{"field", "xl"}, {"title", "working set / memory limit"}},
-                              {{"field", "rate_t"}, {"title", "throughput"}},
-                              {{"field", "reps_t"}, {"title", "repetitions"}},
-                              {{"field", "why"}, {"title", "counters"}},
-                              {{"field", "when"}, {"title", "time course"}},
-                              {{"field", "cpu_t"}, {"title", "CPU"}},
-                              {{"field", "faults_t"}, {"title", "page faults"}},
-                              {{"field", "cache_t"}, {"title", "cache"}},
-                              {{"field", "exp"}, {"title", "experiment"}}});
+  json tips = field_tooltip({{"series", "method"},
+                             {"xl", "working set / memory limit"},
+                             {"rate_t", "throughput"},
+                             {"reps_t", "repetitions"},
+                             {"why", "counters"},
+                             {"when", "time course"},
+                             {"cpu_t", "CPU"},
+                             {"faults_t", "page faults"},
+                             {"cache_t", "cache"},
+                             {"exp", "experiment"}});
   std::string unit = f.bytes_metric ? "MiB/s" : "ops/s";
   json curve_layers = json::array();
   // Where the file outgrows the limit.
@@ -178,7 +176,7 @@ json mem_spec(const Family& f, const std::vector<PointFacts>& points) {
                                         {"y", {{"field", "rate"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}},
                                                {"title", unit + (mem_one_pass_each(f) ? " (one timed pass each)" : " (median)")}}},
                                         {"color", color},
-                                        {"tooltip", tooltip}}}});
+                                        {"tooltip", tips}}}});
   json parts = json::array({{{"title", unit + " against working set / memory limit (log-log)"},
                              {"width", 560},
                              {"height", 260},
@@ -222,8 +220,7 @@ json mem_spec(const Family& f, const std::vector<PointFacts>& points) {
              {"mark", {{"type", "rule"}, {"strokeDash", {6, 3}}, {"strokeWidth", 1.5}}},
              {"encoding", {{"x", {{"field", "t"}, {"type", "quantitative"}}},
                            {"color", color},
-                           {"tooltip", json::array({{{"field", "series"}, {"title", "method"}},
-                                                    {{"field", "t"}, {"title", "page cache full at second"}}})}}}});
+                           {"tooltip", field_tooltip({{"series", "method"}, {"t", "page cache full at second"}})}}}});
       json cache_layers = json::array();
       cache_layers.push_back(
           {{"transform", json::array({only, {{"filter", "isValid(datum.cache_mib)"}}})},
