@@ -21,7 +21,7 @@
 // child asks whether the budget still allows it, so the budget binds this
 // condition as it binds the others.
 //
-// The cache state is harness::CacheState::Full: before every timed pass the
+// The cache state is results::CacheState::Full: before every timed pass the
 // group's page cache holds at least thresholds::kFullCacheMin of the room
 // (proven from its memory.stat), and nothing is evicted between passes:
 // steady eviction is the regime. A pass reads a window of the candidate's

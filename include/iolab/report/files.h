@@ -14,7 +14,7 @@ class Exporter;
 
 namespace iolab::report {
 
-// harness::read_results, after refusing what is not a regular file with a
+// results::read_results, after refusing what is not a regular file with a
 // one-line Error ("read results DIR: Is a directory"; a FIFO would block).
 results::Results read_results_file(const std::filesystem::path& path);
 

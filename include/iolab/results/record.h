@@ -119,7 +119,7 @@ struct Result {
   // what rows with different passes per repetition are compared on).
   std::optional<PassSpread> pass_s;
   std::optional<Latency> latency_ns;
-  double user_s = 0, sys_s = 0;  // CPU of the median repetition by user + sys (harness::median_cpu)
+  double user_s = 0, sys_s = 0;  // CPU of the median repetition by user + sys (results::median_cpu)
   std::int64_t minor_faults = 0, major_faults = 0;      // per repetition (median)
   std::int64_t voluntary_ctx = 0, involuntary_ctx = 0;  // per repetition (median)
   std::uint64_t io_calls = 0;    // system calls that moved data, per repetition (median)
