@@ -136,10 +136,10 @@ int main(int argc, char** argv) {
     e.suite = "bench";
     e.experiment = writes ? "engine against a bare loop, passes interleaved" : "engine against a bare loop, same file";
     e.method = writes ? "stdio" : method;
-    e.op = writes ? harness::Op::Write : harness::Op::Read;
+    e.op = writes ? results::Op::Write : results::Op::Read;
     e.block_size = block;
     e.file_size = size;
-    e.cache = harness::CacheState::Warm;
+    e.cache = results::CacheState::Warm;
     if (!writes) e.buffer = mapped ? io::BufferKind::Heap : io::BufferKind::Aligned;  // as engine_vs_bare.sh runs iolab
 
     // The bare writes' data: an 8 MiB ring of random bytes, as bare_loops.cpp's.
@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
         }
     };
     harness::Runner runner(config, scratch);
-    harness::Result r = runner.run(e);
+    results::Result r = runner.run(e);
     if (r.skipped) throw Error("run", method, *r.skipped, EINVAL);
     const double iolab_wall = static_cast<double>(r.ops) / median(r.samples_s);
     const double iolab_cpu = r.user_s + r.sys_s > 0 ? static_cast<double>(r.ops) / (r.user_s + r.sys_s) : 0;

@@ -12,7 +12,7 @@
 #include "iolab/base/error.h"
 #include "iolab/fio/job.h"
 
-using namespace iolab::harness;
+using namespace iolab::fio;
 
 using iolab::fuzz::require;
 

@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Nested too deep: read_results refuses it before parsing (results_from_text).
   if (json_nesting_depth(text) > kJsonMaxDepth) {
     try {
-      (void)harness::results_from_text(text, "fuzz.json");
+      (void)results::results_from_text(text, "fuzz.json");
       require(false);
     } catch (const UsageError& e) {
       require(std::string(e.what()).find("fuzz.json") != std::string::npos);
@@ -37,17 +37,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return 0;  // not JSON: read_results refuses it with an Error
-  harness::Results r;
+  results::Results r;
   try {
-    r = harness::results_from_json(j, "fuzz.json");
+    r = results::results_from_json(j, "fuzz.json");
   } catch (const Error& e) {
     require(std::string(e.what()).find("fuzz.json") != std::string::npos);
     return 0;
   }
   // What was read writes back to what reads back the same.
-  std::string once = harness::to_json(r).dump();
-  harness::Results again = harness::results_from_json(nlohmann::json::parse(once), "round trip");
-  require(harness::to_json(again).dump() == once);
+  std::string once = results::to_json(r).dump();
+  results::Results again = results::results_from_json(nlohmann::json::parse(once), "round trip");
+  require(results::to_json(again).dump() == once);
   // compare (two runs), recommend (the decision), report (HTML).
   report::Comparison c = report::compare(r, again);
   require(c.matched.size() + c.only_a.size() == r.results.size());

@@ -76,8 +76,8 @@ std::string command_line() {
 harness::Matrix matrix_from(const MatrixOptions& o) {
   harness::Matrix m;
   if (!o.method.empty()) m.methods = harness::variants_of(harness::split_list(o.method, "--method"));
-  if (!o.op.empty()) m.ops = list_of<harness::Op>(o.op, "--op", harness::parse_op);
-  if (!o.pattern.empty()) m.patterns = list_of<harness::AccessPattern>(o.pattern, "--pattern", harness::parse_pattern);
+  if (!o.op.empty()) m.ops = list_of<results::Op>(o.op, "--op", results::parse_op);
+  if (!o.pattern.empty()) m.patterns = list_of<results::AccessPattern>(o.pattern, "--pattern", results::parse_pattern);
   if (!o.bs.empty()) m.block_sizes = list_of<std::uint64_t>(o.bs, "--bs", [](const std::string& s) { return parse_size(s, "--bs"); });
   if (!o.size.empty()) m.file_size = parse_size(o.size, "--size");
   if (!o.ops.empty()) {
@@ -86,12 +86,12 @@ harness::Matrix matrix_from(const MatrixOptions& o) {
     if (!o.size.empty())
       throw UsageError("--ops with --size", "give one: with --ops the file size is ops x block size");
   }
-  if (!o.cache.empty()) m.caches = list_of<harness::CacheState>(o.cache, "--cache", harness::parse_cache);
+  if (!o.cache.empty()) m.caches = list_of<results::CacheState>(o.cache, "--cache", results::parse_cache);
   if (!o.buffer.empty())
     m.buffers = list_of<std::optional<io::BufferKind>>(o.buffer, "--buffer",
                                                        [](const std::string& s) { return std::optional(io::parse_buffer_kind(s)); });
   if (!o.sync.empty()) m.syncs = list_of<io::FlushPolicy>(o.sync, "--sync", io::parse_flush_policy);
-  if (!o.evict.empty()) m.eviction = harness::parse_eviction(o.evict);
+  if (!o.evict.empty()) m.eviction = results::parse_eviction(o.evict);
   if (!o.qd.empty())
     m.queue_depths = list_of<unsigned>(
         o.qd, "--qd", [](const std::string& s) { return static_cast<unsigned>(parse_count(s, "--qd", harness::kQueueDepthBounds.min, harness::kQueueDepthBounds.max)); });

@@ -20,12 +20,12 @@ namespace {
 
 // The same record twice in one file (concatenated runs, a copy-paste) is one
 // measurement: counted once, and said so, not weighed twice.
-void drop_duplicates(harness::Results& r, const std::string& file) {
+void drop_duplicates(results::Results& r, const std::string& file) {
   std::set<std::string> seen;
-  std::vector<harness::Result> kept;
+  std::vector<results::Result> kept;
   kept.reserve(r.results.size());
   for (auto& x : r.results)
-    if (seen.insert(harness::to_json(x).dump()).second) kept.push_back(std::move(x));
+    if (seen.insert(results::to_json(x).dump()).second) kept.push_back(std::move(x));
   const std::size_t dropped = r.results.size() - kept.size();
   r.results = std::move(kept);
   if (dropped > 0)
@@ -46,8 +46,8 @@ void add_compare_command(CLI::App& app, Action& action) {
   cmd->footer("Example:\n  iolab compare before.json after.json --markdown");
   cmd->callback([opts, &action] {
     action.run = [opts] {
-      harness::Results a = report::read_results_file(opts->a);
-      harness::Results b = report::read_results_file(opts->b);
+      results::Results a = report::read_results_file(opts->a);
+      results::Results b = report::read_results_file(opts->b);
       drop_duplicates(a, opts->a);
       drop_duplicates(b, opts->b);
       report::Comparison c = report::compare(a, b);

@@ -118,12 +118,12 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
 
   cmd->callback([o, &action] {
     // Validate everything before any work starts: bad input is one line and exit 2.
-    const double min_time = o->min_time.empty() ? harness::thresholds::kDefaultMinTimeSeconds
+    const double min_time = o->min_time.empty() ? results::thresholds::kDefaultMinTimeSeconds
                                                 : parse_seconds(o->min_time, "--min-time", 3600);
-    const double max_time = o->max_time.empty() ? harness::thresholds::kDefaultMaxTimeSeconds
+    const double max_time = o->max_time.empty() ? results::thresholds::kDefaultMaxTimeSeconds
                                                 : parse_seconds(o->max_time, "--max-time", 86400);
     const std::uint64_t seed = o->seed.empty() ? 0x10AB : parse_count(o->seed, "--seed");
-    harness::parse_ring_flags(o->ring_flags);  // UsageError before any work
+    fio::parse_ring_flags(o->ring_flags);  // UsageError before any work
     const bool custom = !o->method.empty() || !o->pattern.empty() || !o->bs.empty() || !o->cache.empty() ||
                         !o->buffer.empty() || !o->qd.empty();
     std::optional<std::uint64_t> size;
@@ -134,7 +134,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
     } else {
       if (!o->fio_set.empty() || o->fio_lenient)
         throw UsageError(o->fio_set.empty() ? "--fio-lenient" : "--fio-set", "applies to a fio job file (--fio JOB.fio)");
-      experiments = custom ? harness::expand(matrix_from(*o)) : harness::crosscheck_cases(size);
+      experiments = custom ? harness::expand(matrix_from(*o)) : fio::crosscheck_cases(size);
     }
     action.recheck = [o, experiments, min_time, max_time, custom] {
       recheck_crosscheck(*o, experiments, min_time, max_time, custom);
@@ -153,18 +153,18 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
         request.input_kind = "the fio job file";
         out = std::make_shared<report::OutputFiles>(std::move(request));
       }
-      std::vector<harness::FioMappedJob> jobs;
+      std::vector<fio::FioMappedJob> jobs;
       std::string dir = o->dir;
       if (!o->fio_job.empty()) {
-        harness::FioMapSettings map_settings;
+        fio::FioMapSettings map_settings;
         map_settings.overrides = o->fio_set;
         map_settings.lenient = o->fio_lenient;
-        harness::FioJobsInOneDirectory mapped = harness::map_fio_jobs_in_one_directory(o->fio_job, map_settings, o->dir);
+        fio::FioJobsInOneDirectory mapped = fio::map_fio_jobs_in_one_directory(o->fio_job, map_settings, o->dir);
         jobs = std::move(mapped.jobs);
         dir = mapped.dir.string();
         for (const auto& j : jobs) {
           if (j.threads > 1)
-            throw UsageError("fio job " + harness::to_string(j.place),
+            throw UsageError("fio job " + fio::to_string(j.place),
                              "numjobs=" + std::to_string(j.threads) +
                                  ": crosscheck runs one worker on each side (--fio-set numjobs=1)");
           harness::FileExperiment e = j.experiment;
@@ -175,7 +175,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
         }
       }
       const char* path = std::getenv("PATH");
-      auto fio = harness::find_program(o->fio, path ? path : "");
+      auto fio = fio::find_program(o->fio, path ? path : "");
       if (!fio) {
         std::fprintf(stderr, "iolab: crosscheck needs fio, and '%s' is not %s (Debian: apt-get install fio)\n",
                      o->fio.c_str(), o->fio.find('/') == std::string::npos ? "on PATH" : "an executable file");
@@ -183,9 +183,9 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       }
       io::ScratchDir scratch(dir);
       if (out) out->prepare();  // before any measurement
-      harness::Environment env = harness::collect_environment(scratch.path());
+      results::Environment env = harness::collect_environment(scratch.path());
       env.command = command_line();
-      const std::string version = harness::fio_version(*fio, scratch);
+      const std::string version = fio::fio_version(*fio, scratch);
 
       harness::RunConfig config;
       config.reps = o->reps;
@@ -195,12 +195,12 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       config.max_time = max_time;
       config.latency = false;
       harness::Runner runner(config, scratch);
-      harness::CrosscheckSettings settings;
+      fio::CrosscheckSettings settings;
       settings.rounds = o->rounds;
       settings.fio = *fio;
       settings.fio_times_every_io = o->fio_clock;
       settings.fio_unbatched = o->fio_unbatched;
-      settings.ring_flags = harness::parse_ring_flags(o->ring_flags);
+      settings.ring_flags = fio::parse_ring_flags(o->ring_flags);
       if (!jobs.empty()) settings.tolerance = 0.15;  // the goal for fio job files (issue 27): within 15%
 
       if (!o->json) {
@@ -211,13 +211,13 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                    o->rounds, o->reps, format_duration(min_time), o->warmup,
                    o->fio_clock ? ", every I/O timed (its default)" : ", --gtod_reduce=1",
                    o->fio_unbatched ? ", queued requests submitted and reaped one per call (its default)" : "");
-        if (settings.ring_flags == harness::RingFlags::Fio)
+        if (settings.ring_flags == fio::RingFlags::Fio)
           fmt::print("--ring-flags fio: iolab's io_uring rings get the setup flags fio's engine sets on its own "
                      "(SINGLE_ISSUER, DEFER_TASKRUN, COOP_TASKRUN)\n");
         for (const auto& j : jobs)
           fmt::print("fio job [{}] ({}): {} · the job's runtime, loops and time_based do not apply (crosscheck's "
                      "rounds and repetitions do); buffers page-aligned on both sides\n",
-                     printable(j.section), printable(harness::to_string(j.place)), j.experiment.experiment);
+                     printable(j.section), printable(fio::to_string(j.place)), j.experiment.experiment);
         std::fflush(stdout);
       }
       // A signal mid-run (io/scratch.h): fio is killed and waited for (harness's
@@ -230,18 +230,18 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
                      io::signal_name(sig).c_str(), rounds_done.load(), rounds_done.load() == 1 ? "" : "s",
                      out ? " (--out is written only when every round is done)" : "");
       });
-      auto on_round = [&](const harness::CrosscheckRow& row, const harness::CrosscheckRound& round) {
+      auto on_round = [&](const fio::CrosscheckRow& row, const fio::CrosscheckRound& round) {
         ++rounds_done;
         if (o->json) return;
-        fmt::print("{}\n", harness::format_round(row, round));
+        fmt::print("{}\n", fio::format_round(row, round));
         std::fflush(stdout);
       };
-      auto run_fio = [&](const std::vector<std::string>& args) { return harness::run_fio(*fio, args, scratch); };
-      std::vector<harness::CrosscheckRow> rows = harness::crosscheck(experiments, settings, runner, run_fio, on_round);
+      auto run_fio = [&](const std::vector<std::string>& args) { return fio::run_fio(*fio, args, scratch); };
+      std::vector<fio::CrosscheckRow> rows = fio::crosscheck(experiments, settings, runner, run_fio, on_round);
 
       std::vector<nlohmann::json> fio_jobs;
-      for (const auto& job : jobs) fio_jobs.push_back(harness::to_json(job, o->fio_job));
-      const nlohmann::json j = harness::crosscheck_document(rows, settings, version, env, fio_jobs);
+      for (const auto& job : jobs) fio_jobs.push_back(fio::to_json(job, o->fio_job));
+      const nlohmann::json j = fio::crosscheck_document(rows, settings, version, env, fio_jobs);
       if (out) {
         const std::string text = j.dump(2) + "\n";
         auto p = out->publish([&](std::size_t, const std::filesystem::path&) { return text; },
@@ -251,7 +251,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
         if (p.problem) return 1;
       }
       if (o->json) fmt::print("{}\n", j.dump(2));
-      else fmt::print("\n{}", harness::format_crosscheck(rows, settings));
+      else fmt::print("\n{}", fio::format_crosscheck(rows, settings));
       // Nothing measured (fio failed on every row, a fio that is not fio): not a success.
       std::size_t measured = 0;
       for (const auto& row : rows) measured += !row.rounds.empty();

@@ -92,10 +92,8 @@ int run(int argc, char** argv) {
     recheck_mpi_settings(s, static_cast<unsigned>(ranks));
     // Where rank 0 publishes: `iolab run --out`'s rules (report/output_files.h).
     if (rank == 0) {
-      report::OutputRequest request;
-      request.given = s.out;
+      report::OutputRequest request = report::results_request(s.out);
       request.program = "mpi";
-      request.kinds = report::output_kinds(report::results_exporters());
       outputs.emplace(std::move(request));
     }
   });
@@ -135,7 +133,7 @@ int run(int argc, char** argv) {
   // cleans up whichever rank is killed first; rank 0 also publishes the
   // results so far, marked incomplete, as `iolab run` does.
   std::mutex results_mutex;
-  harness::Results results;
+  results::Results results;
   std::optional<io::InterruptHook> shared_cleanup;
   if (s.shared && rank != 0)
     shared_cleanup.emplace([dir](int) {
@@ -157,16 +155,10 @@ int run(int argc, char** argv) {
           outputs->release();
           line += "; no method had finished, so no results were written";
         } else {
-          harness::Results partial = results;
+          results::Results partial = results;
           partial.incomplete = line;
-          const auto exporters = report::results_exporters();
-          const auto published = outputs->publish(
-              [&](std::size_t i, const std::filesystem::path& json) {
-                return exporters[i]->render(partial,
-                                            report::ExportContext{json, "iolab-mpi " + json.stem().string(), false});
-              },
-              report::fallback_dirs(io::ScratchDir::parent_for(s.dir)));
-          outputs->release();
+          const auto published = report::publish_results(*outputs, partial, report::results_exporters(),
+                                                         io::ScratchDir::parent_for(s.dir), "iolab-mpi");
           if (!published.files.empty())
             line += fmt::format("; the {} results so far are in {} (and .csv, .html), marked incomplete",
                                 partial.results.size(), printable(published.files.front().string()));
@@ -195,7 +187,7 @@ int run(int argc, char** argv) {
   settings.reps = s.reps;
   settings.warmup = s.warmup;
   settings.min_time = s.min_time;
-  settings.max_time = harness::thresholds::kDefaultMaxTimeSeconds;
+  settings.max_time = results::thresholds::kDefaultMaxTimeSeconds;
   settings.latency = !s.no_latency;
 
   const std::string library = mpi_library();
@@ -210,14 +202,14 @@ int run(int argc, char** argv) {
     std::unique_ptr<io::Method> owned = method_named(name, s.shared);
     const io::Method& method = owned ? *owned : io::find_file_method("pread");
     par::RegionFiles files(team, scratch ? &*scratch : nullptr, spec, "mpi-" + name);
-    for (harness::Op op : {harness::Op::Write, harness::Op::Read}) {
-      const bool write = op == harness::Op::Write;
-      harness::Result r;
+    for (results::Op op : {results::Op::Write, results::Op::Read}) {
+      const bool write = op == results::Op::Write;
+      results::Result r;
       r.suite = "parallel";
       r.experiment = s.shared ? "mpi-shared-file" : "mpi-file-per-rank";
       r.method = name;
       r.op = op;
-      r.pattern = harness::AccessPattern::Seq;
+      r.pattern = results::AccessPattern::Seq;
       r.block_size = std::min(s.bs, s.region);
       r.file_size = files.total_bytes();
       r.buffer = io::BufferKind::Aligned;
@@ -236,10 +228,10 @@ int run(int argc, char** argv) {
       if (write && s.fsync && owned) r.extra["sync_call"] = "MPI_File_sync";
       r.extra["io_calls_source"] = "read/write system calls from /proc/self/io, summed over ranks";
       if (r.skipped) {
-        fmt::print("{:<17} {:<5} skipped: {}\n", name, harness::to_string(op), *r.skipped);
+        fmt::print("{:<17} {:<5} skipped: {}\n", name, results::to_string(op), *r.skipped);
       } else {
         double first = r.extra.value("first_done_s", r.seconds().median), last = r.extra.value("last_done_s", r.seconds().median);
-        fmt::print("{:<17} {:<5} {:>14} {:>12} {:>12}  {}\n", name, harness::to_string(op),
+        fmt::print("{:<17} {:<5} {:>14} {:>12} {:>12}  {}\n", name, results::to_string(op),
                    format_rate(r.median_mib_per_s() * 1048576.0), format_duration(first), format_duration(last),
                    r.verified ? "yes" : "no");
       }
@@ -252,13 +244,8 @@ int run(int argc, char** argv) {
   save_on_signal.reset();  // from here the results are published whole
   mpi::agree([&] {
     if (rank != 0) return;
-    const auto exporters = report::results_exporters();
-    const auto published = outputs->publish(
-        [&](std::size_t i, const std::filesystem::path& json) {
-          return exporters[i]->render(results, report::ExportContext{json, "iolab-mpi " + json.stem().string(), false});
-        },
-        report::fallback_dirs(io::ScratchDir::parent_for(s.dir)));
-    outputs->release();
+    const auto published = report::publish_results(*outputs, results, report::results_exporters(),
+                                                   io::ScratchDir::parent_for(s.dir), "iolab-mpi");
     for (const auto& f : published.files) fmt::print("results: {}\n", printable(f.string()));
     if (published.problem) {
       std::fprintf(stderr, "iolab-mpi: error: %s\n", one_line(*published.problem).c_str());

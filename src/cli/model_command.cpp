@@ -70,8 +70,8 @@ void add_model_command(CLI::App& app, Action& action) {
         out = std::make_unique<report::OutputFiles>(std::move(request));
         out->prepare();
       }
-      std::vector<harness::Results> files;
-      std::vector<harness::Result> records;
+      std::vector<results::Results> files;
+      std::vector<results::Result> records;
       std::string names;
       for (const auto& in : opts->inputs) {
         files.push_back(report::read_results_file(in));

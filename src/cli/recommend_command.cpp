@@ -66,7 +66,7 @@ decision::DesignRequest request_of(const RecommendOptions& o) {
   harness::check_memory_limit(r.memory_room, decision::kMinMemoryRoom, "--memory-limit " + o.memory_limit,
                               "the past-memory columns need that much page cache to be measured against");
   if (!o.op.empty())
-    for (const auto& s : harness::split_list(o.op, "--op")) r.ops.push_back(harness::parse_op(s));
+    for (const auto& s : harness::split_list(o.op, "--op")) r.ops.push_back(results::parse_op(s));
   if (!o.bs.empty())
     for (const auto& s : harness::split_list(o.bs, "--bs")) {
       const std::uint64_t b = parse_size(s, "--bs");
@@ -120,10 +120,10 @@ void recheck_recommend(const RecommendOptions& o) {
     throw UsageError("--max-rounds", "from --first-stage to 100000");
 }
 
-harness::Results measure(const RecommendOptions& o, const decision::DesignRequest& request,
-                         harness::Eviction eviction, const std::string& command) {
+results::Results measure(const RecommendOptions& o, const decision::DesignRequest& request,
+                         results::Eviction eviction, const std::string& command) {
   io::ScratchDir scratch(o.dir);
-  harness::Results out;
+  results::Results out;
   out.environment = harness::collect_environment(scratch.path());
   out.environment.command = command;
   harness::RunConfig config;
@@ -156,11 +156,11 @@ constexpr double kTraceMinTime = 0.2;
 double trace_min_time(const RecommendOptions& o) { return o.min_time_given ? o.min_time : kTraceMinTime; }
 
 // --trace: the trace's replays through each method, judged by the decision's selection.
-harness::Results measure_trace(const RecommendOptions& o, const std::string& command) {
+results::Results measure_trace(const RecommendOptions& o, const std::string& command) {
   const replay::Trace t = replay::read_trace(o.trace);
   const std::vector<const io::Method*> methods = methods_named(o.method);
   io::ScratchDir scratch(o.dir);
-  harness::Results out;
+  results::Results out;
   out.environment = harness::collect_environment(scratch.path());
   out.environment.command = command;
   harness::RunConfig config;
@@ -186,7 +186,7 @@ harness::Results measure_trace(const RecommendOptions& o, const std::string& com
 }
 
 // What the records decided: the design's conditions (the map), and each workload's verdict (a replayed trace).
-void print_decision(const RecommendOptions& o, const harness::Results& results) {
+void print_decision(const RecommendOptions& o, const results::Results& results) {
   const decision::Decision d = decision::decision_from_records(results.results);
   const bool map = !d.conditions.empty() || d.workloads.empty();
   if (o.json) {
@@ -257,7 +257,7 @@ void add_recommend_command(CLI::App& app, Action& action) {
   cmd->callback([opts, &action, min_time] {
     opts->min_time_given = min_time->count() > 0;
     const decision::DesignRequest request = request_of(*opts);
-    const harness::Eviction eviction = harness::parse_eviction(opts->evict);
+    const results::Eviction eviction = results::parse_eviction(opts->evict);
     recheck_recommend(*opts);
     action.recheck = [opts] { recheck_recommend(*opts); };
     action.run = [opts, request, eviction] {
@@ -271,7 +271,7 @@ void add_recommend_command(CLI::App& app, Action& action) {
         save = std::make_shared<report::OutputFiles>(std::move(out));
       }
       int exit_code = 0;
-      harness::Results results;
+      results::Results results;
       if (!opts->input.empty()) {
         results = report::read_results_file(opts->input);
         if (!decision::holds_decision(results.results))

@@ -47,12 +47,7 @@ int run_replay(const ReplayOptions& o) {
   const std::vector<const io::Method*> methods = methods_named(o.method);
   std::unique_ptr<report::OutputFiles> out;
   if (!o.out.empty()) {
-    report::OutputRequest request;
-    request.given = o.out;
-    request.kinds = report::output_kinds(report::results_exporters());
-    request.inputs.push_back(o.trace);
-    request.input_kind = "the trace";
-    out = std::make_unique<report::OutputFiles>(std::move(request));
+    out = std::make_unique<report::OutputFiles>(report::results_request(o.out, o.trace, "the trace"));
     out->prepare();
   }
   io::ScratchDir scratch(o.dir);
@@ -60,7 +55,7 @@ int run_replay(const ReplayOptions& o) {
     std::fprintf(stderr, "iolab: replay interrupted by %s; scratch files removed, nothing written\n",
                  io::signal_name(sig).c_str());
   });
-  harness::Results results;
+  results::Results results;
   results.environment = harness::collect_environment(scratch.path());
   results.environment.command = command_line();
   harness::RunConfig config;
@@ -73,7 +68,7 @@ int run_replay(const ReplayOptions& o) {
   settings.timing = o.timing;
   std::fprintf(stderr, "%s\n", trace_summary(t, methods.size()).c_str());
   results.results = replay::replay_methods(runner, t, methods, settings, o.rounds);
-  fmt::print("{}", harness::format_tables(results.results, harness::use_color(stdout)));
+  fmt::print("{}", results::format_tables(results.results, results::use_color(stdout)));
   fmt::print("{}", latency_by_kind_text(results.results));
   if (!out) return 0;
   const auto p =

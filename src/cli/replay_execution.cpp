@@ -51,7 +51,7 @@ std::string trace_summary(const replay::Trace& t, std::size_t methods) {
                      threads.size() == 1 ? "" : "s", methods, methods == 1 ? "" : "s");
 }
 
-std::string latency_by_kind_text(const std::vector<harness::Result>& records) {
+std::string latency_by_kind_text(const std::vector<results::Result>& records) {
   std::set<std::string> kinds;
   for (const auto& r : records)
     if (auto l = r.extra.find("latency_by_kind"); l != r.extra.end() && l->is_object())

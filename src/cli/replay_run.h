@@ -22,6 +22,6 @@ std::string trace_summary(const replay::Trace& t, std::size_t methods);
 
 // p50 / p99 per operation kind for each replay record that has them (its
 // latency pass), one row per method; "" when none has.
-std::string latency_by_kind_text(const std::vector<harness::Result>& records);
+std::string latency_by_kind_text(const std::vector<results::Result>& records);
 
 }  // namespace iolab::cli

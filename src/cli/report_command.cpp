@@ -36,7 +36,7 @@ void add_report_command(CLI::App& app, Action& action) {
     action.recheck = [opts] { report::check_report_output(opts->out, {}); };
     action.run = [opts] {
       report::check_report_output(opts->out, {opts->inputs.begin(), opts->inputs.end()});
-      std::vector<harness::Results> runs;
+      std::vector<results::Results> runs;
       report::ReportOptions options;
       options.title = opts->title;
       for (const auto& in : opts->inputs) {

@@ -236,7 +236,7 @@ void add_run_command(CLI::App& app, Action& action) {
     // Suites below the full scale take 3 repetitions unless asked: the seeds
     // group's ~360 experiments then fit the default run's 5 minutes here.
     if (!chosen.empty() && o->reps.empty() && suite_options.scale != suites::Scale::Full) plan.settings.reps = 3;
-    if (!o->evict.empty()) plan.eviction = harness::parse_eviction(o->evict);
+    if (!o->evict.empty()) plan.eviction = results::parse_eviction(o->evict);
 
     action.recheck = [plan] { recheck_run(plan); };
     action.run = [plan]() mutable { return run_plan(std::move(plan)); };

@@ -50,34 +50,23 @@ namespace {
 
 // ---- where the results go ---------------------------------------------------
 
-// FILE.json, with FILE.csv and FILE.html beside it (report/output_files.h:
-// the naming, refusal, lock and fallback rules every command shares).
-report::OutputRequest output_request(const std::string& out, const std::string& input) {
-  report::OutputRequest request;
-  request.given = out;
-  request.kinds = report::output_kinds(report::results_exporters());
-  if (!input.empty()) request.inputs.push_back(input);
-  request.input_kind = "the job file";
-  return request;
-}
-
 // The run's records so far, published once: at the end, or when the run
 // stops early (an error on the main thread, a signal on the cleanup thread:
 // hence the lock).
 class RunRecord {
  public:
-  RunRecord(report::OutputFiles& outputs, harness::Environment environment, std::filesystem::path scratch_parent)
+  RunRecord(report::OutputFiles& outputs, results::Environment environment, std::filesystem::path scratch_parent)
       : outputs_(outputs), scratch_parent_(std::move(scratch_parent)) {
     results_.environment = std::move(environment);
   }
 
   // A record the runner has just finished (it may be replaced by its suite's final version).
-  void pending(const harness::Result& r) {
+  void pending(const results::Result& r) {
     std::lock_guard lock(mutex_);
     pending_.push_back(r);
   }
   // The final records of what is done (a suite, an experiment): they replace the pending ones.
-  void done(const std::vector<harness::Result>& rs) {
+  void done(const std::vector<results::Result>& rs) {
     std::lock_guard lock(mutex_);
     results_.results.insert(results_.results.end(), rs.begin(), rs.end());
     pending_.clear();
@@ -96,7 +85,7 @@ class RunRecord {
       p.earlier = true;
       return p;
     }
-    harness::Results all = results_;
+    results::Results all = results_;
     all.results.insert(all.results.end(), pending_.begin(), pending_.end());
     all.incomplete = std::move(incomplete);
     p.results = all.results.size();
@@ -111,8 +100,8 @@ class RunRecord {
   std::mutex mutex_;
   report::OutputFiles& outputs_;
   std::filesystem::path scratch_parent_;
-  harness::Results results_;
-  std::vector<harness::Result> pending_;
+  results::Results results_;
+  std::vector<results::Result> pending_;
   bool published_ = false;
 };
 
@@ -130,8 +119,8 @@ void check_resources(const std::vector<harness::FileExperiment>& experiments, co
 
 // Command-line (and job-file) strings are already checked; the header also
 // shows what came from the system (paths, device names): printable.
-void print_header(const harness::Environment& env, const Settings& s, bool no_latency,
-                  std::optional<harness::Eviction> eviction, bool per_fio_job, const std::vector<const suites::Suite*>& chosen) {
+void print_header(const results::Environment& env, const Settings& s, bool no_latency,
+                  std::optional<results::Eviction> eviction, bool per_fio_job, const std::vector<const suites::Suite*>& chosen) {
   // Suites that repeat their own way say how, instead of the settings they do not take.
   std::string own;
   bool all_own = !chosen.empty();
@@ -148,7 +137,7 @@ void print_header(const harness::Environment& env, const Settings& s, bool no_la
              printable(env.device), reps, s.seed);
   fmt::print("{} · {} cores · {} RAM · {} · cold = {}\n", printable(env.cpu_model), env.cores,
              format_bytes(static_cast<double>(env.ram_bytes)), printable(env.kernel),
-             eviction == harness::Eviction::DropCaches
+             eviction == results::Eviction::DropCaches
                  ? "drop_caches (empties the whole machine's page cache, as asked)"
                  : "per file (fdatasync + fadvise of the file alone; the rest of the machine's cache is untouched)");
   const std::string latency = no_latency ? "no latency pass" : "latency from a separate pass timing every call";
@@ -168,7 +157,7 @@ void print_header(const harness::Environment& env, const Settings& s, bool no_la
 // A fio job's repetition settings under the command line's: an option given
 // on the command line wins, then the job's (loops, runtime, time_based),
 // then iolab's.
-Settings settings_for(const harness::FioMappedJob& job, const Settings& base, const RunOptions& given) {
+Settings settings_for(const fio::FioMappedJob& job, const Settings& base, const RunOptions& given) {
   Settings s = base;
   if (given.reps.empty() && job.reps) s.reps = *job.reps;
   if (given.min_time.empty() && job.min_time) s.min_time = *job.min_time;
@@ -182,25 +171,25 @@ Settings settings_for(const harness::FioMappedJob& job, const Settings& base, co
 
 // The record of a job's experiment: how the job was mapped, and a warning
 // per option --fio-lenient ignored.
-harness::Result with_fio_job(harness::Result r, const harness::FioMappedJob& job, const std::string& file) {
-  r.extra["fio"] = harness::to_json(job, file);
+results::Result with_fio_job(results::Result r, const fio::FioMappedJob& job, const std::string& file) {
+  r.extra["fio"] = fio::to_json(job, file);
   for (const auto& o : job.ignored)
-    r.warnings.push_back(harness::Warning{harness::WarningKind::Note, {o.option},
-                                          "fio option '" + o.option + "' (" + harness::to_string(o.place) +
+    r.warnings.push_back(results::Warning{results::WarningKind::Note, {o.option},
+                                          "fio option '" + o.option + "' (" + fio::to_string(o.place) +
                                               ") ignored (--fio-lenient): iolab does not map it" +
                                               (o.count > 1 ? " (written " + std::to_string(o.count) + " times)" : "")});
   return r;
 }
 
-void print_fio_job(const harness::FioMappedJob& job, const Settings& s) {
+void print_fio_job(const fio::FioMappedJob& job, const Settings& s) {
   const harness::FileExperiment& e = job.experiment;
   fmt::print("fio job [{}] ({}): {} method, {} repetitions {}{}\n", printable(job.section),
-             printable(harness::to_string(job.place)), e.method, s.reps,
+             printable(fio::to_string(job.place)), e.method, s.reps,
              s.min_time > 0 ? fmt::format("of at least {} within {}", format_duration(s.min_time), format_duration(s.max_time))
                             : std::string("of one pass each"),
              job.threads > 1 ? fmt::format(", {} threads", job.threads) : "");
   // Options from the command line or fio's defaults say so; the file's are at their line (in the JSON).
-  auto show = [](const harness::FioMappedOption& o) {
+  auto show = [](const fio::FioMappedOption& o) {
     const std::string option = o.place.line == 0 ? o.option + " (" + o.place.file + ")" : o.option;
     fmt::print("  {:<28} {}\n", printable(option), printable(o.mapping));
   };
@@ -216,14 +205,14 @@ int run_plan(RunPlan plan) {
   std::vector<harness::FileExperiment>& experiments = plan.experiments;
   const std::vector<const suites::Suite*> chosen = plan.chosen;
   const suites::SuiteOptions suite_options = plan.suite_options;
-  const std::optional<harness::Eviction> eviction = plan.eviction;
-  std::vector<harness::FioMappedJob> fio_jobs;
+  const std::optional<results::Eviction> eviction = plan.eviction;
+  std::vector<fio::FioMappedJob> fio_jobs;
   std::string dir = o->dir;
   if (!o->fio.empty()) {
-    harness::FioMapSettings map_settings;
+    fio::FioMapSettings map_settings;
     map_settings.overrides = o->fio_set;
     map_settings.lenient = o->fio_lenient;
-    harness::FioJobsInOneDirectory mapped = harness::map_fio_jobs_in_one_directory(o->fio, map_settings, o->dir);
+    fio::FioJobsInOneDirectory mapped = fio::map_fio_jobs_in_one_directory(o->fio, map_settings, o->dir);
     fio_jobs = std::move(mapped.jobs);
     dir = mapped.dir.string();
     for (const auto& j : fio_jobs) {
@@ -249,20 +238,23 @@ int run_plan(RunPlan plan) {
   harness::check_settings(engine_settings(settings));
   check_resources(experiments, dir);
   if (!fio_jobs.empty()) experiments.clear();  // checked; the jobs run as mapped
-  auto outputs = std::make_shared<report::OutputFiles>(output_request(o->out, o->fio.empty() ? o->job : o->fio));
+  // FILE.json, with FILE.csv and FILE.html beside it (report/output_files.h:
+  // the naming, refusal, lock and fallback rules every command shares).
+  auto outputs = std::make_shared<report::OutputFiles>(
+      report::results_request(o->out, o->fio.empty() ? o->job : o->fio, "the job file"));
   io::ScratchDir scratch(dir);
   outputs->prepare();
-  harness::Environment environment = harness::collect_environment(scratch.path());
+  results::Environment environment = harness::collect_environment(scratch.path());
   environment.command = command_line();
   RunRecord record(*outputs, environment, io::ScratchDir::parent_for(dir));
 
-  bool color = harness::use_color(stdout);
-  harness::ProgressLine progress(::isatty(STDERR_FILENO) == 1,
+  bool color = results::use_color(stdout);
+  results::ProgressLine progress(::isatty(STDERR_FILENO) == 1,
                              static_cast<unsigned>(fio_jobs.empty() ? experiments.size() : fio_jobs.size()),
-                             harness::use_color(stderr));
+                             results::use_color(stderr));
   // On the cleanup thread when a signal ends the run (io/scratch.h).
   // The progress line erased by an escape code, or (TERM=dumb, NO_COLOR) left behind on a line of its own.
-  const char* erase = !progress.enabled() ? "" : harness::use_color(stderr) ? "\r\033[K" : "\n";
+  const char* erase = !progress.enabled() ? "" : results::use_color(stderr) ? "\r\033[K" : "\n";
   io::InterruptHook save_on_signal([&record, erase](int sig) {
     std::string line = "interrupted by " + io::signal_name(sig);
     try {
@@ -293,8 +285,8 @@ int run_plan(RunPlan plan) {
   config.show_progress = progress.enabled();
   config.on_experiment = [&](const std::string& label) { progress.begin(label); };
   config.on_pass = [&](unsigned done, unsigned total) { progress.pass(done, total); };
-  std::vector<harness::Result> unshown;  // finished, not yet in a table
-  config.on_result = [&](const harness::Result& r) {
+  std::vector<results::Result> unshown;  // finished, not yet in a table
+  config.on_result = [&](const results::Result& r) {
     progress.end();
     record.pending(r);
     unshown.push_back(r);
@@ -302,9 +294,9 @@ int run_plan(RunPlan plan) {
   harness::Runner runner(config, scratch);
   print_header(environment, settings, o->no_latency, eviction, !fio_jobs.empty(), chosen);
 
-  auto show = [&](const std::vector<harness::Result>& rs) {
+  auto show = [&](const std::vector<results::Result>& rs) {
     progress.clear();
-    harness::Results group;
+    results::Results group;
     group.results = rs;
     fmt::print("{}", report::console_exporter().render(group, report::ExportContext{{}, "", color}));
     std::fflush(stdout);
@@ -323,7 +315,7 @@ int run_plan(RunPlan plan) {
         print_fio_job(job, s);
         std::fflush(stdout);
         harness::Runner job_runner(job_config, scratch);
-        harness::Result r = job.threads > 1 ? suites::run_file_per_worker(job_runner, job.experiment, job.threads)
+        results::Result r = job.threads > 1 ? suites::run_file_per_worker(job_runner, job.experiment, job.threads)
                                             : job_runner.run(job.experiment);
         r = with_fio_job(std::move(r), job, o->fio);
         record.done({r});
@@ -340,7 +332,7 @@ int run_plan(RunPlan plan) {
       unsigned i = 0;
       for (const suites::Suite* s : chosen) {
         progress.set_context(fmt::format("suite {}/{} {}", ++i, chosen.size(), s->name()));
-        std::vector<harness::Result> rs = s->run(runner, suite_options);
+        std::vector<results::Result> rs = s->run(runner, suite_options);
         record.done(rs);
         show(rs);
       }

@@ -33,8 +33,8 @@ struct Settings {
   unsigned reps = 5;
   unsigned warmup = 1;
   std::uint64_t seed = 0x10AB;
-  double min_time = harness::thresholds::kDefaultMinTimeSeconds;
-  double max_time = harness::thresholds::kDefaultMaxTimeSeconds;
+  double min_time = results::thresholds::kDefaultMinTimeSeconds;
+  double max_time = results::thresholds::kDefaultMaxTimeSeconds;
 };
 
 // What parsing makes of the options (nothing read from the file system yet).
@@ -46,7 +46,7 @@ struct RunPlan {
   std::vector<harness::FileExperiment> experiments;  // Custom: the matrix
   std::vector<const suites::Suite*> chosen;          // Suites
   suites::SuiteOptions suite_options;
-  std::optional<harness::Eviction> eviction;
+  std::optional<results::Eviction> eviction;
 };
 
 inline harness::EngineSettings engine_settings(const Settings& s) {

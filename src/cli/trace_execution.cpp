@@ -101,7 +101,7 @@ std::string shell_words(const std::vector<std::string>& words) {
 
 int record(const TraceOptions& o) {
   const char* path_env = std::getenv("PATH");
-  const auto strace = harness::find_program("strace", path_env != nullptr ? path_env : "");
+  const auto strace = fio::find_program("strace", path_env != nullptr ? path_env : "");
   if (!strace) {
     std::fprintf(stderr, "iolab trace: strace is not installed (Debian: apt-get install strace)\n");
     return 2;

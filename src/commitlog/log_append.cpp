@@ -46,31 +46,34 @@ void Log::place(Staged& staged, Placement& p) {
   }
 }
 
+namespace {
+
+// The frames of `items` as the pieces of one gathered write: each header,
+// then its body. Kept per thread: the writer reuses it for every run.
+std::span<const std::span<const std::byte>> pieces_of(std::span<const Staged::Item> items) {
+  thread_local std::vector<std::span<const std::byte>> pieces;
+  pieces.clear();
+  for (const auto& item : items) {
+    pieces.emplace_back(item.header);
+    if (!item.body.empty()) pieces.push_back(item.body);
+  }
+  return pieces;
+}
+
+}  // namespace
+
 void Log::write(const Run& run, const Staged& staged) {
   Segment& s = *run.segment;
   auto items = std::span(staged.items).subspan(run.first, run.count);
   switch (config_.write) {
-    case WriteCall::Pwrite: {
-      thread_local std::vector<std::span<const std::byte>> pieces;
-      pieces.clear();
-      for (const auto& item : items) {
-        pieces.emplace_back(item.header);
-        if (!item.body.empty()) pieces.push_back(item.body);
-      }
-      s.file->write_at(run.offset, pieces);
+    case WriteCall::Pwrite:
+      s.file->write_at(run.offset, pieces_of(items));
       return;
-    }
     case WriteCall::SeekWrite: {
       // ActiveMQ's KahaDB journal (DataFileAppender.processQueue): the
       // writes of a WriteBatch are copied into one buffer, then one
       // RandomAccessFile seek + write for the whole batch.
-      thread_local std::vector<std::span<const std::byte>> pieces;
-      pieces.clear();
-      for (const auto& item : items) {
-        pieces.emplace_back(item.header);
-        if (!item.body.empty()) pieces.push_back(item.body);
-      }
-      s.file->seek_and_write(run.offset, pieces);
+      s.file->seek_and_write(run.offset, pieces_of(items));
       return;
     }
     case WriteCall::Mapped: {

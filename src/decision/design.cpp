@@ -124,17 +124,17 @@ std::string_view to_string(Column c) { return name_of(kColumns, c); }
 std::optional<Column> column_named(std::string_view name) { return value_of(kColumns, name); }
 std::string_view to_string(Spacing s) { return name_of(kSpacings, s); }
 
-bool column_fits(harness::Op op, Column c) {
-  if (op == harness::Op::Write) return c == Column::Buffered || c == Column::Direct;
+bool column_fits(results::Op op, Column c) {
+  if (op == results::Op::Write) return c == Column::Buffered || c == Column::Direct;
   return c != Column::Buffered;
 }
 
 std::string Row::key() const {
-  return std::string(harness::to_string(op)) + "|" + flush + "|" + std::string(to_string(column));
+  return std::string(results::to_string(op)) + "|" + flush + "|" + std::string(to_string(column));
 }
 
 std::string Condition::key() const {
-  return std::string(harness::to_string(row.op)) + "|" + std::to_string(size) + "|" + row.flush + "|" +
+  return std::string(results::to_string(row.op)) + "|" + std::to_string(size) + "|" + row.flush + "|" +
          std::string(to_string(row.column));
 }
 
@@ -143,11 +143,11 @@ std::vector<Row> rows(const DesignRequest& request) {
   auto asked = [](const auto& list, const auto& value) {
     return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
   };
-  for (harness::Op op : {harness::Op::Read, harness::Op::Write}) {
+  for (results::Op op : {results::Op::Read, results::Op::Write}) {
     if (!asked(request.ops, op)) continue;
     for (std::string_view flush : kFlushes) {
       // A read row's flush policy is "none": asked for with the writes' "none" or no --flush.
-      if (op == harness::Op::Read && flush != "none") continue;
+      if (op == results::Op::Read && flush != "none") continue;
       if (!asked(request.flushes, std::string(flush))) continue;
       for (const auto& [column, name] : kColumns) {
         if (!column_fits(op, column) || !asked(request.columns, column)) continue;
@@ -198,7 +198,7 @@ DesignedCondition design(const Condition& c, const DesignRequest& request) {
   } else if (vs.size() < 2) {
     d.unmeasurable = vs.empty() ? "no file method can do this here"
                                 : "only " + vs[0].label + " can do this" +
-                                      (row.op == harness::Op::Write && policy.flushes() && !direct
+                                      (row.op == results::Op::Write && policy.flushes() && !direct
                                            ? " (queued methods keep several writes in flight: a flush after every "
                                              "write or every N bytes has no single point to run at)"
                                            : "");
@@ -206,7 +206,7 @@ DesignedCondition design(const Condition& c, const DesignRequest& request) {
     d.unmeasurable = past_memory_problem();
   }
   if (!d.unmeasurable.empty()) return d;
-  d.device_bound = row.op == harness::Op::Write && (direct || policy.flushes());
+  d.device_bound = row.op == results::Op::Write && (direct || policy.flushes());
   const std::string column(to_string(row.column));
   for (std::size_t i = 0; i < vs.size(); ++i) {
     const Variant& v = vs[i];
@@ -219,17 +219,17 @@ DesignedCondition design(const Condition& c, const DesignRequest& request) {
     e.block_size = block;
     e.latency = false;  // the decision rests on throughput; latency is `iolab run`'s
     e.file_size = file_for(block, request.max_file);
-    if (row.op == harness::Op::Read) {
+    if (row.op == results::Op::Read) {
       e.experiment = "read " + size_label(block) + " " + column;
-      if (row.column == Column::Warm) e.cache = harness::CacheState::Warm;
-      if (row.column == Column::Cold) e.cache = harness::CacheState::Cold;
-      if (row.column == Column::Direct) e.cache = harness::CacheState::Direct;
+      if (row.column == Column::Warm) e.cache = results::CacheState::Warm;
+      if (row.column == Column::Cold) e.cache = results::CacheState::Cold;
+      if (row.column == Column::Direct) e.cache = results::CacheState::Direct;
       if (past_memory) {
         // Random packets of a file 4x the room, from a full cache: a pass
         // reads a window of the candidate's own permutation of the blocks.
         e.file_size = kPastMemoryRatio * request.memory_room / block * block;
-        e.pattern = harness::AccessPattern::Rand;
-        e.cache = harness::CacheState::Full;
+        e.pattern = results::AccessPattern::Rand;
+        e.cache = results::CacheState::Full;
         e.cache_room = request.memory_room;
         e.pass_blocks = std::max(kPassBlocks, v.method->traits(v.options).queued
                                                   ? kPassQueueFulls * std::max(1u, e.options.queue_depth)
@@ -242,7 +242,7 @@ DesignedCondition design(const Condition& c, const DesignRequest& request) {
       }
     } else {
       e.experiment = "write " + size_label(block) + " flush " + row.flush + (direct ? " O_DIRECT" : "");
-      if (direct) e.cache = harness::CacheState::Direct;
+      if (direct) e.cache = results::CacheState::Direct;
       if (policy.flushes()) e.sync = policy;
       const std::uint64_t two = 2 * block;
       if (d.device_bound) e.file_size = std::min(e.file_size, std::max(kDeviceFile, two));

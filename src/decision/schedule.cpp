@@ -159,7 +159,7 @@ class CostModel {
       }
       if (noise) {
         c->noise.push_back(*noise);
-        c->noise_median = harness::median(c->noise);
+        c->noise_median = results::median(c->noise);
         c->noise_max = std::max(c->noise_max, *noise);
       }
       if (survivors) {

@@ -31,7 +31,7 @@ enum class Expect { Picked, NotPicked };
 struct SeedRule {
   const char* seed;
   const char* says;
-  harness::Op op;
+  results::Op op;
   const char* flush;
   Column column;
   std::uint64_t from, to;  // sizes judged: from <= size <= to
@@ -44,26 +44,26 @@ constexpr std::uint64_t kMax = UINT64_MAX;
 // the page cache kept (001): the cold column. Their writes went to the page
 // cache: the buffered column.
 constexpr SeedRule kRules[] = {
-    {"004", "reads under 4 KiB: mmap wins clearly", harness::Op::Read, "none", Column::Cold, 1, 4095, Expect::Picked, &kMapped},
-    {"004", "reads over 4 KiB: the others beat mmap", harness::Op::Read, "none", Column::Cold, 4097, kMax, Expect::NotPicked,
+    {"004", "reads under 4 KiB: mmap wins clearly", results::Op::Read, "none", Column::Cold, 1, 4095, Expect::Picked, &kMapped},
+    {"004", "reads over 4 KiB: the others beat mmap", results::Op::Read, "none", Column::Cold, 4097, kMax, Expect::NotPicked,
      &kMapped},
-    {"004", "writes under 64 B: mmap wins", harness::Op::Write, "none", Column::Buffered, 1, 63, Expect::Picked, &kMapped},
-    {"004", "writes from 64 B up: FileChannel (pwrite) beats mmap", harness::Op::Write, "none", Column::Buffered, 64, kMax,
+    {"004", "writes under 64 B: mmap wins", results::Op::Write, "none", Column::Buffered, 1, 63, Expect::Picked, &kMapped},
+    {"004", "writes from 64 B up: FileChannel (pwrite) beats mmap", results::Op::Write, "none", Column::Buffered, 64, kMax,
      Expect::NotPicked, &kMapped},
-    {"004", "a flush every 16 KiB from another thread: avoid it with mmap", harness::Op::Write, "async-16k",
+    {"004", "a flush every 16 KiB from another thread: avoid it with mmap", results::Op::Write, "async-16k",
      Column::Buffered, 64, 1024 * 1024, Expect::NotPicked, &kMapped},
-    {"001", "mmap for small sequential reads (1 KiB buffers)", harness::Op::Read, "none", Column::Cold, 64, 4095,
+    {"001", "mmap for small sequential reads (1 KiB buffers)", results::Op::Read, "none", Column::Cold, 64, 4095,
      Expect::Picked, &kMapped},
-    {"001", "at 1 MiB buffers FileChannel with a direct buffer (pread) beats mmap", harness::Op::Read, "none",
+    {"001", "at 1 MiB buffers FileChannel with a direct buffer (pread) beats mmap", results::Op::Read, "none",
      Column::Cold, 1024 * 1024, kMax, Expect::Picked, &kPositional},
-    {"002", "small (128 B) writes: buffer them (to at least 2x the write size)", harness::Op::Write, "none",
+    {"002", "small (128 B) writes: buffer them (to at least 2x the write size)", results::Op::Write, "none",
      Column::Buffered, 64, 1023, Expect::Picked, &kUserBuffer},
-    {"002", "mmap writes 1..2 KiB records fastest, FileChannel second", harness::Op::Write, "none", Column::Buffered, 1024,
+    {"002", "mmap writes 1..2 KiB records fastest, FileChannel second", results::Op::Write, "none", Column::Buffered, 1024,
      4095, Expect::Picked, &kMapped},
     // Not a seed's: the published measurement issue 24 reproduces (random reads through mmap collapse once the
     // page cache is full), asked by the past-memory column, mmap against its depth-1 peers.
     {"Crotty et al. (CIDR 2022)", "random reads past memory: not mmap (it collapses once the page cache is full)",
-     harness::Op::Read, "none", Column::PastMemory, 4096, 1024 * 1024, Expect::NotPicked, &kMapped},
+     results::Op::Read, "none", Column::PastMemory, 4096, 1024 * 1024, Expect::NotPicked, &kMapped},
 };
 
 std::string range_text(std::uint64_t from, std::uint64_t to) {

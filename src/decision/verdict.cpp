@@ -52,7 +52,7 @@ Condition condition_of(const std::string& key) {
   if (parts.size() != 4) throw bad("expected op|size|flush|column");
   Condition c;
   if (parts[0] != "read" && parts[0] != "write") throw bad("unknown op");
-  c.row.op = parts[0] == "read" ? harness::Op::Read : harness::Op::Write;
+  c.row.op = parts[0] == "read" ? results::Op::Read : results::Op::Write;
   if (parts[1].empty() || parts[1].size() > 19 || parts[1].find_first_not_of("0123456789") != std::string::npos)
     throw bad("the size is not a number of bytes");
   c.size = std::stoull(parts[1]);
@@ -64,9 +64,9 @@ Condition condition_of(const std::string& key) {
   return c;
 }
 
-double work(const harness::Result& r) { return r.bytes > 0 ? static_cast<double>(r.bytes) : static_cast<double>(r.ops); }
+double work(const results::Result& r) { return r.bytes > 0 ? static_cast<double>(r.bytes) : static_cast<double>(r.ops); }
 
-void add_counters(CandidateVerdict& v, const harness::Result& r) {
+void add_counters(CandidateVerdict& v, const results::Result& r) {
   const double mib = static_cast<double>(r.bytes) / (1024.0 * 1024.0);
   if (mib <= 0) return;
   v.calls_per_mib = static_cast<double>(r.io_calls) / mib;
@@ -80,7 +80,7 @@ void add_counters(CandidateVerdict& v, const harness::Result& r) {
 // One condition's records, by candidate.
 struct Gathered {
   ConditionVerdict verdict;
-  std::vector<const harness::Result*> records;  // by candidate index
+  std::vector<const results::Result*> records;  // by candidate index
   std::string recorded_stop, recorded_why;
   unsigned recorded_rounds = 0;
   std::optional<std::string> recorded_pick;  // the live selection's (records from before it kept none: nullopt)
@@ -96,7 +96,7 @@ void replay(Gathered& g) {
   Selection sel(k, Guarantee{v.indifference, v.confidence}, v.first_stage);
   std::vector<std::optional<Untrusted>> distrust(k);
   for (std::size_t i = 0; i < k; ++i) {
-    const harness::Result* r = g.records[i];
+    const results::Result* r = g.records[i];
     if (!r) {
       v.candidates[i].skipped = "no record";
       sel.withdraw(i);
@@ -146,7 +146,7 @@ void replay(Gathered& g) {
     if (sel.withdrawn(i) && c.skipped.empty() && distrust[i])
       c.withdrawn = fmt::format("from round {}: {}", distrust[i]->from_round + 1, distrust[i]->why);
     v.left_out += !c.skipped.empty() || !c.withdrawn.empty();
-    const harness::Result* r = g.records[i];
+    const results::Result* r = g.records[i];
     if (!r || !c.skipped.empty()) continue;
     // Its trusted rounds: those the selection took (eliminated: up to then; withdrawn: before it).
     unsigned n = std::min<unsigned>(static_cast<unsigned>(r->samples_s.size()), sel.rounds());
@@ -162,7 +162,7 @@ void replay(Gathered& g) {
     const std::size_t p = *v.pick;
     auto series = [&](std::size_t i) {
       std::vector<double> out;
-      const harness::Result* r = g.records[i];
+      const results::Result* r = g.records[i];
       for (unsigned j = 0; r && j < v.candidates[i].rounds && j < r->samples_s.size(); ++j)
         out.push_back(work(*r) / r->samples_s[j]);
       return out;
@@ -226,14 +226,14 @@ std::string_view band_of(std::uint64_t size) {
   return size < 64 ? "< 64 B" : size < 4096 ? "64 B..4 KiB" : size < 1024 * 1024 ? "4 KiB..1 MiB" : ">= 1 MiB";
 }
 
-bool holds_decision(std::span<const harness::Result> results) {
+bool holds_decision(std::span<const results::Result> results) {
   return std::any_of(results.begin(), results.end(), [](const auto& r) {
     return !text_of(r.extra, keys::kCondition).empty() || !text_of(r.extra, keys::kWorkload).empty() ||
            !text_of(r.extra, keys::kOldCell).empty();
   });
 }
 
-Decision decision_from_records(std::span<const harness::Result> results) {
+Decision decision_from_records(std::span<const results::Result> results) {
   Decision d;
   std::map<std::string, std::size_t> index;
   std::vector<Gathered> gathered;
@@ -372,7 +372,7 @@ nlohmann::json to_json(const Decision& d) {
       runner_up = {{"method", c.candidates[*c.runner_up].label},
                    {"pick_over_it", interval_json(c.candidates[*c.runner_up].pick_over)},
                    {"note", "within this run: the interval covers this run's rounds, not another day's"}};
-    conditions.push_back({{"op", harness::to_string(c.condition.row.op)},
+    conditions.push_back({{"op", results::to_string(c.condition.row.op)},
                           {"size", c.condition.size},
                           {"flush", c.condition.row.flush},
                           {"column", to_string(c.condition.row.column)},
@@ -406,7 +406,7 @@ nlohmann::json to_json(const Decision& d) {
                        {"stop", to_string(c.stop)}});
     }
     for (const auto& [band, s] : r.bands) bands.push_back({{"band", band}, {"safe", safe_json(s)}});
-    rows.push_back({{"op", harness::to_string(r.row.op)},
+    rows.push_back({{"op", results::to_string(r.row.op)},
                     {"flush", r.row.flush},
                     {"column", to_string(r.row.column)},
                     {"picks", picks},

@@ -16,7 +16,7 @@
 #include "iolab/base/text_table.h"
 #include "iolab/base/units.h"
 
-namespace iolab::harness {
+namespace iolab::fio {
 
 namespace {
 
@@ -44,8 +44,8 @@ class FioFiles {
     if (it != files_.end()) return it->second;
     std::filesystem::path f = scratch_.create_unique_file("fio");
     files_.emplace(size, f);
-    write_pattern_file(f, size, seed_);
-    make_warm_from_disk(f);  // as the runner's warm files start
+    harness::write_pattern_file(f, size, seed_);
+    harness::make_warm_from_disk(f);  // as the runner's warm files start
     return files_.at(size);
   }
 
@@ -58,16 +58,16 @@ class FioFiles {
 // Warms `file` as the runner warms its own before a timed pass (read once,
 // again if pages went); returns the fraction resident afterwards.
 double make_resident(const std::filesystem::path& file) {
-  if (resident_fraction(file) < 1.0) make_warm(file);
-  double r = resident_fraction(file);
-  if (r < thresholds::kWarmResidentMin) {
-    make_warm(file);
-    r = resident_fraction(file);
+  if (harness::resident_fraction(file) < 1.0) harness::make_warm(file);
+  double r = harness::resident_fraction(file);
+  if (r < results::thresholds::kWarmResidentMin) {
+    harness::make_warm(file);
+    r = harness::resident_fraction(file);
   }
   return r;
 }
 
-std::vector<std::string> warning_texts(const Result& r) {
+std::vector<std::string> warning_texts(const results::Result& r) {
   std::vector<std::string> out;
   for (const auto& w : r.warnings) out.push_back(w.text);
   return out;
@@ -75,7 +75,7 @@ std::vector<std::string> warning_texts(const Result& r) {
 
 }  // namespace
 
-SideFigures side_of(const Result& r) {
+SideFigures side_of(const results::Result& r) {
   SideFigures s;
   s.ops = static_cast<double>(r.ops);
   s.bytes = static_cast<double>(r.bytes);
@@ -128,13 +128,13 @@ bool CrosscheckRow::within(double tolerance) const {
   return r > 0 && std::abs(r - 1.0) <= tolerance + 1e-12;
 }
 
-std::vector<FileExperiment> crosscheck_cases(std::optional<std::uint64_t> file_size) {
+std::vector<harness::FileExperiment> crosscheck_cases(std::optional<std::uint64_t> file_size) {
   constexpr std::uint64_t kKiB = 1024, kMiB = 1024 * 1024;
-  auto make = [&](std::string method, AccessPattern pattern, std::uint64_t block, std::uint64_t size, CacheState cache) {
-    FileExperiment e;
+  auto make = [&](std::string method, results::AccessPattern pattern, std::uint64_t block, std::uint64_t size, results::CacheState cache) {
+    harness::FileExperiment e;
     e.suite = "crosscheck";
     e.method = std::move(method);
-    e.op = Op::Read;
+    e.op = results::Op::Read;
     e.pattern = pattern;
     e.block_size = block;
     e.file_size = file_size.value_or(size);
@@ -147,12 +147,12 @@ std::vector<FileExperiment> crosscheck_cases(std::optional<std::uint64_t> file_s
     return e;
   };
   return {
-      make("pread", AccessPattern::Seq, 4 * kKiB, 256 * kMiB, CacheState::Warm),
-      make("pread", AccessPattern::Seq, 1 * kMiB, 256 * kMiB, CacheState::Warm),
-      make("mmap", AccessPattern::Seq, 4 * kKiB, 256 * kMiB, CacheState::Warm),
+      make("pread", results::AccessPattern::Seq, 4 * kKiB, 256 * kMiB, results::CacheState::Warm),
+      make("pread", results::AccessPattern::Seq, 1 * kMiB, 256 * kMiB, results::CacheState::Warm),
+      make("mmap", results::AccessPattern::Seq, 4 * kKiB, 256 * kMiB, results::CacheState::Warm),
       // 16k random O_DIRECT reads take ~0.3 s at the device's ~60k IOPS.
-      make("io_uring", AccessPattern::Rand, 4 * kKiB, 64 * kMiB, CacheState::Direct),
-      make("io_uring", AccessPattern::Seq, 1 * kMiB, 256 * kMiB, CacheState::Direct),
+      make("io_uring", results::AccessPattern::Rand, 4 * kKiB, 64 * kMiB, results::CacheState::Direct),
+      make("io_uring", results::AccessPattern::Seq, 1 * kMiB, 256 * kMiB, results::CacheState::Direct),
   };
 }
 
@@ -164,10 +164,10 @@ std::string_view to_string(RingFlags f) { return name_of(kRingFlags, f); }
 
 RingFlags parse_ring_flags(std::string_view s) { return parse_name(kRingFlags, s, "--ring-flags"); }
 
-std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experiments, const CrosscheckSettings& settings,
-                                      Runner& runner, const FioRunner& fio, const RoundDone& on_round) {
+std::vector<CrosscheckRow> crosscheck(const std::vector<harness::FileExperiment>& experiments, const CrosscheckSettings& settings,
+                                      harness::Runner& runner, const FioRunner& fio, const RoundDone& on_round) {
   if (settings.rounds == 0) throw UsageError("--rounds 0", "at least one round is needed");
-  std::vector<FileExperiment> runs = experiments;
+  std::vector<harness::FileExperiment> runs = experiments;
   std::vector<CrosscheckRow> rows;
   for (auto& e : runs) {
     e.latency = false;  // the figures compared come from the timed repetitions
@@ -186,7 +186,7 @@ std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experim
     }
     row.iolab_ring_flags.single_issuer = e.options.uring.single_issuer;
     row.iolab_ring_flags.coop_taskrun = e.options.uring.coop_taskrun;
-    row.labels = labels_of(e);
+    row.labels = harness::labels_of(e);
     if (m.job) {
       row.job = *m.job;
       row.job->time_every_io = settings.fio_times_every_io;
@@ -210,7 +210,7 @@ std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experim
       round.iolab_first = iolab_first;
 
       auto run_iolab = [&] {
-        Result r = runner.run(runs[i]);
+        results::Result r = runner.run(runs[i]);
         if (r.skipped) {
           row.skipped = "iolab: " + *r.skipped;
           return false;
@@ -267,4 +267,4 @@ std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experim
   return rows;
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::fio

@@ -7,7 +7,7 @@
 #include "iolab/fio/crosscheck.h"
 #include "iolab/results/statistics.h"
 
-namespace iolab::harness::crosscheck_detail {
+namespace iolab::fio::crosscheck_detail {
 
 // Blocks from this size up are shown as bytes per second, smaller ones as I/Os.
 inline constexpr std::uint64_t kShowBytesFrom = 64 * 1024;
@@ -20,7 +20,7 @@ double median_of(const std::vector<CrosscheckRound>& rounds, F value) {
     double x = value(r);
     if (x > 0 && std::isfinite(x)) v.push_back(x);
   }
-  return median(v);
+  return results::median(v);
 }
 
-}  // namespace iolab::harness::crosscheck_detail
+}  // namespace iolab::fio::crosscheck_detail

@@ -4,7 +4,7 @@
 #include "crosscheck_figures.h"
 #include "iolab/fio/crosscheck.h"
 
-namespace iolab::harness {
+namespace iolab::fio {
 
 namespace {
 nlohmann::json number_or_null(double v) { return v > 0 && std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
@@ -26,15 +26,15 @@ nlohmann::json side_json(const SideFigures& s) {
 }  // namespace
 
 nlohmann::json to_json(const CrosscheckRow& row, double tolerance) {
-  const Result& l = row.labels;
+  const results::Result& l = row.labels;
   nlohmann::json j{{"name", row_name(row)},
                    {"method", l.method},
                    {"op", to_string(l.op)},
-                   {"pattern", pattern_name(l)},
+                   {"pattern", results::pattern_name(l)},
                    {"block_size", l.block_size},
                    {"file_size", l.file_size},
-                   {"cache", cache_name(l)},
-                   {"buffer", buffer_name(l)}};
+                   {"cache", results::cache_name(l)},
+                   {"buffer", results::buffer_name(l)}};
   j["queue_depth"] = l.queue_depth ? nlohmann::json(*l.queue_depth) : nlohmann::json(nullptr);
   j["skipped"] = row.skipped ? nlohmann::json(*row.skipped) : nlohmann::json(nullptr);
   j["fio_engine"] = row.job ? nlohmann::json(row.job->engine) : nlohmann::json(nullptr);
@@ -73,7 +73,7 @@ nlohmann::json to_json(const CrosscheckRow& row, double tolerance) {
 }
 
 nlohmann::json crosscheck_document(const std::vector<CrosscheckRow>& rows, const CrosscheckSettings& settings,
-                                   const std::string& fio_version, const Environment& environment,
+                                   const std::string& fio_version, const results::Environment& environment,
                                    const std::vector<nlohmann::json>& fio_jobs) {
   nlohmann::json j{{"format", "iolab-crosscheck"},
                    {"fio_version", fio_version},
@@ -89,4 +89,4 @@ nlohmann::json crosscheck_document(const std::vector<CrosscheckRow>& rows, const
   return j;
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::fio

@@ -11,7 +11,7 @@
 #include "iolab/fio/crosscheck.h"
 #include "iolab/results/thresholds.h"
 
-namespace iolab::harness {
+namespace iolab::fio {
 
 namespace {
 
@@ -152,12 +152,12 @@ std::vector<std::string> differences(const CrosscheckRow& row) {
 }
 
 std::string row_name(const CrosscheckRow& row) {
-  const Result& r = row.labels;
+  const results::Result& r = row.labels;
   std::string s = r.method;
   if (r.queue_depth) s += " qd" + std::to_string(*r.queue_depth);
-  s += " " + pattern_name(r) + " " + size_label(r.block_size) + " " + size_label(r.file_size);
-  if (r.cache) s += " " + cache_name(r);
-  if (r.buffer) s += " " + buffer_name(r);
+  s += " " + results::pattern_name(r) + " " + size_label(r.block_size) + " " + size_label(r.file_size);
+  if (r.cache) s += " " + results::cache_name(r);
+  if (r.buffer) s += " " + results::buffer_name(r);
   return s;
 }
 
@@ -231,4 +231,4 @@ std::string format_crosscheck(const std::vector<CrosscheckRow>& rows, const Cros
   return out;
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::fio

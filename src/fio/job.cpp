@@ -20,13 +20,13 @@
 
 #include "options.h"
 
-namespace iolab::harness {
+namespace iolab::fio {
 
 std::string to_string(const FioPlace& place) {
   return place.line == 0 ? place.file : place.file + ":" + std::to_string(place.line);
 }
 
-namespace fio_detail {
+namespace detail {
 namespace {
 
 
@@ -204,7 +204,7 @@ class Parser {
 };
 
 }  // namespace
-}  // namespace fio_detail
+}  // namespace detail
 
 std::string read_fio_text(const std::filesystem::path& file, std::uint64_t limit) {
   struct stat st {};
@@ -245,7 +245,7 @@ FioParseContext system_fio_context() {
 }
 
 FioJobFile parse_fio_job(std::string_view text, const std::string& source, const FioParseContext& context) {
-  using namespace fio_detail;
+  using namespace detail;
   if (text.size() > kFioMaxFileBytes)
     fail({source, 0}, "larger than " + format_bytes(static_cast<double>(kFioMaxFileBytes)) + " (a job file is text)");
   return Parser(context).run(text, source);
@@ -282,4 +282,4 @@ FioJobsInOneDirectory map_fio_jobs_in_one_directory(const std::filesystem::path&
   return out;
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::fio

@@ -15,7 +15,7 @@
 #include "iolab/io/file.h"
 #include "options.h"
 
-namespace iolab::harness::fio_detail {
+namespace iolab::fio::detail {
 
 struct MapContext {
   std::filesystem::path cwd;
@@ -80,4 +80,4 @@ class JobMapper {
   std::vector<FioMappedOption> defaults_;
 };
 
-}  // namespace iolab::harness::fio_detail
+}  // namespace iolab::fio::detail

@@ -9,11 +9,11 @@
 #include "iolab/base/units.h"
 #include "job_mapper.h"
 
-namespace iolab::harness {
-namespace fio_detail {
+namespace iolab::fio {
+namespace detail {
 
 FioMappedJob JobMapper::map() {
-  FileExperiment& e = job_.experiment;
+  harness::FileExperiment& e = job_.experiment;
   e.suite = "fio";
   names();
   direction();
@@ -29,14 +29,14 @@ FioMappedJob JobMapper::map() {
   reporting();
   e.experiment = job_.name + " · " + std::string(to_string(e.op)) + " " + std::string(to_string(e.pattern)) + " " +
                  size_label(e.block_size) + " " +
-                 (e.cache == CacheState::Direct ? "direct" : e.op == Op::Read ? std::string(to_string(e.cache)) : "buffered");
+                 (e.cache == results::CacheState::Direct ? "direct" : e.op == results::Op::Read ? std::string(to_string(e.cache)) : "buffered");
   if (e.sync.flushes()) e.experiment += " sync " + to_string(e.sync);
   if (job_.threads > 1) e.experiment += " x" + std::to_string(job_.threads);
   job_.notes.push_back(traits_.needs_alignment
                            ? "buffers: page-aligned, as fio's for O_DIRECT"
                            : "buffers: iolab's heap buffer starts 64 bytes past a page boundary; fio's starts where "
                              "malloc put it (page-aligned only for O_DIRECT or mem_align)");
-  if (e.op == Op::Write && job_.threads == 1)
+  if (e.op == results::Op::Write && job_.threads == 1)
     job_.notes.push_back(
         "writes: iolab writes a fresh file every pass, its blocks allocated as it writes; fio writes into the file "
         "it created (preallocated by its default fallocate=native) and overwrites it in later loops");
@@ -50,7 +50,7 @@ FioMappedJob JobMapper::map() {
   return job_;
 }
 
-}  // namespace fio_detail
+}  // namespace detail
 
 
 namespace {
@@ -66,7 +66,7 @@ class Ignored {
       return;
     }
     if (list_.size() >= kMaxNames)
-      fio_detail::fail(o.place, "more than " + std::to_string(kMaxNames) + " different options iolab does not map "
+      detail::fail(o.place, "more than " + std::to_string(kMaxNames) + " different options iolab does not map "
                                 "(--fio-lenient ignores some, not a whole other workload)");
     index_.emplace(o.key, list_.size());
     list_.push_back({o.text.size() > 120 ? o.text.substr(0, 120) + "..." : o.text, o.place,
@@ -86,7 +86,7 @@ class Ignored {
 }  // namespace
 
 std::vector<FioMappedJob> map_fio_jobs(const FioJobFile& file, const FioMapSettings& settings) {
-  using namespace fio_detail;
+  using namespace detail;
   const MapContext context{settings.cwd};
   std::vector<FioOption> overrides;
   for (const auto& text : settings.overrides) {
@@ -171,4 +171,4 @@ nlohmann::json to_json(const FioMappedJob& job, const std::string& job_file) {
   return j;
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::fio

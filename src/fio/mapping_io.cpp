@@ -18,27 +18,27 @@
 #include "iolab/io/registry.h"
 #include "job_mapper.h"
 
-namespace iolab::harness::fio_detail {
+namespace iolab::fio::detail {
 
 void JobMapper::direction() {
-  FileExperiment& e = job_.experiment;
+  harness::FileExperiment& e = job_.experiment;
   const Setting* s = get("rw");
   const std::string rw = s ? s->value.text : "read";
   if (rw == "rw" || rw == "readwrite" || rw == "randrw")
     refuse(s, "mixed reads and writes: iolab measures reads or writes, not a mix (not yet)");
   if (rw.find("trim") != std::string::npos) refuse(s, "trim: iolab does not measure trims");
-  e.op = rw.find("read") != std::string::npos ? Op::Read : Op::Write;
-  e.pattern = rw.starts_with("rand") ? AccessPattern::Rand : AccessPattern::Seq;
+  e.op = rw.find("read") != std::string::npos ? results::Op::Read : results::Op::Write;
+  e.pattern = rw.starts_with("rand") ? results::AccessPattern::Rand : results::AccessPattern::Seq;
   if (s && !s->value.postfix.empty()) {
-    const bool none = e.pattern == AccessPattern::Rand ? s->value.postfix == "1" : s->value.postfix == "0";
+    const bool none = e.pattern == results::AccessPattern::Rand ? s->value.postfix == "1" : s->value.postfix == "0";
     if (!none)
-      refuse(s, e.pattern == AccessPattern::Rand
+      refuse(s, e.pattern == results::AccessPattern::Rand
                     ? "':" + printable(s->value.postfix) + "': fio issues that many I/Os per random offset; iolab one"
                     : "':" + printable(s->value.postfix) + "': fio skips that much between blocks (or goes backwards); "
                       "iolab reads consecutive blocks");
   }
   std::string text = std::string(to_string(e.op)) + ", " +
-                     (e.pattern == AccessPattern::Rand
+                     (e.pattern == results::AccessPattern::Rand
                           ? "random: every block of the file once, in a fixed-seed order (fio's random map, "
                             "norandommap unset, also touches each block once)"
                           : "sequential");
@@ -47,7 +47,7 @@ void JobMapper::direction() {
 }
 
 void JobMapper::engine() {
-  FileExperiment& e = job_.experiment;
+  harness::FileExperiment& e = job_.experiment;
   const Setting* s = get("ioengine");
   const std::string name = s ? s->value.text : "psync";
   const Setting* d = get("direct");
@@ -80,8 +80,8 @@ void JobMapper::engine() {
 }
 
 void JobMapper::block_size() {
-  FileExperiment& e = job_.experiment;
-  const Dir dir = e.op == Op::Read ? kRead : kWrite;
+  harness::FileExperiment& e = job_.experiment;
+  const Dir dir = e.op == results::Op::Read ? kRead : kWrite;
   const char* which = dir == kRead ? "read" : "write";
   const Setting* range = get("bsrange");
   const Setting* bs = get("bs");
@@ -109,7 +109,7 @@ void JobMapper::block_size() {
 }
 
 void JobMapper::file_size() {
-  FileExperiment& e = job_.experiment;
+  harness::FileExperiment& e = job_.experiment;
   const Setting* s = get("size");
   if (!s)
     refuse(nullptr, "no size=: fio would use the size of the existing file, and iolab creates its own files; give "
@@ -118,7 +118,7 @@ void JobMapper::file_size() {
   e.file_size = s->value.number;
   say(s, fmt::format("a file of {} per {} (fio: the bytes each job moves; iolab: its file, {} per pass)",
                      format_bytes(static_cast<double>(e.file_size)), "worker",
-                     e.op == Op::Read ? "read whole" : "written whole"));
+                     e.op == results::Op::Read ? "read whole" : "written whole"));
 }
 
 void JobMapper::depth() {
@@ -166,33 +166,33 @@ void JobMapper::depth() {
 }
 
 void JobMapper::cache() {
-  FileExperiment& e = job_.experiment;
+  harness::FileExperiment& e = job_.experiment;
   const Setting* inv = get("invalidate");
   const Setting* pre = get("pre_read");
   if (traits_.bypasses_page_cache) {
-    e.cache = CacheState::Direct;
+    e.cache = results::CacheState::Direct;
     say(inv, "no effect: O_DIRECT bypasses the page cache");
     say(pre, "no effect: O_DIRECT bypasses the page cache");
     return;
   }
-  if (e.op == Op::Write) {
-    e.cache = CacheState::Warm;  // not used by writes: each pass writes a fresh file
+  if (e.op == results::Op::Write) {
+    e.cache = results::CacheState::Warm;  // not used by writes: each pass writes a fresh file
     const std::string why = "no effect: iolab writes a fresh file every pass, nothing of it cached before";
     say(inv, why);
     say(pre, why);
     return;
   }
   if (on("pre_read")) {
-    e.cache = CacheState::Warm;
+    e.cache = results::CacheState::Warm;
     say(pre, "warm: iolab reads the file once and proves it resident (mincore) before every pass");
     say(inv, "no effect with pre_read (fio ignores it too)");
   } else if (inv && inv->value.number == 0) {
-    e.cache = CacheState::Warm;
+    e.cache = results::CacheState::Warm;
     say(inv, "warm: fio leaves the file's pages as they are (a file it just laid out is cached); iolab reads it "
              "once and proves it resident before every pass");
     say(pre, "0: no pre-read");
   } else {
-    e.cache = CacheState::Cold;
+    e.cache = results::CacheState::Cold;
     const std::string text =
         "cold: iolab evicts the file (fdatasync + fadvise DONTNEED) and proves it evicted before every pass; fio "
         "drops it once, when it opens the file, so its later loops (time_based, loops) read what stayed cached";
@@ -203,12 +203,12 @@ void JobMapper::cache() {
 }
 
 void JobMapper::flushes() {
-  FileExperiment& e = job_.experiment;
+  harness::FileExperiment& e = job_.experiment;
   const Setting* fs = get("fsync");
   const Setting* fds = get("fdatasync");
   const Setting* end = get("end_fsync");
   const Setting* close = get("fsync_on_close");
-  if (e.op == Op::Read) {
+  if (e.op == results::Op::Read) {
     for (const Setting* s : {fs, fds, end, close}) say(s, "no effect on reads (fio syncs only after writes)");
     return;
   }
@@ -256,4 +256,4 @@ void JobMapper::flushes() {
   }
 }
 
-}  // namespace iolab::harness::fio_detail
+}  // namespace iolab::fio::detail

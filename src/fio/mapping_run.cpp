@@ -20,7 +20,7 @@
 #include "iolab/io/registry.h"
 #include "job_mapper.h"
 
-namespace iolab::harness::fio_detail {
+namespace iolab::fio::detail {
 
 void JobMapper::names() {
   if (const Setting* s = get("name")) {
@@ -42,7 +42,7 @@ void JobMapper::threads() {
     say(s, "1: one worker");
     return;
   }
-  FileExperiment& e = job_.experiment;
+  harness::FileExperiment& e = job_.experiment;
   // Each worker's file is counted together (free space, memory): refused while mapping, before anything is printed.
   constexpr auto kMaxOffset = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
   if (e.file_size > kMaxOffset / n)
@@ -53,13 +53,13 @@ void JobMapper::threads() {
                           "iolab's threads each own a file (leave out filename= to give each job its own, as fio "
                           "does then)",
                           n));
-  if (e.cache == CacheState::Cold)
+  if (e.cache == results::CacheState::Cold)
     refuse(s, fmt::format("numjobs={} with a cold cache (invalidate=1, fio's default): iolab's threads read warm or "
                           "O_DIRECT files only; add invalidate=0 (warm) or direct=1",
                           n));
   if (e.sync.schedule != io::FlushSchedule::None && e.sync.schedule != io::FlushSchedule::End)
     refuse(s, fmt::format("numjobs={} with a flush every N writes: iolab's threads flush only at the end", n));
-  if (e.pattern == AccessPattern::Rand && e.op == Op::Write && traits_.maps_file)
+  if (e.pattern == results::AccessPattern::Rand && e.op == results::Op::Write && traits_.maps_file)
     refuse(s, "random writes through a shared mapping on several threads are not an iolab workload");
   std::string text = fmt::format(
       "{} threads (workers released together by a barrier), each with a file of its own of {}, as fio's {} clones "
@@ -67,7 +67,7 @@ void JobMapper::threads() {
       n, format_bytes(static_cast<double>(e.file_size)), n);
   if (e.sync.schedule == io::FlushSchedule::End)
     text += "; each worker's flush at the end is the method's data sync (fdatasync, msync), where fio calls fsync";
-  if (e.op == Op::Write) text += "; each pass writes fresh files, preallocated (untimed) as fio's fallocate does";
+  if (e.op == results::Op::Write) text += "; each pass writes fresh files, preallocated (untimed) as fio's fallocate does";
   say(s, text);
 }
 
@@ -168,4 +168,4 @@ void JobMapper::reporting() {
   say(sw, "iolab runs every job alone, one after another, stonewall or not");
 }
 
-}  // namespace iolab::harness::fio_detail
+}  // namespace iolab::fio::detail

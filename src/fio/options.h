@@ -14,7 +14,7 @@
 #include "iolab/base/error.h"
 #include "iolab/fio/job.h"
 
-namespace iolab::harness::fio_detail {
+namespace iolab::fio::detail {
 
 [[noreturn]] inline void fail(const FioPlace& place, const std::string& why) {
   throw UsageError("fio job " + to_string(place), why);
@@ -138,4 +138,4 @@ inline constexpr std::array<EngineMapping, 7> kJobEngines{{
      "only when asked (iolab crosscheck does)"},
 }};
 
-}  // namespace iolab::harness::fio_detail
+}  // namespace iolab::fio::detail

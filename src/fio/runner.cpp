@@ -25,7 +25,7 @@
 
 extern char** environ;
 
-namespace iolab::harness {
+namespace iolab::fio {
 
 namespace {
 
@@ -104,8 +104,8 @@ FioMapping refuse(std::string why) { return {std::nullopt, std::move(why), "", {
 
 }  // namespace
 
-FioMapping fio_job_for(const FileExperiment& e) {
-  if (e.op != Op::Read)
+FioMapping fio_job_for(const harness::FileExperiment& e) {
+  if (e.op != results::Op::Read)
     return refuse(
         "only reads are cross-checked: iolab writes a fresh file every pass (block allocation included), fio "
         "overwrites a file it laid out");
@@ -115,11 +115,11 @@ FioMapping fio_job_for(const FileExperiment& e) {
   if (engine == nullptr) return refuse("fio has no engine that reads as iolab's " + e.method + " method does");
   const io::Method& method = e.method_object ? *e.method_object : io::find_file_method(e.method);
 
-  const io::FileOptions opts = experiment_options(method, e);
+  const io::FileOptions opts = harness::experiment_options(method, e);
   const io::MethodTraits traits = method.traits(opts);
-  if (!traits.bypasses_page_cache && e.cache == CacheState::Direct)
+  if (!traits.bypasses_page_cache && e.cache == results::CacheState::Direct)
     return refuse("cache 'direct' needs O_DIRECT; " + e.method + " always goes through the page cache");
-  if (!traits.bypasses_page_cache && e.cache == CacheState::Cold)
+  if (!traits.bypasses_page_cache && e.cache == results::CacheState::Cold)
     return refuse(
         "fio drops a file's cached pages only when it first opens it (invalidate=1), so from its second loop on "
         "it reads a warm file; iolab makes the file cold before every pass");
@@ -163,7 +163,7 @@ std::vector<std::string> fio_arguments(const FioJob& job, const std::filesystem:
       "--name=iolab-crosscheck",
       "--filename=" + file.string(),
       "--size=" + size_label(job.file_size),
-      std::string("--rw=") + (job.pattern == AccessPattern::Rand ? "randread" : "read"),
+      std::string("--rw=") + (job.pattern == results::AccessPattern::Rand ? "randread" : "read"),
       "--bs=" + size_label(job.block_size),
       "--ioengine=" + job.engine,
       "--iodepth=" + std::to_string(job.iodepth),
@@ -188,7 +188,7 @@ std::vector<std::string> fio_null_arguments(const FioJob& job, std::uint64_t ios
       "--name=iolab-crosscheck-null",
       "--ioengine=null",
       "--size=" + size_label(std::max<std::uint64_t>(ios, 1) * job.block_size),
-      std::string("--rw=") + (job.pattern == AccessPattern::Rand ? "randread" : "read"),
+      std::string("--rw=") + (job.pattern == results::AccessPattern::Rand ? "randread" : "read"),
       "--bs=" + size_label(job.block_size),
       "--iodepth=" + std::to_string(job.iodepth),
   };
@@ -352,4 +352,4 @@ std::string fio_version(const std::filesystem::path& fio, io::ScratchDir& scratc
   return v;
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::fio

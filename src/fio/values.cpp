@@ -7,7 +7,7 @@
 #include "options.h"
 #include "iolab/base/units.h"
 
-namespace iolab::harness::fio_detail {
+namespace iolab::fio::detail {
 
 std::string_view trim_front(std::string_view s) {
   while (!s.empty() && blank(s.front())) s.remove_prefix(1);
@@ -324,4 +324,4 @@ FioOption override_option(const std::string& text) {
   return o;
 }
 
-}  // namespace iolab::harness::fio_detail
+}  // namespace iolab::fio::detail

@@ -60,14 +60,14 @@ std::uint64_t read_into_cache(const std::filesystem::path& file, std::uint64_t o
 }
 
 void make_warm_from_disk(const std::filesystem::path& file) {
-  make_cold(file, Eviction::PerFile);
+  make_cold(file, results::Eviction::PerFile);
   make_warm(file);
 }
 
 bool can_drop_caches() { return ::geteuid() == 0 && ::access("/proc/sys/vm/drop_caches", W_OK) == 0; }
 
-std::string make_cold(const std::filesystem::path& file, Eviction how) {
-  if (how == Eviction::DropCaches) {
+std::string make_cold(const std::filesystem::path& file, results::Eviction how) {
+  if (how == results::Eviction::DropCaches) {
     if (!can_drop_caches())
       throw Error("drop caches for", file.string(), "writing /proc/sys/vm/drop_caches needs root", EPERM);
     ::sync();  // drop_caches frees only clean pages

@@ -68,7 +68,7 @@ RatioInterval ratio_interval(std::span<const double> a, std::span<const double> 
       if (x > 0 && y > 0) d.push_back(std::log(y) - std::log(x));
   if (d.empty()) return out;
   std::sort(d.begin(), d.end());
-  out.estimate = std::exp(median(d));
+  out.estimate = std::exp(results::median(d));
   if (d.size() != a.size() * b.size()) return out;  // a zero rate: no interval
   const std::size_t m = a.size(), n = b.size(), mn = m * n;
   const double tail = (1 - level) / 2;
@@ -150,7 +150,7 @@ RatioInterval paired_ratio_interval(std::span<const double> a, std::span<const d
   for (std::size_t i = 0; i < d.size(); ++i)
     for (std::size_t j = i; j < d.size(); ++j) walsh.push_back((d[i] + d[j]) / 2);
   std::sort(walsh.begin(), walsh.end());
-  out.estimate = std::exp(median(walsh));
+  out.estimate = std::exp(results::median(walsh));
   if (d.size() != n) return out;  // a zero rate: no interval
   const std::size_t total = walsh.size();
   const double tail = (1 - level) / 2;

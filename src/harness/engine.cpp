@@ -16,12 +16,12 @@ namespace iolab::harness {
 
 // ---- statistics and warnings -----------------------------------------------------------
 
-void add_statistics_warnings(Result& r) {
+void add_statistics_warnings(results::Result& r) {
   if (r.samples_s.empty()) return;
-  Summary s = summarize(r.samples_s);
-  if (s.min < thresholds::kTooShortSeconds) {
+  results::Summary s = results::summarize(r.samples_s);
+  if (s.min < results::thresholds::kTooShortSeconds) {
     std::string text = "timed repetitions too short to trust (shortest " + format_duration(s.min) + " < " +
-                       format_duration(thresholds::kTooShortSeconds) + ", " + std::to_string(r.passes) +
+                       format_duration(results::thresholds::kTooShortSeconds) + ", " + std::to_string(r.passes) +
                        (r.passes == 1 ? " pass" : " passes") + " each); ";
     // The engine capped the passes because the untimed work around each
     // pass (cache state, checks, files) used up --max-time: say so, with the cost.
@@ -32,10 +32,10 @@ void add_statistics_warnings(Result& r) {
               " untimed per pass); allow more with --max-time or a larger --size";
     else
       text += "allow more with --max-time or a larger --size";
-    r.warn(WarningKind::TooShort, text, {"shortest " + format_duration(s.min)});
+    r.warn(results::WarningKind::TooShort, text, {"shortest " + format_duration(s.min)});
   }
   if (!s.outliers.empty())
-    r.warn(WarningKind::Outliers,
+    r.warn(results::WarningKind::Outliers,
            std::to_string(s.outliers.size()) + " of " + std::to_string(s.n) +
                " repetitions are outliers (median absolute deviation rule); consider more --reps or a quieter machine",
            {std::to_string(s.outliers.size()) + " of " + std::to_string(s.n)});
@@ -52,7 +52,7 @@ void check_settings(const EngineSettings& s) {
   if (!(s.max_time >= 0) || !std::isfinite(s.max_time)) throw UsageError("--max-time", "must be a finite number >= 0");
 }
 
-bool measure(Workload& workload, Team& team, const EngineSettings& settings, Result& record) {
+bool measure(Workload& workload, Team& team, const EngineSettings& settings, results::Result& record) {
   Measurement::State s(workload, team, settings, record);
   try {
     if (!s.begin()) return false;
@@ -87,7 +87,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
 
 // ---- one repetition at a time -----------------------------------------------------------
 
-Measurement::Measurement(Workload& workload, Team& team, EngineSettings settings, Result& record)
+Measurement::Measurement(Workload& workload, Team& team, EngineSettings settings, results::Result& record)
     : s_(std::make_unique<State>(workload, team, std::move(settings), record)) {}
 
 Measurement::~Measurement() {
@@ -161,8 +161,8 @@ double Measurement::shortest_seconds() const {
   return out;
 }
 
-Result Measurement::provisional() const {
-  Result r = s_->record;
+results::Result Measurement::provisional() const {
+  results::Result r = s_->record;
   r.samples_s.clear();
   for (const auto& rep : s_->reps) r.samples_s.push_back(rep.seconds);
   r.reps = static_cast<unsigned>(r.samples_s.size());

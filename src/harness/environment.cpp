@@ -63,8 +63,8 @@ Mount mount_of(const std::filesystem::path& dir) {
 
 }  // namespace
 
-Environment collect_environment(const std::filesystem::path& scratch_dir) {
-  Environment e;
+results::Environment collect_environment(const std::filesystem::path& scratch_dir) {
+  results::Environment e;
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   e.hostname = host;

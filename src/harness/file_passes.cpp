@@ -27,7 +27,7 @@ namespace iolab::harness {
 
 namespace {
 
-[[noreturn]] void not_verified(const Result& r, const std::filesystem::path& file, std::uint64_t offset, const std::string& what) {
+[[noreturn]] void not_verified(const results::Result& r, const std::filesystem::path& file, std::uint64_t offset, const std::string& what) {
   throw Error("verify", file.string(),
               what + " at offset " + std::to_string(offset) + " does not match the pattern (" + experiment_label(r) +
                   "); no figure is reported for data that does not verify",
@@ -37,7 +37,7 @@ namespace {
 }  // namespace
 
 void FileWorkload::before_pass(PassKind kind) {
-  if (e_.op == Op::Write) {
+  if (e_.op == results::Op::Write) {
     file_ = files_.create("exp");
     return;
   }
@@ -49,11 +49,11 @@ void FileWorkload::before_pass(PassKind kind) {
     return;
   }
   if (direct_) return;
-  if (e_.cache == CacheState::Warm) {
+  if (e_.cache == results::CacheState::Warm) {
     if (resident_fraction(file_) < 1.0) make_warm(file_);
     if (kind == PassKind::Timed) {
       double r = resident_fraction(file_);
-      if (r < thresholds::kWarmResidentMin) {  // evicted by memory pressure between passes: warm it once more
+      if (r < results::thresholds::kWarmResidentMin) {  // evicted by memory pressure between passes: warm it once more
         make_warm(file_);
         r = resident_fraction(file_);
       }
@@ -66,11 +66,11 @@ void FileWorkload::before_pass(PassKind kind) {
   }
   cache_method_ = make_cold(file_, eviction_);
   double r = resident_fraction(file_);
-  if (r > thresholds::kColdResidentMax) {
+  if (r > results::thresholds::kColdResidentMax) {
     cache_method_ = make_cold(file_, eviction_);  // pages written back since: drop them again
     r = resident_fraction(file_);
   }
-  if (r > thresholds::kColdResidentMax && eviction_ == Eviction::PerFile) {
+  if (r > results::thresholds::kColdResidentMax && eviction_ == results::Eviction::PerFile) {
     // Pages fadvise cannot drop (mapped or locked by someone): a fresh copy has none.
     if (e_.prepared_file.empty() || file_ != e_.prepared_file) files_.remove(file_);
     file_ = files_.create("exp");
@@ -78,7 +78,7 @@ void FileWorkload::before_pass(PassKind kind) {
     cache_method_ = make_cold(file_, eviction_) + ", fresh copy";
     r = resident_fraction(file_);
   }
-  if (r > thresholds::kColdResidentMax)
+  if (r > results::thresholds::kColdResidentMax)
     throw SkipExperiment("could not make the file cold: " + format_percent(r) + " of it stayed resident after " +
                          cache_method_ + "; a figure from it would be a warm one");
   if (kind == PassKind::Timed) most_resident_ = std::max(most_resident_, r);
@@ -87,11 +87,11 @@ void FileWorkload::before_pass(PassKind kind) {
 PassBody FileWorkload::pass(PassKind kind) {
   PassBody body;
   body.prepare = [this](unsigned) {
-    file_open_ = method_.open(file_, e_.op == Op::Read ? io::Access::Read : io::Access::ReadWrite, opts_);
+    file_open_ = method_.open(file_, e_.op == results::Op::Read ? io::Access::Read : io::Access::ReadWrite, opts_);
     // The buffers every request will use (io_uring's fixed buffers pin them once; others ignore it).
-    std::span<std::byte> buffers[] = {e_.op == Op::Read ? slots_->buffer() : source_->buffer()};
+    std::span<std::byte> buffers[] = {e_.op == results::Op::Read ? slots_->buffer() : source_->buffer()};
     file_open_->register_buffers(buffers);
-    if (e_.op == Op::Write && sync_.schedule == io::FlushSchedule::AsyncBytes)
+    if (e_.op == results::Op::Write && sync_.schedule == io::FlushSchedule::AsyncBytes)
       {
       flusher_ = std::make_unique<io::BackgroundFlusher>(file_, sync_.call, sync_.interval);
       on_write_ = std::make_unique<FlushOnWrite>(*flusher_);
@@ -99,7 +99,7 @@ PassBody FileWorkload::pass(PassKind kind) {
   };
   body.timed = [this, kind](unsigned) {
     LatencyHistogram* hist = kind == PassKind::Latency ? &latency(0) : nullptr;
-    if (e_.op == Op::Read) {
+    if (e_.op == results::Op::Read) {
       // Reads: the calls and close(), as for writes: mmap maps its windows
       // inside the calls, so their unmap (page-table teardown) is the
       // reading's cost too.
@@ -147,7 +147,7 @@ PassBody FileWorkload::pass(PassKind kind) {
 }
 
 void FileWorkload::after_pass(PassKind kind) {
-  if (e_.op == Op::Read) {
+  if (e_.op == results::Op::Read) {
     if (outcome_.short_calls != 0)
       throw Error("read", file_.string(),
                   std::to_string(outcome_.short_calls) + " calls returned fewer bytes than the file holds (" +
@@ -181,7 +181,7 @@ void FileWorkload::teardown() {
   files_.remove_all();
 }
 
-void FileWorkload::describe(Result& r) const {
+void FileWorkload::describe(results::Result& r) const {
   if (!order_.empty()) {
     // The windows, and the sample the verification pass checked (every byte of it).
     r.extra["pass_blocks"] = e_.pass_blocks;
@@ -196,16 +196,16 @@ void FileWorkload::describe(Result& r) const {
     full_->describe(r);
     if (direct_) r.cache_method = "O_DIRECT, beside " + cache_method_;
   }
-  if (e_.op == Op::Read && !direct_) {
+  if (e_.op == results::Op::Read && !direct_) {
     r.cache_method = cache_method_ + (e_.prepared_file.empty() ? "" : "; one file read by every candidate here");
-    r.resident_fraction = e_.cache == CacheState::Warm ? least_resident_ : most_resident_;
-    if (e_.cache == CacheState::Warm && least_resident_ < thresholds::kWarmResidentMin)
-      r.warn(WarningKind::NotWarm,
+    r.resident_fraction = e_.cache == results::CacheState::Warm ? least_resident_ : most_resident_;
+    if (e_.cache == results::CacheState::Warm && least_resident_ < results::thresholds::kWarmResidentMin)
+      r.warn(results::WarningKind::NotWarm,
              "not warm: only " + format_percent(least_resident_) + " of the file was resident before a timed pass "
              "(memory pressure?); the figure mixes page-cache and device reads",
              {format_percent(least_resident_) + " resident"});
   }
-  if (e_.op == Op::Write) {
+  if (e_.op == results::Op::Write) {
     r.sync = sync_;
     if (sync_.schedule == io::FlushSchedule::EveryBytes || sync_.schedule == io::FlushSchedule::AsyncBytes) {
       // A write of a whole block is never split by a flush: the interval in effect is at least a block.
@@ -213,10 +213,10 @@ void FileWorkload::describe(Result& r) const {
       if (sync_.schedule == io::FlushSchedule::EveryBytes) r.extra["flush_every_write"] = plan_.block >= sync_.interval;
     }
   }
-  if (!poller_ns_.empty()) r.extra["poller_cpu_s_per_pass"] = median(poller_ns_) * 1e-9;
+  if (!poller_ns_.empty()) r.extra["poller_cpu_s_per_pass"] = results::median(poller_ns_) * 1e-9;
   if (!flushes_.empty() && sync_.flushes()) {
-    r.extra["flushes"] = median(flushes_);
-    r.extra["bytes_per_flush"] = median(bytes_per_flush_);
+    r.extra["flushes"] = results::median(flushes_);
+    r.extra["bytes_per_flush"] = results::median(bytes_per_flush_);
   }
   if (queued_) {
     r.extra["queue_depth"] = std::max(1u, opts_.queue_depth);

@@ -44,16 +44,16 @@ std::optional<std::string> FileWorkload::setup() {
   record_.buffer = buffer_ = e_.buffer.value_or(traits_.needs_alignment ? io::BufferKind::Aligned : io::BufferKind::Heap);
   if (queued_) record_.queue_depth = std::max(1u, opts_.queue_depth);
   if (direct_) {
-    record_.cache = CacheState::Direct;
+    record_.cache = results::CacheState::Direct;
     record_.cache_method = "O_DIRECT";
     // A full cache is the group's, which O_DIRECT shares without using: it is still proven (the record says so).
-    if (e_.cache != CacheState::Direct && e_.cache != CacheState::Full && e_.op == Op::Read)
-      record_.warn(WarningKind::CacheIgnored, "asked for a " + std::string(to_string(e_.cache)) +
+    if (e_.cache != results::CacheState::Direct && e_.cache != results::CacheState::Full && e_.op == results::Op::Read)
+      record_.warn(results::WarningKind::CacheIgnored, "asked for a " + std::string(to_string(e_.cache)) +
                                                   " cache, but O_DIRECT bypasses the page cache: recorded as direct");
-  } else if (e_.cache == CacheState::Direct) {
+  } else if (e_.cache == results::CacheState::Direct) {
     return "cache 'direct' needs O_DIRECT; " + e_.method + " always goes through the page cache";
   }
-  if (e_.op == Op::Write && !direct_) {
+  if (e_.op == results::Op::Write && !direct_) {
     record_.cache.reset();  // a fresh file: nothing to be warm or cold
     record_.cache_method = "fresh file";
   }
@@ -61,39 +61,39 @@ std::optional<std::string> FileWorkload::setup() {
   if (!avail.available) return avail.reason;
   io::Availability options = method_.supports_options(opts_, scratch_.path());
   if (!options.available) return options.reason;
-  if (e_.op == Op::Read && e_.cache == CacheState::Cold && !direct_ && eviction_ == Eviction::DropCaches &&
+  if (e_.op == results::Op::Read && e_.cache == results::CacheState::Cold && !direct_ && eviction_ == results::Eviction::DropCaches &&
       !can_drop_caches())
     return "this experiment evicts with drop_caches, which needs root (/proc/sys/vm/drop_caches is not writable)";
-  if (e_.op == Op::Read && e_.sync.flushes())
+  if (e_.op == results::Op::Read && e_.sync.flushes())
     throw UsageError("sync '" + to_string(e_.sync) + "' for a read", "sync applies to writes only");
-  if (e_.cache == CacheState::Full && (e_.op != Op::Read || !e_.memory_group || e_.cache_room == 0))
-    return std::string(e_.op != Op::Read ? "a full cache applies to reads (a write goes to a fresh file)"
+  if (e_.cache == results::CacheState::Full && (e_.op != results::Op::Read || !e_.memory_group || e_.cache_room == 0))
+    return std::string(e_.op != results::Op::Read ? "a full cache applies to reads (a write goes to a fresh file)"
                                          : "a full cache is the page cache of a memory cgroup the experiment runs in, "
                                            "and none was given (iolab recommend's \"larger than memory\" column makes one)");
 
   // Before the plan (a random one holds an offset per call) and any file or buffer.
   if (auto why = resource_problem(e_, scratch_.path())) return why;
-  const bool windows = e_.op == Op::Read && e_.pattern == AccessPattern::Rand && e_.pass_blocks > 0;
+  const bool windows = e_.op == results::Op::Read && e_.pattern == results::AccessPattern::Rand && e_.pass_blocks > 0;
   plan_ = make_plan(e_.op, 0, file_length(e_), e_.block_size, e_.pattern,
-                    windows && e_.order_seed ? e_.order_seed : config_.seed, e_.op == Op::Read && !windows ? e_.rounds : 1);
-  if (e_.op == Op::Read && e_.pattern == AccessPattern::Rand) plan_.stop = e_.stop;
+                    windows && e_.order_seed ? e_.order_seed : config_.seed, e_.op == results::Op::Read && !windows ? e_.rounds : 1);
+  if (e_.op == results::Op::Read && e_.pattern == results::AccessPattern::Rand) plan_.stop = e_.stop;
   // Windows: the permutation is kept whole, and each pass takes its next window of it (before_pass).
   if (windows) order_ = std::move(plan_.order), plan_.order.clear();
   record_.file_size = plan_.length;
-  if (e_.cache == CacheState::Full && plan_.length <= e_.cache_room)
+  if (e_.cache == results::CacheState::Full && plan_.length <= e_.cache_room)
     return "the " + format_bytes(static_cast<double>(plan_.length)) + " file is not larger than the " +
            format_bytes(static_cast<double>(e_.cache_room)) + " page-cache room: a full cache would hold it whole";
   if (plan_.length % plan_.block != 0)
-    record_.warn(WarningKind::ShortLastCall,
+    record_.warn(results::WarningKind::ShortLastCall,
                  "the " + size_label(plan_.length) + " file is not a multiple of " + size_label(plan_.block) +
                      ": the last call moves " + size_label(plan_.length % plan_.block),
                  {size_label(plan_.length % plan_.block)});
   if (plan_.block > plan_.length)
-    record_.warn(WarningKind::ShortLastCall,
+    record_.warn(results::WarningKind::ShortLastCall,
                  "the block (" + size_label(plan_.block) + ") is larger than the file (" + size_label(plan_.length) +
                      "): one call of " + size_label(plan_.length) + " per pass");
 
-  if (e_.op == Op::Read) return setup_reads();
+  if (e_.op == results::Op::Read) return setup_reads();
   return setup_writes();
 }
 
@@ -113,13 +113,13 @@ std::optional<std::string> FileWorkload::setup_reads() {
                       std::to_string(plan_.length) + " the experiment reads",
                   EINVAL);
     file_ = e_.prepared_file;
-    if (e_.cache == CacheState::Warm && !direct_ && resident_fraction(file_) < 1.0) make_warm_from_disk(file_);
+    if (e_.cache == results::CacheState::Warm && !direct_ && resident_fraction(file_) < 1.0) make_warm_from_disk(file_);
   } else {
     file_ = files_.create("exp");
     write_pattern_file(file_, plan_.length, config_.seed);
-    if (e_.cache == CacheState::Warm && !direct_) make_warm_from_disk(file_);
+    if (e_.cache == results::CacheState::Warm && !direct_) make_warm_from_disk(file_);
   }
-  if (e_.cache == CacheState::Full) full_.emplace(*e_.memory_group, e_.cache_room, file_, plan_.length);
+  if (e_.cache == results::CacheState::Full) full_.emplace(*e_.memory_group, e_.cache_room, file_, plan_.length);
   return preflight(file_, io::Access::Read, slots_->address(), std::nullopt);
 }
 
@@ -195,7 +195,7 @@ void write_pattern_file(const std::filesystem::path& file, std::uint64_t size, s
 
 io::FileOptions experiment_options(const io::Method& method, const FileExperiment& e) {
   io::FileOptions o = e.options;
-  if (method.traits(o).direct_optional && e.cache == CacheState::Direct) o.direct = true;
+  if (method.traits(o).direct_optional && e.cache == results::CacheState::Direct) o.direct = true;
   const io::MethodTraits t = method.traits(o);
   if (t.queued && t.bypasses_page_cache && o.submit_batch == 0) o.submit_batch = 1;
   return o;
@@ -212,9 +212,9 @@ long double experiment_memory(const FileExperiment& e) {
   const bool queued = method.traits(e.options).queued;
   // Read slots (one per request in flight), or a write source's blocks; a
   // random plan's offsets, one per call (windows: the permutation, and a window of it).
-  const long double slots = e.op == Op::Read ? (queued ? std::max(1u, e.options.queue_depth) : 1u) : 2u;
+  const long double slots = e.op == results::Op::Read ? (queued ? std::max(1u, e.options.queue_depth) : 1u) : 2u;
   long double memory = static_cast<long double>(block) * slots;
-  if (e.pattern == AccessPattern::Rand)
+  if (e.pattern == results::AccessPattern::Rand)
     memory += (static_cast<long double>(length / block + 1) * (e.pass_blocks ? 1u : std::max(e.rounds, 1u)) +
                static_cast<long double>(std::max(e.pass_blocks, e.verify_blocks))) *
               sizeof(std::uint64_t);
@@ -228,7 +228,7 @@ std::optional<std::string> resource_problem(const FileExperiment& e, const std::
     const auto ram = static_cast<long double>(bytes);
     if (memory > ram / 2)
       return "it needs " + format_bytes(static_cast<double>(memory)) + " of memory (buffers" +
-             (e.pattern == AccessPattern::Rand ? std::string(" and an offset per call") : "") + "), more than half of the " +
+             (e.pattern == results::AccessPattern::Rand ? std::string(" and an offset per call") : "") + "), more than half of the " +
              format_bytes(static_cast<double>(ram)) + " here";
   }
   if (const auto free = io::free_space(scratch_dir); free && length > *free)
@@ -238,7 +238,7 @@ std::optional<std::string> resource_problem(const FileExperiment& e, const std::
 }
 
 std::unique_ptr<Workload> make_file_workload(const FileExperiment& e, const RunConfig& config, io::ScratchDir& scratch,
-                                             Result& record) {
+                                             results::Result& record) {
   return std::make_unique<FileWorkload>(e, config, scratch, record);
 }
 

@@ -19,12 +19,12 @@
 namespace iolab::harness {
 
 // "suite/experiment method".
-std::string experiment_label(const Result& r);
+std::string experiment_label(const results::Result& r);
 
 // `record` receives what the workload learns (cache method, warnings, flush
 // counts); it must outlive the workload.
 std::unique_ptr<Workload> make_file_workload(const FileExperiment& e, const RunConfig& config, io::ScratchDir& scratch,
-                                             Result& record);
+                                             results::Result& record);
 
 // Files this experiment created; removed on every way out.
 class ExperimentFiles {
@@ -69,7 +69,7 @@ class FlushOnWrite final : public WriteObserver {
 // A file experiment as a one-worker workload.
 class FileWorkload final : public Workload {
  public:
-  FileWorkload(const FileExperiment& e, const RunConfig& config, io::ScratchDir& scratch, Result& record)
+  FileWorkload(const FileExperiment& e, const RunConfig& config, io::ScratchDir& scratch, results::Result& record)
       : e_(e),
         config_(config),
         record_(record),
@@ -85,13 +85,13 @@ class FileWorkload final : public Workload {
 
   bool kernel_counts_calls() const override { return traits_.library_calls; }
   // Written files are read back after every pass: no verification pass.
-  bool has_verification_pass() const override { return e_.op == Op::Read; }
-  bool verifies_after_timing() const override { return e_.op == Op::Read; }
-  LatencySource latency_source() const override {
-    return queued_ ? LatencySource::EveryRequest : LatencySource::EveryCall;
+  bool has_verification_pass() const override { return e_.op == results::Op::Read; }
+  bool verifies_after_timing() const override { return e_.op == results::Op::Read; }
+  results::LatencySource latency_source() const override {
+    return queued_ ? results::LatencySource::EveryRequest : results::LatencySource::EveryCall;
   }
 
-  void describe(Result& r) const override;
+  void describe(results::Result& r) const override;
 
  private:
   std::optional<std::string> setup_reads();
@@ -102,7 +102,7 @@ class FileWorkload final : public Workload {
 
   const FileExperiment& e_;
   const RunConfig& config_;
-  Result& record_;
+  results::Result& record_;
   io::ScratchDir& scratch_;
   ExperimentFiles files_;
   const io::Method& method_;
@@ -110,7 +110,7 @@ class FileWorkload final : public Workload {
   io::MethodTraits traits_;
   bool direct_ = false, queued_ = false;
   io::BufferKind buffer_ = io::BufferKind::Heap;
-  Eviction eviction_ = Eviction::PerFile;
+  results::Eviction eviction_ = results::Eviction::PerFile;
   io::FlushPolicy sync_;
   RequestPlan plan_;
   std::unique_ptr<ReadSlots> slots_;

@@ -13,7 +13,7 @@
 namespace iolab::harness {
 
 void FullCache::before_pass(bool timed) {
-  const double room = static_cast<double>(room_), want = thresholds::kFullCacheMin * room;
+  const double room = static_cast<double>(room_), want = results::thresholds::kFullCacheMin * room;
   auto cached = [&] {
     std::optional<std::uint64_t> b = group_.page_cache_bytes();
     if (!b) throw SkipExperiment("cannot read the page-cache bytes of " + group_.description() + " (memory.stat)");
@@ -22,7 +22,7 @@ void FullCache::before_pass(bool timed) {
   const std::optional<std::uint64_t> usage = group_.usage_bytes();
   if (!usage) throw SkipExperiment("cannot read the memory usage of " + group_.description());
   const std::uint64_t cache = cached(), others = *usage > cache ? *usage - cache : 0;
-  const std::uint64_t limit = room_ + others + thresholds::kFullCacheMarginBytes;
+  const std::uint64_t limit = room_ + others + results::thresholds::kFullCacheMarginBytes;
   // (Within a MiB of the limit in force: the margin absorbs it, and the kernel is spared a resize.)
   if (limit > group_.limit_bytes() + (1u << 20) || limit + (1u << 20) < group_.limit_bytes()) {
     try {
@@ -47,12 +47,12 @@ void FullCache::before_pass(bool timed) {
       throw SkipExperiment("could not fill the page cache of " + group_.description() + ": it held " +
                            format_bytes(bytes) + " of its " + format_bytes(room) + " room after reading " +
                            format_bytes(static_cast<double>(2 * length_)) + " of the file (needs " +
-                           format_percent(thresholds::kFullCacheMin) + ")");
+                           format_percent(results::thresholds::kFullCacheMin) + ")");
   }
   method_ = "a full page cache: before every pass " + group_.description() + " was limited to its " +
             format_bytes(room) + " page-cache room plus its other memory plus " +
-            format_bytes(static_cast<double>(thresholds::kFullCacheMarginBytes)) + ", and held at least " +
-            format_percent(thresholds::kFullCacheMin) + " of the room in its page cache (memory.stat), read "
+            format_bytes(static_cast<double>(results::thresholds::kFullCacheMarginBytes)) + ", and held at least " +
+            format_percent(results::thresholds::kFullCacheMin) + " of the room in its page cache (memory.stat), read "
             "into from the file by 1 MiB preads where it held less; the file " +
             format_bytes(static_cast<double>(length_)) +
             ", mostly not resident (mincore, at most every 250 ms); nothing evicted between passes";
@@ -72,12 +72,12 @@ void FullCache::before_pass(bool timed) {
   }
 }
 
-void FullCache::describe(Result& r) const {
+void FullCache::describe(results::Result& r) const {
   r.extra["cache_room_bytes"] = room_;
   r.extra["cache_full_fraction"] = least_full_;  // of the room, the least before a timed pass
   r.extra["cache_full_fraction_max"] = most_full_;
   r.extra["cgroup_limit_bytes_range"] = {least_limit_, most_limit_};  // the group's, before its timed passes
-  r.extra["cache_full_min"] = thresholds::kFullCacheMin;
+  r.extra["cache_full_min"] = results::thresholds::kFullCacheMin;
   r.extra["cache_fill_read_bytes"] = fill_read_;
 }
 

@@ -37,7 +37,7 @@ class FullCache {
   double most_resident() const { return most_resident_; }
   // The record's extra fields: cache_room_bytes, cache_full_fraction(_max),
   // cgroup_limit_bytes_range, cache_full_min, cache_fill_read_bytes.
-  void describe(Result& r) const;
+  void describe(results::Result& r) const;
 
  private:
   MemoryCgroup& group_;

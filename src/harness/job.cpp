@@ -57,21 +57,21 @@ std::vector<FileExperiment> expand(const Matrix& m) {
                                        " experiments, more than the " + std::to_string(kMaxMatrixExperiments) +
                                        " one run may hold; split it");
   std::vector<FileExperiment> out;
-  for (Op op : m.ops)
-    for (AccessPattern pattern : m.patterns)
+  for (results::Op op : m.ops)
+    for (results::AccessPattern pattern : m.patterns)
       for (std::uint64_t block : m.block_sizes)
-        for (CacheState cache : m.caches)
+        for (results::CacheState cache : m.caches)
           for (const auto& buffer : m.buffers)
             for (const io::FlushPolicy& listed : m.syncs) {
               // Caches apply to reads, sync to writes: skip combinations that would repeat a row.
-              if (op == Op::Write && cache != m.caches.front() && cache != CacheState::Direct) continue;
-              if (op == Op::Read && &listed != &m.syncs.front()) continue;
-              const io::FlushPolicy sync = op == Op::Read ? io::FlushPolicy{} : listed;
+              if (op == results::Op::Write && cache != m.caches.front() && cache != results::CacheState::Direct) continue;
+              if (op == results::Op::Read && &listed != &m.syncs.front()) continue;
+              const io::FlushPolicy sync = op == results::Op::Read ? io::FlushPolicy{} : listed;
               std::string label = std::string(to_string(op)) + " " + std::string(to_string(pattern)) + " " +
                                   size_label(block);
-              if (op == Op::Read || cache == CacheState::Direct) label += " " + std::string(to_string(cache));
+              if (op == results::Op::Read || cache == results::CacheState::Direct) label += " " + std::string(to_string(cache));
               if (buffer) label += " " + std::string(io::to_string(*buffer));
-              if (op == Op::Write) label += " sync " + to_string(sync);
+              if (op == results::Op::Write) label += " sync " + to_string(sync);
               for (unsigned qd : depths)
                 for (const MethodVariant& v : m.methods) {
                   // A method without a queue runs at the first depth only.
@@ -208,9 +208,9 @@ Job parse_job(std::string_view text, const std::string& source) {
         }
       }
     } else if (key == "op") {
-      m.ops = rd.parsed<Op>(v, key, [](const std::string& s) { return parse_op(s); });
+      m.ops = rd.parsed<results::Op>(v, key, [](const std::string& s) { return results::parse_op(s); });
     } else if (key == "pattern") {
-      m.patterns = rd.parsed<AccessPattern>(v, key, [](const std::string& s) { return parse_pattern(s); });
+      m.patterns = rd.parsed<results::AccessPattern>(v, key, [](const std::string& s) { return results::parse_pattern(s); });
     } else if (key == "bs") {
       m.block_sizes = rd.parsed<std::uint64_t>(v, key, [](const std::string& s) { return parse_size(s); });
       for (auto b : m.block_sizes)
@@ -220,7 +220,7 @@ Job parse_job(std::string_view text, const std::string& source) {
     } else if (key == "ops") {
       m.ops_per_rep = rd.single_size(v, key);
     } else if (key == "cache") {
-      m.caches = rd.parsed<CacheState>(v, key, [](const std::string& s) { return parse_cache(s); });
+      m.caches = rd.parsed<results::CacheState>(v, key, [](const std::string& s) { return results::parse_cache(s); });
     } else if (key == "buffer") {
       m.buffers = rd.parsed<std::optional<io::BufferKind>>(
           v, key, [](const std::string& s) { return std::optional(io::parse_buffer_kind(s)); });
@@ -234,7 +234,7 @@ Job parse_job(std::string_view text, const std::string& source) {
            }))
         m.queue_depths.push_back(static_cast<unsigned>(qd));
     } else if (key == "evict") {
-      auto e = rd.parsed<Eviction>(v, key, [](const std::string& s) { return parse_eviction(s); });
+      auto e = rd.parsed<results::Eviction>(v, key, [](const std::string& s) { return results::parse_eviction(s); });
       if (e.size() != 1) rd.fail(key, "expected one value");
       m.eviction = e.front();
     } else if (key == "latency") {

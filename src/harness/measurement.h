@@ -24,7 +24,7 @@ struct Measurement::State {
   Workload& workload;
   Team& team;
   EngineSettings settings;
-  Result& record;
+  results::Result& record;
   unsigned done = 0, total = 0;  // passes run so far and expected in all, for progress
   bool latency = false, verify_pass = false, verify_after = false;
   unsigned passes = 1;
@@ -47,7 +47,7 @@ struct Measurement::State {
   };
   std::vector<Repetition> reps;
 
-  State(Workload& w, Team& t, EngineSettings s, Result& r) : workload(w), team(t), settings(std::move(s)), record(r) {}
+  State(Workload& w, Team& t, EngineSettings s, results::Result& r) : workload(w), team(t), settings(std::move(s)), record(r) {}
 
   double now() const {
     if (settings.clock) return settings.clock();
@@ -177,12 +177,12 @@ struct Measurement::State {
   // than calibrated would otherwise leave repetitions under that length.
   double enough() const {
     const double bound = 0.75 * settings.min_time;
-    return settings.min_time >= thresholds::kTooShortSeconds
-               ? std::max(bound, thresholds::kTooShortHeadroom * thresholds::kTooShortSeconds)
+    return settings.min_time >= results::thresholds::kTooShortSeconds
+               ? std::max(bound, results::thresholds::kTooShortHeadroom * results::thresholds::kTooShortSeconds)
                : bound;
   }
   bool recalibrate(const Repetition& r, unsigned& recalibrations) {
-    if (recalibrations >= thresholds::kMaxRecalibrations || settings.min_time <= 0) return false;
+    if (recalibrations >= results::thresholds::kMaxRecalibrations || settings.min_time <= 0) return false;
     const double left = settings.max_time - spent();
     const double wall_per_pass = team.max(r.wall / passes);
     const bool overrun = reps.empty() && recalibrations == 0 && left > 0 &&
@@ -237,7 +237,7 @@ struct Measurement::State {
     LatencyHistogram all;
     for (const auto& h : hists) all.merge(h);
     team.combine(all);
-    if (all.count() > 0) record.latency_ns = latency_of(all, workload.latency_source());
+    if (all.count() > 0) record.latency_ns = results::latency_of(all, workload.latency_source());
   }
 
   // After the timed and latency passes (Workload::verifies_after_timing).
@@ -248,7 +248,7 @@ struct Measurement::State {
   // Figures: medians over repetitions; samples are repetitions' wall times.
   void figures() {
     std::vector<double> secs, first, minf, majf, vcs, ivcs, sr, sw, dr, dw, calls, kernel_calls;
-    std::vector<CpuTime> cpu;
+    std::vector<results::CpuTime> cpu;
     std::vector<double> pass_seconds;
     for (const Repetition& r : reps) {
       pass_seconds.insert(pass_seconds.end(), r.pass_seconds.begin(), r.pass_seconds.end());
@@ -269,30 +269,30 @@ struct Measurement::State {
     }
     record.passes = passes;
     record.samples_s = secs;
-    if (!pass_seconds.empty()) record.pass_s = pass_spread(pass_seconds);
+    if (!pass_seconds.empty()) record.pass_s = results::pass_spread(pass_seconds);
     record.reps = static_cast<unsigned>(secs.size());
     record.bytes = reps.front().tally.bytes;
     record.ops = reps.front().tally.ops;
-    const CpuTime median_rep = median_cpu(cpu);
+    const results::CpuTime median_rep = results::median_cpu(cpu);
     record.user_s = median_rep.user_s;
     record.sys_s = median_rep.sys_s;
-    record.minor_faults = static_cast<std::int64_t>(median(minf));
-    record.major_faults = static_cast<std::int64_t>(median(majf));
-    record.voluntary_ctx = static_cast<std::int64_t>(median(vcs));
-    record.involuntary_ctx = static_cast<std::int64_t>(median(ivcs));
-    record.storage_read_bytes = static_cast<std::uint64_t>(median(sr));
-    record.dirtied_bytes = static_cast<std::uint64_t>(median(sw));
+    record.minor_faults = static_cast<std::int64_t>(results::median(minf));
+    record.major_faults = static_cast<std::int64_t>(results::median(majf));
+    record.voluntary_ctx = static_cast<std::int64_t>(results::median(vcs));
+    record.involuntary_ctx = static_cast<std::int64_t>(results::median(ivcs));
+    record.storage_read_bytes = static_cast<std::uint64_t>(results::median(sr));
+    record.dirtied_bytes = static_cast<std::uint64_t>(results::median(sw));
     if (!reps.empty() && reps.front().usage.have_device) {
-      record.device_read_bytes = static_cast<std::uint64_t>(median(dr));
-      record.device_write_bytes = static_cast<std::uint64_t>(median(dw));
+      record.device_read_bytes = static_cast<std::uint64_t>(results::median(dr));
+      record.device_write_bytes = static_cast<std::uint64_t>(results::median(dw));
     }
-    record.io_calls = static_cast<std::uint64_t>(median(calls));
+    record.io_calls = static_cast<std::uint64_t>(results::median(calls));
     if (!reps.empty() && reps.front().usage.have_proc_io)
-      record.extra["proc_io_syscalls"] = static_cast<std::uint64_t>(median(kernel_calls));
+      record.extra["proc_io_syscalls"] = static_cast<std::uint64_t>(results::median(kernel_calls));
     if (team.workers() > 1) {
       // elbencho's pair: until the fastest worker ended, and until the slowest did.
-      record.extra["first_done_s"] = median(first);
-      record.extra["last_done_s"] = median(secs);
+      record.extra["first_done_s"] = results::median(first);
+      record.extra["last_done_s"] = results::median(secs);
       record.extra["first_done_samples_s"] = first;
     }
     record.extra["clock"] = team.clock_description();

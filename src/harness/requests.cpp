@@ -20,7 +20,7 @@ std::uint64_t now_ns() { return iolab::steady_ns(); }
 
 }  // namespace
 
-RequestPlan make_plan(Op op, std::uint64_t begin, std::uint64_t length, std::uint64_t block, AccessPattern pattern,
+RequestPlan make_plan(results::Op op, std::uint64_t begin, std::uint64_t length, std::uint64_t block, results::AccessPattern pattern,
                       std::uint64_t seed, unsigned rounds) {
   if (block == 0) throw UsageError("block size 0", "must be at least 1 byte");
   if (length == 0) throw UsageError("file size 0", "give a file size or a number of operations");
@@ -29,7 +29,7 @@ RequestPlan make_plan(Op op, std::uint64_t begin, std::uint64_t length, std::uin
   p.begin = begin;
   p.length = length;
   p.block = block;
-  if (pattern == AccessPattern::Rand) {
+  if (pattern == results::AccessPattern::Rand) {
     const std::uint64_t n = p.blocks();
     p.order.resize(n * std::max(rounds, 1u));
     std::mt19937_64 rng(seed);

@@ -15,7 +15,7 @@ namespace iolab::harness {
 struct Rounds::Candidate {
   FileExperiment experiment;  // a file experiment's (the workload refers to it)
   WorkloadCandidate made;     // how its record starts and its workload is made
-  Result record;  // outlives the workload, which writes into it
+  results::Result record;  // outlives the workload, which writes into it
   std::unique_ptr<Workload> workload;
   LocalTeam team{1};
   std::unique_ptr<Measurement> measurement;
@@ -33,7 +33,7 @@ Rounds::Rounds(Runner& runner, std::vector<FileExperiment> candidates, std::uint
     Candidate* in = c.get();
     c->made.labels = labels_of(in->experiment);
     c->made.latency = in->experiment.latency;
-    c->made.make = [this, in](Result& record) -> std::unique_ptr<Workload> {
+    c->made.make = [this, in](results::Result& record) -> std::unique_ptr<Workload> {
       if (auto problem = resource_problem(in->experiment, runner_.scratch().path())) {
         record.skipped = *problem;
         return nullptr;
@@ -154,7 +154,7 @@ std::optional<std::string> Rounds::not_running(std::size_t candidate) const {
   return c.record.skipped.value_or("it stopped running");
 }
 
-Result Rounds::provisional(std::size_t candidate) const {
+results::Result Rounds::provisional(std::size_t candidate) const {
   const auto& c = *candidates_.at(candidate);
   if (!c.running || !c.measurement) return c.record;
   return c.measurement->provisional();
@@ -164,8 +164,8 @@ void Rounds::set_extra(std::size_t candidate, const std::string& key, nlohmann::
   candidates_.at(candidate)->record.extra[key] = std::move(value);
 }
 
-std::vector<Result> Rounds::finish() {
-  std::vector<Result> out;
+std::vector<results::Result> Rounds::finish() {
+  std::vector<results::Result> out;
   for (auto& c : candidates_) {
     if (c->running && !c->measurement->finish() && !c->record.skipped) c->record.skipped = "no repetition was run";
     c->measurement.reset();

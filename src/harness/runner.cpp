@@ -11,7 +11,7 @@
 
 namespace iolab::harness {
 
-std::string experiment_label(const Result& r) {
+std::string experiment_label(const results::Result& r) {
   std::string s = r.suite.empty() ? "" : r.suite + "/";
   s += r.experiment.empty() ? r.method : r.experiment + " " + r.method;
   return s;
@@ -19,7 +19,7 @@ std::string experiment_label(const Result& r) {
 
 namespace {
 
-Error not_verified(const Result& r) {
+Error not_verified(const results::Result& r) {
   return Error("verify", experiment_label(r), "data did not verify; no figure is reported for it", EIO);
 }
 
@@ -65,8 +65,8 @@ class CallbackWorkload final : public Workload {
 
 }  // namespace
 
-Result labels_of(const FileExperiment& e) {
-  Result r;
+results::Result labels_of(const FileExperiment& e) {
+  results::Result r;
   r.suite = e.suite;
   r.experiment = e.experiment;
   r.method = e.method_label.empty() ? e.method : e.method_label;
@@ -101,7 +101,7 @@ EngineSettings Runner::settings() const {
   return s;
 }
 
-Result Runner::skip(Result labels, std::string reason) {
+results::Result Runner::skip(results::Result labels, std::string reason) {
   labels.skipped = std::move(reason);
   labels.reps = 0;
   labels.samples_s.clear();
@@ -109,12 +109,12 @@ Result Runner::skip(Result labels, std::string reason) {
   return labels;
 }
 
-Result Runner::report(Result measured) {
+results::Result Runner::report(results::Result measured) {
   if (config_.on_result) config_.on_result(measured);
   return measured;
 }
 
-Result Runner::run(Workload& workload, Result labels, Team& team) {
+results::Result Runner::run(Workload& workload, results::Result labels, Team& team) {
   if (config_.on_experiment) config_.on_experiment(experiment_label(labels));
   measure(workload, team, settings(), labels);
   if (labels.skipped) labels.reps = 0;
@@ -122,13 +122,13 @@ Result Runner::run(Workload& workload, Result labels, Team& team) {
   return labels;
 }
 
-Result Runner::run(Workload& workload, Result labels) {
+results::Result Runner::run(Workload& workload, results::Result labels) {
   LocalTeam one(1);
   return run(workload, std::move(labels), one);
 }
 
-Result Runner::run(const FileExperiment& e) {
-  Result r = labels_of(e);
+results::Result Runner::run(const FileExperiment& e) {
+  results::Result r = labels_of(e);
   std::unique_ptr<Workload> workload = make_file_workload(e, config_, scratch_, r);
   if (config_.on_experiment) config_.on_experiment(experiment_label(r));
   LocalTeam one(1);
@@ -140,9 +140,9 @@ Result Runner::run(const FileExperiment& e) {
   return r;
 }
 
-Result Runner::run(const CustomExperiment& e) {
+results::Result Runner::run(const CustomExperiment& e) {
   CallbackWorkload workload(e);
-  Result r = e.labels;
+  results::Result r = e.labels;
   r.samples_s.clear();
   r.warnings.clear();
   r.verified = false;

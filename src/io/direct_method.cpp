@@ -15,16 +15,17 @@
 
 #include "alignment.h"
 #include "iolab/io/buffer.h"
+#include "descriptor_file.h"
 #include "methods.h"
 #include "iolab/io/syscall.h"
 
 namespace iolab::io {
 namespace {
 
-class DirectFile final : public File {
+class DirectFile final : public DescriptorFile {
  public:
   DirectFile(const std::filesystem::path& p, Access a, UnalignedPolicy policy)
-      : File(p), fd_(open_direct(p, a)), align_(direct_io::discover(fd_.get(), p)), policy_(policy) {
+      : DescriptorFile(p, open_direct(p, a), "direct"), align_(direct_io::discover(fd_.get(), p)), policy_(policy) {
     size_ = sys::file_size(fd_.get(), p);
   }
 
@@ -74,11 +75,6 @@ class DirectFile final : public File {
     size_ = std::max<std::uint64_t>(size_, offset + src.size());
   }
 
-  void sync(Durability d) override {
-    if (!supports(d)) sys::unsupported(d, "direct", path());
-    sys::sync_fd(fd_.get(), d, path(), counters_);
-  }
-  bool supports(Durability d) const override { return sys::fd_supports(d); }
   std::uint64_t size() override { return size_; }
   std::size_t alignment() const override { return align_.strictest(); }
 
@@ -99,7 +95,6 @@ class DirectFile final : public File {
     return bounce_;
   }
 
-  sys::Fd fd_;
   direct_io::Alignment align_;
   UnalignedPolicy policy_;
   std::uint64_t size_ = 0;

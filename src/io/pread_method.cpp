@@ -1,14 +1,15 @@
 // pread(2)/pwrite(2): positional calls, no shared file position, so several
 // threads may each own a File on one path (the FileChannel analogue).
+#include "descriptor_file.h"
 #include "methods.h"
 #include "iolab/io/syscall.h"
 
 namespace iolab::io {
 namespace {
 
-class PreadFile final : public File {
+class PreadFile final : public DescriptorFile {
  public:
-  PreadFile(const std::filesystem::path& p, Access a) : File(p), fd_(sys::open_existing(p, a)) {}
+  PreadFile(const std::filesystem::path& p, Access a) : DescriptorFile(p, sys::open_existing(p, a), "pread") {}
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
     return sys::pread_full(fd_.get(), dst, offset, path(), counters_);
@@ -16,16 +17,6 @@ class PreadFile final : public File {
   void write_at(std::uint64_t offset, std::span<const std::byte> src) override {
     sys::pwrite_full(fd_.get(), src, offset, path(), counters_);
   }
-  void sync(Durability d) override {
-    if (!supports(d)) sys::unsupported(d, "pread", path());
-    sys::sync_fd(fd_.get(), d, path(), counters_);
-  }
-  bool supports(Durability d) const override { return sys::fd_supports(d); }
-  std::uint64_t size() override { return sys::file_size(fd_.get(), path()); }
-  void close() override { fd_.close(path()); }
-
- private:
-  sys::Fd fd_;
 };
 
 class PreadMethod final : public Method {

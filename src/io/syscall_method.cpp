@@ -2,15 +2,16 @@
 // offset differs from it: RandomAccessFile's seek + read/write.
 #include <unistd.h>
 
+#include "descriptor_file.h"
 #include "methods.h"
 #include "iolab/io/syscall.h"
 
 namespace iolab::io {
 namespace {
 
-class SyscallFile final : public File {
+class SyscallFile final : public DescriptorFile {
  public:
-  SyscallFile(const std::filesystem::path& p, Access a) : File(p), fd_(sys::open_existing(p, a)) {}
+  SyscallFile(const std::filesystem::path& p, Access a) : DescriptorFile(p, sys::open_existing(p, a), "syscall") {}
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
     seek(offset);
@@ -26,13 +27,6 @@ class SyscallFile final : public File {
     sys::write_full(fd_.get(), src, path(), counters_);
     pos_ = offset + src.size();
   }
-  void sync(Durability d) override {
-    if (!supports(d)) sys::unsupported(d, "syscall", path());
-    sys::sync_fd(fd_.get(), d, path(), counters_);
-  }
-  bool supports(Durability d) const override { return sys::fd_supports(d); }
-  std::uint64_t size() override { return sys::file_size(fd_.get(), path()); }
-  void close() override { fd_.close(path()); }
 
  private:
   static constexpr std::uint64_t kUnknown = ~std::uint64_t{0};
@@ -41,7 +35,6 @@ class SyscallFile final : public File {
     sys::seek(fd_.get(), offset, path(), counters_);
     pos_ = offset;
   }
-  sys::Fd fd_;
   std::uint64_t pos_ = 0;
 };
 

@@ -7,16 +7,17 @@
 #include <climits>
 #include <vector>
 
+#include "descriptor_file.h"
 #include "methods.h"
 #include "iolab/io/syscall.h"
 
 namespace iolab::io {
 namespace {
 
-class VectoredFile final : public File {
+class VectoredFile final : public DescriptorFile {
  public:
   VectoredFile(const std::filesystem::path& p, Access a, std::size_t segment)
-      : File(p), fd_(sys::open_existing(p, a)), segment_(segment == 0 ? 4096 : segment) {}
+      : DescriptorFile(p, sys::open_existing(p, a), "vectored"), segment_(segment == 0 ? 4096 : segment) {}
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
     std::size_t done = 0;
@@ -47,13 +48,6 @@ class VectoredFile final : public File {
     counters_.bytes_written += done;
   }
 
-  void sync(Durability d) override {
-    if (!supports(d)) sys::unsupported(d, "vectored", path());
-    sys::sync_fd(fd_.get(), d, path(), counters_);
-  }
-  bool supports(Durability d) const override { return sys::fd_supports(d); }
-  std::uint64_t size() override { return sys::file_size(fd_.get(), path()); }
-  void close() override { fd_.close(path()); }
 
  private:
   // Fills iov_ with segments covering [p, p+len), at most IOV_MAX of them.
@@ -68,7 +62,6 @@ class VectoredFile final : public File {
     return static_cast<int>(iov_.size());
   }
 
-  sys::Fd fd_;
   std::size_t segment_;
   std::vector<iovec> iov_;
 };

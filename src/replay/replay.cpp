@@ -169,7 +169,7 @@ void ReplayWorkload::teardown() {
   slots_.clear();
 }
 
-void ReplayWorkload::describe(harness::Result& r) const {
+void ReplayWorkload::describe(results::Result& r) const {
   nlohmann::json ops = nlohmann::json::object(), skipped = nlohmann::json::object();
   for (std::size_t k = 0; k < kKinds; ++k) {
     const auto name = std::string(trace::to_string(static_cast<OpKind>(k)));
@@ -203,7 +203,7 @@ using detail::ReplayWorkload;
 using trace::Op;
 
 std::unique_ptr<harness::Workload> make_workload(const Trace& t, const io::Method& method, const Settings& settings,
-                                                 io::ScratchDir& scratch, harness::Result& record) {
+                                                 io::ScratchDir& scratch, results::Result& record) {
   check(t);
   return std::make_unique<ReplayWorkload>(t, method, settings, scratch, record);
 }
@@ -215,7 +215,7 @@ std::vector<harness::WorkloadCandidate> candidates(const Trace& t, const std::ve
   for (const io::Method* m : methods) {
     harness::WorkloadCandidate c;
     c.labels = labels(t, m->name());
-    c.make = [&t, m, settings, &scratch](harness::Result& record) -> std::unique_ptr<harness::Workload> {
+    c.make = [&t, m, settings, &scratch](results::Result& record) -> std::unique_ptr<harness::Workload> {
       return std::make_unique<ReplayWorkload>(t, *m, settings, scratch, record);
     };
     out.push_back(std::move(c));
@@ -223,7 +223,7 @@ std::vector<harness::WorkloadCandidate> candidates(const Trace& t, const std::ve
   return out;
 }
 
-std::vector<harness::Result> replay_methods(harness::Runner& runner, const Trace& t,
+std::vector<results::Result> replay_methods(harness::Runner& runner, const Trace& t,
                                             const std::vector<const io::Method*>& methods, const Settings& settings,
                                             unsigned rounds) {
   harness::Rounds r(runner, candidates(t, methods, settings, runner.scratch()), settings.seed, rounds);
@@ -232,12 +232,12 @@ std::vector<harness::Result> replay_methods(harness::Runner& runner, const Trace
   return r.finish();
 }
 
-harness::Result labels(const Trace& t, std::string_view method) {
-  harness::Result r;
+results::Result labels(const Trace& t, std::string_view method) {
+  results::Result r;
   r.suite = "replay";
   r.experiment = t.name;
   r.method = std::string(method);
-  r.op = harness::Op::Replay;
+  r.op = results::Op::Replay;
   r.pattern.reset();
   r.cache.reset();
   r.block_size = 0;

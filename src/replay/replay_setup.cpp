@@ -140,7 +140,7 @@ std::optional<std::string> ReplayWorkload::plan() {
   read_buffer_ = io::Buffer(static_cast<std::size_t>(round_up(max_read, io::kPageSize)), kind);
   record_.buffer = kind;
   if (traits_.bypasses_page_cache) {
-    record_.cache = harness::CacheState::Direct;
+    record_.cache = results::CacheState::Direct;
     record_.cache_method = "O_DIRECT";
   } else {
     record_.cache.reset();

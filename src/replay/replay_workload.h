@@ -98,7 +98,7 @@ inline constexpr std::size_t kKinds = static_cast<std::size_t>(OpKind::Unmap) + 
 class ReplayWorkload final : public harness::Workload {
  public:
   ReplayWorkload(const Trace& t, const io::Method& method, const Settings& s, io::ScratchDir& scratch,
-                 harness::Result& record)
+                 results::Result& record)
       : t_(t), method_(method), s_(s), scratch_(scratch), record_(record) {}
   ~ReplayWorkload() override { teardown(); }
 
@@ -109,8 +109,8 @@ class ReplayWorkload final : public harness::Workload {
   void teardown() override;
   bool verifies_after_timing() const override { return true; }
   bool kernel_counts_calls() const override { return traits_.library_calls; }
-  harness::LatencySource latency_source() const override { return harness::LatencySource::EveryCall; }
-  void describe(harness::Result& r) const override;
+  results::LatencySource latency_source() const override { return results::LatencySource::EveryCall; }
+  void describe(results::Result& r) const override;
 
  private:
   struct Slot {
@@ -129,7 +129,7 @@ class ReplayWorkload final : public harness::Workload {
   const io::Method& method_;
   Settings s_;
   io::ScratchDir& scratch_;
-  harness::Result& record_;
+  results::Result& record_;
   io::MethodTraits traits_;
   std::size_t align_ = 1;
   std::vector<std::uint32_t> file_of_;  // per op: its file's index in the header

@@ -13,6 +13,16 @@ namespace iolab::report {
 
 using nlohmann::json;
 
+json series_color(const Family& f) {
+  return {{"field", "series"}, {"type", "nominal"}, {"title", "method"}, {"sort", f.series}};
+}
+
+json field_tooltip(std::initializer_list<std::pair<const char*, const char*>> fields) {
+  json t = json::array();
+  for (const auto& [field, title] : fields) t.push_back({{"field", field}, {"title", title}});
+  return t;
+}
+
 json x_encoding(const Family& f, const std::vector<double>& xs) {
   json enc{{"field", "x"}, {"type", "quantitative"}, {"title", axis_title(f)}};
   bool pow2 = f.axis == Axis::BlockSize || f.axis == Axis::Threads || f.axis == Axis::TotalDepth ||
@@ -234,7 +244,7 @@ ChartSpec chart_spec(const Family& f, const std::vector<PointFacts>& points) {
   rows += ']';
   std::vector<double> xs(xset.begin(), xset.end());
   std::string y_unit = f.bytes_metric ? "MiB/s" : "ops/s";
-  json color{{"field", "series"}, {"type", "nominal"}, {"title", "method"}, {"sort", f.series}};
+  json color = series_color(f);
   json diamond{{"type", "point"}, {"shape", "diamond"}, {"filled", true}, {"size", 110}, {"color", "#222"}};
   std::string cpu_title = f.bytes_metric ? "CPU seconds per GiB" : "CPU µs per operation";
   std::string cpu_unit = f.bytes_metric ? "s/GiB (user+sys)" : "µs/op (user+sys)";

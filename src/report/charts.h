@@ -5,7 +5,9 @@
 // expression parser rejects a raw line separator in a string.
 #pragma once
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +32,10 @@ std::string chart_script_json(const ChartSpec& chart);
 // Pieces the family charts (family_charts.h) share with it.
 // x of a family at the measured values `xs` (sorted): log scale, ticks at the measured values.
 nlohmann::json x_encoding(const Family& f, const std::vector<double>& xs);
+// The colour of a family's lines: one per contender, titled "method", in the family's order.
+nlohmann::json series_color(const Family& f);
+// A tooltip of datum fields, each shown under its title: {{"field", "title"}, ...}.
+nlohmann::json field_tooltip(std::initializer_list<std::pair<const char*, const char*>> fields);
 // A log axis of nanoseconds labelled as durations.
 nlohmann::json duration_axis();
 // Every string in `j` through visible().

@@ -64,7 +64,7 @@ void add_per_second_panel(const Family& f, const std::vector<PointFacts>& points
   json rows = json::array();
   const bool by_x = f.axis != Axis::None;
   for (std::size_t i = 0; i < f.points.size() && i < points.size(); ++i) {
-    const harness::Result& r = *f.points[i].result;
+    const results::Result& r = *f.points[i].result;
     auto it = r.extra.find("per_second");
     if (it == r.extra.end()) continue;
     // One line per record: colour by method (the family chart's colours),

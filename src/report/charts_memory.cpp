@@ -29,7 +29,7 @@ namespace {
 using nlohmann::json;
 
 // A finite, non-negative number from the record's extra, or nothing.
-std::optional<double> mem_extra(const harness::Result& r, const char* key) {
+std::optional<double> mem_extra(const results::Result& r, const char* key) {
   auto it = r.extra.find(key);
   if (it == r.extra.end() || !it->is_number()) return std::nullopt;
   double v = it->get<double>();
@@ -46,27 +46,27 @@ std::string mem_sig(double v, int digits) {
   return s;
 }
 
-bool mem_claims(const harness::Result& r) { return working_set_ratio(r) > 0; }
+bool mem_claims(const results::Result& r) { return working_set_ratio(r) > 0; }
 
 // A pass whose group's cache never filled (extra.cache_never_full) did not
 // reach past memory: its time course is drawn, but it is no point on the
 // curve and no party to who leads.
-bool never_full(const harness::Result& r) {
+bool never_full(const results::Result& r) {
   auto it = r.extra.find("cache_never_full");
   return it != r.extra.end() && it->is_boolean() && it->get<bool>();
 }
 
-std::string mem_series(const harness::Result& r) {
+std::string mem_series(const results::Result& r) {
   std::string s = r.method;
   if (std::string q = queue_label(r); !q.empty()) s += " " + q;
   return s;
 }
 
 // The workload at one limit: every working set of it is one chart.
-std::string mem_group(const harness::Result& r) {
-  const bool random = r.pattern && *r.pattern == harness::AccessPattern::Rand;
+std::string mem_group(const results::Result& r) {
+  const bool random = r.pattern && *r.pattern == results::AccessPattern::Rand;
   std::string s = std::string(random ? "random " : "sequential ") + bytes_text(r.block_size) +
-                  (r.op == harness::Op::Read ? (random ? " reads" : " scan") : " " + std::string(harness::to_string(r.op)) + "s");
+                  (r.op == results::Op::Read ? (random ? " reads" : " scan") : " " + std::string(results::to_string(r.op)) + "s");
   if (auto limit = mem_extra(r, "memory_limit_bytes"); limit && *limit >= 1)
     s += ", memory limit " + bytes_text(static_cast<std::uint64_t>(std::min(*limit, 1.8e19)));
   return s;
@@ -76,11 +76,11 @@ std::string mem_group(const harness::Result& r) {
 struct MemCounters {
   std::string faults, kernel, amplification, tlb, cache_full, bound;
 };
-MemCounters mem_counters(const harness::Result& r) {
+MemCounters mem_counters(const results::Result& r) {
   MemCounters c;
   if (auto v = mem_extra(r, "major_faults_per_mib")) c.faults = mem_sig(*v, 3) + " major faults per MiB";
   if (auto v = mem_extra(r, "sys_s_per_mib")) c.kernel = mem_sig(*v * 1024, 2) + " s kernel CPU per GiB";
-  const bool reads = r.op == harness::Op::Read;
+  const bool reads = r.op == results::Op::Read;
   auto own = mem_extra(r, "storage_read_bytes_per_byte");
   auto device = mem_extra(r, reads ? "device_read_bytes_per_byte" : "device_write_bytes_per_byte");
   if (reads && own) {
@@ -120,7 +120,7 @@ json mem_spec(const Family& f, const std::vector<PointFacts>& points) {
   std::map<double, double> limit_mib;  // by working set
   for (std::size_t i = 0; i < points.size() && i < f.points.size(); ++i) {
     const PointFacts& p = points[i];
-    const harness::Result& r = *f.points[i].result;
+    const results::Result& r = *f.points[i].result;
     MemCounters c = mem_counters(r);
     ratios.insert(p.x);
     if (!never_full(r))
@@ -151,21 +151,19 @@ json mem_spec(const Family& f, const std::vector<PointFacts>& points) {
   }
   for (const auto& [ratio, mib] : limit_mib) limits.push_back({{"ratio", ratio}, {"limit_mib", mib}});
 
-  json sort = json::array();
-  for (const auto& name : f.series) sort.push_back(name);
-  json color{{"field", "series"}, {"type", "nominal"}, {"title", "method"}, {"sort", sort}};
+  json color = series_color(f);
   std::vector<double> xs(ratios.begin(), ratios.end());
   json x = x_encoding(f, xs);
-  json tooltip = json::array({{{"field", "series"}, {"title", "method"}},
-                              {{"field", "xl"}, {"title", "working set / memory limit"}},
-                              {{"field", "rate_t"}, {"title", "throughput"}},
-                              {{"field", "reps_t"}, {"title", "repetitions"}},
-                              {{"field", "why"}, {"title", "counters"}},
-                              {{"field", "when"}, {"title", "time course"}},
-                              {{"field", "cpu_t"}, {"title", "CPU"}},
-                              {{"field", "faults_t"}, {"title", "page faults"}},
-                              {{"field", "cache_t"}, {"title", "cache"}},
-                              {{"field", "exp"}, {"title", "experiment"}}});
+  json tips = field_tooltip({{"series", "method"},
+                             {"xl", "working set / memory limit"},
+                             {"rate_t", "throughput"},
+                             {"reps_t", "repetitions"},
+                             {"why", "counters"},
+                             {"when", "time course"},
+                             {"cpu_t", "CPU"},
+                             {"faults_t", "page faults"},
+                             {"cache_t", "cache"},
+                             {"exp", "experiment"}});
   std::string unit = f.bytes_metric ? "MiB/s" : "ops/s";
   json curve_layers = json::array();
   // Where the file outgrows the limit.
@@ -178,7 +176,7 @@ json mem_spec(const Family& f, const std::vector<PointFacts>& points) {
                                         {"y", {{"field", "rate"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}},
                                                {"title", unit + (mem_one_pass_each(f) ? " (one timed pass each)" : " (median)")}}},
                                         {"color", color},
-                                        {"tooltip", tooltip}}}});
+                                        {"tooltip", tips}}}});
   json parts = json::array({{{"title", unit + " against working set / memory limit (log-log)"},
                              {"width", 560},
                              {"height", 260},
@@ -222,8 +220,7 @@ json mem_spec(const Family& f, const std::vector<PointFacts>& points) {
              {"mark", {{"type", "rule"}, {"strokeDash", {6, 3}}, {"strokeWidth", 1.5}}},
              {"encoding", {{"x", {{"field", "t"}, {"type", "quantitative"}}},
                            {"color", color},
-                           {"tooltip", json::array({{{"field", "series"}, {"title", "method"}},
-                                                    {{"field", "t"}, {"title", "page cache full at second"}}})}}}});
+                           {"tooltip", field_tooltip({{"series", "method"}, {"t", "page cache full at second"}})}}}});
       json cache_layers = json::array();
       cache_layers.push_back(
           {{"transform", json::array({only, {{"filter", "isValid(datum.cache_mib)"}}})},

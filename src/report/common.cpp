@@ -217,46 +217,46 @@ std::string duration_text(double s) {
 }
 
 
-bool counts_bytes(const harness::Result& r) { return r.bytes > 0; }
+bool counts_bytes(const results::Result& r) { return r.bytes > 0; }
 
-double work(const harness::Result& r) {
+double work(const results::Result& r) {
   return counts_bytes(r) ? static_cast<double>(r.bytes) : static_cast<double>(r.ops);
 }
 
-bool measured(const harness::Result& r) {
+bool measured(const results::Result& r) {
   if (r.skipped || r.samples_s.empty() || work(r) <= 0) return false;
   return std::all_of(r.samples_s.begin(), r.samples_s.end(),
                      [](double s) { return std::isfinite(s) && s >= kShortestSample; });
 }
 
-std::string unusable_reason(const harness::Result& r) {
+std::string unusable_reason(const results::Result& r) {
   if (r.skipped || measured(r)) return "";
   if (r.samples_s.empty()) return "no timed repetitions recorded: nothing to show";
   if (work(r) <= 0) return "no bytes or operations recorded: no rate";
   return "a repetition took 0 s (or less than 1 ns): no rate can be computed from it";
 }
 
-double passes(const harness::Result& r) { return static_cast<double>(std::max(1u, r.passes)); }
+double passes(const results::Result& r) { return static_cast<double>(std::max(1u, r.passes)); }
 
-double per_pass(const harness::Result& r, double per_repetition) { return per_repetition / passes(r); }
+double per_pass(const results::Result& r, double per_repetition) { return per_repetition / passes(r); }
 
 namespace {
 // The median, and the spread of single passes (Result::spread_seconds: a
 // repetition of many passes averages them, so its range would shrink with them).
-Rate rate_of(const harness::Result& r, double amount) {
+Rate rate_of(const results::Result& r, double amount) {
   if (!measured(r)) return {};
-  harness::Summary s = r.seconds();
-  const harness::Result::Spread spread = r.spread_seconds();
+  results::Summary s = r.seconds();
+  const results::Result::Spread spread = r.spread_seconds();
   auto per_s = [&](double sec) { return sec > 0 ? amount / sec : 0.0; };
   return {per_s(s.median), per_s(spread.slowest_s), per_s(spread.fastest_s)};
 }
 }  // namespace
 
-Rate rate(const harness::Result& r) { return rate_of(r, work(r) / (counts_bytes(r) ? kMiB : 1.0)); }
+Rate rate(const results::Result& r) { return rate_of(r, work(r) / (counts_bytes(r) ? kMiB : 1.0)); }
 
-Rate ops_rate(const harness::Result& r) { return rate_of(r, static_cast<double>(r.ops)); }
+Rate ops_rate(const results::Result& r) { return rate_of(r, static_cast<double>(r.ops)); }
 
-std::vector<double> rates(const harness::Result& r) {
+std::vector<double> rates(const results::Result& r) {
   std::vector<double> out;
   if (!measured(r)) return out;
   double unit = counts_bytes(r) ? kMiB : 1.0;
@@ -264,31 +264,31 @@ std::vector<double> rates(const harness::Result& r) {
   return out;
 }
 
-double cpu_per_gib(const harness::Result& r) {
+double cpu_per_gib(const results::Result& r) {
   if (r.bytes == 0) return 0;
   return (r.user_s + r.sys_s) / (static_cast<double>(r.bytes) / kGiB);
 }
 
-double seconds_per_call(const harness::Result& r) {
+double seconds_per_call(const results::Result& r) {
   if (!measured(r)) return 0;
   double calls = r.io_calls ? static_cast<double>(r.io_calls) : static_cast<double>(r.ops);
   return calls > 0 ? r.seconds().median / calls : 0;
 }
 
-bool clearly_faster(const harness::Result& a, const harness::Result& b) {
+bool clearly_faster(const results::Result& a, const results::Result& b) {
   if (!measured(a) || !measured(b) || counts_bytes(a) != counts_bytes(b)) return false;
-  auto spread_known = [](const harness::Result& r) { return r.pass_s ? r.pass_s->n >= 2 : r.samples_s.size() >= 2; };
+  auto spread_known = [](const results::Result& r) { return r.pass_s ? r.pass_s->n >= 2 : r.samples_s.size() >= 2; };
   if (!spread_known(a) || !spread_known(b)) return false;
   // Per-pass spreads apart (rate()), not the repetitions' ranges.
   Rate ra = rate(a), rb = rate(b);
-  return ra.slowest > rb.fastest && ra.median > rb.median * harness::thresholds::kTieRatio;
+  return ra.slowest > rb.fastest && ra.median > rb.median * results::thresholds::kTieRatio;
 }
 
-std::vector<std::string> distrust(const harness::Result& r) {
-  using harness::WarningKind;
+std::vector<std::string> distrust(const results::Result& r) {
+  using results::WarningKind;
   std::vector<std::string> out;
   auto add = [&](WarningKind kind) {
-    std::string k(harness::to_string(kind));
+    std::string k(results::to_string(kind));
     if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
   };
   for (const auto& w : r.warnings)
@@ -296,30 +296,30 @@ std::vector<std::string> distrust(const harness::Result& r) {
         w.kind == WarningKind::NotCold)
       add(w.kind);
   if (measured(r)) {
-    harness::Summary s = r.seconds();
-    if (s.min < harness::thresholds::kTooShortSeconds) add(WarningKind::TooShort);
+    results::Summary s = r.seconds();
+    if (s.min < results::thresholds::kTooShortSeconds) add(WarningKind::TooShort);
     if (!s.outliers.empty()) add(WarningKind::Outliers);
   }
-  if (r.resident_fraction && r.cache == harness::CacheState::Warm &&
-      *r.resident_fraction < harness::thresholds::kWarmResidentMin)
+  if (r.resident_fraction && r.cache == results::CacheState::Warm &&
+      *r.resident_fraction < results::thresholds::kWarmResidentMin)
     add(WarningKind::NotWarm);
-  if (r.resident_fraction && r.cache == harness::CacheState::Cold &&
-      *r.resident_fraction > harness::thresholds::kColdResidentMax)
+  if (r.resident_fraction && r.cache == results::CacheState::Cold &&
+      *r.resident_fraction > results::thresholds::kColdResidentMax)
     add(WarningKind::NotCold);
   return out;
 }
 
-std::string method_label(const harness::Result& r) {
+std::string method_label(const results::Result& r) {
   if (!r.buffer || *r.buffer == io::BufferKind::Heap) return r.method;
-  return r.method + " (" + harness::buffer_name(r) + ")";
+  return r.method + " (" + results::buffer_name(r) + ")";
 }
 
-std::string queue_label(const harness::Result& r) {
+std::string queue_label(const results::Result& r) {
   if (!r.queue_depth) return "";
   return "qd" + std::to_string(*r.queue_depth) + io_options_text(r);
 }
 
-std::string io_options_text(const harness::Result& r) {
+std::string io_options_text(const results::Result& r) {
   std::string s;
   if (auto it = r.extra.find("io_options"); it != r.extra.end() && it->is_array())
     for (const auto& o : *it)
@@ -327,41 +327,41 @@ std::string io_options_text(const harness::Result& r) {
   return s;
 }
 
-double total_depth(const harness::Result& r) {
+double total_depth(const results::Result& r) {
   auto it = r.extra.find("total_depth");
   if (it == r.extra.end() || !it->is_number()) return 0;
   double d = it->get<double>();
   return std::isfinite(d) && d >= 1 ? std::min(d, 1e9) : 0;
 }
 
-double working_set_ratio(const harness::Result& r) {
+double working_set_ratio(const results::Result& r) {
   auto it = r.extra.find("working_set_ratio");
   if (it == r.extra.end() || !it->is_number()) return 0;
   double d = it->get<double>();
   return std::isfinite(d) && d > 0 ? std::min(d, 1e9) : 0;
 }
 
-std::string cache_class(const harness::Result& r) {
-  if (r.cache == harness::CacheState::Cold || r.cache == harness::CacheState::Direct) return "cold";
-  if (r.cache == harness::CacheState::Warm) return "warm";
+std::string cache_class(const results::Result& r) {
+  if (r.cache == results::CacheState::Cold || r.cache == results::CacheState::Direct) return "cold";
+  if (r.cache == results::CacheState::Warm) return "warm";
   return "";
 }
 
-std::string sync_class(const harness::Result& r) {
+std::string sync_class(const results::Result& r) {
   switch (r.sync.schedule) {
     case io::FlushSchedule::None: return "none";
     case io::FlushSchedule::End: return "end";
     case io::FlushSchedule::EveryWrite: return "every";
     case io::FlushSchedule::EveryBytes:
       // Blocks of at least the interval flush after every write: the same experiment as "every".
-      return harness::flushes_every_write(r) ? "every" : "every-" + size_label(r.sync.interval);
+      return results::flushes_every_write(r) ? "every" : "every-" + size_label(r.sync.interval);
     case io::FlushSchedule::AsyncBytes: return "async-" + size_label(r.sync.interval);
     case io::FlushSchedule::EveryOps: return "every-" + std::to_string(r.sync.interval) + "-ops";
   }
   return "none";
 }
 
-std::string flushes_text(const harness::Result& r) {
+std::string flushes_text(const results::Result& r) {
   auto number = [&](const char* key) -> double {
     auto it = r.extra.find(key);
     if (it == r.extra.end() || !it->is_number()) return -1;
@@ -378,13 +378,13 @@ std::string flushes_text(const harness::Result& r) {
   return s;
 }
 
-std::string latency_source_text(const harness::Result& r) {
+std::string latency_source_text(const results::Result& r) {
   if (!r.latency_ns) return "";
   std::string s;
   switch (r.latency_ns->source) {
-    case harness::LatencySource::EveryCall: s = "every call timed in a separate pass"; break;
-    case harness::LatencySource::EveryRequest: s = "every request timed in a separate pass, submission to completion"; break;
-    case harness::LatencySource::EveryOp: s = "every operation timed as it ran"; break;
+    case results::LatencySource::EveryCall: s = "every call timed in a separate pass"; break;
+    case results::LatencySource::EveryRequest: s = "every request timed in a separate pass, submission to completion"; break;
+    case results::LatencySource::EveryOp: s = "every operation timed as it ran"; break;
   }
   if (r.latency_ns->samples > 0) s += "; " + grouped(r.latency_ns->samples) + " samples";
   return s;

@@ -69,70 +69,70 @@ std::string duration_text(double seconds);
 // every repetition took a measurable time (finite, at least 1 ns). A file
 // whose samples are 0 or denormal has no rate: such records are listed with
 // a warning, never charted, compared or ranked.
-bool measured(const harness::Result& r);
+bool measured(const results::Result& r);
 // Why a record that ran has no figures to show ("" when it has, or was skipped).
-std::string unusable_reason(const harness::Result& r);
+std::string unusable_reason(const results::Result& r);
 // Whether the record's work is measured in bytes (else in operations).
-bool counts_bytes(const harness::Result& r);
+bool counts_bytes(const results::Result& r);
 // Bytes, or operations when the record moved no bytes, per repetition.
-double work(const harness::Result& r);
+double work(const results::Result& r);
 // Passes of the workload per timed repetition (at least 1).
-double passes(const harness::Result& r);
+double passes(const results::Result& r);
 // A per-repetition count (calls, faults, CPU seconds) per pass of the workload.
-double per_pass(const harness::Result& r, double per_repetition);
+double per_pass(const results::Result& r, double per_repetition);
 // Work per second at the median (MiB/s for bytes, ops/s otherwise), and the
 // range over repetitions (slowest, fastest). Zero for a record not measured.
 struct Rate {
   double median = 0, slowest = 0, fastest = 0;
 };
-Rate rate(const harness::Result& r);
+Rate rate(const results::Result& r);
 // Operations per second (IOPS) at the median, and the range: for charts
 // whose y is operations whatever the record moved. Zero for a record not measured.
-Rate ops_rate(const harness::Result& r);
+Rate ops_rate(const results::Result& r);
 // Work per second of each repetition (same unit as rate()).
-std::vector<double> rates(const harness::Result& r);
+std::vector<double> rates(const results::Result& r);
 // CPU seconds (user + system) per GiB moved; 0 when no bytes.
-double cpu_per_gib(const harness::Result& r);
+double cpu_per_gib(const results::Result& r);
 // Median seconds per call of the operation that moved the data (io_calls, else ops).
-double seconds_per_call(const harness::Result& r);
+double seconds_per_call(const results::Result& r);
 
 // Whether `a` clearly beats `b`: both have at least two repetitions, a's
 // slowest repetition is faster than b's fastest, and a's median is more than
 // thresholds::kTieRatio times b's. The one rule the explanations and the
 // decision table call a lead "beyond the noise" by.
-bool clearly_faster(const harness::Result& a, const harness::Result& b);
+bool clearly_faster(const results::Result& a, const results::Result& b);
 
 // The reasons a record's figure deserves less trust, as warning kinds
 // ("too_short", "outliers", "not_warm", "not_cold"): the harness's warnings
 // of those kinds, and the same checks redone on the record itself (files
 // from older versions or elsewhere may lack them). Empty: trusted.
-std::vector<std::string> distrust(const harness::Result& r);
+std::vector<std::string> distrust(const results::Result& r);
 
 // "pread", "syscall (aligned)": the method, and the buffer when it is not the plain heap one.
-std::string method_label(const harness::Result& r);
+std::string method_label(const results::Result& r);
 // Queued methods: "qd32", plus io_uring options ("qd32+registered files");
 // "" for the others. On every queued record's label: a figure at QD 1 is a
 // verdict on the queue depth, not on the method.
-std::string queue_label(const harness::Result& r);
+std::string queue_label(const results::Result& r);
 // Requests in flight in all, from extra.total_depth (the queue-depth curve's
 // x): a positive count, else 0.
-double total_depth(const harness::Result& r);
+double total_depth(const results::Result& r);
 // The memory suite's working set / memory limit, from extra.working_set_ratio
 // (its charts' x): a positive number, else 0.
-double working_set_ratio(const harness::Result& r);
+double working_set_ratio(const results::Result& r);
 // io_uring's options from extra.io_options ("+registered files+sqpoll"), "" without.
-std::string io_options_text(const harness::Result& r);
+std::string io_options_text(const results::Result& r);
 // Cache state class used to group and to fill the decision table: "warm",
 // "cold" (cold, or O_DIRECT which never uses the cache), or "".
-std::string cache_class(const harness::Result& r);
+std::string cache_class(const results::Result& r);
 // Flush policy class of a record: "none", "end", "every", "every-16k", "async-16k", "every-1000-ops".
-std::string sync_class(const harness::Result& r);
-using harness::destination;  // where a write's bytes ended (result.h), as the console says it
+std::string sync_class(const results::Result& r);
+using results::destination;  // where a write's bytes ended (result.h), as the console says it
 // Flushes per pass and bytes per flush ("16 flushes per pass, 16 KiB each"),
 // from extra.flushes and extra.bytes_per_flush; "" when the record has none.
-std::string flushes_text(const harness::Result& r);
+std::string flushes_text(const results::Result& r);
 // How the latency percentiles were obtained: "every call, 8,192 samples".
-std::string latency_source_text(const harness::Result& r);
+std::string latency_source_text(const results::Result& r);
 // One candidate over another with its interval: "1.07x (0.973..1.34, 95.8%
 // interval, 11 rounds)", or "1.07x (no interval at 3 rounds)".
 std::string interval_text(const harness::RatioInterval& r);

@@ -29,15 +29,15 @@ std::optional<std::int64_t> utc_seconds(const std::string& iso) {
   return static_cast<std::int64_t>(timegm(&tm));
 }
 
-std::string describe(const harness::Result& r) {
+std::string describe(const results::Result& r) {
   std::string s = r.suite + " / " + r.experiment + " / " + r.method;
   if (std::string q = queue_label(r); !q.empty()) s += " " + q;
-  s += ": " + std::string(harness::to_string(r.op));
-  if (r.pattern) s += " " + harness::pattern_name(r);
+  s += ": " + std::string(results::to_string(r.op));
+  if (r.pattern) s += " " + results::pattern_name(r);
   if (r.block_size) s += " bs=" + size_label(r.block_size);
   if (r.file_size) s += " file=" + size_label(r.file_size);
-  if (r.buffer) s += " " + harness::buffer_name(r);
-  if (r.cache) s += " " + harness::cache_name(r);
+  if (r.buffer) s += " " + results::buffer_name(r);
+  if (r.cache) s += " " + results::cache_name(r);
   if (r.sync.flushes()) s += " sync=" + io::to_string(r.sync);
   if (r.threads != 1) s += " threads=" + std::to_string(r.threads);
   return visible(s);
@@ -46,7 +46,7 @@ std::string describe(const harness::Result& r) {
 std::string unit(const Matched& m) { return m.bytes ? " MiB/s" : " ops/s"; }
 
 // A record's median repetition ("1e+308 s").
-std::string compare_seconds_text(const harness::Result& r) {
+std::string compare_seconds_text(const results::Result& r) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g s", r.seconds().median);
   return buf;
@@ -116,7 +116,7 @@ constexpr const char* kMethodNote =
     "and its exact distribution-free interval (Mann-Whitney), asked at 95%; shown with the coverage it really has "
     "at those repetitions. Significant when the interval excludes 1 and both sides have at least 5 repetitions.";
 
-Matched match(const harness::Result& ra, const harness::Result& rb) {
+Matched match(const results::Result& ra, const results::Result& rb) {
   Matched m;
   m.a = &ra;
   m.b = &rb;
@@ -165,17 +165,17 @@ Matched match(const harness::Result& ra, const harness::Result& rb) {
 
 }  // namespace
 
-std::string match_key(const harness::Result& r) {
-  nlohmann::json k = {r.suite, r.experiment, r.method, harness::to_string(r.op), harness::pattern_name(r),
-                      r.block_size, r.file_size, harness::buffer_name(r), harness::cache_name(r),
+std::string match_key(const results::Result& r) {
+  nlohmann::json k = {r.suite, r.experiment, r.method, results::to_string(r.op), results::pattern_name(r),
+                      r.block_size, r.file_size, results::buffer_name(r), results::cache_name(r),
                       io::to_string(r.sync), r.threads, r.queue_depth.value_or(0)};
   return k.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-Comparison compare(const harness::Results& a, const harness::Results& b) {
+Comparison compare(const results::Results& a, const results::Results& b) {
   Comparison out;
   // The same key twice in one file pairs in order of appearance.
-  std::map<std::string, std::vector<const harness::Result*>> in_b;
+  std::map<std::string, std::vector<const results::Result*>> in_b;
   for (const auto& r : b.results) in_b[match_key(r)].push_back(&r);
   std::map<std::string, std::size_t> used;
   for (const auto& ra : a.results) {
@@ -202,7 +202,7 @@ Comparison compare(const harness::Results& a, const harness::Results& b) {
     for (std::size_t i = n; i < list.size(); ++i) out.only_b.push_back(list[i]);
   }
   // Keep B's unmatched records in file order.
-  std::map<const harness::Result*, std::size_t> order;
+  std::map<const results::Result*, std::size_t> order;
   for (std::size_t i = 0; i < b.results.size(); ++i) order[&b.results[i]] = i;
   std::sort(out.only_b.begin(), out.only_b.end(), [&](auto* x, auto* y) { return order[x] < order[y]; });
   return out;

@@ -33,7 +33,7 @@ struct Sample {
   std::vector<double> pass_s;  // each repetition / passes
 };
 
-TermCounts counts_of(const harness::Result& r) {
+TermCounts counts_of(const results::Result& r) {
   TermCounts c{};
   c[0] = per_pass(r, static_cast<double>(r.ops));
   c[1] = per_pass(r, static_cast<double>(r.bytes));
@@ -43,9 +43,9 @@ TermCounts counts_of(const harness::Result& r) {
   return c;
 }
 
-bool sweepable(const harness::Result& r) {
-  return measured(r) && (r.op == harness::Op::Read || r.op == harness::Op::Write) && r.threads == 1 &&
-         (!r.pattern || *r.pattern == harness::AccessPattern::Seq) && r.block_size > 0 && r.bytes > 0;
+bool sweepable(const results::Result& r) {
+  return measured(r) && (r.op == results::Op::Read || r.op == results::Op::Write) && r.threads == 1 &&
+         (!r.pattern || *r.pattern == results::AccessPattern::Seq) && r.block_size > 0 && r.bytes > 0;
 }
 
 // The share of a repetition's time the process had a core. A record whose
@@ -53,17 +53,17 @@ bool sweepable(const harness::Result& r) {
 // writeback throttling) was on a core or waiting for one: CPU time below the
 // elapsed time is a neighbour's (another build on a shared machine), not the
 // method's, and is taken out. A record that slept keeps its elapsed time.
-double own_core_share(const harness::Result& r) {
+double own_core_share(const results::Result& r) {
   const double cpu = r.user_s + r.sys_s;
-  const double wall = harness::median(r.samples_s);
+  const double wall = results::median(r.samples_s);
   if (r.voluntary_ctx != 0 || !(cpu > 0) || !(wall > cpu)) return 1.0;
   return cpu / wall;
 }
 
-std::string column_of(const harness::Result& r) {
-  std::string c = harness::cache_name(r);
+std::string column_of(const results::Result& r) {
+  std::string c = results::cache_name(r);
   if (!c.empty()) return c;
-  return r.op == harness::Op::Write ? "buffered" : "none";  // a write to a fresh file goes through the page cache
+  return r.op == results::Op::Write ? "buffered" : "none";  // a write to a fresh file goes through the page cache
 }
 
 // The rows of a fit over `samples` (only those `keep` allows), one per
@@ -105,13 +105,13 @@ double predicted(const TermCounts& coef, const TermCounts& counts) {
 
 Interval interval_of(double estimate, std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return {estimate, harness::quantile_sorted(v, 0.025), harness::quantile_sorted(v, 0.975)};
+  return {estimate, results::quantile_sorted(v, 0.025), results::quantile_sorted(v, 0.975)};
 }
 
 double p90_abs(std::vector<double> v) {
   for (double& x : v) x = std::fabs(x);
   std::sort(v.begin(), v.end());
-  return harness::quantile_sorted(v, 0.9);
+  return results::quantile_sorted(v, 0.9);
 }
 
 // Which terms a group's records can carry, and why the others are dropped.
@@ -172,7 +172,7 @@ void interpolate_counts(CostFit& f) {
       std::vector<double> v;
       for (const auto& p : f.points)
         if (p.size == size && p.counts[1] > 0) v.push_back(p.counts[t] / p.counts[1]);
-      per_byte[t] = harness::median(v);
+      per_byte[t] = results::median(v);
     }
     f.counts_per_byte.push_back(per_byte);
   }
@@ -206,11 +206,11 @@ std::optional<MissingTerm> missing_term(const CostFit& f, const std::vector<Samp
   return best;
 }
 
-CostFit fit_group(const std::string& key_method, const harness::Result& first, std::vector<Sample> samples,
+CostFit fit_group(const std::string& key_method, const results::Result& first, std::vector<Sample> samples,
                   const ModelOptions& o, std::uint64_t group_seed) {
   CostFit f;
   f.method = key_method;
-  f.op = std::string(harness::to_string(first.op));
+  f.op = std::string(results::to_string(first.op));
   f.column = column_of(first);
   f.flush = io::to_string(first.sync);
   std::sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) {
@@ -259,8 +259,8 @@ CostFit fit_group(const std::string& key_method, const harness::Result& first, s
         }
     }
     std::sort(errors.begin(), errors.end());
-    f.loo_median_abs_error = harness::quantile_sorted(errors, 0.5);
-    f.loo_p90_abs_error = harness::quantile_sorted(errors, 0.9);
+    f.loo_median_abs_error = results::quantile_sorted(errors, 0.5);
+    f.loo_p90_abs_error = results::quantile_sorted(errors, 0.9);
   }
   f.missing = missing_term(f, samples, terms);
   interpolate_counts(f);
@@ -348,12 +348,12 @@ void validate(CostModel& m) {
   v.points = all.size();
   v.range_points = range.size();
   if (!all.empty()) {
-    v.loo_median_abs_error = harness::quantile_sorted(all, 0.5);
-    v.loo_p90_abs_error = harness::quantile_sorted(all, 0.9);
+    v.loo_median_abs_error = results::quantile_sorted(all, 0.5);
+    v.loo_p90_abs_error = results::quantile_sorted(all, 0.9);
   }
   if (!range.empty()) {
-    v.range_loo_median_abs_error = harness::quantile_sorted(range, 0.5);
-    v.range_loo_p90_abs_error = harness::quantile_sorted(range, 0.9);
+    v.range_loo_median_abs_error = results::quantile_sorted(range, 0.5);
+    v.range_loo_p90_abs_error = results::quantile_sorted(range, 0.9);
   }
 }
 
@@ -392,30 +392,30 @@ namespace costfit {
 
 using Key = std::tuple<std::string, std::string, std::string, std::string>;  // op, column, flush, method
 
-Key key_of(const harness::Result& r) {
+Key key_of(const results::Result& r) {
   std::string method = method_label(r);
   if (std::string q = queue_label(r); !q.empty()) method += " " + q;
-  return {std::string(harness::to_string(r.op)), column_of(r), io::to_string(r.sync), method};
+  return {std::string(results::to_string(r.op)), column_of(r), io::to_string(r.sync), method};
 }
 
 }  // namespace costfit
 
-const CostFit* fit_of(const CostModel& m, const harness::Result& r) {
+const CostFit* fit_of(const CostModel& m, const results::Result& r) {
   const auto [op, column, flush, method] = costfit::key_of(r);
   for (const auto& f : m.fits)
     if (f.method == method && f.op == op && f.column == column && f.flush == flush) return &f;
   return nullptr;
 }
 
-std::optional<double> modeled_seconds_per_pass(const CostModel& m, const harness::Result& r) {
+std::optional<double> modeled_seconds_per_pass(const CostModel& m, const results::Result& r) {
   const CostFit* f = costfit::sweepable(r) ? fit_of(m, r) : nullptr;
   if (!f || r.block_size < f->sizes.front() || r.block_size > f->sizes.back()) return std::nullopt;
   const double s = f->predict(costfit::counts_of(r));
   return s > 0 ? std::optional<double>(s) : std::nullopt;
 }
 
-CostModel fit_cost_model(const std::vector<harness::Result>& records, const ModelOptions& o) {
-  std::map<costfit::Key, std::pair<const harness::Result*, std::vector<costfit::Sample>>> groups;
+CostModel fit_cost_model(const std::vector<results::Result>& records, const ModelOptions& o) {
+  std::map<costfit::Key, std::pair<const results::Result*, std::vector<costfit::Sample>>> groups;
   for (const auto& r : records) {
     if (!costfit::sweepable(r)) continue;
     const costfit::Key key = costfit::key_of(r);
@@ -425,7 +425,7 @@ CostModel fit_cost_model(const std::vector<harness::Result>& records, const Mode
     s.point.counts = costfit::counts_of(r);
     const double share = costfit::own_core_share(r);
     for (double x : r.samples_s) s.pass_s.push_back(x * share / passes(r));
-    s.point.measured_s = harness::median(s.pass_s);
+    s.point.measured_s = results::median(s.pass_s);
     auto& g = groups[key];
     if (!g.first) g.first = &r;
     g.second.push_back(std::move(s));

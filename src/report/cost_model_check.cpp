@@ -14,7 +14,7 @@ namespace iolab::report {
 namespace costcheck {
 
 // The record of a decision candidate at a condition: what matches it to a fit.
-const harness::Result* candidate_record(const std::vector<harness::Result>& records, const std::string& condition,
+const results::Result* candidate_record(const std::vector<results::Result>& records, const std::string& condition,
                                         const std::string& label) {
   for (const auto& r : records) {
     auto c = r.extra.find(decision::keys::kCondition);
@@ -29,7 +29,7 @@ const harness::Result* candidate_record(const std::vector<harness::Result>& reco
 }  // namespace costcheck
 
 std::vector<CrossoverCheck> check_crossovers(const CostModel& m, const decision::Decision& d,
-                                             const std::vector<harness::Result>& records) {
+                                             const std::vector<results::Result>& records) {
   std::vector<CrossoverCheck> out;
   for (const auto& row : d.rows) {
     const decision::ConditionVerdict* before = nullptr;
@@ -43,8 +43,8 @@ std::vector<CrossoverCheck> check_crossovers(const CostModel& m, const decision:
         x.to = c.condition.size;
         x.below = before->candidates[*before->pick].label;
         x.above = c.candidates[*c.pick].label;
-        const harness::Result* ra = costcheck::candidate_record(records, before->condition.key(), x.below);
-        const harness::Result* rb = costcheck::candidate_record(records, c.condition.key(), x.above);
+        const results::Result* ra = costcheck::candidate_record(records, before->condition.key(), x.below);
+        const results::Result* rb = costcheck::candidate_record(records, c.condition.key(), x.above);
         const CostFit* a = ra ? fit_of(m, *ra) : nullptr;
         const CostFit* b = rb ? fit_of(m, *rb) : nullptr;
         x.below_fitted = a != nullptr;

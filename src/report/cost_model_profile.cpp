@@ -15,8 +15,8 @@ namespace {
 constexpr const char* kMachineFields[] = {"hostname", "cpu_model", "cores",     "ram_bytes",   "kernel",   "fs_type",
                                           "mount_options", "device", "rotational", "scheduler", "block_queue", "vm_dirty"};
 
-nlohmann::json machine_of(const harness::Environment& e) {
-  const nlohmann::json all = harness::to_json(e);
+nlohmann::json machine_of(const results::Environment& e) {
+  const nlohmann::json all = results::to_json(e);
   nlohmann::json m = nlohmann::json::object();
   for (const char* k : kMachineFields)
     if (auto it = all.find(k); it != all.end()) m[k] = *it;

@@ -20,7 +20,7 @@ using decision::Decision;
 using decision::Stop;
 
 std::string row_label(const decision::Row& r) {
-  return fmt::format("{} {} {}", harness::to_string(r.op), r.op == harness::Op::Read ? "-" : r.flush,
+  return fmt::format("{} {} {}", results::to_string(r.op), r.op == results::Op::Read ? "-" : r.flush,
                      decision::to_string(r.column));
 }
 

@@ -11,13 +11,13 @@ namespace iolab::report {
 namespace {
 
 // A record's median in the family's unit (a family may count operations of records that moved bytes).
-std::string rate_text(const Family& f, const harness::Result& r) {
+std::string rate_text(const Family& f, const results::Result& r) {
   return f.bytes_metric ? sig(rate(r).median, 3) + " MiB/s" : sig(ops_rate(r).median, 3) + " ops/s";
 }
 
 // What a record spent its time on, per pass of the workload: page faults
 // for mapped access, else calls.
-std::string mechanism(const harness::Result& r, const std::string& label) {
+std::string mechanism(const results::Result& r, const std::string& label) {
   auto per_pass_count = [&](double per_repetition) { return count(per_pass(r, per_repetition)); };
   double calls = static_cast<double>(r.io_calls ? r.io_calls : r.ops);
   double minor = static_cast<double>(std::max<std::int64_t>(0, r.minor_faults));
@@ -142,8 +142,8 @@ std::vector<std::string> explain(const Family& f) {
       const auto& ps = by_x.begin()->second;
       std::vector<const Point*> sorted(ps.begin(), ps.end());
       std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return rate(*a->result).median > rate(*b->result).median; });
-      const harness::Result& first = *sorted[0]->result;
-      const harness::Result& second = *sorted[1]->result;
+      const results::Result& first = *sorted[0]->result;
+      const results::Result& second = *sorted[1]->result;
       bool noise_known = first.samples_s.size() >= 2 && second.samples_s.size() >= 2;
       out.push_back(sorted[0]->series + " beats the runner-up " + sorted[1]->series + " by " +
                     times(rate(first).median / rate(second).median) +

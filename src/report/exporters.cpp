@@ -18,8 +18,8 @@ class JsonExporter final : public Exporter {
   std::string_view extension() const override { return ".json"; }
   // The records, and the cost model of their sweeps when they hold any
   // (docs/model.md): derived from the records, so a reader may ignore it.
-  std::string render(const harness::Results& r, const ExportContext&) const override {
-    nlohmann::json j = harness::to_json(r);
+  std::string render(const results::Results& r, const ExportContext&) const override {
+    nlohmann::json j = results::to_json(r);
     if (CostModel m = fit_cost_model(r.results); !m.fits.empty()) j["model"] = to_json(m);
     return j.dump(2) + "\n";
   }
@@ -32,7 +32,7 @@ class CsvExporter final : public Exporter {
  public:
   std::string_view name() const override { return "csv"; }
   std::string_view extension() const override { return ".csv"; }
-  std::string render(const harness::Results& r, const ExportContext&) const override { return harness::to_csv(r); }
+  std::string render(const results::Results& r, const ExportContext&) const override { return results::to_csv(r); }
   bool wrote(std::string_view head) const override { return head.starts_with("suite,experiment,method,"); }
 };
 
@@ -40,7 +40,7 @@ class HtmlExporter final : public Exporter {
  public:
   std::string_view name() const override { return "html"; }
   std::string_view extension() const override { return ".html"; }
-  std::string render(const harness::Results& r, const ExportContext& c) const override {
+  std::string render(const results::Results& r, const ExportContext& c) const override {
     ReportOptions options;
     options.source_names = {c.json.filename().string()};
     options.title = c.title.empty() ? "iolab run " + c.json.stem().string() : c.title;
@@ -59,7 +59,7 @@ class MarkdownExporter final : public Exporter {
   static constexpr std::string_view kFirstLine = "<!-- iolab results (Markdown) -->";
   std::string_view name() const override { return "markdown"; }
   std::string_view extension() const override { return ".md"; }
-  std::string render(const harness::Results& rs, const ExportContext& c) const override {
+  std::string render(const results::Results& rs, const ExportContext& c) const override {
     auto cell = markdown_cell;
     std::string out = fmt::format("{}\n# iolab results{}\n\n", kFirstLine,
                                   c.json.empty() ? "" : " (" + cell(c.json.filename().string()) + ")");
@@ -69,9 +69,9 @@ class MarkdownExporter final : public Exporter {
                         {A::Left, A::Left, A::Left, A::Left, A::Right, A::Right, A::Left, A::Right, A::Right});
     for (const auto& r : rs.results) {
       const std::string median = r.skipped ? "skipped: " + *r.skipped : format_rate(r.median_mib_per_s() * 1048576.0);
-      table.add({r.suite, r.experiment, r.method, std::string(harness::to_string(r.op)),
+      table.add({r.suite, r.experiment, r.method, std::string(results::to_string(r.op)),
                  format_bytes(static_cast<double>(r.block_size)), format_bytes(static_cast<double>(r.file_size)),
-                 harness::cache_name(r), median, std::to_string(r.reps), r.verified ? "yes" : "no"});
+                 results::cache_name(r), median, std::to_string(r.reps), r.verified ? "yes" : "no"});
     }
     return out + table.render();
   }
@@ -82,8 +82,8 @@ class ConsoleExporter final : public Exporter {
  public:
   std::string_view name() const override { return "console"; }
   std::string_view extension() const override { return ""; }
-  std::string render(const harness::Results& r, const ExportContext& c) const override {
-    return harness::format_tables(r.results, c.color);
+  std::string render(const results::Results& r, const ExportContext& c) const override {
+    return results::format_tables(r.results, c.color);
   }
   bool wrote(std::string_view) const override { return false; }  // never a file
 };

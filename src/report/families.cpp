@@ -14,9 +14,9 @@ namespace iolab::report {
 
 namespace {
 
-using Member = std::pair<const harness::Result*, std::size_t>;  // record, source index
+using Member = std::pair<const results::Result*, std::size_t>;  // record, source index
 
-double x_of(Axis axis, const harness::Result& r) {
+double x_of(Axis axis, const results::Result& r) {
   switch (axis) {
     case Axis::BlockSize: return static_cast<double>(r.block_size);
     case Axis::Threads: return static_cast<double>(r.threads);
@@ -31,20 +31,20 @@ double x_of(Axis axis, const harness::Result& r) {
 // What tells one line from another: the same contender in every experiment of a family.
 using SeriesKey = std::tuple<std::string, std::string, std::string, std::string, std::size_t>;
 SeriesKey series_key(const Member& m) {
-  const harness::Result& r = *m.first;
-  return {r.method, harness::buffer_name(r), io::to_string(r.sync), queue_label(r), m.second};
+  const results::Result& r = *m.first;
+  return {r.method, results::buffer_name(r), io::to_string(r.sync), queue_label(r), m.second};
 }
 
 // Writes go to a fresh file, buffered (no cache label) or O_DIRECT: one chart.
-std::string family_cache(const harness::Result& r) {
-  if (r.op == harness::Op::Write && (!r.cache || r.cache == harness::CacheState::Direct)) return "fresh";
+std::string family_cache(const results::Result& r) {
+  if (r.op == results::Op::Write && (!r.cache || r.cache == results::CacheState::Direct)) return "fresh";
   return cache_class(r);
 }
 
 // Records that may share a chart: same op, pattern, cache class and flush policy.
 using PartKey = std::tuple<std::string, std::string, std::string, std::string>;
-PartKey part_key(const harness::Result& r) {
-  return {std::string(harness::to_string(r.op)), harness::pattern_name(r), family_cache(r), sync_class(r)};
+PartKey part_key(const results::Result& r) {
+  return {std::string(results::to_string(r.op)), results::pattern_name(r), family_cache(r), sync_class(r)};
 }
 
 template <typename F>
@@ -58,15 +58,15 @@ std::size_t distinct(const std::vector<Member>& members, F key) {
 // varies between records of the same method (buffer, the sync call, the results file).
 std::vector<std::string> series_labels(const std::vector<Member>& members, const std::vector<Source>& sources) {
   std::map<std::string, std::set<std::string>> buffers_of;  // buffers only for methods measured with several
-  for (const auto& m : members) buffers_of[m.first->method].insert(harness::buffer_name(*m.first));
-  bool syncs = distinct(members, [](const harness::Result& r) { return io::to_string(r.sync); }) > 1;
+  for (const auto& m : members) buffers_of[m.first->method].insert(results::buffer_name(*m.first));
+  bool syncs = distinct(members, [](const results::Result& r) { return io::to_string(r.sync); }) > 1;
   std::set<std::size_t> files;
   for (const auto& m : members) files.insert(m.second);
   std::vector<std::string> out;
   for (const auto& [r, src] : members) {
     std::string s = r->method;
     if (std::string q = queue_label(*r); !q.empty()) s += " " + q;
-    if (buffers_of[r->method].size() > 1 && r->buffer) s += " (" + harness::buffer_name(*r) + ")";
+    if (buffers_of[r->method].size() > 1 && r->buffer) s += " (" + results::buffer_name(*r) + ")";
     if (syncs) s += " [" + io::to_string(r->sync) + "]";
     if (files.size() > 1) s += " — " + sources[src].label;
     out.push_back(visible(s));
@@ -83,12 +83,12 @@ std::string sync_text(const std::vector<Member>& members) {
 }
 
 std::string title_of(const std::vector<Member>& members, const std::string& experiment) {
-  const harness::Result& r = *members.front().first;
-  std::string op(harness::to_string(r.op));
+  const results::Result& r = *members.front().first;
+  std::string op(results::to_string(r.op));
   std::string t = experiment.empty() ? op : experiment + " — " + op;
-  if (r.pattern) t += ", " + std::string(*r.pattern == harness::AccessPattern::Seq ? "sequential" : "random");
+  if (r.pattern) t += ", " + std::string(*r.pattern == results::AccessPattern::Seq ? "sequential" : "random");
   std::set<std::string> labels;
-  for (const auto& m : members) labels.insert(harness::cache_name(*m.first));
+  for (const auto& m : members) labels.insert(results::cache_name(*m.first));
   if (family_cache(r) == "fresh") {
     t += labels.count("direct") ? (labels.size() > 1 ? ", to a fresh file, buffered and O_DIRECT" : ", O_DIRECT to a fresh file")
                                 : ", to a fresh file";
@@ -98,9 +98,9 @@ std::string title_of(const std::vector<Member>& members, const std::string& expe
     t += ", " + l + " cache";
   }
   t += ", sync " + sync_text(members);
-  if (distinct(members, [](const harness::Result& x) { return x.file_size; }) == 1 && r.file_size)
+  if (distinct(members, [](const results::Result& x) { return x.file_size; }) == 1 && r.file_size)
     t += ", " + bytes_text(r.file_size) + " file";
-  if (distinct(members, [](const harness::Result& x) { return x.threads; }) == 1 && r.threads > 1)
+  if (distinct(members, [](const results::Result& x) { return x.threads; }) == 1 && r.threads > 1)
     t += ", " + std::to_string(r.threads) + " threads";
   return visible(t);
 }
@@ -173,7 +173,7 @@ std::vector<T>& slot(std::vector<std::pair<K, std::vector<T>>>& list, std::map<K
   return list[it->second].second;
 }
 
-const FamilyChart* claimant(const harness::Result& r) {
+const FamilyChart* claimant(const results::Result& r) {
   for (const FamilyChart* c : family_charts())
     if (c->claims(r)) return c;
   return nullptr;

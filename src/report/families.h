@@ -17,7 +17,7 @@ namespace iolab::report {
 
 // One results file and the name it goes by in the report.
 struct Source {
-  const harness::Results* results = nullptr;
+  const results::Results* results = nullptr;
   std::string label;
 };
 
@@ -26,7 +26,7 @@ enum class Axis { BlockSize, Threads, WorkPerPass, TotalDepth, WorkingSetRatio, 
 struct FamilyChart;
 
 struct Point {
-  const harness::Result* result = nullptr;
+  const results::Result* result = nullptr;
   std::size_t source = 0;
   std::string series;
   double x = 0;
@@ -48,7 +48,7 @@ struct SuiteView {
   std::string suite;
   std::vector<Family> families;
   // Every record of the suite, measured or not, for warnings and skips.
-  std::vector<std::pair<const harness::Result*, std::size_t>> records;
+  std::vector<std::pair<const results::Result*, std::size_t>> records;
 };
 
 std::vector<SuiteView> group_results(const std::vector<Source>& sources);

@@ -20,16 +20,16 @@ struct FamilyChart {
   // Whether a measured record belongs to this family. Claimed records of one
   // suite are grouped by experiment (and op, pattern, cache, flush policy):
   // one chart each.
-  bool (*claims)(const harness::Result& r);
+  bool (*claims)(const results::Result& r);
   Axis axis;  // x of a point: families.cpp x_of()
   // The line a record is on, before the results file is added (several files).
-  std::string (*series)(const harness::Result& r);
+  std::string (*series)(const results::Result& r);
   bool bytes_metric;  // the figures' unit: MiB/s, or operations per second
   // The Vega-Lite spec; every string in it goes through visible() (stacked_spec or make_visible, charts.h).
   nlohmann::json (*spec)(const Family& f, const std::vector<PointFacts>& points);
   // What joins records into one chart instead of their experiment (the
   // memory suite: every working set of one workload); null: the experiment.
-  std::string (*group)(const harness::Result& r) = nullptr;
+  std::string (*group)(const results::Result& r) = nullptr;
   // The sentences under the chart instead of explain.h's; null: those.
   std::vector<std::string> (*explain)(const Family& f) = nullptr;
 };

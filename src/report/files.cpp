@@ -17,12 +17,12 @@ namespace iolab::report {
 
 namespace fs = std::filesystem;
 
-harness::Results read_results_file(const fs::path& path) {
+results::Results read_results_file(const fs::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw Error("read results", path.string(), errno);
   if (S_ISDIR(st.st_mode)) throw Error("read results", path.string(), EISDIR);
   if (!S_ISREG(st.st_mode)) throw Error("read results", path.string(), "not a regular file", EINVAL);
-  return harness::read_results(path);
+  return results::read_results(path);
 }
 
 namespace {

@@ -188,8 +188,8 @@ Html decision_html(const RunSection& run) {
   for (auto size : all) h += "<th>" + text(exact_size(size)) + "</th>";
   h += "</tr></thead><tbody>";
   for (const auto& row : d.rows) {
-    h += "<tr>" + td(std::string(harness::to_string(row.row.op))) +
-         td(row.row.op == harness::Op::Read ? "—" : row.row.flush) + td(std::string(decision::to_string(row.row.column)));
+    h += "<tr>" + td(std::string(results::to_string(row.row.op))) +
+         td(row.row.op == results::Op::Read ? "—" : row.row.flush) + td(std::string(decision::to_string(row.row.column)));
     for (auto size : all) {
       auto it = std::find_if(row.conditions.begin(), row.conditions.end(),
                              [&](std::size_t ci) { return d.conditions[ci].condition.size == size; });
@@ -228,7 +228,7 @@ Html decision_html(const RunSection& run) {
   h += "<details><summary>Safe choice per row</summary><ul>";
   for (const auto& row : d.rows)
     if (row.safe)
-      h += "<li>" + text(std::string(harness::to_string(row.row.op)) + " " + row.row.flush + " " +
+      h += "<li>" + text(std::string(results::to_string(row.row.op)) + " " + row.row.flush + " " +
                          std::string(decision::to_string(row.row.column)) + ": " + row.safe->method + ", at worst " +
                          sig(row.safe->worst_ratio, 3) + "x behind the pick (at " + exact_size(row.safe->worst_at) + ")") +
            "</li>";
@@ -296,6 +296,18 @@ std::string make_nonce() {
 void body_html(const ReportModel& m, Html& body, Html& charts) {
   body += "<h1>" + text(m.title) + "</h1>";
   std::size_t chart_count = 0;
+  // {"id":...,"spec":...}, as one JSON array of them dumps: the spec was serialized by build_model.
+  auto add_chart = [&](const std::string& id, const std::string& spec) {
+    charts += (chart_count++ ? Html(",{\"id\":") : Html("{\"id\":")) + Html::script_data(id) + ",\"spec\":" +
+              Html::script_text(spec) + "}";
+  };
+  // A section's part per run, headed by the run's label when there are several.
+  auto per_run = [&](auto&& part) {
+    for (const auto& run : m.runs) {
+      if (m.runs.size() > 1) body += "<h3>" + text(run.label) + "</h3>";
+      body += part(run);
+    }
+  };
   std::string from;
   for (std::size_t i = 0; i < m.runs.size(); ++i)
     from += (i ? ", " : "") + m.runs[i].label + (m.runs[i].created.empty() ? "" : " (" + m.runs[i].created + ")");
@@ -319,9 +331,7 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
     if (suite.families.empty()) body += "<p>No experiment of this suite produced figures here.</p>";
     for (const auto& f : suite.families) {
       body += family_html(f, suite.suite);
-      // {"id":...,"spec":...}, as one JSON array of them dumps: the spec was serialized by build_model.
-      charts += (chart_count++ ? Html(",{\"id\":") : Html("{\"id\":")) + Html::script_data(f.id) + ",\"spec\":" +
-                Html::script_text(f.chart_json) + "}";
+      add_chart(f.id, f.chart_json);
     }
     body += notes_html(suite) + "</section>";
   }
@@ -331,10 +341,7 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
           "picked by a designed, interleaved, sequential selection with a stated guarantee (docs/report.md). Reads "
           "have no flush policy; writes go to a fresh file, buffered or O_DIRECT; flush \"end\" is one flush after the "
           "last write.</p>";
-  for (const auto& run : m.runs) {
-    if (m.runs.size() > 1) body += "<h3>" + text(run.label) + "</h3>";
-    body += decision_html(run);
-  }
+  per_run(decision_html);
   const bool traces = std::any_of(m.runs.begin(), m.runs.end(), [](const RunSection& r) { return !r.traces.empty(); });
   if (traces) {
     body += "</section><section id=\"traces\"><h2>Replayed traces: which method serves this program</h2>"
@@ -345,19 +352,14 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
     for (const auto& run : m.runs)
       for (const auto& t : run.traces) {
         body += trace_html(t);
-        if (t.chart_json.empty()) continue;
-        charts += (chart_count++ ? Html(",{\"id\":") : Html("{\"id\":")) + Html::script_data(t.id) + ",\"spec\":" +
-                  Html::script_text(t.chart_json) + "}";
+        if (!t.chart_json.empty()) add_chart(t.id, t.chart_json);
       }
   }
   body += "</section><section id=\"model\"><h2>Model: why, in numbers</h2>"
           "<p class=\"explain\">Per method, op, cache column and flush policy, the time of a pass fitted as calls x "
           "c_call + bytes x c_byte + faults x c_fault + flushes x c_flush (robust, non-negative; 95% bootstrap intervals "
           "over the repetitions; docs/model.md). '—': a term the records cannot carry.</p>";
-  for (const auto& run : m.runs) {
-    if (m.runs.size() > 1) body += "<h3>" + text(run.label) + "</h3>";
-    body += cost_model_html(run);
-  }
+  per_run(cost_model_html);
   body += "</section><section id=\"environment\"><h2>Environment</h2>";
   for (const auto& run : m.runs) body += environment_html(run);
   body += "</section>";
@@ -372,7 +374,7 @@ void body_html(const ReportModel& m, Html& body, Html& charts) {
 
 }  // namespace
 
-std::string render_html_report(const std::vector<harness::Results>& runs, const ReportOptions& options) {
+std::string render_html_report(const std::vector<results::Results>& runs, const ReportOptions& options) {
   ReportModel model = build_model(runs, options);
   // One buffer for the page, appended to in order: no part is built apart and copied in, but
   // the charts' data, which follows the body.
@@ -404,7 +406,7 @@ std::string render_html_report(const std::vector<harness::Results>& runs, const 
   return std::move(page).take();
 }
 
-void write_html_report(const std::vector<harness::Results>& runs, const std::filesystem::path& out,
+void write_html_report(const std::vector<results::Results>& runs, const std::filesystem::path& out,
                        const ReportOptions& options) {
   write_file_atomically(out, render_html_report(runs, options), html_exporter());
 }

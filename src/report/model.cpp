@@ -25,7 +25,7 @@ std::string lower(std::string s) {
 }
 
 // A published figure in the chart's units (MiB/s or ops/s), when its unit converts.
-std::optional<double> reference_value(const harness::Reference& ref, bool bytes_metric) {
+std::optional<double> reference_value(const results::Reference& ref, bool bytes_metric) {
   std::string u = lower(ref.unit);
   u.erase(std::remove(u.begin(), u.end(), ' '), u.end());
   std::optional<double> v;
@@ -45,28 +45,28 @@ std::optional<double> reference_value(const harness::Reference& ref, bool bytes_
   return v;
 }
 
-std::string reference_text(const harness::Reference& ref) {
+std::string reference_text(const results::Reference& ref) {
   return ref.source + ": " + sig(ref.value, 3) + " " + ref.unit + " (theirs)";
 }
 
-std::string cache_text(const harness::Result& r) {
+std::string cache_text(const results::Result& r) {
   if (!r.cache) return "";
-  std::string t = harness::cache_name(r);
+  std::string t = results::cache_name(r);
   if (!r.cache_method.empty()) t += " (" + r.cache_method + ")";
   if (r.resident_fraction) t += ", " + format_percent(*r.resident_fraction) + " resident";
   return t;
 }
 
-std::string calls_text(const harness::Result& r) {
+std::string calls_text(const results::Result& r) {
   double calls = per_pass(r, static_cast<double>(r.io_calls));
   if (calls <= 0) return "0";
   return count(calls) + " (" + duration_text(seconds_per_call(r)) + " each)";
 }
 
-std::string record_name(const harness::Result& r) {
+std::string record_name(const results::Result& r) {
   std::string s = method_label(r);
   if (std::string q = queue_label(r); !q.empty()) s += " " + q;
-  s += ", " + r.experiment + " (" + std::string(harness::to_string(r.op)) + (r.block_size ? " " + bytes_text(r.block_size) : "") + ")";
+  s += ", " + r.experiment + " (" + std::string(results::to_string(r.op)) + (r.block_size ? " " + bytes_text(r.block_size) : "") + ")";
   return visible(s);
 }
 
@@ -89,16 +89,16 @@ void collect_notes(SuiteSection& section, const SuiteView& suite, const std::vec
       note("no_figures", why);
       ++model.unusable;
     }
-    for (const auto& w : r->warnings) note(std::string(harness::to_string(w.kind)), visible(w.text));
+    for (const auto& w : r->warnings) note(std::string(results::to_string(w.kind)), visible(w.text));
     // Files from elsewhere (or schema 1) may hold a "cold" figure whose file was not cold.
-    if (r->cache == harness::CacheState::Cold && r->resident_fraction &&
-        *r->resident_fraction > harness::thresholds::kColdResidentMax && !r->has_warning(harness::WarningKind::NotCold))
+    if (r->cache == results::CacheState::Cold && r->resident_fraction &&
+        *r->resident_fraction > results::thresholds::kColdResidentMax && !r->has_warning(results::WarningKind::NotCold))
       note("not_cold", "\"cold\" but " + format_percent(*r->resident_fraction) + " of the file was resident before a timed run");
     if (measured(*r)) {
-      harness::Summary s = r->seconds();
-      if (s.n >= 2 && s.cv > 0.10 && !r->has_warning(harness::WarningKind::Outliers))
+      results::Summary s = r->seconds();
+      if (s.n >= 2 && s.cv > 0.10 && !r->has_warning(results::WarningKind::Outliers))
         note("noisy", "noisy: cv " + format_percent(s.cv) + " over " + std::to_string(s.n) + " repetitions");
-      if (!r->verified && r->op == harness::Op::Read) note("not_verified", "data read was not verified");
+      if (!r->verified && r->op == results::Op::Read) note("not_verified", "data read was not verified");
     }
     if (notes.empty()) continue;
     std::string joined;
@@ -107,7 +107,7 @@ void collect_notes(SuiteSection& section, const SuiteView& suite, const std::vec
   }
 }
 
-std::vector<std::pair<std::string, std::string>> environment_rows(const harness::Environment& env) {
+std::vector<std::pair<std::string, std::string>> environment_rows(const results::Environment& env) {
   auto v = [](const std::string& s) { return s.empty() ? std::string("unknown") : visible(s); };
   std::string queue;
   for (const auto& [k, value] : env.block_queue) queue += (queue.empty() ? "" : ", ") + k + " " + value;
@@ -134,10 +134,10 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const harness:
 }  // namespace
 
 PointFacts facts_of(const Family& f, const Point& p) {
-  const harness::Result& r = *p.result;
+  const results::Result& r = *p.result;
   PointFacts out;
   Rate rt = f.bytes_metric ? rate(r) : ops_rate(r);
-  harness::Summary s = r.seconds();
+  results::Summary s = r.seconds();
   std::string unit = f.bytes_metric ? " MiB/s" : " ops/s";
   out.series = p.series;
   out.x = p.x;
@@ -163,9 +163,9 @@ PointFacts facts_of(const Family& f, const Point& p) {
     out.latency_t = duration_text(r.latency_ns->p50 * 1e-9) + " / " + duration_text(r.latency_ns->p99 * 1e-9);
     out.latency_source_t = latency_source_text(r);
     switch (r.latency_ns->source) {
-      case harness::LatencySource::EveryCall: out.latency_kind = "call"; break;
-      case harness::LatencySource::EveryRequest: out.latency_kind = "request"; break;
-      case harness::LatencySource::EveryOp: out.latency_kind = "operation"; break;
+      case results::LatencySource::EveryCall: out.latency_kind = "call"; break;
+      case results::LatencySource::EveryRequest: out.latency_kind = "request"; break;
+      case results::LatencySource::EveryOp: out.latency_kind = "operation"; break;
     }
   }
   double cpu = f.bytes_metric ? cpu_per_gib(r) : (r.ops ? (r.user_s + r.sys_s) / static_cast<double>(r.ops) * 1e6 : 0);
@@ -186,7 +186,7 @@ PointFacts facts_of(const Family& f, const Point& p) {
   return out;
 }
 
-ReportModel build_model(const std::vector<harness::Results>& runs, const ReportOptions& options) {
+ReportModel build_model(const std::vector<results::Results>& runs, const ReportOptions& options) {
   ReportModel model;
   model.title = visible(options.title);
   std::vector<Source> sources;

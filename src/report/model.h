@@ -79,7 +79,7 @@ struct TraceSection {
   std::vector<WorkloadMethod> methods;  // the decision's rows; empty when not judged
 };
 // The traces of a run's records, in first-seen order; `run` numbers the chart ids.
-std::vector<TraceSection> trace_sections(const harness::Results& results, const std::optional<decision::Decision>& d,
+std::vector<TraceSection> trace_sections(const results::Results& results, const std::optional<decision::Decision>& d,
                                          std::size_t run);
 
 struct RunSection {
@@ -104,6 +104,6 @@ struct ReportModel {
   std::vector<std::string> bundle_names;
 };
 
-ReportModel build_model(const std::vector<harness::Results>& runs, const ReportOptions& options);
+ReportModel build_model(const std::vector<results::Results>& runs, const ReportOptions& options);
 
 }  // namespace iolab::report

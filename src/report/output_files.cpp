@@ -233,12 +233,21 @@ std::vector<fs::path> fallback_dirs(const fs::path& scratch_parent) {
   return dirs;
 }
 
-OutputFiles::Published publish_results(OutputFiles& out, const harness::Results& results,
+OutputRequest results_request(const std::string& given, const std::string& input, const std::string& input_kind) {
+  OutputRequest request;
+  request.given = given;
+  request.kinds = output_kinds(results_exporters());
+  if (!input.empty()) request.inputs.push_back(input);
+  request.input_kind = input_kind;
+  return request;
+}
+
+OutputFiles::Published publish_results(OutputFiles& out, const results::Results& results,
                                        const std::vector<const Exporter*>& exporters,
-                                       const std::filesystem::path& scratch_parent) {
+                                       const std::filesystem::path& scratch_parent, std::string_view program) {
   auto p = out.publish(
       [&](std::size_t i, const std::filesystem::path& json) {
-        return exporters[i]->render(results, ExportContext{json, "", false});
+        return exporters[i]->render(results, ExportContext{json, std::string(program) + " " + json.stem().string(), false});
       },
       fallback_dirs(scratch_parent));
   out.release();

@@ -21,15 +21,15 @@ namespace {
 
 using nlohmann::json;
 
-bool queued(const harness::Result& r) {
+bool queued(const results::Result& r) {
   for (const io::Method* m : io::file_methods())
     if (m->name() == r.method) return m->traits().queued;
   return r.queue_depth && *r.queue_depth > 1;  // a method this build does not know: what the record says
 }
 
-bool claims(const harness::Result& r) { return total_depth(r) > 0 && r.op == harness::Op::Read; }
+bool claims(const results::Result& r) { return total_depth(r) > 0 && r.op == results::Op::Read; }
 
-std::string series(const harness::Result& r) {
+std::string series(const results::Result& r) {
   std::string s = r.method;
   return queued(r) ? s + io_options_text(r) : s.append(", N threads");
 }
@@ -51,16 +51,16 @@ json spec(const Family& f, const std::vector<PointFacts>& points) {
   }
   std::vector<double> xs(xset.begin(), xset.end());
   json x = x_encoding(f, xs);
-  json color{{"field", "series"}, {"type", "nominal"}, {"title", "method"}, {"sort", f.series}};
-  json tooltip = json::array({{{"field", "series"}, {"title", "method"}},
-                              {{"field", "xl"}, {"title", "depth"}},
-                              {{"field", "rate_t"}, {"title", "median"}},
-                              {{"field", "spread_t"}, {"title", "spread"}},
-                              {{"field", "reps_t"}, {"title", "repetitions"}},
-                              {{"field", "latency_t"}, {"title", "latency p50 / p99"}},
-                              {{"field", "cpu_t"}, {"title", "CPU"}},
-                              {{"field", "calls_t"}, {"title", "I/O calls"}},
-                              {{"field", "exp"}, {"title", "experiment"}}});
+  json color = series_color(f);
+  json tips = field_tooltip({{"series", "method"},
+                             {"xl", "depth"},
+                             {"rate_t", "median"},
+                             {"spread_t", "spread"},
+                             {"reps_t", "repetitions"},
+                             {"latency_t", "latency p50 / p99"},
+                             {"cpu_t", "CPU"},
+                             {"calls_t", "I/O calls"},
+                             {"exp", "experiment"}});
   std::string unit = f.bytes_metric ? "MiB/s" : "IOPS";
   json layers = json::array();
   layers.push_back({{"mark", {{"type", "rule"}, {"strokeWidth", 2}, {"opacity", 0.6}}},
@@ -70,7 +70,7 @@ json spec(const Family& f, const std::vector<PointFacts>& points) {
                                   {"y", {{"field", "rate"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}},
                                          {"title", unit + " (median; bars: slowest..fastest pass)"}}},
                                   {"color", color},
-                                  {"tooltip", tooltip}}}});
+                                  {"tooltip", tips}}}});
   json parts = json::array({{{"title", unit + " against requests in flight (log-log)"}, {"width", 560}, {"height", 260}, {"layer", layers}}});
   if (any_latency)
     parts.push_back({{"title", "Latency per request: p50 (solid), p99 (dashed), against requests in flight"},

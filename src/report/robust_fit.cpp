@@ -102,7 +102,7 @@ std::vector<double> robust_fit(const std::vector<Row>& rows, std::size_t p) {
       r[i] = rows[i].b - dot(rows[i], c);
       abs_r[i] = std::fabs(r[i]);
     }
-    const double scale = std::max(kMinScale, 1.4826 * harness::median(abs_r));
+    const double scale = std::max(kMinScale, 1.4826 * results::median(abs_r));
     for (std::size_t i = 0; i < rows.size(); ++i)
       w[i] = abs_r[i] <= kHuberK * scale ? 1.0 : kHuberK * scale / abs_r[i];
     std::vector<double> next = nnls(rows, w, p);

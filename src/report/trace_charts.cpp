@@ -71,18 +71,18 @@ json timeline_spec(const json& t) {
 
 }  // namespace
 
-std::vector<TraceSection> trace_sections(const harness::Results& results, const std::optional<decision::Decision>& d,
+std::vector<TraceSection> trace_sections(const results::Results& results, const std::optional<decision::Decision>& d,
                                          std::size_t run) {
   std::vector<TraceSection> out;
   std::set<std::string> seen;
   for (const auto& r : results.results) {
-    if (r.op != harness::Op::Replay || !seen.insert(r.experiment).second) continue;
+    if (r.op != results::Op::Replay || !seen.insert(r.experiment).second) continue;
     TraceSection t;
     t.name = r.experiment;
     t.id = "trace-" + std::to_string(run) + "-" + std::to_string(out.size());
     // The first record of the trace carrying its timeline (a skipped method's may not).
     for (const auto& x : results.results)
-      if (x.op == harness::Op::Replay && x.experiment == t.name)
+      if (x.op == results::Op::Replay && x.experiment == t.name)
         if (auto tl = x.extra.find("trace_timeline"); tl != x.extra.end() && tl->is_object()) {
           t.chart_json = script_json(timeline_spec(*tl));
           break;

@@ -16,7 +16,7 @@ using decision::ConditionVerdict;
 using decision::Stop;
 
 // Workload `w`'s record of candidate `i`, or nullptr.
-const harness::Result* record_of(const ConditionVerdict& w, std::span<const harness::Result> records, std::size_t i) {
+const results::Result* record_of(const ConditionVerdict& w, std::span<const results::Result> records, std::size_t i) {
   namespace k = decision::keys;
   for (const auto& r : records) {
     auto name = r.extra.find(k::kWorkload);
@@ -40,7 +40,7 @@ bool shown_kind(const std::string& kind) { return kind != "open" && kind != "clo
 
 }  // namespace
 
-std::vector<WorkloadMethod> workload_methods(const ConditionVerdict& w, std::span<const harness::Result> records) {
+std::vector<WorkloadMethod> workload_methods(const ConditionVerdict& w, std::span<const results::Result> records) {
   std::vector<WorkloadMethod> out;
   for (std::size_t i = 0; i < w.candidates.size(); ++i) {
     const auto& c = w.candidates[i];
@@ -52,7 +52,7 @@ std::vector<WorkloadMethod> workload_methods(const ConditionVerdict& w, std::spa
       out.push_back(std::move(m));
       continue;
     }
-    const harness::Result* r = record_of(w, records, i);
+    const results::Result* r = record_of(w, records, i);
     m.withdrawn = c.withdrawn;
     if (c.eliminated)
       m.ruled_out = fmt::format("out after {} rounds, behind {}", c.eliminated->after_rounds, w.candidates[c.eliminated->by].label);
@@ -97,7 +97,7 @@ std::string workload_summary(const ConditionVerdict& w) {
   return out;
 }
 
-std::string format_workload_text(const ConditionVerdict& w, std::span<const harness::Result> records) {
+std::string format_workload_text(const ConditionVerdict& w, std::span<const results::Result> records) {
   const std::vector<WorkloadMethod> methods = workload_methods(w, records);
   std::vector<std::string> kinds;  // every kind any method timed, sorted
   for (const auto& m : methods)
@@ -135,7 +135,7 @@ std::string format_workload_text(const ConditionVerdict& w, std::span<const harn
          "a separate pass timing each operation; CPU: user + system of a repetition per operation.\n";
 }
 
-nlohmann::json workload_json(const ConditionVerdict& w, std::span<const harness::Result> records) {
+nlohmann::json workload_json(const ConditionVerdict& w, std::span<const results::Result> records) {
   nlohmann::json within = nlohmann::json::array(), methods = nlohmann::json::array();
   for (auto i : w.within) within.push_back(w.candidates[i].label);
   std::uint64_t ops = 0;

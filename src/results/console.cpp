@@ -22,7 +22,7 @@
 #pragma GCC diagnostic ignored "-Wrestrict"
 #endif
 
-namespace iolab::harness {
+namespace iolab::results {
 
 bool use_color(std::FILE* stream) {
   const char* no_color = std::getenv("NO_COLOR");
@@ -410,4 +410,4 @@ void ProgressLine::draw() {
   last_draw_ = now;
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::results

@@ -4,7 +4,7 @@
 #include "iolab/io/publish.h"
 #include "iolab/results/record.h"
 
-namespace iolab::harness {
+namespace iolab::results {
 
 namespace {
 std::string csv_field(const std::string& s) {
@@ -66,4 +66,4 @@ void write_csv(const Results& r, const std::filesystem::path& path) {
   io::publish_file(path, to_csv(r), io::IfExists::Replace);
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::results

@@ -11,7 +11,7 @@
 #include "iolab/base/names.h"
 #include "iolab/results/record.h"
 
-namespace iolab::harness::results_json {
+namespace iolab::results::json_detail {
 
 // A latency's source as results files name it (latency.source).
 inline constexpr NameTable<LatencySource, 3> kLatencySourceCodes{{{LatencySource::EveryCall, "every_call"},
@@ -100,4 +100,4 @@ Result result_from_json(const Reader& rd, const json& x, const std::string& at, 
 // Everything of a results file but its records, checked; `version_out` is its schema.
 Results header_from_json(const Reader& rd, const json& j, int& version_out);
 
-}  // namespace iolab::harness::results_json
+}  // namespace iolab::results::json_detail

@@ -8,11 +8,11 @@
 #include "iolab/results/record.h"
 #include "json.h"
 
-namespace iolab::harness {
+namespace iolab::results {
 
 using nlohmann::json;
 
-namespace results_json {
+namespace json_detail {
 
 Result result_from_json(const Reader& rd, const json& x, const std::string& at, int version) {
   Result r;
@@ -192,10 +192,10 @@ Results header_from_json(const Reader& rd, const json& j, int& version_out) {
   return out;
 }
 
-}  // namespace results_json
+}  // namespace json_detail
 
 Results results_from_json(const json& j, const std::string& source) {
-  using namespace results_json;
+  using namespace json_detail;
   Reader rd(source);
   int version = 0;
   Results out = header_from_json(rd, j, version);
@@ -206,4 +206,4 @@ Results results_from_json(const json& j, const std::string& source) {
   return out;
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::results

@@ -7,7 +7,7 @@
 #include "json.h"
 #include "iolab/version.h"
 
-namespace iolab::harness {
+namespace iolab::results {
 
 using nlohmann::json;
 
@@ -53,7 +53,7 @@ json to_json(const Result& r) {
   if (r.latency_ns) {
     const Latency& l = *r.latency_ns;
     latency = {{"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}, {"p999", l.p999}, {"max", l.max},
-               {"samples", l.samples}, {"source", name_of(results_json::kLatencySourceCodes, l.source)}};
+               {"samples", l.samples}, {"source", name_of(json_detail::kLatencySourceCodes, l.source)}};
   }
   json j{{"suite", r.suite},
          {"experiment", r.experiment},
@@ -116,4 +116,4 @@ void write_json(const Results& r, const std::filesystem::path& path) {
   io::publish_file(path, to_json(r).dump(2) + "\n", io::IfExists::Replace);
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::results

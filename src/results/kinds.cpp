@@ -10,7 +10,7 @@
 #pragma GCC diagnostic ignored "-Wrestrict"
 #endif
 
-namespace iolab::harness {
+namespace iolab::results {
 namespace {
 
 constexpr NameTable<Op, 12> kOps{{{Op::Read, "read"},
@@ -79,4 +79,4 @@ Eviction parse_eviction(std::string_view s) {
   throw UsageError("eviction '" + std::string(s) + "'", "expected per-file (the default) or drop_caches");
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::results

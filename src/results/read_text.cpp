@@ -8,7 +8,7 @@
 #include "iolab/results/record.h"
 #include "json.h"
 
-namespace iolab::harness {
+namespace iolab::results {
 
 using nlohmann::json;
 
@@ -58,7 +58,7 @@ class TreeBuilder {
 // be read is kept, not thrown: the syntax and the header are checked first.
 class ResultsPass {
  public:
-  ResultsPass(const results_json::Reader& rd, int version) : rd_(&rd), version_(version) {}
+  ResultsPass(const json_detail::Reader& rd, int version) : rd_(&rd), version_(version) {}
 
   json header() { return header_.take(); }
   std::vector<Result> results;
@@ -122,7 +122,7 @@ class ResultsPass {
     std::size_t i = index_++;
     if (record_error) return;  // only the first unreadable record is told
     try {
-      results.push_back(results_json::result_from_json(*rd_, record, "results[" + std::to_string(i) + "]", version_));
+      results.push_back(json_detail::result_from_json(*rd_, record, "results[" + std::to_string(i) + "]", version_));
     } catch (const std::bad_alloc&) {
       throw;
     } catch (...) {
@@ -130,7 +130,7 @@ class ResultsPass {
     }
   }
 
-  const results_json::Reader* rd_;
+  const json_detail::Reader* rd_;
   int version_;
   TreeBuilder header_, record_;
   int depth_ = 0;  // containers open
@@ -150,7 +150,7 @@ Results results_from_text(std::string_view text, const std::string& source) {
   // the current schema (iolab writes "schema_version" after the records). The errors are those
   // of results_from_json on the whole tree, in the same order: syntax, then the header, then
   // the first unreadable record. A file of another schema is parsed again at its own.
-  results_json::Reader rd(source);
+  json_detail::Reader rd(source);
   auto pass = [&](int version) {
     ResultsPass p(rd, version);
     try {
@@ -162,11 +162,11 @@ Results results_from_text(std::string_view text, const std::string& source) {
   };
   ResultsPass p = pass(kResultsSchemaVersion);
   int version = 0;
-  Results out = results_json::header_from_json(rd, p.header(), version);
+  Results out = json_detail::header_from_json(rd, p.header(), version);
   if (version != kResultsSchemaVersion) p = pass(version);
   if (p.record_error) std::rethrow_exception(p.record_error);
   out.results = std::move(p.results);
   return out;
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::results

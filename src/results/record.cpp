@@ -7,7 +7,7 @@
 #include "iolab/base/names.h"
 #include "iolab/base/units.h"
 
-namespace iolab::harness {
+namespace iolab::results {
 
 Summary Result::seconds() const {
   if (samples_s.empty()) return {};
@@ -102,4 +102,4 @@ std::string destination(const Result& r) {
   return "flushed (" + policy + ")";
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::results

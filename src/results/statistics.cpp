@@ -7,7 +7,7 @@
 
 #include "iolab/results/thresholds.h"
 
-namespace iolab::harness {
+namespace iolab::results {
 
 double median(std::span<const double> samples) {
   if (samples.empty()) return 0;
@@ -78,4 +78,4 @@ Summary summarize(std::span<const double> samples) {
   return s;
 }
 
-}  // namespace iolab::harness
+}  // namespace iolab::results

@@ -87,7 +87,7 @@ harness::CustomExperiment allocation(std::string suite, const Allocator& a, std:
   c.labels.suite = std::move(suite);
   c.labels.experiment = count_label(n) + " allocations of 128 B";
   c.labels.method = a.method;
-  c.labels.op = harness::Op::Alloc;
+  c.labels.op = results::Op::Alloc;
   c.labels.pattern.reset();
   c.labels.block_size = kSize;
   c.labels.file_size = 0;
@@ -116,10 +116,10 @@ class BufferAllocSuite final : public Suite {
     return "allocate, touch and free 128-byte buffers 100 K..2 M times: new[], posix_memalign(4096), anonymous mmap";
   }
 
-  std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
+  std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     auto counts = by_scale<std::vector<std::uint64_t>>(options.scale, {1000}, {10000}, {100000, 1000000},
                                                        {100000, 1000000, 2000000});
-    std::vector<harness::Result> out;
+    std::vector<results::Result> out;
     for (std::uint64_t n : counts)
       for (const Allocator& a : kAllocators) {
         // An anonymous mapping costs ~8 us here (two system calls, a fault, a

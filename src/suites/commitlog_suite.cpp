@@ -124,8 +124,8 @@ class CommitLogRuns {
   }
 
   // Measures the run on the engine with `runner`'s settings (or `settings_runner`'s).
-  harness::Result run(const RunSpec& spec,
-                      const std::function<void(harness::Result&, const CommitLogRunWorkload&)>& more = {},
+  results::Result run(const RunSpec& spec,
+                      const std::function<void(results::Result&, const CommitLogRunWorkload&)>& more = {},
                       harness::Runner* settings_runner = nullptr) {
     harness::Runner& runner = settings_runner != nullptr ? *settings_runner : runner_;
     CommitLogRunWorkload workload(runner_.scratch(), spec.config);
@@ -133,14 +133,14 @@ class CommitLogRuns {
     return runner.run(workload, labels(spec));
   }
 
-  harness::Result labels(const RunSpec& spec) const {
+  results::Result labels(const RunSpec& spec) const {
     const TrafficConfig& c = spec.config;
-    harness::Result r;
+    results::Result r;
     r.suite = "commitlog";
     r.experiment = spec.experiment;
     r.method = std::string(to_string(c.log.design));
-    r.op = harness::Op::Write;
-    r.pattern = harness::AccessPattern::Seq;
+    r.op = results::Op::Write;
+    r.pattern = results::AccessPattern::Seq;
     r.block_size = c.message_size;
     r.file_size = 0;
     r.buffer.reset();
@@ -159,13 +159,13 @@ class CommitLogRuns {
 };
 
 // Messages per second of a record: a repetition's ops over its median repetition.
-double messages_per_second(const harness::Result& r) {
+double messages_per_second(const results::Result& r) {
   if (r.skipped || r.samples_s.empty()) return 0;
-  double per_rep = harness::median(r.samples_s);
+  double per_rep = results::median(r.samples_s);
   return per_rep > 0 ? static_cast<double>(r.ops) / per_rep : 0;
 }
 
-void designs_by_size(CommitLogRuns& runs, const Plan& plan, std::vector<harness::Result>& out) {
+void designs_by_size(CommitLogRuns& runs, const Plan& plan, std::vector<results::Result>& out) {
   // Producer-only rows (issue 28): what message-queue benchmarks and the
   // seed measure. Then the same runs with a tailing consumer reading along
   // through the design's read path, which shares this machine's two cores.
@@ -181,21 +181,21 @@ void designs_by_size(CommitLogRuns& runs, const Plan& plan, std::vector<harness:
     for (Design d : kAllDesigns) {
       double without = alone[{size, d}];
       out.push_back(runs.run({"designs with a tailing consumer: 1 producer, 1 topic, closed loop", runs.config(d, size)},
-                             [without](harness::Result& r, const CommitLogRunWorkload&) {
+                             [without](results::Result& r, const CommitLogRunWorkload&) {
                                double with = messages_per_second(r);
                                if (without > 0 && with > 0) r.extra["vs_no_consumer"] = with / without;
                              }));
     }
 }
 
-void producers(CommitLogRuns& runs, const Plan& plan, std::vector<harness::Result>& out) {
+void producers(CommitLogRuns& runs, const Plan& plan, std::vector<results::Result>& out) {
   // Group commit against the same pwrite appends with a flush thread.
   for (Design d : {Design::GroupCommit, Design::Qmq})
     for (unsigned p : plan.producers)
       out.push_back(runs.run({"producers: 1 KiB, 1 topic, closed loop", runs.config(d, 1 * KiB, p)}));
 }
 
-void topics(CommitLogRuns& runs, const Plan& plan, std::vector<harness::Result>& out) {
+void topics(CommitLogRuns& runs, const Plan& plan, std::vector<results::Result>& out) {
   // Hypothesis (c): a log per topic (kafka) against one shared log (rocketmq).
   for (std::uint32_t t : plan.topics)
     for (Design d : {Design::Kafka, Design::RocketMq})
@@ -204,7 +204,7 @@ void topics(CommitLogRuns& runs, const Plan& plan, std::vector<harness::Result>&
                               runs.config(d, 1 * KiB, plan.topic_producers, t)}));
 }
 
-void flush_on_off(CommitLogRuns& runs, std::vector<harness::Result>& out) {
+void flush_on_off(CommitLogRuns& runs, std::vector<results::Result>& out) {
   // Hypothesis (b): the same write path with its flush thread and without.
   for (Design d : {Design::RocketMq, Design::Qmq})
     for (bool flush : {true, false}) {
@@ -214,7 +214,7 @@ void flush_on_off(CommitLogRuns& runs, std::vector<harness::Result>& out) {
     }
 }
 
-void past_dirty_limit(CommitLogRuns& runs, const Plan& plan, std::vector<harness::Result>& out) {
+void past_dirty_limit(CommitLogRuns& runs, const Plan& plan, std::vector<results::Result>& out) {
   const std::string experiment = "past the dirty background limit: 4 KiB, open loop (hypothesis a)";
   const Design designs[] = {Design::RocketMq, Design::Qmq, Design::Kafka};
   if (!plan.dirty_run) {
@@ -242,14 +242,14 @@ void past_dirty_limit(CommitLogRuns& runs, const Plan& plan, std::vector<harness
     c.seconds = 0;
     out.push_back(runs.run(
         {experiment, c},
-        [&](harness::Result& r, const CommitLogRunWorkload&) {
+        [&](results::Result& r, const CommitLogRunWorkload&) {
           r.extra["rate_messages_per_s"] = c.rate;
           r.extra["dirty_background_limit_bytes"] = limit;
           r.extra["target_bytes"] = target;
           r.extra["pacing"] = "the open loop reads the clock once per round of due messages in every pass";
           const double seconds = r.samples_s.empty() ? 0 : r.samples_s.front();
           if (seconds > 0 && static_cast<double>(r.ops) / seconds < 0.9 * c.rate)
-            r.warn(harness::WarningKind::Note,
+            r.warn(results::WarningKind::Note,
                    "sent " + std::to_string(static_cast<std::uint64_t>(static_cast<double>(r.ops) / seconds)) +
                        " messages/s of the offered " + std::to_string(static_cast<std::uint64_t>(c.rate)) +
                        ": the design could not keep up with the offered rate");
@@ -258,7 +258,7 @@ void past_dirty_limit(CommitLogRuns& runs, const Plan& plan, std::vector<harness
   }
 }
 
-void segment_rolls(CommitLogRuns& runs, const Plan& plan, std::vector<harness::Result>& out) {
+void segment_rolls(CommitLogRuns& runs, const Plan& plan, std::vector<results::Result>& out) {
   for (Design d : kAllDesigns) {
     TrafficConfig c = runs.config(d, 1 * KiB);
     c.log.segment_size = plan.roll_segment;
@@ -268,7 +268,7 @@ void segment_rolls(CommitLogRuns& runs, const Plan& plan, std::vector<harness::R
 
 // Catch-up reads of one whole log (written by qmq: the frames are the same in
 // every design), each read path warm and cold, on the engine.
-void catch_ups(CommitLogRuns& runs, const Plan& plan, std::vector<harness::Result>& out) {
+void catch_ups(CommitLogRuns& runs, const Plan& plan, std::vector<results::Result>& out) {
   harness::Runner& runner = runs.runner();
   LogDir dir(runner.scratch());
   TrafficConfig c = runs.config(Design::Qmq, 4 * KiB);
@@ -284,19 +284,19 @@ void catch_ups(CommitLogRuns& runs, const Plan& plan, std::vector<harness::Resul
   const std::string experiment = "catch-up: the whole log, " + label(plan.catch_up_bytes) + " of 4 KiB messages";
   for (ReadPath path : {ReadPath::Pread, ReadPath::Mmap, ReadPath::Sendfile})
     for (bool cold : {false, true}) {
-      harness::Result r;
+      results::Result r;
       r.suite = "commitlog";
       r.experiment = experiment;
       r.method = std::string(to_string(path));
-      r.op = harness::Op::Read;
-      r.pattern = harness::AccessPattern::Seq;
+      r.op = results::Op::Read;
+      r.pattern = results::AccessPattern::Seq;
       r.block_size = 0;
       r.file_size = w.log.bytes;
       r.buffer.reset();
-      r.cache = cold ? harness::CacheState::Cold : harness::CacheState::Warm;
+      r.cache = cold ? results::CacheState::Cold : results::CacheState::Warm;
       r.extra["written_by"] = describe(Design::Qmq);
       CatchUpWorkload read(logs, path, *r.cache, w.messages,
-                           harness_segment_cache(runner.config().eviction.value_or(harness::Eviction::PerFile)));
+                           harness_segment_cache(runner.config().eviction.value_or(results::Eviction::PerFile)));
       out.push_back(runner.run(read, std::move(r)));
     }
   dir.remove();
@@ -311,10 +311,10 @@ class CommitLogSuite final : public Suite {
            "message sizes, producers, topics, flush on/off, past the dirty limit, segment rolls, catch-up reads";
   }
 
-  std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
+  std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     Plan plan = commitlog_plan(options.scale);
     CommitLogRuns runs(runner, plan);
-    std::vector<harness::Result> out;
+    std::vector<results::Result> out;
     designs_by_size(runs, plan, out);
     producers(runs, plan, out);
     topics(runs, plan, out);

@@ -99,7 +99,7 @@ template <class F>
 double cl_median_of(const std::vector<RunPassFigures>& v, F get) {
   std::vector<double> x;
   for (const auto& f : v) x.push_back(static_cast<double>(get(f)));
-  return x.empty() ? 0 : harness::median(x);
+  return x.empty() ? 0 : results::median(x);
 }
 
 }  // namespace
@@ -174,7 +174,7 @@ void CommitLogRunWorkload::teardown() {
   dir_.reset();
 }
 
-void CommitLogRunWorkload::describe(harness::Result& r) const {
+void CommitLogRunWorkload::describe(results::Result& r) const {
   r.threads = config_.producers;  // producer threads (the engine's team is one worker that starts them)
   json& x = r.extra;
   x["design"] = commitlog::describe(config_.log.design);
@@ -290,7 +290,7 @@ std::uint64_t dirty_background_limit(const std::map<std::string, std::int64_t>& 
 
 // ---- catch-up -------------------------------------------------------------------------
 
-SegmentCache harness_segment_cache(harness::Eviction how) {
+SegmentCache harness_segment_cache(results::Eviction how) {
   SegmentCache c;
   c.resident = [](const std::filesystem::path& f) { return harness::resident_fraction(f); };
   c.make_cold = [how](const std::filesystem::path& f) { return harness::make_cold(f, how); };
@@ -298,7 +298,7 @@ SegmentCache harness_segment_cache(harness::Eviction how) {
   return c;
 }
 
-CatchUpWorkload::CatchUpWorkload(std::vector<std::filesystem::path> logs, ReadPath path, harness::CacheState cache,
+CatchUpWorkload::CatchUpWorkload(std::vector<std::filesystem::path> logs, ReadPath path, results::CacheState cache,
                                  std::uint64_t messages, SegmentCache control)
     : logs_(std::move(logs)), files_(segment_files(logs_)), path_(path), cache_(cache), messages_(messages),
       control_(std::move(control)) {}
@@ -315,13 +315,13 @@ double CatchUpWorkload::resident() const {
 
 void CatchUpWorkload::before_pass(harness::PassKind kind) {
   const bool timed = kind == harness::PassKind::Timed;
-  if (cache_ == harness::CacheState::Warm) {
+  if (cache_ == results::CacheState::Warm) {
     double r = resident();
     if (r < 1.0) {
       for (const auto& f : files_) control_.make_warm(f);
       r = resident();
     }
-    if (r < harness::thresholds::kWarmResidentMin) {  // evicted by memory pressure: warm it once more
+    if (r < results::thresholds::kWarmResidentMin) {  // evicted by memory pressure: warm it once more
       for (const auto& f : files_) control_.make_warm(f);
       r = resident();
     }
@@ -334,8 +334,8 @@ void CatchUpWorkload::before_pass(harness::PassKind kind) {
     return resident();
   };
   double r = evict();
-  if (r > harness::thresholds::kColdResidentMax) r = evict();  // pages written back since: drop them again
-  if (r > harness::thresholds::kColdResidentMax)
+  if (r > results::thresholds::kColdResidentMax) r = evict();  // pages written back since: drop them again
+  if (r > results::thresholds::kColdResidentMax)
     throw harness::SkipExperiment("could not make the log cold: " + format_percent(r) + " of it stayed resident after " +
                                   cache_method_ + "; a figure from it would be a warm one");
   if (timed) most_resident_ = std::max(most_resident_, r);
@@ -358,12 +358,12 @@ void CatchUpWorkload::after_pass(harness::PassKind) {
                 EIO);
 }
 
-void CatchUpWorkload::describe(harness::Result& r) const {
+void CatchUpWorkload::describe(results::Result& r) const {
   r.cache_method = cache_method_;
-  const bool warm = cache_ == harness::CacheState::Warm;
+  const bool warm = cache_ == results::CacheState::Warm;
   r.resident_fraction = warm ? least_resident_ : most_resident_;
-  if (warm && least_resident_ < harness::thresholds::kWarmResidentMin)
-    r.warn(harness::WarningKind::NotWarm,
+  if (warm && least_resident_ < results::thresholds::kWarmResidentMin)
+    r.warn(results::WarningKind::NotWarm,
            "not warm: only " + format_percent(least_resident_) + " of the log was resident before a timed pass "
            "(memory pressure?); the figure mixes page-cache and device reads",
            {format_percent(least_resident_) + " resident"});

@@ -68,13 +68,13 @@ class CommitLogRunWorkload final : public harness::Workload {
   void teardown() override;
   // Every pass's logs are read back after it: no verification pass.
   bool has_verification_pass() const override { return false; }
-  harness::LatencySource latency_source() const override { return harness::LatencySource::EveryOp; }
+  results::LatencySource latency_source() const override { return results::LatencySource::EveryOp; }
   // The log's calls happen on its own threads too (flush, commit, allocate-ahead).
   bool kernel_counts_calls() const override { return true; }
-  void describe(harness::Result& r) const override;
+  void describe(results::Result& r) const override;
 
   // Adds what only the caller knows to the record, at the end of describe().
-  using Addition = std::function<void(harness::Result&, const CommitLogRunWorkload&)>;
+  using Addition = std::function<void(results::Result&, const CommitLogRunWorkload&)>;
   void also_describe(Addition more) { more_ = std::move(more); }
 
   // The latency pass's run (empty before it ran).
@@ -108,7 +108,7 @@ struct SegmentCache {
   std::function<std::string(const std::filesystem::path&)> make_cold;
   std::function<void(const std::filesystem::path&)> make_warm;
 };
-SegmentCache harness_segment_cache(harness::Eviction how);
+SegmentCache harness_segment_cache(results::Eviction how);
 
 // A catch-up read of whole, closed logs through one read path: each pass
 // reads every frame (checked as read) with the cache state asked for, made
@@ -118,7 +118,7 @@ SegmentCache harness_segment_cache(harness::Eviction how);
 // published as cold.
 class CatchUpWorkload final : public harness::Workload {
  public:
-  CatchUpWorkload(std::vector<std::filesystem::path> logs, commitlog::ReadPath path, harness::CacheState cache,
+  CatchUpWorkload(std::vector<std::filesystem::path> logs, commitlog::ReadPath path, results::CacheState cache,
                   std::uint64_t messages, SegmentCache control);
 
   void before_pass(harness::PassKind kind) override;
@@ -127,14 +127,14 @@ class CatchUpWorkload final : public harness::Workload {
   // Every frame is checked as read in every pass.
   bool has_verification_pass() const override { return false; }
   bool records_latency() const override { return false; }
-  void describe(harness::Result& r) const override;
+  void describe(results::Result& r) const override;
 
  private:
   double resident() const;
 
   std::vector<std::filesystem::path> logs_, files_;
   commitlog::ReadPath path_;
-  harness::CacheState cache_;
+  results::CacheState cache_;
   std::uint64_t messages_;
   SegmentCache control_;
   commitlog::LogsRead got_;

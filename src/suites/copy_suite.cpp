@@ -70,12 +70,12 @@ Custom copy_experiment(harness::Runner& runner, std::string suite, const Source&
   c.labels.suite = std::move(suite);
   c.labels.experiment = "copy " + label(src.size) + (flush ? " + fdatasync" : ", no flush");
   c.labels.method = way.method;
-  c.labels.op = harness::Op::Copy;
+  c.labels.op = results::Op::Copy;
   c.labels.block_size = chunk_of(method, way, src.size);
   c.labels.file_size = src.size;
   // Only a method with a user-space buffer has a buffer kind.
   c.labels.buffer = method.traits().user_space_buffer ? std::optional(way.buffer) : std::nullopt;
-  c.labels.cache = harness::CacheState::Warm;
+  c.labels.cache = results::CacheState::Warm;
   c.labels.cache_method = "read once";
   if (flush) c.labels.sync = io::FlushPolicy{io::FlushSchedule::End, io::Durability::Fdatasync, 0};
   c.labels.extra = {{"destination", flush ? "written back to the device (fdatasync inside the timed region)"
@@ -108,14 +108,14 @@ Custom copy_experiment(harness::Runner& runner, std::string suite, const Source&
     ++st->verified;
   };
   c.verify = [st] { return st->all_verified && st->verified > 0; };
-  custom.finish = [st](harness::Result& r) {
+  custom.finish = [st](results::Result& r) {
     st->ends.reset();
     if (!st->to.empty()) st->scratch->remove_file(st->to);
     st->to.clear();
     if (!r.skipped) {
       r.resident_fraction = st->resident;  // of the source; the lowest seen before a repetition
-      if (st->resident < harness::thresholds::kWarmResidentMin)
-        r.warn(harness::WarningKind::SourceNotResident,
+      if (st->resident < results::thresholds::kWarmResidentMin)
+        r.warn(results::WarningKind::SourceNotResident,
                "the source was not fully resident before a pass (" + std::to_string(static_cast<int>(st->resident * 100)) +
                    "%): the copy read some of it from the device");
     }
@@ -131,14 +131,14 @@ class CopySuite final : public Suite {
     return "copy a warm file: read/write 4 KiB and 1 MiB, sendfile, copy_file_range, splice, mmap+write; with and without fdatasync";
   }
 
-  std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
+  std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     Source src;
     src.size = by_scale<std::uint64_t>(options.scale, 4 * MiB, 16 * MiB, 64 * MiB, 2 * GiB);
     src.path = runner.scratch().create_unique_file("copy-src");
     write_pattern_file(src.path, src.size, kCustomSeed);
     harness::make_warm_from_disk(src.path);  // as every warm file starts
 
-    std::vector<harness::Result> out;
+    std::vector<results::Result> out;
     // (The quick scale copies without the flush only.)
     for (bool flush : {false, true}) {
       if (flush && options.scale == Scale::Quick) continue;
@@ -150,7 +150,7 @@ class CopySuite final : public Suite {
           out.push_back(skipped(runner, custom.experiment.labels, a.reason));
           continue;
         }
-        harness::Result r = run_custom(runner, custom);
+        results::Result r = run_custom(runner, custom);
         out.push_back(std::move(r));
       }
     }

@@ -21,7 +21,7 @@
 // child asks whether the budget still allows it, so the budget binds this
 // condition as it binds the others.
 //
-// The cache state is harness::CacheState::Full: before every timed pass the
+// The cache state is results::CacheState::Full: before every timed pass the
 // group's page cache holds at least thresholds::kFullCacheMin of the room
 // (proven from its memory.stat), and nothing is evicted between passes:
 // steady eviction is the regime. A pass reads a window of the candidate's
@@ -83,7 +83,7 @@ decision::ConditionTrial::Round round_from(const nlohmann::json& j) {
 class MemoryTrial final : public decision::ConditionTrial {
  public:
   MemoryTrial(harness::Runner& runner, harness::CgroupRoot root, const decision::DesignedCondition& d, std::uint64_t seed,
-              unsigned first_stage, double min_time, std::vector<harness::Result>& out)
+              unsigned first_stage, double min_time, std::vector<results::Result>& out)
       : runner_(runner), root_(std::move(root)), d_(d), seed_(seed), first_stage_(first_stage), min_time_(min_time),
         out_(out), room_(d.experiments.at(0).cache_room), buffers_(buffers_of(d)),
         setup_limit_(room_ + buffers_ + kSetupSlack) {}
@@ -117,7 +117,7 @@ class MemoryTrial final : public decision::ConditionTrial {
     session_->send(std::string(kFinish) + to_json(facts_of(selection, ending)).dump());
     const std::string text = session_->finish();
     end_child();
-    harness::Results back = harness::results_from_json(nlohmann::json::parse(text), "the past-memory condition's child");
+    results::Results back = results::results_from_json(nlohmann::json::parse(text), "the past-memory condition's child");
     for (auto& r : back.results) out_.push_back(runner_.report(std::move(r)));
   }
 
@@ -132,7 +132,7 @@ class MemoryTrial final : public decision::ConditionTrial {
       e.prepared_file = file;  // one file for every candidate
       e.memory_group = group_.get();
     }
-    std::vector<harness::Result> records;
+    std::vector<results::Result> records;
     auto trial = std::make_unique<RoundsTrial>(config, *child_scratch_, mine, seed_, first_stage_, min_time_, records);
     nlohmann::json anon = nullptr;
     for (bool done = false; !done;) {
@@ -170,9 +170,9 @@ class MemoryTrial final : public decision::ConditionTrial {
       r.extra["one_child"] = "every candidate in one child process in one memory cgroup, one file";
       if (!r.skipped) memory::add_counters(r);
     }
-    harness::Results all;
+    results::Results all;
     all.results = std::move(records);
-    return harness::to_json(all).dump();
+    return results::to_json(all).dump();
   }
 
   void end_child() noexcept {
@@ -188,7 +188,7 @@ class MemoryTrial final : public decision::ConditionTrial {
   std::uint64_t seed_;
   unsigned first_stage_;
   double min_time_;
-  std::vector<harness::Result>& out_;
+  std::vector<results::Result>& out_;
   std::uint64_t room_, buffers_, setup_limit_;
   std::unique_ptr<harness::MemoryCgroup> group_;
   std::unique_ptr<io::ScratchDir> child_scratch_;
@@ -199,7 +199,7 @@ class MemoryTrial final : public decision::ConditionTrial {
 
 std::unique_ptr<decision::ConditionTrial> make_memory_trial(harness::Runner& runner, const decision::DesignedCondition& d,
                                                             std::uint64_t seed, unsigned first_stage, double min_time,
-                                                            std::vector<harness::Result>& out) {
+                                                            std::vector<results::Result>& out) {
   const harness::CgroupPlace place = harness::find_memory_cgroup();
   if (!place.root) throw Error("run", d.condition.key(), place.why);  // the design said it could: the machine changed since
   return std::make_unique<MemoryTrial>(runner, *place.root, d, seed, first_stage, min_time, out);

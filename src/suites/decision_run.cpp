@@ -34,7 +34,7 @@ harness::RunConfig trial_config(harness::RunConfig c, double min_time, bool devi
   return c;
 }
 
-void add_facts(harness::Result& r, const RecordFacts& f, const decision::DesignedCondition& d) {
+void add_facts(results::Result& r, const RecordFacts& f, const decision::DesignedCondition& d) {
   namespace k = decision::keys;
   r.extra[k::kStop] = decision::to_string(f.stop);
   if (!f.why.empty()) r.extra[k::kStopWhy] = f.why;
@@ -77,7 +77,7 @@ RecordFacts facts_from(const nlohmann::json& j) {
 }
 
 RoundsTrial::RoundsTrial(const harness::RunConfig& config, io::ScratchDir& scratch, const decision::DesignedCondition& d,
-                         std::uint64_t seed, unsigned first_stage, double min_time, std::vector<harness::Result>& out,
+                         std::uint64_t seed, unsigned first_stage, double min_time, std::vector<results::Result>& out,
                          std::string workload, std::vector<harness::WorkloadCandidate> workloads)
     : min_time_(d.device_bound ? kDeviceBoundMinTimeFactor * min_time : min_time),
       runner_(trial_config(config, min_time_, d.device_bound), scratch), d_(d), seed_(seed), first_stage_(first_stage), out_(out),
@@ -115,7 +115,7 @@ decision::ConditionTrial::Round RoundsTrial::round(const std::vector<bool>& in_p
     if (!in_play[i]) continue;
     if (rates[i].size() == rounds_->rounds()) r.rates[i] = rates[i].back();
     // The one trust filter, on the record as it stands after this round.
-    harness::Result now = rounds_->provisional(i);
+    results::Result now = rounds_->provisional(i);
     auto u = decision::untrusted(now);
     if (u && u->round_unknown) {
       rounds_->set_extra(i, decision::kUntrustedFromRound, index);
@@ -132,7 +132,7 @@ void RoundsTrial::finish(const decision::Selection& selection, const Ending& end
 
 void RoundsTrial::finish_with(const RecordFacts& facts) {
   namespace k = decision::keys;
-  std::vector<harness::Result> records = rounds_->finish();
+  std::vector<results::Result> records = rounds_->finish();
   for (std::size_t i = 0; i < records.size(); ++i) {
     auto& r = records[i];
     if (workload_.empty())
@@ -157,15 +157,15 @@ void RoundsTrial::finish_with(const RecordFacts& facts) {
 // once instead of once per candidate. Each still proves its cache state
 // before every timed pass and verifies every byte in its verification pass.
 std::vector<harness::FileExperiment> RoundsTrial::prepared(std::vector<harness::FileExperiment> row) {
-  if (row.empty() || row[0].op != harness::Op::Read) return row;
+  if (row.empty() || row[0].op != results::Op::Read) return row;
   if (!row[0].prepared_file.empty()) return row;  // the caller's (the past-memory child's)
   const std::uint64_t length = harness::file_length(row[0]);
   for (const auto& e : row)
-    if (e.op != harness::Op::Read || harness::file_length(e) != length) return row;
+    if (e.op != results::Op::Read || harness::file_length(e) != length) return row;
   if (harness::resource_problem(row[0], runner_.scratch().path())) return row;  // each candidate says why
   prepared_.push_back(runner_.scratch().create_unique_file("shared"));
   harness::write_pattern_file(prepared_.back(), length, runner_.config().seed);
-  if (row[0].cache == harness::CacheState::Warm) harness::make_warm_from_disk(prepared_.back());
+  if (row[0].cache == results::CacheState::Warm) harness::make_warm_from_disk(prepared_.back());
   for (auto& e : row) e.prepared_file = prepared_.back();
   return row;
 }
@@ -204,7 +204,7 @@ DecisionRun run_decision(harness::Runner& runner, const decision::DesignRequest&
                                            min_time, out.records);
     };
     sc.skipped = [&runner, &d, &out, &settings](const std::string& why, decision::Stop stop) {
-      harness::Result r;
+      results::Result r;
       r.suite = "decision";
       r.experiment = d.condition.key();
       r.op = d.condition.row.op;

@@ -44,7 +44,7 @@ RecordFacts facts_from(const nlohmann::json& j);
 class RoundsTrial final : public decision::ConditionTrial {
  public:
   RoundsTrial(const harness::RunConfig& config, io::ScratchDir& scratch, const decision::DesignedCondition& d,
-              std::uint64_t seed, unsigned first_stage, double min_time, std::vector<harness::Result>& out,
+              std::uint64_t seed, unsigned first_stage, double min_time, std::vector<results::Result>& out,
               std::string workload = {}, std::vector<harness::WorkloadCandidate> workloads = {});
   ~RoundsTrial() override;
   std::vector<std::string> start() override;
@@ -60,7 +60,7 @@ class RoundsTrial final : public decision::ConditionTrial {
   const decision::DesignedCondition& d_;
   std::uint64_t seed_;
   unsigned first_stage_;
-  std::vector<harness::Result>& out_;
+  std::vector<results::Result>& out_;
   std::unique_ptr<harness::Rounds> rounds_;
   std::vector<bool> retired_;
   std::string workload_;
@@ -72,6 +72,6 @@ class RoundsTrial final : public decision::ConditionTrial {
 // one memory cgroup for the whole condition.
 std::unique_ptr<decision::ConditionTrial> make_memory_trial(harness::Runner& runner, const decision::DesignedCondition& d,
                                                             std::uint64_t seed, unsigned first_stage, double min_time,
-                                                            std::vector<harness::Result>& out);
+                                                            std::vector<results::Result>& out);
 
 }  // namespace iolab::suites

@@ -21,7 +21,7 @@ namespace iolab::suites {
 namespace {
 
 using namespace seeds;
-using harness::CacheState;
+using results::CacheState;
 using harness::FileExperiment;
 
 class DirectSuite final : public Suite {
@@ -33,7 +33,7 @@ class DirectSuite final : public Suite {
            "4 KiB O_DIRECT reads: io_uring, libaio and N threads of pread";
   }
 
-  std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
+  std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const Scale s = options.scale;
     const std::uint64_t size = by_scale<std::uint64_t>(s, 2 * MiB, 16 * MiB, 64 * MiB, 1 * GiB);
     // Most blocks per experiment (0 = the whole file).
@@ -42,7 +42,7 @@ class DirectSuite final : public Suite {
                                                              {4 * KiB, 64 * KiB, 1 * MiB},
                                                              {4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB});
     std::vector<FileExperiment> table;
-    auto base = [&](std::uint64_t bs, harness::Op op) {
+    auto base = [&](std::uint64_t bs, results::Op op) {
       FileExperiment e;
       e.suite = std::string(name());
       e.op = op;
@@ -51,7 +51,7 @@ class DirectSuite final : public Suite {
       e.buffer = io::BufferKind::Aligned;  // O_DIRECT needs it; the buffered runs use the same
       std::uint64_t whole = size / bs;
       e.ops = cap != 0 && cap < whole ? cap : whole;
-      if (op == harness::Op::Write) e.file_size = e.ops * bs;
+      if (op == results::Op::Write) e.file_size = e.ops * bs;
       return e;
     };
 
@@ -61,7 +61,7 @@ class DirectSuite final : public Suite {
         CacheState cache;
       };
       for (Read r : {Read{"direct", CacheState::Direct}, Read{"pread", CacheState::Cold}, Read{"pread", CacheState::Warm}}) {
-        FileExperiment e = base(bs, harness::Op::Read);
+        FileExperiment e = base(bs, results::Op::Read);
         e.experiment = "seq read " + label(bs) + " x " + count_label(e.ops);
         e.method = r.method;
         e.cache = r.cache;
@@ -77,7 +77,7 @@ class DirectSuite final : public Suite {
       };
       for (Write w : {Write{"direct", "", io::Durability::None}, Write{"pread", "", io::Durability::None},
                       Write{"pread", "pread+fdatasync", io::Durability::Fdatasync}}) {
-        FileExperiment e = base(bs, harness::Op::Write);
+        FileExperiment e = base(bs, results::Op::Write);
         e.experiment = "seq write " + label(bs) + " x " + count_label(e.ops);
         e.method = w.method;
         e.method_label = w.label;
@@ -87,7 +87,7 @@ class DirectSuite final : public Suite {
       }
     }
 
-    std::vector<harness::Result> out;
+    std::vector<results::Result> out;
     run_all(runner, table, out);
 
     // The queue-depth curve fio users plot by hand: random 4 KiB O_DIRECT
@@ -103,8 +103,8 @@ class DirectSuite final : public Suite {
     io::FileOptions direct;
     direct.direct = true;
     m.methods = {{"io_uring", "", direct, std::nullopt}, {"libaio", "", direct, std::nullopt}};
-    m.ops = {harness::Op::Read};
-    m.patterns = {harness::AccessPattern::Rand};
+    m.ops = {results::Op::Read};
+    m.patterns = {results::AccessPattern::Rand};
     m.block_sizes = {4 * KiB};
     m.ops_per_rep = rand_ops;
     m.caches = {CacheState::Direct};
@@ -115,7 +115,7 @@ class DirectSuite final : public Suite {
       table.push_back(std::move(e));
     }
     for (const FileExperiment& e : table) {
-      harness::Result r = runner.run(e);
+      results::Result r = runner.run(e);
       r.extra["total_depth"] = e.options.queue_depth;  // the curve's x: requests in flight
       out.push_back(std::move(r));
     }
@@ -126,14 +126,14 @@ class DirectSuite final : public Suite {
  private:
   // `threads` workers of O_DIRECT pread, one request in flight each, over
   // their own slices of one file (read untimed first by nobody: O_DIRECT).
-  harness::Result threaded_reads(harness::Runner& runner, const std::string& experiment, std::uint64_t blocks,
+  results::Result threaded_reads(harness::Runner& runner, const std::string& experiment, std::uint64_t blocks,
                                  unsigned threads) const {
-    harness::Result labels;
+    results::Result labels;
     labels.suite = std::string(name());
     labels.experiment = experiment;
     labels.method = "direct";
-    labels.op = harness::Op::Read;
-    labels.pattern = harness::AccessPattern::Rand;
+    labels.op = results::Op::Read;
+    labels.pattern = results::AccessPattern::Rand;
     labels.block_size = 4 * KiB;
     labels.file_size = blocks / threads * threads * 4 * KiB;
     labels.buffer = io::BufferKind::Aligned;
@@ -146,14 +146,14 @@ class DirectSuite final : public Suite {
     spec.workers = threads;
     spec.region_size = blocks / threads * 4 * KiB;
     spec.block_size = 4 * KiB;
-    spec.pattern = harness::AccessPattern::Rand;
+    spec.pattern = results::AccessPattern::Rand;
     spec.seed = runner.config().seed;
     harness::LocalTeam team(threads);
     parallel::RegionFiles files(team, &runner.scratch(), spec, "qd-curve");
     harness::WriteSource source(runner.config().seed, spec.region_size, spec.block_size, io::BufferKind::Aligned);
     files.recreate();
     files.fill(source);
-    parallel::RegionWorkload reads(team, io::find_file_method("direct"), spec, harness::Op::Read, files, source);
+    parallel::RegionWorkload reads(team, io::find_file_method("direct"), spec, results::Op::Read, files, source);
     return runner.run(reads, labels, team);
   }
 };

@@ -12,9 +12,9 @@ namespace {
 
 using store::Employee;
 
-class LmdbKvStore final : public KvStore {
+class LmdbKvStore final : public LibraryKvStore {
  public:
-  LmdbKvStore(const std::filesystem::path& path, const KvStoreOptions& o) : path_(path), batch_(o.batch), sync_(o.sync) {
+  LmdbKvStore(const std::filesystem::path& path, const KvStoreOptions& o) : LibraryKvStore(path, o) {
     check(mdb_env_create(&env_), "mdb_env_create");
     try {
       check(mdb_env_set_mapsize(env_, o.map_bytes), "mdb_env_set_mapsize");
@@ -31,17 +31,11 @@ class LmdbKvStore final : public KvStore {
       check(mdb_txn_commit(t), "mdb_txn_commit");
       max_key_ = static_cast<std::size_t>(mdb_env_get_maxkeysize(env_));
     } catch (...) {
-      mdb_env_close(env_);
-      env_ = nullptr;
+      release();
       throw;
     }
   }
-  ~LmdbKvStore() override {
-    try {
-      close();
-    } catch (...) {
-    }
-  }
+  ~LmdbKvStore() override { close_quietly(); }
 
   std::string_view name() const override { return "lmdb"; }
 
@@ -53,7 +47,7 @@ class LmdbKvStore final : public KvStore {
     MDB_val k{e.last.size(), const_cast<char*>(e.last.data())};
     MDB_val v{value_.size(), value_.data()};
     check(mdb_put(write_txn(), dbi_, &k, &v, 0), "mdb_put");
-    wrote();
+    counted();
   }
 
   bool get(std::string_view last, Employee& out) override {
@@ -81,7 +75,7 @@ class LmdbKvStore final : public KvStore {
     int rc = mdb_del(write_txn(), dbi_, &k, nullptr);
     if (rc == MDB_NOTFOUND) return false;
     check(rc, "mdb_del");
-    wrote();
+    counted();
     return true;
   }
 
@@ -96,16 +90,11 @@ class LmdbKvStore final : public KvStore {
     if (txn_ != nullptr) {
       MDB_txn* t = txn_;
       txn_ = nullptr;
-      pending_ = 0;
+      in_batch_ = 0;
       check(mdb_txn_commit(t), "mdb_txn_commit");
       ++commits_;
     }
     end_read();
-  }
-  KvStoreCounters counters() const override {
-    KvStoreCounters c;
-    c.commits = commits_;
-    return c;
   }
   static CommitSemantics semantics(bool sync) {
     return {"atomic transaction",
@@ -122,20 +111,12 @@ class LmdbKvStore final : public KvStore {
            (sync_ ? "synced commits" : "MDB_NOSYNC|MDB_NOMETASYNC (commits reach the page cache only)");
   }
 
-  void close() override {
-    if (env_ == nullptr) return;
-    try {
-      commit();
-    } catch (...) {
-      mdb_env_close(env_);
-      env_ = nullptr;
-      throw;
-    }
+ private:
+  bool is_open() const override { return env_ != nullptr; }
+  void release() override {
     mdb_env_close(env_);
     env_ = nullptr;
   }
-
- private:
   void check(int rc, const char* what) const {
     if (rc != 0) throw Error(std::string("lmdb ") + what, path_.string(), mdb_strerror(rc), rc > 0 ? rc : 0);
   }
@@ -166,22 +147,14 @@ class LmdbKvStore final : public KvStore {
     rtxn_ = nullptr;
     reads_ = 0;
   }
-  void wrote() {
-    if (++pending_ >= batch_ && batch_ != 0) commit();
-  }
 
-  std::filesystem::path path_;
-  std::uint32_t batch_;  // 0: commit only at commit()
-  bool sync_;
-  std::uint64_t commits_ = 0;
   MDB_env* env_ = nullptr;
   MDB_dbi dbi_ = 0;
   MDB_txn* txn_ = nullptr;   // the open write transaction
   MDB_txn* rtxn_ = nullptr;  // the read transaction (reset between batches)
   bool reset_ = false;
-  std::uint32_t pending_ = 0, reads_ = 0;
+  std::uint32_t reads_ = 0;
   std::size_t max_key_ = 511;
-  std::vector<std::byte> value_;
 };
 
 }  // namespace

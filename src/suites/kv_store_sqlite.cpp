@@ -12,9 +12,9 @@ namespace {
 
 using store::Employee;
 
-class SqliteKvStore final : public KvStore {
+class SqliteKvStore final : public LibraryKvStore {
  public:
-  SqliteKvStore(const std::filesystem::path& path, const KvStoreOptions& o) : path_(path), batch_(o.batch), sync_(o.sync) {
+  SqliteKvStore(const std::filesystem::path& path, const KvStoreOptions& o) : LibraryKvStore(path, o) {
     int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                              nullptr);
     if (rc != SQLITE_OK) {
@@ -36,16 +36,11 @@ class SqliteKvStore final : public KvStore {
       delete_ = prepare("DELETE FROM employee WHERE last=?1");
       count_ = prepare("SELECT count(*) FROM employee");
     } catch (...) {
-      finalize();
+      release();
       throw;
     }
   }
-  ~SqliteKvStore() override {
-    try {
-      close();
-    } catch (...) {
-    }
-  }
+  ~SqliteKvStore() override { close_quietly(); }
 
   std::string_view name() const override { return "sqlite"; }
 
@@ -105,15 +100,10 @@ class SqliteKvStore final : public KvStore {
   void commit() override {
     if (!in_txn_) return;
     in_txn_ = false;
-    ops_ = 0;
+    in_batch_ = 0;
     exec("COMMIT");
     if (wrote_) ++commits_;  // a read-only transaction's end commits nothing
     wrote_ = false;
-  }
-  KvStoreCounters counters() const override {
-    KvStoreCounters c;
-    c.commits = commits_;
-    return c;
   }
   static CommitSemantics semantics(bool sync) {
     return {"atomic transaction",
@@ -133,18 +123,8 @@ class SqliteKvStore final : public KvStore {
            (sync_ ? "synchronous=FULL" : "synchronous=OFF (commits reach the page cache only)");
   }
 
-  void close() override {
-    if (db_ == nullptr) return;
-    try {
-      commit();
-    } catch (...) {
-      finalize();
-      throw;
-    }
-    finalize();
-  }
-
  private:
+  bool is_open() const override { return db_ != nullptr; }
   [[noreturn]] void fail(const char* what) const {
     throw Error(std::string("sqlite ") + what, path_.string(), sqlite3_errmsg(db_));
   }
@@ -174,10 +154,7 @@ class SqliteKvStore final : public KvStore {
     exec("BEGIN");
     in_txn_ = true;
   }
-  void counted() {
-    if (++ops_ >= batch_ && batch_ != 0) commit();
-  }
-  void finalize() {
+  void release() override {
     for (sqlite3_stmt** s : {&insert_, &select_, &delete_, &count_}) {
       sqlite3_finalize(*s);
       *s = nullptr;
@@ -189,19 +166,13 @@ class SqliteKvStore final : public KvStore {
     }
   }
 
-  std::filesystem::path path_;
-  std::uint32_t batch_;  // 0: commit only at commit()
-  bool sync_;
-  std::uint64_t commits_ = 0;
   bool wrote_ = false;  // the open transaction changed something
-  std::vector<std::byte> value_;
   sqlite3* db_ = nullptr;
   sqlite3_stmt* insert_ = nullptr;
   sqlite3_stmt* select_ = nullptr;
   sqlite3_stmt* delete_ = nullptr;
   sqlite3_stmt* count_ = nullptr;
   bool in_txn_ = false;
-  std::uint32_t ops_ = 0;
 };
 
 }  // namespace

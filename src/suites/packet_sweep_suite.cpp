@@ -32,7 +32,7 @@ namespace iolab::suites {
 namespace {
 
 using namespace seeds;
-using harness::CacheState;
+using results::CacheState;
 using harness::FileExperiment;
 
 // The first three are the seed's own (MappedByteBuffer, FileChannel,
@@ -51,7 +51,7 @@ class PacketSweepSuite final : public Suite {
            "1 KiB writes with no flush, an inline or a background flush every 16 KiB, one at the end";
   }
 
-  std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
+  std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const Scale s = options.scale;
     const std::uint64_t size = by_scale<std::uint64_t>(s, 1 * MiB, 8 * MiB, 32 * MiB, 1 * GiB);
     const std::uint64_t cap = by_scale<std::uint64_t>(s, 1024, 16384, 65536, 0);  // calls; 0 = no cap
@@ -69,7 +69,7 @@ class PacketSweepSuite final : public Suite {
         s == Scale::Quick ? std::span(kMethods).first(kSeedMethods) : std::span(kMethods);
 
     std::vector<FileExperiment> table;
-    auto experiment = [&](std::uint64_t packet, harness::Op op, const char* method) {
+    auto experiment = [&](std::uint64_t packet, results::Op op, const char* method) {
       FileExperiment e;
       e.suite = std::string(name());
       e.method = method;
@@ -78,7 +78,7 @@ class PacketSweepSuite final : public Suite {
       std::uint64_t calls = (size + packet - 1) / packet;
       e.ops = cap != 0 && cap < calls ? cap : calls;
       e.file_size = e.ops * packet;  // capped: a smaller file, all of it read or written
-      if (op == harness::Op::Write && io::find_file_method(method).traits().maps_file)
+      if (op == results::Op::Write && io::find_file_method(method).traits().maps_file)
         e.options.mmap_grow_step = static_cast<std::size_t>(e.file_size);  // mapped once, as Java maps a region
       return e;
     };
@@ -93,15 +93,15 @@ class PacketSweepSuite final : public Suite {
     for (CacheState cache : caches)
       for (std::uint64_t p : packets)
         for (const char* m : methods) {
-          FileExperiment e = experiment(p, harness::Op::Read, m);
+          FileExperiment e = experiment(p, results::Op::Read, m);
           e.cache = cache;
           e.eviction = kEviction;
-          e.experiment = "read " + what(e) + ", " + std::string(harness::to_string(cache));
+          e.experiment = "read " + what(e) + ", " + std::string(results::to_string(cache));
           table.push_back(std::move(e));
         }
     for (std::uint64_t p : packets)
       for (const char* m : methods) {
-        FileExperiment e = experiment(p, harness::Op::Write, m);
+        FileExperiment e = experiment(p, results::Op::Write, m);
         e.experiment = "write " + what(e) + " to a fresh file";
         table.push_back(std::move(e));
       }
@@ -131,7 +131,7 @@ class PacketSweepSuite final : public Suite {
         e.suite = std::string(name());
         e.experiment = "write " + label(flush_size) + " in 1k packets, " + policy.words;
         e.method = m;
-        e.op = harness::Op::Write;
+        e.op = results::Op::Write;
         e.block_size = 1 * KiB;
         e.ops = flush_size / KiB;
         e.file_size = flush_size;
@@ -153,7 +153,7 @@ class PacketSweepSuite final : public Suite {
       }
     }
 
-    std::vector<harness::Result> out;
+    std::vector<results::Result> out;
     run_all(runner, table, out);
     return out;
   }

@@ -51,8 +51,8 @@ constexpr const char* kSeedSource = "seed 003: Java on an IBM SP, best over 1..6
 
 
 // The paper's figures (MB/s as published, their machine): beside ours, never compared as numbers.
-std::optional<harness::Reference> paper_figure(ArrayWay way, bool write) {
-  auto ref = [](std::string what, double v) { return harness::Reference{kSeedSource + (", " + what), v, "MB/s"}; };
+std::optional<results::Reference> paper_figure(ArrayWay way, bool write) {
+  auto ref = [](std::string what, double v) { return results::Reference{kSeedSource + (", " + what), v, "MB/s"}; };
   switch (way) {
     case ArrayWay::Raw: return write ? ref("raw byte array write, 32 processors", 106) : ref("raw byte array read, 16 processors", 96);
     case ArrayWay::Encode: return write ? ref("encode write, 64 processors", 20) : ref("decode read, 64 processors", 30);
@@ -64,13 +64,13 @@ std::optional<harness::Reference> paper_figure(ArrayWay way, bool write) {
   return std::nullopt;
 }
 
-harness::Result labels(const std::string& experiment, const std::string& method, bool write, unsigned workers) {
-  harness::Result r;
+results::Result labels(const std::string& experiment, const std::string& method, bool write, unsigned workers) {
+  results::Result r;
   r.suite = "parallel";
   r.experiment = experiment;
   r.method = method;
-  r.op = write ? harness::Op::Write : harness::Op::Read;
-  r.pattern = harness::AccessPattern::Seq;
+  r.op = write ? results::Op::Write : results::Op::Read;
+  r.pattern = results::AccessPattern::Seq;
   r.threads = workers;
   return r;
 }
@@ -200,11 +200,11 @@ class ParallelSuite final : public Suite {
     }
   }
 
-  std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
+  std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const ParallelPlan plan = plan_for(options.scale);
     std::vector<unsigned> threads = options.threads.empty() ? plan.threads : options.threads;
     check(options);
-    std::vector<harness::Result> out;
+    std::vector<results::Result> out;
     for (const std::string& method : plan.region_methods)
       for (Layout layout : plan.layouts)
         for (unsigned w : threads) run_regions(runner, plan, method, layout, w, out);
@@ -216,7 +216,7 @@ class ParallelSuite final : public Suite {
 
  private:
   static void run_regions(harness::Runner& runner, const ParallelPlan& plan, const std::string& method_name,
-                          Layout layout, unsigned workers, std::vector<harness::Result>& out) {
+                          Layout layout, unsigned workers, std::vector<results::Result>& out) {
     const std::uint64_t region = plan.region_total / workers / kRegionGranule * kRegionGranule;
     if (region == 0)
       throw UsageError("--threads " + std::to_string(workers),
@@ -224,9 +224,9 @@ class ParallelSuite final : public Suite {
                            " file of this scale");
     const io::Method& method = io::find_file_method(method_name);
     const std::string experiment = std::string(to_string(layout));
-    harness::Result w = labels(experiment, method_name, true, workers), r = labels(experiment, method_name, false, workers);
+    results::Result w = labels(experiment, method_name, true, workers), r = labels(experiment, method_name, false, workers);
     const bool direct = method.traits().bypasses_page_cache;
-    for (harness::Result* x : {&w, &r}) {
+    for (results::Result* x : {&w, &r}) {
       x->block_size = std::min(plan.block_size, region);
       x->file_size = region * workers;
       x->buffer = io::BufferKind::Aligned;
@@ -236,10 +236,10 @@ class ParallelSuite final : public Suite {
     }
     w.cache.reset();
     w.cache_method = "fresh file, preallocated";
-    r.cache = harness::CacheState::Warm;
+    r.cache = results::CacheState::Warm;
     r.cache_method = "written, flushed, read once";
     if (direct) {
-      w.cache = r.cache = harness::CacheState::Direct;
+      w.cache = r.cache = results::CacheState::Direct;
       w.cache_method = r.cache_method = "O_DIRECT";
     }
     RegionSpec spec;
@@ -252,20 +252,20 @@ class ParallelSuite final : public Suite {
     harness::LocalTeam team(workers);
     RegionFiles files(team, &runner.scratch(), spec, "parallel-" + method_name);
     harness::WriteSource source(runner.config().seed, region, spec.block_size, io::BufferKind::Aligned);
-    RegionWorkload writes(team, method, spec, harness::Op::Write, files, source);
-    harness::Result wr = runner.run(writes, w, team);
+    RegionWorkload writes(team, method, spec, results::Op::Write, files, source);
+    results::Result wr = runner.run(writes, w, team);
     out.push_back(wr);
     if (wr.skipped) {
       out.push_back(runner.skip(r, *wr.skipped));
       return;
     }
     files.flush();  // reads then neither race writeback nor miss data under O_DIRECT
-    RegionWorkload reads(team, method, spec, harness::Op::Read, files, source);
+    RegionWorkload reads(team, method, spec, results::Op::Read, files, source);
     out.push_back(runner.run(reads, r, team));
   }
 
   static void run_arrays(harness::Runner& runner, const ParallelPlan& plan, ArrayWay way, unsigned workers,
-                         std::vector<harness::Result>& out) {
+                         std::vector<results::Result>& out) {
     const auto& cfg = runner.config();
     const std::uint64_t all_ints = plan.array_total / 4;
     const std::uint64_t cap = way == ArrayWay::ElementStream           ? plan.element_cap_ints
@@ -277,8 +277,8 @@ class ParallelSuite final : public Suite {
       throw UsageError("--threads " + std::to_string(workers), "more workers than ints in the arrays of this scale");
     const std::uint64_t region = n * 4;
     const std::string method(to_string(way));
-    harness::Result w = labels("typed-arrays", method, true, workers), r = labels("typed-arrays", method, false, workers);
-    for (harness::Result* x : {&w, &r}) {
+    results::Result w = labels("typed-arrays", method, true, workers), r = labels("typed-arrays", method, false, workers);
+    for (results::Result* x : {&w, &r}) {
       x->block_size = per_element(way) ? 4 : chunked(way) ? std::min<std::uint64_t>(region, kArrayChunkInts * 4) : region;
       x->file_size = region * workers;
       x->buffer = io::BufferKind::Heap;
@@ -294,7 +294,7 @@ class ParallelSuite final : public Suite {
     }
     w.cache.reset();
     w.cache_method = "fresh file, preallocated";
-    r.cache = harness::CacheState::Warm;
+    r.cache = results::CacheState::Warm;
     r.cache_method = "written just before";
 
     // Each worker's array: pattern bytes read as ints, so about half are negative.
@@ -313,8 +313,8 @@ class ParallelSuite final : public Suite {
   // How far each result is from its baseline: typed arrays against raw
   // (same op, workers), everything against one worker (same experiment,
   // method, op).
-  static void add_ratios(std::vector<harness::Result>& out) {
-    std::map<std::tuple<std::string, std::string, harness::Op, unsigned>, double> rate;
+  static void add_ratios(std::vector<results::Result>& out) {
+    std::map<std::tuple<std::string, std::string, results::Op, unsigned>, double> rate;
     for (const auto& r : out)
       if (!r.skipped && !r.samples_s.empty()) rate[{r.experiment, r.method, r.op, r.threads}] = r.median_mib_per_s();
     for (auto& r : out) {

@@ -37,7 +37,7 @@ inline constexpr std::uint64_t GiB = 1024 * MiB;
 // (fdatasync + posix_fadvise(DONTNEED)), measured with mincore before every
 // repetition. Cheaper than sync + drop_caches (which flushes and empties the
 // whole machine's cache, hundreds of times per run) and as cold for our file.
-inline constexpr harness::Eviction kEviction = harness::Eviction::PerFile;
+inline constexpr results::Eviction kEviction = results::Eviction::PerFile;
 // Pattern seed of the files custom workloads write and verify themselves.
 inline constexpr std::uint64_t kCustomSeed = 0x5EED5;
 
@@ -55,9 +55,9 @@ T by_scale(Scale s, T tiny, T quick, T normal, T full) {
 
 // A seed's published time for `bytes` as a throughput, so it can stand beside
 // ours at any scale; `source` keeps the original figure in words.
-inline harness::Reference published(std::string source, double bytes, double ms) {
+inline results::Reference published(std::string source, double bytes, double ms) {
   double rate = bytes / static_cast<double>(MiB) / (ms / 1000.0);
-  return harness::Reference{std::move(source), static_cast<double>(static_cast<long long>(rate + 0.5)), "MiB/s"};
+  return results::Reference{std::move(source), static_cast<double>(static_cast<long long>(rate + 0.5)), "MiB/s"};
 }
 
 // "1k", "4m", "1g", or the byte count when not a round binary multiple.
@@ -72,13 +72,13 @@ inline std::string count_label(std::uint64_t n) {
 
 // Runs experiments in order and collects the results.
 inline void run_all(harness::Runner& runner, const std::vector<harness::FileExperiment>& table,
-                    std::vector<harness::Result>& out) {
+                    std::vector<results::Result>& out) {
   for (const auto& e : table) out.push_back(runner.run(e));
 }
 
 // A result for a custom experiment that cannot run here, reported like the
 // runner reports its own skips (never silently dropped).
-inline harness::Result skipped(harness::Runner& runner, harness::Result labels, std::string reason) {
+inline results::Result skipped(harness::Runner& runner, results::Result labels, std::string reason) {
   labels.skipped = std::move(reason);
   labels.reps = 0;
   if (runner.config().on_result) runner.config().on_result(labels);
@@ -90,11 +90,11 @@ inline harness::Result skipped(harness::Runner& runner, harness::Result labels, 
 // the ScratchDir, which removes everything it created.)
 struct Custom {
   harness::CustomExperiment experiment;
-  std::function<void(harness::Result&)> finish;
+  std::function<void(results::Result&)> finish;
 };
 
-inline harness::Result run_custom(harness::Runner& runner, const Custom& c) {
-  harness::Result r = runner.run(c.experiment);
+inline results::Result run_custom(harness::Runner& runner, const Custom& c) {
+  results::Result r = runner.run(c.experiment);
   if (c.finish) c.finish(r);
   return r;
 }

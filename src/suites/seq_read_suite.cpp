@@ -20,7 +20,7 @@ namespace iolab::suites {
 namespace {
 
 using namespace seeds;
-using harness::CacheState;
+using results::CacheState;
 using harness::FileExperiment;
 
 // The seed's file: 1,818,681 reads of 1 KiB, 1,777 of 1 MiB, 178 of 10 MiB.
@@ -75,14 +75,14 @@ class SeqReadSuite final : public Suite {
 
   static std::uint64_t file_size(Scale s) { return by_scale<std::uint64_t>(s, 2 * MiB, 16 * MiB, 64 * MiB, kSeedFileBytes); }
 
-  std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
+  std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const std::uint64_t size = file_size(options.scale);
     // The matrix: cache x buffer size x read path, every path reading the whole file.
     // The quick scale is a first look: the seed's own four paths, warm (its
     // figures are page-cache figures), at 1 KiB and 1 MiB.
     const bool quick = options.scale == Scale::Quick;
     harness::Matrix m;
-    m.ops = {harness::Op::Read};
+    m.ops = {results::Op::Read};
     m.caches = quick ? std::vector{CacheState::Warm} : std::vector{CacheState::Warm, CacheState::Cold};
     for (const Published& p : kPublished) m.block_sizes.push_back(p.buffer);
     m.block_sizes.erase(m.block_sizes.begin());  // the default axis value
@@ -96,7 +96,7 @@ class SeqReadSuite final : public Suite {
     for (FileExperiment& e : table) {
       e.suite = std::string(name());
       e.experiment = "read " + label(size) + " file, " + label(e.block_size) + " buffer, " +
-                     std::string(harness::to_string(e.cache));
+                     std::string(results::to_string(e.cache));
       // The seed's figures are page-cache figures (see the top of this file).
       const ReadPath& path = *std::find_if(kPaths.begin(), kPaths.end(), [&](const ReadPath& p) {
         return p.variant.method == e.method && p.variant.label == e.method_label && p.variant.buffer == e.buffer &&
@@ -109,7 +109,7 @@ class SeqReadSuite final : public Suite {
                                     std::to_string(static_cast<int>(p.*path.ms + 0.5)) + " ms for 1.73 GB",
                                 static_cast<double>(kSeedFileBytes), p.*path.ms);
     }
-    std::vector<harness::Result> out;
+    std::vector<results::Result> out;
     run_all(runner, table, out);
     return out;
   }

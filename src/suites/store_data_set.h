@@ -87,11 +87,11 @@ std::string check_contents(KvStore& engine, const StoreDataSet& w, Stage stage);
 // engines that misbehave in one phase.
 using KvStoreOpener = std::function<std::unique_ptr<KvStore>(
     const std::string& method, const std::filesystem::path& path, const KvStoreOptions& options,
-    harness::Op phase)>;
+    results::Op phase)>;
 // One engine through the phases at one cadence, as the suite runs each
 // engine of each table (`published_only`: insert and get). Throws Error when
 // a phase's data does not verify.
-std::vector<harness::Result> run_kv_store(harness::Runner& runner, const StoreDataSet& w, const std::string& method,
+std::vector<results::Result> run_kv_store(harness::Runner& runner, const StoreDataSet& w, const std::string& method,
                                         const Cadence& cadence, std::uint64_t map_bytes, bool published_only,
                                         const KvStoreOpener& open = {});
 

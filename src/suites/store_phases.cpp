@@ -48,22 +48,22 @@ constexpr SeedFigure kSeedFigures[] = {
 // The seed's figure for this row, or none: inserts that flushed only beside
 // the table that flushes most (fdatasync every 1,000 ops), the rest beside
 // the page-cache table with one commit per phase (the seed's Java committed nothing).
-std::optional<harness::Reference> seed_reference(const std::string& method, harness::Op op, const Cadence& cadence,
+std::optional<results::Reference> seed_reference(const std::string& method, results::Op op, const Cadence& cadence,
                                                  std::uint64_t n) {
   auto it = std::find_if(std::begin(kSeedFigures), std::end(kSeedFigures),
                          [&](const SeedFigure& f) { return f.method == method; });
   if (it == std::end(kSeedFigures)) return std::nullopt;
-  bool flushed = op == harness::Op::Insert && it->insert_flushes;
+  bool flushed = op == results::Op::Insert && it->insert_flushes;
   bool row_flushes = cadence.fdatasync && cadence.every != 0;
   bool row_quiet = !cadence.fdatasync && cadence.every == 0;
   if (flushed ? !row_flushes : !row_quiet) return std::nullopt;
-  double ms = op == harness::Op::Insert ? it->insert_ms : op == harness::Op::Get ? it->get_ms : 0;
+  double ms = op == results::Op::Insert ? it->insert_ms : op == results::Op::Get ? it->get_ms : 0;
   if (ms == 0) return std::nullopt;
   std::string source = "seed 000: Java, their machine; " + std::string(it->java);
   if (flushed)
     source += " with force() at each growth step (1 KiB: about every 10 records; ours here: fdatasync every 1,000)";
-  if (n == 100000) return harness::Reference{source, ms, "ms"};
-  return harness::Reference{source + ", " + std::to_string(static_cast<long long>(ms)) +
+  if (n == 100000) return results::Reference{source, ms, "ms"};
+  return results::Reference{source + ", " + std::to_string(static_cast<long long>(ms)) +
                                 " ms for 100,000 scaled linearly to " + std::to_string(n),
                             ms * static_cast<double>(n) / 100000.0, "ms"};
 }
@@ -111,9 +111,9 @@ class KvStorePhases {
   }
 
   // Gets and reopen write nothing: they run in the page-cache tables only.
-  std::vector<harness::Result> run() {
+  std::vector<results::Result> run() {
     const bool reads = !cadence_.fdatasync;
-    std::vector<harness::Result> out;
+    std::vector<results::Result> out;
     out.push_back(insert());
     if (reads) out.push_back(get());
     if (published_only_) return out;
@@ -130,21 +130,21 @@ class KvStorePhases {
     return {io::FlushSchedule::EveryOps, io::Durability::Fdatasync, cadence_.every};
   }
 
-  harness::Result labels(harness::Op op) const {
-    harness::Result r;
+  results::Result labels(results::Op op) const {
+    results::Result r;
     r.suite = "store";
     // Key order and value bytes are the same in every table and engine: stated in its heading.
     r.experiment = fmt::format("{} records (random key order; value: the encoded employee record, {}-{} B): {}, {}; {}",
-                               count_label(w_.n), w_.min_value, w_.max_value, harness::to_string(op), cadence_.label,
+                               count_label(w_.n), w_.min_value, w_.max_value, results::to_string(op), cadence_.label,
                                commits_heading(cadence_.fdatasync));
     r.method = method_;
     r.op = op;
-    if (op != harness::Op::Reopen) r.pattern = harness::AccessPattern::Rand;  // key order; reopen reads the file
+    if (op != results::Op::Reopen) r.pattern = results::AccessPattern::Rand;  // key order; reopen reads the file
     r.block_size = 0;
     r.buffer.reset();
-    if (op == harness::Op::Insert) r.cache.reset();
-    else r.cache = harness::CacheState::Warm;
-    r.cache_method = op == harness::Op::Insert ? "fresh file" : "just written";
+    if (op == results::Op::Insert) r.cache.reset();
+    else r.cache = results::CacheState::Warm;
+    r.cache_method = op == results::Op::Insert ? "fresh file" : "just written";
     r.sync = sync_policy();
     r.reference = seed_reference(method_, op, cadence_, w_.n);
     r.extra = {{"records", w_.n},
@@ -184,7 +184,7 @@ class KvStorePhases {
   static void copy_store(const std::filesystem::path& from, const std::filesystem::path& to) {
     io::find_copy_method("readwrite").copy(from, to);
   }
-  void open_store(const std::filesystem::path& p, harness::Op phase) {
+  void open_store(const std::filesystem::path& p, results::Op phase) {
     engine_ = open_ ? open_(method_, p, options_, phase) : open_kv_store(method_, p, options_);
     traits_ = engine_->traits();
     description_ = engine_->describe();
@@ -196,7 +196,7 @@ class KvStorePhases {
     }
   }
   // Untimed, after the last pass of `phase`: every record read back from the store that pass left.
-  bool holds(const std::filesystem::path& p, Stage stage, harness::Op phase) {
+  bool holds(const std::filesystem::path& p, Stage stage, results::Op phase) {
     open_store(p, phase);
     std::string why = check_contents(*engine_, w_, stage);
     close_engine();
@@ -237,7 +237,7 @@ class KvStorePhases {
     last_syncs_ = after.c.syncs - before_.c.syncs;
     last_holes_reused_ = after.c.holes_reused - before_.c.holes_reused;
   }
-  void add_extra(harness::Result& r, const std::filesystem::path& file) {
+  void add_extra(results::Result& r, const std::filesystem::path& file) {
     r.extra["engine"] = description_;
     r.extra["commits"] = last_commits_;
     if (traits_.counts_own_io) r.extra["syncs"] = last_syncs_;
@@ -254,13 +254,13 @@ class KvStorePhases {
   // the mutations, the commit that ends the phase and close() (the work an
   // engine defers to it, such as SQLite's checkpoint, is the phase's);
   // verified by reading back.
-  harness::Result mutate(harness::Op op, const std::filesystem::path& from, Stage stage,
+  results::Result mutate(results::Op op, const std::filesystem::path& from, Stage stage,
                          const std::function<std::uint64_t()>& mutations) {
     harness::CustomExperiment c;
     c.labels = labels(op);
     c.prepare = [this, op, &from] {
       if (!work_.empty()) remove_file(work_);
-      work_ = new_file(std::string(harness::to_string(op)));
+      work_ = new_file(std::string(results::to_string(op)));
       if (!from.empty()) copy_store(from, work_);
       open_store(work_, op);
       begin_rep();
@@ -276,7 +276,7 @@ class KvStorePhases {
       close_engine();
     };
     c.verify = [this, stage, op] { return holds(work_, stage, op); };
-    harness::Result r = runner_.run(c);
+    results::Result r = runner_.run(c);
     std::filesystem::path done = work_;  // the last pass's store feeds the next phases
     work_.clear();
     add_extra(r, done);
@@ -286,8 +286,8 @@ class KvStorePhases {
     return r;
   }
 
-  harness::Result insert() {
-    harness::Result r = mutate(harness::Op::Insert, {}, Stage::Inserted, [this] {
+  results::Result insert() {
+    results::Result r = mutate(results::Op::Insert, {}, Stage::Inserted, [this] {
       for (const Employee& e : w_.records) engine_->put(e);
       return w_.n;
     });
@@ -297,12 +297,12 @@ class KvStorePhases {
 
   // Gets: the timed passes fold what they got (GetFold), the verification
   // pass, untimed, makes the same calls and checks every field.
-  harness::Result get() {
+  results::Result get() {
     auto bad_folds = std::make_shared<std::uint64_t>(0);
     harness::CustomExperiment c;
-    c.labels = labels(harness::Op::Get);
+    c.labels = labels(results::Op::Get);
     c.prepare = [this] {
-      if (!engine_) open_store(full_, harness::Op::Get);  // once: gets change nothing
+      if (!engine_) open_store(full_, results::Op::Get);  // once: gets change nothing
       begin_rep();
     };
     c.verification = [this] { return reported(full_, check_gets(*engine_, w_)); };
@@ -314,7 +314,7 @@ class KvStorePhases {
     c.verify = [this, bad_folds] {
       return reported(full_, *bad_folds == 0 ? "" : "a timed pass got other records than were written (count or lengths)");
     };
-    harness::Result r = runner_.run(c);
+    results::Result r = runner_.run(c);
     close_engine();
     add_extra(r, full_);
     r.extra["verified_by"] =
@@ -327,8 +327,8 @@ class KvStorePhases {
     return r;
   }
 
-  harness::Result remove() {
-    harness::Result r = mutate(harness::Op::Remove, full_, Stage::Removed, [this] {
+  results::Result remove() {
+    results::Result r = mutate(results::Op::Remove, full_, Stage::Removed, [this] {
       for (std::string_view key : w_.remove_keys) engine_->remove(key);  // the read-back finds any that failed
       return static_cast<std::uint64_t>(w_.removed.size());
     });
@@ -336,8 +336,8 @@ class KvStorePhases {
     return r;
   }
 
-  harness::Result reinsert() {
-    harness::Result r = mutate(harness::Op::Reinsert, after_remove_, Stage::Reinserted, [this] {
+  results::Result reinsert() {
+    results::Result r = mutate(results::Op::Reinsert, after_remove_, Stage::Reinserted, [this] {
       for (const Employee& e : w_.fresh) engine_->put(e);
       return static_cast<std::uint64_t>(w_.fresh.size());
     });
@@ -346,14 +346,14 @@ class KvStorePhases {
     return r;
   }
 
-  harness::Result reopen() {
+  results::Result reopen() {
     auto ok = std::make_shared<bool>(true);
     harness::CustomExperiment c;
-    c.labels = labels(harness::Op::Reopen);
+    c.labels = labels(results::Op::Reopen);
     std::uint64_t expect = w_.n - w_.removed.size() + w_.fresh.size();
     c.prepare = [this] { begin_rep(); };  // no engine open: counters start at zero
     c.timed = [this, ok, expect] {
-      open_store(final_, harness::Op::Reopen);  // ours: scan, CRC-check and index every record
+      open_store(final_, results::Op::Reopen);  // ours: scan, CRC-check and index every record
       if (engine_->size() != expect) *ok = false;
       return timed_rep(1);  // one reopen: tables print its time
     };
@@ -361,8 +361,8 @@ class KvStorePhases {
       end_rep();
       close_engine();
     };
-    c.verify = [this, ok] { return *ok && holds(final_, Stage::Reinserted, harness::Op::Reopen); };
-    harness::Result r = runner_.run(c);
+    c.verify = [this, ok] { return *ok && holds(final_, Stage::Reinserted, results::Op::Reopen); };
+    results::Result r = runner_.run(c);
     add_extra(r, final_);
     r.extra["reopened_records"] = expect;
     r.extra["what_is_timed"] = traits_.rebuilds_index_on_open
@@ -391,7 +391,7 @@ class KvStorePhases {
 
 }  // namespace
 
-std::vector<harness::Result> store_suite::run_kv_store(harness::Runner& runner, const StoreDataSet& w,
+std::vector<results::Result> store_suite::run_kv_store(harness::Runner& runner, const StoreDataSet& w,
                                                      const std::string& method, const Cadence& cadence,
                                                      std::uint64_t map_bytes, bool published_only,
                                                      const KvStoreOpener& open) {

@@ -39,7 +39,7 @@ class StoreSuite final : public Suite {
     if (n > 50000000) throw UsageError("--records " + std::to_string(n), "at most 50,000,000 (all are kept in memory)");
   }
 
-  std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
+  std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     check(options);
     std::uint64_t n = options.records != 0
                           ? options.records
@@ -47,7 +47,7 @@ class StoreSuite final : public Suite {
     StoreDataSet w = make_data_set(n, runner.config().seed);
     // LMDB's map must hold the data with B-tree overhead; the file stays sparse.
     std::uint64_t map_bytes = std::max<std::uint64_t>(64 * MiB, w.data_bytes * 4);
-    std::vector<harness::Result> out;
+    std::vector<results::Result> out;
     // The quick scale: the first table (commit every 1,000 ops, page cache),
     // insert and get (the phases the seed published) only; the default scale
     // leaves out the last table (one fdatasync per phase).

@@ -11,7 +11,7 @@
 
 namespace iolab::suites {
 
-std::vector<harness::Result> decide_trace(harness::Runner& runner, const replay::Trace& t,
+std::vector<results::Result> decide_trace(harness::Runner& runner, const replay::Trace& t,
                                           const std::vector<const io::Method*>& methods,
                                           const replay::Settings& replay, const TraceDecisionSettings& settings) {
   // The candidates as the decision's records name them: the method and its traits in the replay's options.
@@ -24,7 +24,7 @@ std::vector<harness::Result> decide_trace(harness::Runner& runner, const replay:
     return op.kind == trace::OpKind::Fsync || op.kind == trace::OpKind::Fdatasync || op.kind == trace::OpKind::Msync ||
            op.kind == trace::OpKind::SyncFileRange;
   });
-  std::vector<harness::Result> records;
+  std::vector<results::Result> records;
   const std::uint64_t seed = settings.seed * 1000003u + std::hash<std::string>{}(t.name) % 1000003u;
   const harness::RunConfig& config = runner.config();
   RoundsTrial trial(config, runner.scratch(), d, seed, settings.first_stage, config.min_time, records,

@@ -83,7 +83,7 @@ Custom java_buffered(harness::Runner& runner, std::string suite, std::string exp
   c.labels.suite = std::move(suite);
   c.labels.experiment = std::move(experiment);
   c.labels.method = "bufferedstream";
-  c.labels.op = harness::Op::Write;
+  c.labels.op = results::Op::Write;
   c.labels.block_size = write_size;
   c.labels.file_size = write_size * writes;
   c.labels.buffer = io::BufferKind::Heap;
@@ -113,7 +113,7 @@ Custom java_buffered(harness::Runner& runner, std::string suite, std::string exp
         st->verified && file_matches_pattern(st->file, write_size * writes, kCustomSeed, st->period, check);
   };
   c.verify = [st] { return st->verified; };
-  custom.finish = [st](harness::Result&) {
+  custom.finish = [st](results::Result&) {
     if (!st->file.empty()) st->scratch->remove_file(st->file);
     st->file.clear();
   };
@@ -128,9 +128,9 @@ class WriteBufferingSuite final : public Suite {
     return "128-byte writes buffered (4 KiB) vs unbuffered; 1-4 KiB writes through a 4 KiB buffer (the half-buffer rule)";
   }
 
-  std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
+  std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const Scale s = options.scale;
-    std::vector<harness::Result> out;
+    std::vector<results::Result> out;
 
     // #1: 128-byte writes, several call counts.
     auto counts = by_scale<std::vector<std::uint64_t>>(s, {2000}, {100000}, {100000},
@@ -153,7 +153,7 @@ class WriteBufferingSuite final : public Suite {
         e.method = w.method;
         e.method_label = w.label;
         e.options.stream_buffer = w.stream_buffer;
-        e.op = harness::Op::Write;
+        e.op = results::Op::Write;
         e.block_size = 128;
         e.ops = n;
         e.file_size = 128 * n;
@@ -179,7 +179,7 @@ class WriteBufferingSuite final : public Suite {
         e.method = w.method;
         e.method_label = w.label;
         e.options.stream_buffer = w.stream_buffer;
-        e.op = harness::Op::Write;
+        e.op = results::Op::Write;
         e.block_size = size;
         e.ops = writes;
         e.file_size = size * writes;

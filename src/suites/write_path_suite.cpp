@@ -22,7 +22,7 @@ FileExperiment writer(std::string_view suite, std::string experiment, const char
   e.suite = std::string(suite);
   e.experiment = std::move(experiment);
   e.method = method;
-  e.op = harness::Op::Write;
+  e.op = results::Op::Write;
   e.block_size = size;
   e.ops = count;
   e.file_size = size * count;
@@ -38,7 +38,7 @@ class WritePathSuite final : public Suite {
     return "pwrite from heap vs aligned buffers (1 KiB; 4 KiB..64 MiB sweep); mmap vs pwrite vs stdio writes; 1..20 KiB pwrite";
   }
 
-  std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
+  std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const Scale s = options.scale;
     std::vector<FileExperiment> table;
 
@@ -84,7 +84,7 @@ class WritePathSuite final : public Suite {
              {1 * KiB, 4 * KiB, 8 * KiB, 12 * KiB, 16 * KiB, 20 * KiB}, {1 * KiB, 4 * KiB, 8 * KiB, 12 * KiB, 16 * KiB, 20 * KiB}))
       table.push_back(writer(name(), count_label(n6) + " pwrites of 1..20k", "pread", size, n6, io::BufferKind::Aligned));
 
-    std::vector<harness::Result> out;
+    std::vector<results::Result> out;
     run_all(runner, table, out);
     return out;
   }

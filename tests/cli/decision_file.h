@@ -19,7 +19,7 @@ inline void write_decision_file(const std::filesystem::path& path, const std::st
   using decision::Row;
   const std::vector<std::string> mapped{"maps_file", "positional"}, positional{"positional"},
       buffered{"user_space_buffer", "positional", "library_calls"};
-  harness::Results rs;
+  results::Results rs;
   rs.environment.hostname = "h";
   rs.environment.created = "2026-12-04T18:00:00Z";
   rs.environment.command = "iolab recommend --op read,write --bs 64,4k";
@@ -28,10 +28,10 @@ inline void write_decision_file(const std::filesystem::path& path, const std::st
         c, {{mmap_label, mapped, mmap}, {"pread", positional, pread}, {"stdio", buffered, stdio}}, 0.02, seed);
     rs.results.insert(rs.results.end(), records.begin(), records.end());
   };
-  add({Row{harness::Op::Read, "none", Column::Warm}, 64}, 3000, 1000, 900, 1);
-  add({Row{harness::Op::Read, "none", Column::Warm}, 4096}, 3000, 1500, 900, 2);
-  add({Row{harness::Op::Write, "none", Column::Buffered}, 4096}, 500, 1200, 1000, 3);
-  std::ofstream(path) << harness::to_json(rs).dump();
+  add({Row{results::Op::Read, "none", Column::Warm}, 64}, 3000, 1000, 900, 1);
+  add({Row{results::Op::Read, "none", Column::Warm}, 4096}, 3000, 1500, 900, 2);
+  add({Row{results::Op::Write, "none", Column::Buffered}, 4096}, 500, 1200, 1000, 3);
+  std::ofstream(path) << results::to_json(rs).dump();
 }
 
 }  // namespace iolab::testing

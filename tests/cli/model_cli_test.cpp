@@ -194,18 +194,18 @@ TEST_F(ModelCli, SaveRefusesFilesOfTwoMachines) {
 // against the model's crossovers (the pick changes from b to a between
 // 512 B and 2 KiB; the model's lines cross at 1800 B).
 TEST_F(ModelCli, ChecksTheDecisionMapsPickChangesAgainstTheCrossovers) {
-  iolab::harness::Results file;
+  iolab::results::Results file;
   file.environment.hostname = "h";
   std::uint64_t seed = 3;
   for (std::uint64_t size : {32u, 128u, 512u, 2048u, 8192u}) {
     const double s = static_cast<double>(size);
     auto mib_s = [s](double call, double byte) { return s / (call + s * byte) / (1 << 20); };
-    const iolab::decision::Condition c{{iolab::harness::Op::Read, "none", iolab::decision::Column::Warm}, size};
+    const iolab::decision::Condition c{{iolab::results::Op::Read, "none", iolab::decision::Column::Warm}, size};
     for (auto& r : iolab::testing::synthetic_condition(c, {{"a", {}, mib_s(1e-6, 0.5e-9)}, {"b", {}, mib_s(100e-9, 1e-9)}},
                                                       0.01, seed++))
       file.results.push_back(std::move(r));
   }
-  const auto in = write("decision.json", iolab::harness::to_json(file).dump());
+  const auto in = write("decision.json", iolab::results::to_json(file).dump());
   Ran r = iolab_cmd({"model", in.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Crossovers against the decision map: 1 of 1 pick changes have the model's crossover between "

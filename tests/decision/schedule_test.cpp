@@ -51,7 +51,7 @@ struct Fixture {
   }
 };
 
-const Row kWarm{harness::Op::Read, "none", Column::Warm}, kCold{harness::Op::Read, "none", Column::Cold};
+const Row kWarm{results::Op::Read, "none", Column::Warm}, kCold{results::Op::Read, "none", Column::Cold};
 
 TEST(Schedule, ACheapMachineGetsEverySizeEvery4x) {
   Fixture f;

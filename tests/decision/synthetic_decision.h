@@ -22,7 +22,7 @@ struct SyntheticCandidate {
   double mib_s = 100;
 };
 
-inline std::vector<harness::Result> synthetic_condition(const decision::Condition& c,
+inline std::vector<results::Result> synthetic_condition(const decision::Condition& c,
                                                         const std::vector<SyntheticCandidate>& cands, double sd,
                                                         std::uint64_t seed, unsigned max_rounds = 400,
                                                         decision::Guarantee g = {}) {
@@ -46,9 +46,9 @@ inline std::vector<harness::Result> synthetic_condition(const decision::Conditio
   }
   if (!sel.done()) sel.stop_for_budget();
   const std::string stop = sel.stop() == decision::Selection::Stop::Budget ? "budget" : "selected";
-  std::vector<harness::Result> out;
+  std::vector<results::Result> out;
   for (std::size_t i = 0; i < n; ++i) {
-    harness::Result r;
+    results::Result r;
     r.suite = "decision";
     r.experiment = c.key();
     r.method = cands[i].label;

@@ -25,7 +25,7 @@ const std::vector<std::string> kMapped{"maps_file", "positional"}, kPositional{"
     kBuffered{"user_space_buffer", "positional", "library_calls"};
 
 Condition cond(const char* op, std::uint64_t size, const char* flush, Column col) {
-  return {Row{std::string(op) == "read" ? harness::Op::Read : harness::Op::Write, flush, col}, size};
+  return {Row{std::string(op) == "read" ? results::Op::Read : results::Op::Write, flush, col}, size};
 }
 
 std::vector<SyntheticCandidate> three(double mmap, double pread, double stdio) {
@@ -88,7 +88,7 @@ class ShortRepetitionTrial final : public ConditionTrial {
  public:
   // `out` gets the records, `ended_by_withdrawal` whether the withdrawal ended the selection (both outlive the trial).
   ShortRepetitionTrial(const Condition& c, std::vector<double> mib_s, std::uint64_t seed, std::size_t short_candidate,
-                       unsigned short_round, std::vector<harness::Result>& out, bool& ended_by_withdrawal)
+                       unsigned short_round, std::vector<results::Result>& out, bool& ended_by_withdrawal)
       : c_(c), mib_s_(std::move(mib_s)), rng_(seed), short_candidate_(short_candidate), short_round_(short_round),
         samples_(mib_s_.size()), out_(out), ended_by_withdrawal_(ended_by_withdrawal) {}
   std::vector<std::string> start() override { return std::vector<std::string>(mib_s_.size()); }
@@ -111,7 +111,7 @@ class ShortRepetitionTrial final : public ConditionTrial {
   }
   void finish(const Selection& s, const Ending& ending) override {
     for (std::size_t i = 0; i < mib_s_.size(); ++i) {
-      harness::Result r;
+      results::Result r;
       r.op = c_.row.op;
       r.block_size = c_.size;
       r.bytes = static_cast<std::uint64_t>(kBytes);
@@ -146,7 +146,7 @@ class ShortRepetitionTrial final : public ConditionTrial {
   std::size_t short_candidate_;
   unsigned short_round_, rounds_ = 0;
   std::vector<std::vector<double>> samples_;
-  std::vector<harness::Result>& out_;
+  std::vector<results::Result>& out_;
   bool& ended_by_withdrawal_;
 };
 
@@ -158,7 +158,7 @@ TEST(Verdict, AWithdrawalThatEndsTheSelectionReplaysAsItRan) {
   unsigned ended_by_withdrawal = 0, runs = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed)
     for (unsigned short_round : {2u, 6u, 7u, 9u}) {
-      std::vector<harness::Result> records;
+      std::vector<results::Result> records;
       bool ended = false;
       ScheduleSettings s;
       s.budget_s = 1e6;
@@ -193,8 +193,8 @@ TEST(Verdict, AWithdrawalThatEndsTheSelectionReplaysAsItRan) {
 
 TEST(Verdict, ANotWarmWarningWithdrawsFromTheRoundTheJudgeRecorded) {
   auto records = synthetic_condition(cond("read", 4096, "none", Column::Warm), three(1000, 400, 300), 0.03, 9);
-  records[0].cache = harness::CacheState::Warm;
-  records[0].warn(harness::WarningKind::NotWarm, "not warm");
+  records[0].cache = results::CacheState::Warm;
+  records[0].warn(results::WarningKind::NotWarm, "not warm");
   records[0].extra["untrusted_from_round"] = 4;
   Decision d = decision_from_records(records);
   EXPECT_NE(d.conditions[0].candidates[0].withdrawn.find("from round 5"), std::string::npos)
@@ -202,10 +202,10 @@ TEST(Verdict, ANotWarmWarningWithdrawsFromTheRoundTheJudgeRecorded) {
 }
 
 TEST(Verdict, RecordsOfTheOlderPerBandTableAreRefusedNamingTheCause) {
-  harness::Result r;
+  results::Result r;
   r.extra["decision_cell"] = "read|< 64 B|none|warm";
   r.extra["decision_candidate"] = "mmap";
-  const std::vector<harness::Result> rs{r};
+  const std::vector<results::Result> rs{r};
   EXPECT_TRUE(holds_decision(rs));
   try {
     decision_from_records(rs);
@@ -253,7 +253,7 @@ TEST(Verdict, BrokenKeysAndGuaranteesAreRefusedNamingTheCause) {
 
 TEST(Verdict, TheSafeChoiceIsTheLeastWorstRatioOverTheRow) {
   // mmap wins small sizes by far and loses big ones by a little; pread is never far behind.
-  std::vector<harness::Result> all;
+  std::vector<results::Result> all;
   auto add = [&](std::uint64_t size, double mmap, double pread, double stdio, std::uint64_t seed) {
     auto rs = synthetic_condition(cond("read", size, "none", Column::Warm), three(mmap, pread, stdio), 0.02, seed);
     all.insert(all.end(), rs.begin(), rs.end());
@@ -290,7 +290,7 @@ TEST(Verdict, JsonNamesWhatScriptsRead) {
 }
 
 TEST(SeedRules, JudgedSizeBySizeByTheKindOfThePick) {
-  std::vector<harness::Result> all;
+  std::vector<results::Result> all;
   auto add = [&](std::uint64_t size, double mmap, double pread, double stdio, std::uint64_t seed) {
     auto rs = synthetic_condition(cond("read", size, "none", Column::Cold), three(mmap, pread, stdio), 0.02, seed);
     all.insert(all.end(), rs.begin(), rs.end());

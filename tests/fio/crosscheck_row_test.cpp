@@ -9,7 +9,7 @@
 #include "iolab/base/error.h"
 #include "iolab/fio/crosscheck.h"
 
-namespace iolab::harness {
+namespace iolab::fio {
 namespace {
 
 using testing::mentions;
@@ -68,7 +68,7 @@ TEST(CrosscheckRow, MediansAreOfTheRoundsAndRatiosOfEachRound) {
 }
 
 TEST(CrosscheckRow, SidesComeFromIolabsRecordAndFiosFigures) {
-  Result r;
+  results::Result r;
   r.ops = 1000;
   r.bytes = 4096000;
   r.samples_s = {0.2, 0.1, 0.3};
@@ -213,10 +213,10 @@ TEST(CrosscheckCases, TheGoalsFiveExperimentsAllMapToFio) {
   EXPECT_FALSE(fio_job_for(cases[0]).job->direct);
   EXPECT_EQ(fio_job_for(cases[3]).job->iodepth, 32u);
   EXPECT_TRUE(fio_job_for(cases[3]).job->direct);
-  EXPECT_EQ(cases[3].pattern, AccessPattern::Rand);
+  EXPECT_EQ(cases[3].pattern, results::AccessPattern::Rand);
   EXPECT_EQ(cases[4].block_size, 1u << 20);
   for (const auto& e : crosscheck_cases(std::uint64_t{8} << 20)) EXPECT_EQ(e.file_size, 8u << 20);
 }
 
 }  // namespace
-}  // namespace iolab::harness
+}  // namespace iolab::fio

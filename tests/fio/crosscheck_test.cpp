@@ -13,13 +13,13 @@
 #include "iolab/io/pattern.h"
 #include "fio/crosscheck_fixtures.h"
 
-namespace iolab::harness {
+namespace iolab::fio {
 namespace {
 
 using testing::mentions;
 
-RunConfig tiny_config(std::vector<std::string>& events) {
-  RunConfig c;
+harness::RunConfig tiny_config(std::vector<std::string>& events) {
+  harness::RunConfig c;
   c.reps = 2;
   c.warmup = 1;
   c.min_time = 0;  // one pass per repetition
@@ -27,16 +27,16 @@ RunConfig tiny_config(std::vector<std::string>& events) {
   return c;
 }
 
-FileExperiment tiny(std::string method, AccessPattern pattern = AccessPattern::Seq) {
-  FileExperiment e;
+harness::FileExperiment tiny(std::string method, results::AccessPattern pattern = results::AccessPattern::Seq) {
+  harness::FileExperiment e;
   e.suite = "test";
   e.method = std::move(method);
-  e.op = Op::Read;
+  e.op = results::Op::Read;
   e.pattern = pattern;
   e.block_size = 4096;
   e.file_size = 64 * 1024;
-  e.cache = CacheState::Warm;
-  e.eviction = Eviction::PerFile;
+  e.cache = results::CacheState::Warm;
+  e.eviction = results::Eviction::PerFile;
   return e;
 }
 
@@ -60,7 +60,7 @@ FioFigures fio_figures(double ios, double block, double wall, double cpu) {
 TEST(Crosscheck, RoundsInterleaveAndAlternateWhoGoesFirst) {
   std::vector<std::string> events;
   io::ScratchDir scratch;
-  Runner runner(tiny_config(events), scratch);
+  harness::Runner runner(tiny_config(events), scratch);
   std::vector<std::vector<std::string>> fio_calls;
   std::vector<std::vector<std::string>> null_calls;
   auto fake_fio = [&](const std::vector<std::string>& args) {
@@ -77,7 +77,7 @@ TEST(Crosscheck, RoundsInterleaveAndAlternateWhoGoesFirst) {
     EXPECT_EQ(file.parent_path(), scratch.path());
     EXPECT_EQ(std::filesystem::file_size(file), 64u * 1024);
     EXPECT_EQ(io::digest_file(file), io::pattern_digest(runner.config().seed, 0, 64 * 1024));
-    EXPECT_GE(resident_fraction(file), 0.99);
+    EXPECT_GE(harness::resident_fraction(file), 0.99);
     return fio_figures(16.0 * std::stoi(value_of(args, "--loops")), 4096, 0.01, 0.005);
   };
   CrosscheckSettings settings;
@@ -134,7 +134,7 @@ TEST(Crosscheck, RoundsInterleaveAndAlternateWhoGoesFirst) {
 TEST(Crosscheck, AFioFailureSkipsThatRowOnlyAndFioClockIsPassedOn) {
   std::vector<std::string> events;
   io::ScratchDir scratch;
-  Runner runner(tiny_config(events), scratch);
+  harness::Runner runner(tiny_config(events), scratch);
   auto fake_fio = [&](const std::vector<std::string>& args) {
     EXPECT_NE(value_of(args, "--ioengine"), "null") << "null_ios = 0: no null-engine runs";
     EXPECT_EQ(value_of(args, "--gtod_reduce"), "");  // fio times every I/O, as asked
@@ -145,7 +145,7 @@ TEST(Crosscheck, AFioFailureSkipsThatRowOnlyAndFioClockIsPassedOn) {
   settings.rounds = 2;
   settings.fio_times_every_io = true;
   settings.null_ios = 0;
-  auto rows = crosscheck({tiny("mmap"), tiny("pread", AccessPattern::Rand)}, settings, runner, fake_fio);
+  auto rows = crosscheck({tiny("mmap"), tiny("pread", results::AccessPattern::Rand)}, settings, runner, fake_fio);
   ASSERT_EQ(rows.size(), 2u);
   ASSERT_TRUE(rows[0].skipped);
   EXPECT_NE(rows[0].skipped->find("fio failed"), std::string::npos) << *rows[0].skipped;
@@ -163,7 +163,7 @@ TEST(Crosscheck, AFioFailureSkipsThatRowOnlyAndFioClockIsPassedOn) {
 TEST(Crosscheck, AFioThatReadNothingFailsTheRow) {
   std::vector<std::string> events;
   io::ScratchDir scratch;
-  Runner runner(tiny_config(events), scratch);
+  harness::Runner runner(tiny_config(events), scratch);
   auto nothing = [&](const std::vector<std::string>&) { return fio_figures(0, 4096, 0.01, 0.005); };
   CrosscheckSettings settings;
   settings.rounds = 1;
@@ -184,7 +184,7 @@ TEST(Crosscheck, AFioThatReadNothingFailsTheRow) {
 TEST(Crosscheck, IolabRunsTheSuitesDefaultRingAndFioIolabsBatch) {
   std::vector<std::string> events;
   io::ScratchDir scratch;
-  Runner runner(tiny_config(events), scratch);
+  harness::Runner runner(tiny_config(events), scratch);
   std::vector<std::string> batches;
   auto fake_fio = [&](const std::vector<std::string>& args) {
     EXPECT_EQ(value_of(args, "--ioengine"), "io_uring");
@@ -194,7 +194,7 @@ TEST(Crosscheck, IolabRunsTheSuitesDefaultRingAndFioIolabsBatch) {
   CrosscheckSettings settings;
   settings.rounds = 1;
   settings.null_ios = 0;
-  FileExperiment e = tiny("io_uring");
+  harness::FileExperiment e = tiny("io_uring");
   e.options.queue_depth = 4;
   auto rows = crosscheck({e}, settings, runner, fake_fio);
   ASSERT_EQ(rows.size(), 1u);
@@ -211,8 +211,8 @@ TEST(Crosscheck, IolabRunsTheSuitesDefaultRingAndFioIolabsBatch) {
   EXPECT_TRUE(mentions(differences(unbatched[0]), "submitting and reaping one request per call"));
 
   settings.fio_unbatched = false;
-  FileExperiment direct = e;
-  direct.cache = CacheState::Direct;
+  harness::FileExperiment direct = e;
+  direct.cache = results::CacheState::Direct;
   auto d = crosscheck({direct}, settings, runner, fake_fio);
   ASSERT_EQ(d[0].rounds.size(), 1u) << d[0].skipped.value_or("");
   EXPECT_EQ(d[0].labels.extra.value("submit_batch", 99u), 1u);
@@ -227,14 +227,14 @@ TEST(Crosscheck, IolabRunsTheSuitesDefaultRingAndFioIolabsBatch) {
 TEST(Crosscheck, RingFlagsFioGivesIolabsRingFiosFlagsAndTheRowNamesThem) {
   std::vector<std::string> events;
   io::ScratchDir scratch;
-  Runner runner(tiny_config(events), scratch);
+  harness::Runner runner(tiny_config(events), scratch);
   auto fake_fio = [&](const std::vector<std::string>& args) {
     return fio_figures(16.0 * std::stoi(value_of(args, "--loops")), 4096, 0.01, 0.005);
   };
   CrosscheckSettings settings;
   settings.rounds = 1;
   settings.null_ios = 0;
-  FileExperiment e = tiny("io_uring");
+  harness::FileExperiment e = tiny("io_uring");
   e.options.queue_depth = 4;
   auto ours = crosscheck({e}, settings, runner, fake_fio);
   if (ours[0].skipped) GTEST_SKIP() << "io_uring here: " << *ours[0].skipped;
@@ -262,11 +262,11 @@ TEST(Crosscheck, RingFlagsFioGivesIolabsRingFiosFlagsAndTheRowNamesThem) {
 TEST(Crosscheck, ZeroRoundsIsBadInput) {
   std::vector<std::string> events;
   io::ScratchDir scratch;
-  Runner runner(tiny_config(events), scratch);
+  harness::Runner runner(tiny_config(events), scratch);
   CrosscheckSettings settings;
   settings.rounds = 0;
   EXPECT_THROW(crosscheck({tiny("pread")}, settings, runner, [](const auto&) { return FioFigures{}; }), UsageError);
 }
 
 }  // namespace
-}  // namespace iolab::harness
+}  // namespace iolab::fio

@@ -19,8 +19,8 @@ namespace iolab::testing {
 // A context with a fixed environment and in-memory include files.
 struct FakeWorld {
   std::map<std::string, std::string> env, files;
-  harness::FioParseContext context() const {
-    harness::FioParseContext c;
+  fio::FioParseContext context() const {
+    fio::FioParseContext c;
     c.getenv = [this](const std::string& n) -> std::optional<std::string> {
       auto it = env.find(n);
       return it == env.end() ? std::nullopt : std::optional(it->second);
@@ -38,8 +38,8 @@ struct FakeWorld {
   }
 };
 
-inline harness::FioJobFile parse(const std::string& text, const FakeWorld& world = {}) {
-  return harness::parse_fio_job(text, "dir/job.fio", world.context());
+inline fio::FioJobFile parse(const std::string& text, const FakeWorld& world = {}) {
+  return fio::parse_fio_job(text, "dir/job.fio", world.context());
 }
 
 // The message of the UsageError `f` throws ("" when it throws none).
@@ -56,26 +56,26 @@ inline std::string refusal(F&& f) {
 class FioMapTest : public ::testing::Test {
  protected:
   TestDir scratch_{"/tmp"};
-  harness::FioMapSettings settings() const {
-    harness::FioMapSettings s;
+  fio::FioMapSettings settings() const {
+    fio::FioMapSettings s;
     s.cwd = scratch_.path();
     return s;
   }
-  std::vector<harness::FioMappedJob> map(const std::string& text, harness::FioMapSettings s) const {
-    return harness::map_fio_jobs(parse(text), s);
+  std::vector<fio::FioMappedJob> map(const std::string& text, fio::FioMapSettings s) const {
+    return fio::map_fio_jobs(parse(text), s);
   }
-  std::vector<harness::FioMappedJob> map(const std::string& text) const { return map(text, settings()); }
-  harness::FioMappedJob one(const std::string& text) const {
+  std::vector<fio::FioMappedJob> map(const std::string& text) const { return map(text, settings()); }
+  fio::FioMappedJob one(const std::string& text) const {
     auto jobs = map(text);
     EXPECT_EQ(jobs.size(), 1u);
     return jobs.front();
   }
-  std::string refused(const std::string& text, harness::FioMapSettings s) const {
+  std::string refused(const std::string& text, fio::FioMapSettings s) const {
     return refusal([&] { map(text, s); });
   }
   std::string refused(const std::string& text) const { return refused(text, settings()); }
   // How the job mapped the option written as `option` ("" when not listed).
-  static std::string mapping(const harness::FioMappedJob& job, const std::string& option) {
+  static std::string mapping(const fio::FioMappedJob& job, const std::string& option) {
     for (const auto& o : job.options)
       if (o.option == option) return o.mapping;
     return "";

@@ -16,7 +16,7 @@
 #include "iolab/fio/job.h"
 #include "fio_job_fixtures.h"
 
-namespace iolab::harness {
+namespace iolab::fio {
 namespace {
 
 using testing::FakeWorld;
@@ -85,16 +85,16 @@ TEST_F(FioMapTest, AFioSeqReadJob) {
   // fio-examples' fio-seq-read.fio, sized down.
   auto job = one("[global]\nname=fio-seq-reads\nfilename=fio-seq-reads\nrw=read\nbs=256K\ndirect=1\nnumjobs=1\n"
                  "time_based\nruntime=900\n\n[file1]\nsize=10G\nioengine=libaio\niodepth=16\n");
-  const FileExperiment& e = job.experiment;
+  const harness::FileExperiment& e = job.experiment;
   EXPECT_EQ(job.name, "fio-seq-reads");
   EXPECT_EQ(job.section, "file1");
   EXPECT_EQ(e.suite, "fio");
   EXPECT_EQ(e.method, "libaio");
-  EXPECT_EQ(e.op, Op::Read);
-  EXPECT_EQ(e.pattern, AccessPattern::Seq);
+  EXPECT_EQ(e.op, results::Op::Read);
+  EXPECT_EQ(e.pattern, results::AccessPattern::Seq);
   EXPECT_EQ(e.block_size, 256u * 1024);
   EXPECT_EQ(e.file_size, 10ull << 30);
-  EXPECT_EQ(e.cache, CacheState::Direct);
+  EXPECT_EQ(e.cache, results::CacheState::Direct);
   EXPECT_EQ(e.options.queue_depth, 16u);
   EXPECT_EQ(e.options.submit_batch, 1u);  // fio's iodepth_batch default: one request per io_submit
   EXPECT_EQ(job.threads, 1u);
@@ -123,7 +123,7 @@ TEST_F(FioMapTest, EnginesAndDirect) {
   for (auto [engine, direct, method] : cases) {
     auto job = one(std::string("[j]\nsize=1m\nioengine=") + engine + "\ndirect=" + direct + "\n");
     EXPECT_EQ(job.experiment.method, method) << engine << " direct=" << direct;
-    EXPECT_EQ(job.experiment.cache == CacheState::Direct, std::string(direct) == "1") << engine;
+    EXPECT_EQ(job.experiment.cache == results::CacheState::Direct, std::string(direct) == "1") << engine;
   }
   EXPECT_TRUE(one("[j]\nsize=1m\nioengine=io_uring\ndirect=1\n").experiment.options.direct);
   EXPECT_EQ(one("[j]\nsize=1m\n").experiment.method, "pread");  // fio's default engine: psync
@@ -139,9 +139,9 @@ TEST_F(FioMapTest, EnginesAndDirect) {
 }
 
 TEST_F(FioMapTest, Directions) {
-  EXPECT_EQ(one("[j]\nsize=1m\nrw=randwrite\n").experiment.op, Op::Write);
-  EXPECT_EQ(one("[j]\nsize=1m\nreadwrite=randread\n").experiment.pattern, AccessPattern::Rand);
-  EXPECT_EQ(one("[j]\nsize=1m\nrw=read:0\n").experiment.op, Op::Read);
+  EXPECT_EQ(one("[j]\nsize=1m\nrw=randwrite\n").experiment.op, results::Op::Write);
+  EXPECT_EQ(one("[j]\nsize=1m\nreadwrite=randread\n").experiment.pattern, results::AccessPattern::Rand);
+  EXPECT_EQ(one("[j]\nsize=1m\nrw=read:0\n").experiment.op, results::Op::Read);
   EXPECT_NE(refused("[j]\nsize=1m\nrw=randrw\n").find("mixed"), std::string::npos);
   EXPECT_NE(refused("[j]\nsize=1m\nrw=trim\n").find("trim"), std::string::npos);
   EXPECT_NE(refused("[j]\nsize=1m\nrw=read:-8k\n").find("consecutive"), std::string::npos);
@@ -149,10 +149,10 @@ TEST_F(FioMapTest, Directions) {
 }
 
 TEST_F(FioMapTest, CacheStates) {
-  EXPECT_EQ(one("[j]\nsize=1m\n").experiment.cache, CacheState::Cold);  // invalidate=1 is fio's default
-  EXPECT_EQ(one("[j]\nsize=1m\ninvalidate=0\n").experiment.cache, CacheState::Warm);
-  EXPECT_EQ(one("[j]\nsize=1m\npre_read=1\n").experiment.cache, CacheState::Warm);
-  EXPECT_EQ(one("[j]\nsize=1m\ndirect=1\ninvalidate=0\n").experiment.cache, CacheState::Direct);
+  EXPECT_EQ(one("[j]\nsize=1m\n").experiment.cache, results::CacheState::Cold);  // invalidate=1 is fio's default
+  EXPECT_EQ(one("[j]\nsize=1m\ninvalidate=0\n").experiment.cache, results::CacheState::Warm);
+  EXPECT_EQ(one("[j]\nsize=1m\npre_read=1\n").experiment.cache, results::CacheState::Warm);
+  EXPECT_EQ(one("[j]\nsize=1m\ndirect=1\ninvalidate=0\n").experiment.cache, results::CacheState::Direct);
 }
 
 TEST_F(FioMapTest, FlushPolicies) {
@@ -390,4 +390,4 @@ TEST_F(FioMapTest, EveryFioExampleMapsOrIsRefusedInOneLine) {
 }
 
 }  // namespace
-}  // namespace iolab::harness
+}  // namespace iolab::fio

@@ -14,7 +14,7 @@
 #include "iolab/fio/job.h"
 #include "fio_job_fixtures.h"
 
-namespace iolab::harness {
+namespace iolab::fio {
 namespace {
 
 using testing::FakeWorld;
@@ -161,4 +161,4 @@ TEST(FioParse, LimitsOnInput) {
 }
 
 }  // namespace
-}  // namespace iolab::harness
+}  // namespace iolab::fio

@@ -16,14 +16,14 @@
 #include "iolab/io/scratch.h"
 #include "iolab/testing/test_dir.h"
 
-namespace iolab::harness {
+namespace iolab::fio {
 namespace {
 
-FileExperiment read_of(std::string method, CacheState cache = CacheState::Warm) {
-  FileExperiment e;
+harness::FileExperiment read_of(std::string method, results::CacheState cache = results::CacheState::Warm) {
+  harness::FileExperiment e;
   e.method = std::move(method);
-  e.op = Op::Read;
-  e.pattern = AccessPattern::Seq;
+  e.op = results::Op::Read;
+  e.pattern = results::AccessPattern::Seq;
   e.block_size = 4096;
   e.file_size = 1 << 20;
   e.cache = cache;
@@ -59,7 +59,7 @@ TEST(FioMapping, DirectQueueDepthAndBuffersComeFromTheMethodsTraits) {
   EXPECT_FALSE(pread.direct);
   EXPECT_EQ(pread.iodepth, 1u);
   EXPECT_FALSE(pread.aligned_buffers);
-  FileExperiment aligned = read_of("pread");
+  harness::FileExperiment aligned = read_of("pread");
   aligned.buffer = io::BufferKind::Aligned;
   EXPECT_TRUE(fio_job_for(aligned).job->aligned_buffers);
 
@@ -69,8 +69,8 @@ TEST(FioMapping, DirectQueueDepthAndBuffersComeFromTheMethodsTraits) {
   EXPECT_TRUE(direct.aligned_buffers);
 
   // io_uring: O_DIRECT only when the cache is 'direct'; its queue depth either way.
-  FileExperiment uring = read_of("io_uring", CacheState::Direct);
-  uring.pattern = AccessPattern::Rand;
+  harness::FileExperiment uring = read_of("io_uring", results::CacheState::Direct);
+  uring.pattern = results::AccessPattern::Rand;
   uring.options.queue_depth = 32;
   uring.options.submit_batch = 8;
   uring.options.uring.registered_files = true;
@@ -80,7 +80,7 @@ TEST(FioMapping, DirectQueueDepthAndBuffersComeFromTheMethodsTraits) {
   EXPECT_EQ(q.submit_batch, 8u);
   EXPECT_TRUE(q.register_files);
   EXPECT_FALSE(q.fixed_buffers);
-  EXPECT_EQ(q.pattern, AccessPattern::Rand);
+  EXPECT_EQ(q.pattern, results::AccessPattern::Rand);
   FioJob buffered = *fio_job_for(read_of("io_uring")).job;
   EXPECT_FALSE(buffered.direct);
   EXPECT_EQ(buffered.iodepth, 32u);  // FileOptions' default depth
@@ -92,29 +92,29 @@ TEST(FioMapping, DirectQueueDepthAndBuffersComeFromTheMethodsTraits) {
   EXPECT_TRUE(has(fio_null_arguments(buffered, 1000), "--iodepth_batch_complete_max=32"));
   // O_DIRECT with no batch set: iolab refills each freed slot as its
   // completion is taken, fio's default loop, so fio runs unbatched.
-  FioJob each = *fio_job_for(read_of("io_uring", CacheState::Direct)).job;
+  FioJob each = *fio_job_for(read_of("io_uring", results::CacheState::Direct)).job;
   EXPECT_EQ(each.submit_batch, 1u);
   EXPECT_FALSE(has(fio_arguments(each, "/s/f"), "--iodepth_batch_submit=32"));
-  EXPECT_EQ(fio_job_for(read_of("libaio", CacheState::Direct)).job->submit_batch, 1u);
+  EXPECT_EQ(fio_job_for(read_of("libaio", results::CacheState::Direct)).job->submit_batch, 1u);
   // fio's io_uring engine sets these ring flags itself; libaio has no ring.
   FioMapping ring = fio_job_for(read_of("io_uring"));
   EXPECT_TRUE(ring.ring_flags_fio_sets.single_issuer);
   EXPECT_TRUE(ring.ring_flags_fio_sets.coop_taskrun);
-  EXPECT_FALSE(fio_job_for(read_of("libaio", CacheState::Direct)).ring_flags_fio_sets.single_issuer);
-  FileExperiment one = read_of("libaio", CacheState::Direct);
+  EXPECT_FALSE(fio_job_for(read_of("libaio", results::CacheState::Direct)).ring_flags_fio_sets.single_issuer);
+  harness::FileExperiment one = read_of("libaio", results::CacheState::Direct);
   one.options.queue_depth = 1;
   FioJob qd1 = *fio_job_for(one).job;
   EXPECT_EQ(qd1.iodepth, 1u);
   for (const auto& arg : fio_arguments(qd1, "/s/f")) EXPECT_EQ(arg.find("--iodepth_batch"), std::string::npos) << arg;
 
   // ops x block size is the file, as for the runner.
-  FileExperiment by_ops = read_of("pread");
+  harness::FileExperiment by_ops = read_of("pread");
   by_ops.ops = 10;
   EXPECT_EQ(fio_job_for(by_ops).job->file_size, 40960u);
 }
 
 TEST(FioMapping, MmapAdviceBecomesFiosHint) {
-  FileExperiment e = read_of("mmap");
+  harness::FileExperiment e = read_of("mmap");
   EXPECT_EQ(fio_job_for(e).job->fadvise_hint, "0");
   e.options.mmap_advice = io::Advice::Sequential;
   EXPECT_EQ(fio_job_for(e).job->fadvise_hint, "sequential");
@@ -125,7 +125,7 @@ TEST(FioMapping, MmapAdviceBecomesFiosHint) {
   EXPECT_FALSE(m.job);
   EXPECT_NE(m.why_not.find("WILLNEED"), std::string::npos) << m.why_not;
   // Other methods ignore the mapping advice.
-  FileExperiment pread = read_of("pread");
+  harness::FileExperiment pread = read_of("pread");
   pread.options.mmap_advice = io::Advice::WillNeed;
   EXPECT_TRUE(fio_job_for(pread).job);
 }
@@ -136,23 +136,23 @@ TEST(FioMapping, WhatFioCannotExpressSaysWhy) {
     EXPECT_FALSE(m.job) << method;
     EXPECT_NE(m.why_not.find(method), std::string::npos) << m.why_not;
   }
-  FileExperiment write = read_of("pread");
-  write.op = Op::Write;
+  harness::FileExperiment write = read_of("pread");
+  write.op = results::Op::Write;
   FioMapping w = fio_job_for(write);
   EXPECT_FALSE(w.job);
   EXPECT_NE(w.why_not.find("only reads"), std::string::npos) << w.why_not;
 
-  FioMapping cold = fio_job_for(read_of("pread", CacheState::Cold));
+  FioMapping cold = fio_job_for(read_of("pread", results::CacheState::Cold));
   EXPECT_FALSE(cold.job);
   EXPECT_NE(cold.why_not.find("invalidate"), std::string::npos) << cold.why_not;
   // O_DIRECT has no cache state: cold is no obstacle.
-  EXPECT_TRUE(fio_job_for(read_of("direct", CacheState::Cold)).job);
+  EXPECT_TRUE(fio_job_for(read_of("direct", results::CacheState::Cold)).job);
 
-  FioMapping direct_cache = fio_job_for(read_of("mmap", CacheState::Direct));
+  FioMapping direct_cache = fio_job_for(read_of("mmap", results::CacheState::Direct));
   EXPECT_FALSE(direct_cache.job);
   EXPECT_NE(direct_cache.why_not.find("O_DIRECT"), std::string::npos);
 
-  FileExperiment empty = read_of("pread");
+  harness::FileExperiment empty = read_of("pread");
   empty.file_size = 0;
   EXPECT_FALSE(fio_job_for(empty).job);
   EXPECT_FALSE(fio_job_for(read_of("frobnicate")).job);  // not even a method (the matrix refuses it earlier)
@@ -161,7 +161,7 @@ TEST(FioMapping, WhatFioCannotExpressSaysWhy) {
 TEST(FioArguments, SayEverythingThatMakesTheRunComparable) {
   FioJob job;
   job.engine = "io_uring";
-  job.pattern = AccessPattern::Rand;
+  job.pattern = results::AccessPattern::Rand;
   job.block_size = 4096;
   job.file_size = 64 << 20;
   job.direct = true;
@@ -179,7 +179,7 @@ TEST(FioArguments, SayEverythingThatMakesTheRunComparable) {
   job.direct = false;
   job.aligned_buffers = false;
   job.time_every_io = true;
-  job.pattern = AccessPattern::Seq;
+  job.pattern = results::AccessPattern::Seq;
   job.register_files = job.fixed_buffers = job.sqpoll = true;
   job.submit_batch = 4;
   args = fio_arguments(job, "/scratch/fio-0");
@@ -299,7 +299,7 @@ TEST(RunFio, RealFioReadsTheFileAsAskedIfInstalled) {
   if (!fio) GTEST_SKIP() << "fio is not installed (apt-get install fio); the mapping and parser tests above do not need it";
   io::ScratchDir scratch;
   auto file = scratch.create_file("data");
-  write_pattern_file(file, 256 * 1024, 1);
+  harness::write_pattern_file(file, 256 * 1024, 1);
   FioJob job = *fio_job_for(read_of("pread")).job;
   job.file_size = 256 * 1024;
   job.loops = 3;
@@ -313,4 +313,4 @@ TEST(RunFio, RealFioReadsTheFileAsAskedIfInstalled) {
 }
 
 }  // namespace
-}  // namespace iolab::harness
+}  // namespace iolab::fio

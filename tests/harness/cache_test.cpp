@@ -26,11 +26,11 @@ std::filesystem::path make_file(io::ScratchDir& scratch, std::size_t size) {
 TEST(Cache, WarmThenColdPerFile) {
   io::ScratchDir scratch("/tmp");
   auto path = make_file(scratch, 4 << 20);
-  EXPECT_EQ(make_cold(path, Eviction::PerFile), "fadvise");
+  EXPECT_EQ(make_cold(path, results::Eviction::PerFile), "fadvise");
   EXPECT_LT(resident_fraction(path), 0.05);
   make_warm(path);
   EXPECT_GT(resident_fraction(path), 0.95);
-  EXPECT_EQ(make_cold(path, Eviction::PerFile), "fadvise");
+  EXPECT_EQ(make_cold(path, results::Eviction::PerFile), "fadvise");
   EXPECT_LT(resident_fraction(path), 0.05);
 }
 
@@ -44,20 +44,20 @@ TEST(Cache, DropCachesWithoutRootIsRefused) {
   if (can_drop_caches()) GTEST_SKIP() << "root: drop_caches would be used; tests never drop the machine's page cache";
   io::ScratchDir scratch("/tmp");
   auto path = make_file(scratch, 4096);
-  EXPECT_THROW(make_cold(path, Eviction::DropCaches), Error);
+  EXPECT_THROW(make_cold(path, results::Eviction::DropCaches), Error);
 }
 
 TEST(Cache, NamesRoundTrip) {
-  for (auto e : {Eviction::PerFile, Eviction::DropCaches}) EXPECT_EQ(parse_eviction(to_string(e)), e);
-  EXPECT_EQ(parse_eviction("fadvise"), Eviction::PerFile);
-  for (auto c : {CacheState::Warm, CacheState::Cold, CacheState::Direct}) EXPECT_EQ(parse_cache(to_string(c)), c);
-  for (auto o : {Op::Read, Op::Write, Op::Copy, Op::Alloc, Op::Insert, Op::Get, Op::Remove, Op::Reinsert, Op::Reopen,
-                 Op::Append, Op::CatchUp})
-    EXPECT_EQ(parse_op_name(to_string(o)), o);
-  EXPECT_THROW(parse_cache("tepid"), UsageError);
-  EXPECT_THROW(parse_op("append"), UsageError);  // a file experiment reads or writes
-  EXPECT_THROW(parse_op_name("frobnicate"), UsageError);
-  EXPECT_THROW(parse_pattern("zigzag"), UsageError);
+  for (auto e : {results::Eviction::PerFile, results::Eviction::DropCaches}) EXPECT_EQ(results::parse_eviction(to_string(e)), e);
+  EXPECT_EQ(results::parse_eviction("fadvise"), results::Eviction::PerFile);
+  for (auto c : {results::CacheState::Warm, results::CacheState::Cold, results::CacheState::Direct}) EXPECT_EQ(results::parse_cache(to_string(c)), c);
+  for (auto o : {results::Op::Read, results::Op::Write, results::Op::Copy, results::Op::Alloc, results::Op::Insert, results::Op::Get, results::Op::Remove, results::Op::Reinsert, results::Op::Reopen,
+                 results::Op::Append, results::Op::CatchUp})
+    EXPECT_EQ(results::parse_op_name(to_string(o)), o);
+  EXPECT_THROW(results::parse_cache("tepid"), UsageError);
+  EXPECT_THROW(results::parse_op("append"), UsageError);  // a file experiment reads or writes
+  EXPECT_THROW(results::parse_op_name("frobnicate"), UsageError);
+  EXPECT_THROW(results::parse_pattern("zigzag"), UsageError);
 }
 
 }  // namespace

@@ -215,7 +215,7 @@ TEST(Rounds, RecordsEveryRoundInTheSeededOrder) {
   auto rates = rounds.rates();
   ASSERT_EQ(rates.size(), 3u);
   for (const auto& r : rates) EXPECT_EQ(r.size(), 6u);
-  std::vector<Result> records = rounds.finish();
+  std::vector<results::Result> records = rounds.finish();
   ASSERT_EQ(records.size(), 3u);
   for (unsigned round = 0; round < 6; ++round) {
     auto order = round_order(3, 99, round * 24);
@@ -243,13 +243,13 @@ TEST(Rounds, ProvisionalRecordsHoldTheRoundsSoFar) {
   for (std::size_t c = 0; c < 3; ++c) {
     EXPECT_FALSE(tiny.not_running(c));
     tiny.set_extra(c, "note", c);
-    Result r = tiny.provisional(c);
+    results::Result r = tiny.provisional(c);
     ASSERT_EQ(r.samples_s.size(), 2u);
-    EXPECT_LT(r.samples_s[0], thresholds::kTooShortSeconds);
+    EXPECT_LT(r.samples_s[0], results::thresholds::kTooShortSeconds);
     EXPECT_EQ(r.bytes, 64u * 1024u * r.passes);
     EXPECT_EQ(r.extra["note"], c);
   }
-  for (const auto& r : tiny.finish()) EXPECT_TRUE(r.has_warning(WarningKind::TooShort));
+  for (const auto& r : tiny.finish()) EXPECT_TRUE(r.has_warning(results::WarningKind::TooShort));
 }
 
 // A retired candidate takes no more turns: its repetitions so far stay (in
@@ -305,7 +305,7 @@ TEST(Rounds, ARoundCutShortKeepsWhatRanAndIsNotCounted) {
   auto rates = rounds.rates();
   const auto first = round_order(3, 5, 2 * 24)[0];  // round 2, part 0
   for (std::size_t c = 0; c < 3; ++c) EXPECT_EQ(rates[c].size(), c == first ? 3u : 2u) << c;
-  std::vector<Result> records = rounds.finish();
+  std::vector<results::Result> records = rounds.finish();
   for (std::size_t c = 0; c < 3; ++c) {
     EXPECT_EQ(records[c].extra["round_positions"].size(), c == first ? 3u : 2u);
     EXPECT_EQ(records[c].samples_s.size(), c == first ? 3u : 2u);

@@ -42,7 +42,7 @@ TEST(Runner, CustomExperimentTimesAndVerifies) {
   };
   c.cleanup = [&](DataCheck) { ++cleaned; };
   c.verify = [] { return true; };
-  Result r = runner.run(c);
+  results::Result r = runner.run(c);
   EXPECT_EQ(prepared, 3);  // warm-up + 2 timed
   EXPECT_EQ(cleaned, 3);
   EXPECT_EQ(timed, 3);
@@ -74,7 +74,7 @@ TEST(Runner, CustomVerificationPassRunsOnceBeforeTheTimedPasses) {
     order += 't';
     return Repetition{1, 1, 1};
   };
-  Result r = runner.run(c);
+  results::Result r = runner.run(c);
   EXPECT_EQ(order, "vttt");  // verification, warm-up, 2 timed
   EXPECT_TRUE(r.verified);
   c.verification = [] { return false; };
@@ -96,11 +96,11 @@ TEST(Runner, ConfigEvictionReplacesTheExperiments) {
   if (!can_drop_caches()) GTEST_SKIP() << "only root could be asked for drop_caches";
   io::ScratchDir scratch("/tmp");
   RunConfig c = tiny_config();
-  c.eviction = Eviction::PerFile;
+  c.eviction = results::Eviction::PerFile;
   Runner runner(c, scratch);
-  FileExperiment e = tiny("pread", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Cold);
-  e.eviction = Eviction::DropCaches;  // replaced: tests never empty the machine's page cache
-  Result r = runner.run(e);
+  FileExperiment e = tiny("pread", results::Op::Read, results::AccessPattern::Seq, io::BufferKind::Heap, results::CacheState::Cold);
+  e.eviction = results::Eviction::DropCaches;  // replaced: tests never empty the machine's page cache
+  results::Result r = runner.run(e);
   EXPECT_EQ(r.cache_method.rfind("fadvise", 0), 0u) << r.cache_method;
   EXPECT_TRUE(r.verified);
 }

@@ -71,7 +71,7 @@ EngineSettings calibrating(unsigned reps) {
 TEST(Engine, PassesPerRepetitionComeFromTheFastestWarmupPass) {
   SleepingPasses w(60, 5, 5);
   LocalTeam team(1);
-  Result r;
+  results::Result r;
   ASSERT_TRUE(measure(w, team, calibrating(1), r));
   EXPECT_GE(w.warmups, 2);
   EXPECT_GE(r.passes, 5u);
@@ -85,7 +85,7 @@ TEST(Engine, PassesPerRepetitionComeFromTheFastestWarmupPass) {
 TEST(Engine, AFirstRepetitionFarUnderMinTimeIsRedoneWithMorePasses) {
   SleepingPasses w(40, 40, 2);
   LocalTeam team(1);
-  Result r;
+  results::Result r;
   ASSERT_TRUE(measure(w, team, calibrating(2), r));
   EXPECT_EQ(r.samples_s.size(), 2u);  // the discarded repetition is not among them
   EXPECT_GE(r.passes, 10u);
@@ -100,7 +100,7 @@ TEST(Engine, AFirstRepetitionFarUnderMinTimeIsRedoneWithMorePasses) {
 TEST(Engine, ALaterRepetitionFarUnderMinTimeHasThemRedoneWithMorePasses) {
   SleepingPasses w(40, 40, 2, {{3, 40}});
   LocalTeam team(1);
-  Result r;
+  results::Result r;
   ASSERT_TRUE(measure(w, team, calibrating(3), r));
   EXPECT_EQ(r.samples_s.size(), 3u);  // the repetitions before the redo are not among them
   EXPECT_GE(r.passes, 10u);
@@ -114,7 +114,7 @@ TEST(Engine, ALaterRepetitionFarUnderMinTimeHasThemRedoneWithMorePasses) {
 TEST(Engine, PassesThatSpeedUpTwiceAreRecalibratedTwice) {
   SleepingPasses w(40, 40, 1, {{3, 40}, {13, 10}});
   LocalTeam team(1);
-  Result r;
+  results::Result r;
   ASSERT_TRUE(measure(w, team, calibrating(3), r));
   EXPECT_EQ(r.samples_s.size(), 3u);
   EXPECT_GE(r.passes, 30u);
@@ -128,13 +128,13 @@ TEST(Engine, PassesThatSpeedUpTwiceAreRecalibratedTwice) {
 TEST(Engine, RepetitionsUnderTheTooShortBoundAreRedoneWhenMinTimeAskedForThatMuch) {
   SleepingPasses w(30, 30, 19);
   LocalTeam team(1);
-  Result r;
+  results::Result r;
   EngineSettings s = calibrating(2);
   s.min_time = 0.05;
   ASSERT_TRUE(measure(w, team, s, r));
   EXPECT_GE(r.passes, 3u);
-  for (double t : r.samples_s) EXPECT_GE(t, thresholds::kTooShortSeconds);
-  EXPECT_FALSE(r.has_warning(WarningKind::TooShort));
+  for (double t : r.samples_s) EXPECT_GE(t, results::thresholds::kTooShortSeconds);
+  EXPECT_FALSE(r.has_warning(results::WarningKind::TooShort));
 }
 
 // Records the data check the engine asked for before each pass.
@@ -157,7 +157,7 @@ class CheckRecorder final : public Workload {
 TEST(Engine, DataIsCheckedInFullOnceEveryRepetition) {
   CheckRecorder w;
   LocalTeam team(1);
-  Result r;
+  results::Result r;
   EngineSettings s = calibrating(3);
   s.min_time = 0.02;
   s.latency = true;
@@ -243,7 +243,7 @@ TEST(Engine, MaxTimeBoundsTheWallTimeIncludingUntimedWork) {
   FakeClock clock;
   FixedTimeTeam team(clock);
   SlowUntimedWork w(clock);
-  Result r;
+  results::Result r;
   const EngineSettings s = budgeted(clock);
   ASSERT_TRUE(measure(w, team, s, r));
   const double per_pass = FixedTimeTeam::kTimed + SlowUntimedWork::kUntimed;
@@ -252,7 +252,7 @@ TEST(Engine, MaxTimeBoundsTheWallTimeIncludingUntimedWork) {
   EXPECT_GE(r.passes, 100u);  // still lengthened, as far as the budget goes
   bool said_why = false;
   for (const auto& warning : r.warnings)
-    said_why |= warning.kind == WarningKind::TooShort && warning.text.find("untimed") != std::string::npos;
+    said_why |= warning.kind == results::WarningKind::TooShort && warning.text.find("untimed") != std::string::npos;
   EXPECT_TRUE(said_why);
   EXPECT_NEAR(r.extra.at("untimed_s_per_pass").get<double>(), SlowUntimedWork::kUntimed, 1e-9);
 }
@@ -263,7 +263,7 @@ TEST(Engine, MaxTimeBoundsAMeasurementsCalibrationAndRepetitions) {
   FakeClock clock;
   FixedTimeTeam team(clock);
   SlowUntimedWork w(clock);
-  Result r;
+  results::Result r;
   const EngineSettings s = budgeted(clock);
   Measurement m(w, team, s, r);
   ASSERT_TRUE(m.start());
@@ -282,7 +282,7 @@ TEST(Engine, ARepetitionInPartsIsOneRepetitionOfItsPasses) {
   FakeClock clock;
   FixedTimeTeam team(clock);
   SlowUntimedWork w(clock);
-  Result r;
+  results::Result r;
   EngineSettings s = budgeted(clock);
   s.max_time = 1e6;  // no budget cap: passes from min_time alone
   s.min_time = 10 * FixedTimeTeam::kTimed;

@@ -57,7 +57,7 @@ TEST(Engine, ALateWorkerLengthensThePass) {
   for (unsigned workers : {1u, 2u, 4u}) {
     SleepyWorkload w(workers - 1, std::chrono::milliseconds(150));
     LocalTeam team(workers);
-    Result r;
+    results::Result r;
     ASSERT_TRUE(measure(w, team, quick(), r));
     ASSERT_EQ(r.samples_s.size(), 2u);
     for (double s : r.samples_s) EXPECT_GE(s, 0.150) << workers << " workers";
@@ -97,7 +97,7 @@ class FailingWorkload final : public Workload {
 TEST(Engine, AWorkersErrorComesBackAfterEveryWorkerFinished) {
   FailingWorkload w;
   LocalTeam team(3);
-  Result r;
+  results::Result r;
   try {
     measure(w, team, quick(), r);
     ADD_FAILURE() << "the failure was not reported";
@@ -134,7 +134,7 @@ class ThirdOpenFailsWorkload final : public Workload {
 TEST(Engine, AWorkerThatCannotOpenIsReportedNotTheChecksOfThoseThatNeverRan) {
   ThirdOpenFailsWorkload w;
   LocalTeam team(3);
-  Result r;
+  results::Result r;
   try {
     measure(w, team, quick(), r);
     ADD_FAILURE() << "the failure was not reported";
@@ -198,7 +198,7 @@ class SkippingWorkload final : public Workload {
 TEST(Engine, AWorkloadThatCannotGetItsConditionsIsSkipped) {
   SkippingWorkload w;
   LocalTeam team(1);
-  Result r;
+  results::Result r;
   EXPECT_FALSE(measure(w, team, quick(), r));
   ASSERT_TRUE(r.skipped.has_value());
   EXPECT_EQ(*r.skipped, "the file stayed resident");
@@ -209,18 +209,18 @@ TEST(Engine, ZeroWorkersOrRepetitionsAreRefused) {
   EXPECT_THROW(LocalTeam(0), UsageError);
   SleepyWorkload w(0, std::chrono::milliseconds(0));
   LocalTeam team(1);
-  Result r;
+  results::Result r;
   EngineSettings s = quick();
   s.reps = 0;
   EXPECT_THROW(measure(w, team, s, r), UsageError);
 }
 
 TEST(Engine, StatisticsWarningsHaveKinds) {
-  Result r;
+  results::Result r;
   r.samples_s = {0.010, 0.011, 0.012, 0.011, 0.5};
   add_statistics_warnings(r);
-  EXPECT_TRUE(r.has_warning(WarningKind::TooShort));
-  EXPECT_TRUE(r.has_warning(WarningKind::Outliers));
+  EXPECT_TRUE(r.has_warning(results::WarningKind::TooShort));
+  EXPECT_TRUE(r.has_warning(results::WarningKind::Outliers));
   std::size_t n = r.warnings.size();
   add_statistics_warnings(r);  // one warning per kind, however often asked
   EXPECT_EQ(r.warnings.size(), n);
@@ -233,7 +233,7 @@ TEST(Engine, NoWarmUpIsHonouredWithoutMinTimeAndRefusedWithIt) {
   LocalTeam team(1);
   EngineSettings s = quick();
   s.warmup = 0;
-  Result r;
+  results::Result r;
   ASSERT_TRUE(measure(w, team, s, r));
   EXPECT_EQ(w.prepared.load(), 4);  // verify + 2 timed + latency: no warm-up pass
   s.min_time = 0.01;
@@ -249,7 +249,7 @@ TEST(Engine, RecordsTheSpreadOfSinglePasses) {
   LocalTeam team(1);
   EngineSettings s = quick();
   s.reps = 3;
-  Result r;
+  results::Result r;
   ASSERT_TRUE(measure(w, team, s, r));
   ASSERT_TRUE(r.pass_s.has_value());
   EXPECT_EQ(r.pass_s->n, 3u * r.passes);

@@ -11,14 +11,14 @@ namespace {
 // The environment names the commit built from (the same --version prints);
 // files written before it was recorded still read, with none.
 TEST(ResultsFormat, EnvironmentRecordsTheCommit) {
-  Results a;
+  results::Results a;
   a.environment = collect_environment("/tmp");
   EXPECT_EQ(a.environment.git_commit, iolab::git_commit());
   EXPECT_FALSE(a.environment.git_commit.empty());
   nlohmann::json j = to_json(a);
   EXPECT_EQ(j["environment"]["git_commit"], iolab::git_commit());
   j["environment"].erase("git_commit");
-  EXPECT_EQ(results_from_json(j, "old.json").environment.git_commit, "");
+  EXPECT_EQ(results::results_from_json(j, "old.json").environment.git_commit, "");
 }
 
 }  // namespace

@@ -23,29 +23,29 @@ namespace iolab::harness {
 namespace {
 
 TEST(FullCache, IsAResultsNameNoUserCanAskFor) {
-  EXPECT_EQ(to_string(CacheState::Full), "full");
-  EXPECT_EQ(parse_cache_name("full"), CacheState::Full);
-  for (auto c : {CacheState::Warm, CacheState::Cold, CacheState::Direct, CacheState::Full})
-    EXPECT_EQ(parse_cache_name(to_string(c)), c);
+  EXPECT_EQ(to_string(results::CacheState::Full), "full");
+  EXPECT_EQ(results::parse_cache_name("full"), results::CacheState::Full);
+  for (auto c : {results::CacheState::Warm, results::CacheState::Cold, results::CacheState::Direct, results::CacheState::Full})
+    EXPECT_EQ(results::parse_cache_name(to_string(c)), c);
   try {
-    parse_cache("full");
+    results::parse_cache("full");
     FAIL() << "--cache full was accepted";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("memory cgroup"), std::string::npos) << e.what();
   }
-  Result r;
-  r.suite = "decision", r.experiment = "x", r.method = "pread", r.cache = CacheState::Full;
-  Results rs;
+  results::Result r;
+  r.suite = "decision", r.experiment = "x", r.method = "pread", r.cache = results::CacheState::Full;
+  results::Results rs;
   rs.results.push_back(r);
-  Results back = results_from_json(to_json(rs), "test");
+  results::Results back = results::results_from_json(to_json(rs), "test");
   ASSERT_EQ(back.results.size(), 1u);
-  EXPECT_EQ(back.results[0].cache, CacheState::Full);
+  EXPECT_EQ(back.results[0].cache, results::CacheState::Full);
 }
 
 FileExperiment random_read(std::uint64_t file) {
   FileExperiment e;
   e.suite = "test", e.experiment = "windows", e.method = "pread";
-  e.op = Op::Read, e.pattern = AccessPattern::Rand, e.block_size = 4096, e.file_size = file;
+  e.op = results::Op::Read, e.pattern = results::AccessPattern::Rand, e.block_size = 4096, e.file_size = file;
   e.latency = false;
   return e;
 }
@@ -63,8 +63,8 @@ TEST(FullCache, WithoutAGroupOrWithAFileThatFitsIsSkippedWithTheReason) {
   io::ScratchDir scratch("/tmp");
   Runner runner(one_pass_each(), scratch);
   FileExperiment e = random_read(64 * 1024);
-  e.cache = CacheState::Full;
-  Result none = runner.run(e);
+  e.cache = results::CacheState::Full;
+  results::Result none = runner.run(e);
   ASSERT_TRUE(none.skipped);
   EXPECT_NE(none.skipped->find("memory cgroup"), std::string::npos) << *none.skipped;
   // A group (a plain directory stands in: nothing is read from it before the file's size is judged).
@@ -74,7 +74,7 @@ TEST(FullCache, WithoutAGroupOrWithAFileThatFitsIsSkippedWithTheReason) {
     MemoryCgroup group(CgroupRoot{fake, CgroupVersion::V1}, 1 << 20);
     e.memory_group = &group;
     e.cache_room = 64 * 1024;  // the file is no larger
-    Result fits = runner.run(e);
+    results::Result fits = runner.run(e);
     ASSERT_TRUE(fits.skipped);
     EXPECT_NE(fits.skipped->find("not larger than the 64 KiB page-cache room"), std::string::npos) << *fits.skipped;
   }
@@ -121,11 +121,11 @@ TEST(RandomWindows, EachPassReadsTheNextWindowOfOnePermutation) {
   NotingMethod noting(offsets);
   FileExperiment e = random_read(16 * 4096);
   e.method_object = &noting;
-  e.cache = CacheState::Warm;
+  e.cache = results::CacheState::Warm;
   e.pass_blocks = 4;
   e.verify_blocks = 6;
   e.order_seed = 99;
-  Result r = runner.run(e);
+  results::Result r = runner.run(e);
   ASSERT_FALSE(r.skipped) << *r.skipped;
   EXPECT_TRUE(r.verified);
   EXPECT_EQ(r.ops, 4u);

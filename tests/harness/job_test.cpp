@@ -69,9 +69,9 @@ TEST(Job, AMatrixTooLargeIsRefusedBeforeAnythingIsBuilt) {
   Matrix m;
   m.methods = variants_of({"pread", "mmap", "syscall", "stdio"});
   m.block_sizes.assign(1000, 4096);
-  m.caches = {CacheState::Warm, CacheState::Cold};
+  m.caches = {results::CacheState::Warm, results::CacheState::Cold};
   m.buffers = {io::BufferKind::Heap, io::BufferKind::Aligned};
-  m.patterns = {AccessPattern::Seq, AccessPattern::Rand};
+  m.patterns = {results::AccessPattern::Seq, results::AccessPattern::Rand};
   m.syncs.assign(4, io::FlushPolicy{});
   try {
     expand(m);

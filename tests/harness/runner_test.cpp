@@ -32,40 +32,40 @@ TEST(Runner, EveryMethodReadsAndWritesVerified) {
   for (const io::Method* m : io::file_methods()) {
     if (!m->probe(scratch.path()).available) continue;
     const bool direct = m->traits().bypasses_page_cache;
-    for (Op op : {Op::Read, Op::Write})
-      for (AccessPattern p : {AccessPattern::Seq, AccessPattern::Rand})
+    for (results::Op op : {results::Op::Read, results::Op::Write})
+      for (results::AccessPattern p : {results::AccessPattern::Seq, results::AccessPattern::Rand})
         for (io::BufferKind b : {io::BufferKind::Heap, io::BufferKind::Aligned})
-          for (CacheState c : {CacheState::Warm, CacheState::Cold}) {
-            if (op == Op::Write && c == CacheState::Cold) continue;  // writes go to a fresh file
+          for (results::CacheState c : {results::CacheState::Warm, results::CacheState::Cold}) {
+            if (op == results::Op::Write && c == results::CacheState::Cold) continue;  // writes go to a fresh file
             if (direct && b == io::BufferKind::Heap) continue;      // covered by the skip test
             SCOPED_TRACE(std::string(m->name()) + " " + std::string(to_string(op)) + " " + std::string(to_string(p)) +
                          " " + std::string(io::to_string(b)) + " " + std::string(to_string(c)));
-            FileExperiment e = tiny(std::string(m->name()), op, p, b, direct ? CacheState::Direct : c);
+            FileExperiment e = tiny(std::string(m->name()), op, p, b, direct ? results::CacheState::Direct : c);
             if (direct) e.file_size = 64 * 1024;  // O_DIRECT: no short last call
-            Result r = runner.run(e);
+            results::Result r = runner.run(e);
             expect_verified_figures(r);
             if (m->traits().queued) {  // the default queue loop and ring, recorded (issue 25 item 15)
               EXPECT_EQ(r.extra.value("submit_batch", 99u), direct ? 1u : 0u);
               EXPECT_FALSE(r.extra.contains("io_options"));
             }
             EXPECT_EQ(r.latency_ns->source,
-                      m->traits().queued ? LatencySource::EveryRequest : LatencySource::EveryCall);
-            if (op == Op::Read && !direct) {
+                      m->traits().queued ? results::LatencySource::EveryRequest : results::LatencySource::EveryCall);
+            if (op == results::Op::Read && !direct) {
               ASSERT_TRUE(r.resident_fraction.has_value());
-              if (c == CacheState::Warm) {
-                EXPECT_EQ(r.cache, CacheState::Warm);
+              if (c == results::CacheState::Warm) {
+                EXPECT_EQ(r.cache, results::CacheState::Warm);
                 EXPECT_EQ(r.cache_method, "written, fdatasync, evicted (fadvise), read once (1 MiB preads)");
                 EXPECT_GE(*r.resident_fraction, 0.99);  // proven before every timed pass
               } else {
-                EXPECT_EQ(r.cache, CacheState::Cold);
+                EXPECT_EQ(r.cache, results::CacheState::Cold);
                 EXPECT_EQ(r.cache_method.rfind("fadvise", 0), 0u) << r.cache_method;
                 EXPECT_LE(*r.resident_fraction, 0.05);  // proven before every timed pass
               }
             }
             if (direct) {
-              EXPECT_EQ(r.cache, CacheState::Direct);
+              EXPECT_EQ(r.cache, results::CacheState::Direct);
             }
-            if (op == Op::Write && !direct) {
+            if (op == results::Op::Write && !direct) {
               EXPECT_FALSE(r.cache.has_value());
             }
           }
@@ -78,9 +78,9 @@ TEST(Runner, DirectWithHeapBufferIsSkippedWithReason) {
   if (!io::find_file_method("direct").probe(scratch.path()).available) GTEST_SKIP() << "no O_DIRECT here";
   Runner runner(tiny_config(), scratch);
   // A heap buffer asked for explicitly at an odd block size: O_DIRECT cannot take it, and the runner must say so.
-  FileExperiment e = tiny("direct", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Direct);
+  FileExperiment e = tiny("direct", results::Op::Read, results::AccessPattern::Seq, io::BufferKind::Heap, results::CacheState::Direct);
   e.block_size = 1000;
-  Result r = runner.run(e);
+  results::Result r = runner.run(e);
   ASSERT_TRUE(r.skipped.has_value());
   EXPECT_NE(r.skipped->find("aligned"), std::string::npos) << *r.skipped;
   EXPECT_FALSE(r.verified);
@@ -92,12 +92,12 @@ TEST(Runner, DirectCachePicksAlignedBuffersUnlessHeapWasAsked) {
   Runner runner(tiny_config(), scratch);
   for (const char* method : {"direct", "io_uring"}) {
     if (!io::find_file_method(method).probe(scratch.path()).available) continue;
-    FileExperiment e = tiny(method, Op::Read, AccessPattern::Rand, std::nullopt, CacheState::Direct);
+    FileExperiment e = tiny(method, results::Op::Read, results::AccessPattern::Rand, std::nullopt, results::CacheState::Direct);
     e.file_size = 64 * 1024;
-    Result r = runner.run(e);
+    results::Result r = runner.run(e);
     ASSERT_FALSE(r.skipped) << method << ": " << *r.skipped;
     EXPECT_EQ(r.buffer, io::BufferKind::Aligned) << method;
-    EXPECT_EQ(r.cache, CacheState::Direct) << method;
+    EXPECT_EQ(r.cache, results::CacheState::Direct) << method;
   }
 }
 
@@ -108,15 +108,15 @@ TEST(Runner, DirectCachePicksAlignedBuffersUnlessHeapWasAsked) {
 TEST(Runner, RecordsTheBuffersFixedPlaceInItsPage) {
   io::ScratchDir scratch("/tmp");
   Runner runner(tiny_config(), scratch);
-  for (Op op : {Op::Read, Op::Write})
+  for (results::Op op : {results::Op::Read, results::Op::Write})
     for (const char* method : {"mmap", "pread"}) {
       for (std::optional<io::BufferKind> kind : {std::optional<io::BufferKind>{}, std::optional(io::BufferKind::Heap)}) {
-        Result r = runner.run(tiny(method, op, AccessPattern::Seq, kind, CacheState::Warm));
+        results::Result r = runner.run(tiny(method, op, results::AccessPattern::Seq, kind, results::CacheState::Warm));
         ASSERT_FALSE(r.skipped) << method << ": " << *r.skipped;
         EXPECT_EQ(r.buffer, io::BufferKind::Heap) << method;
         EXPECT_EQ(r.buffer_offset, io::kHeapBufferOffset) << method << (kind ? " heap" : " default");
       }
-      Result r = runner.run(tiny(method, op, AccessPattern::Seq, io::BufferKind::Aligned, CacheState::Warm));
+      results::Result r = runner.run(tiny(method, op, results::AccessPattern::Seq, io::BufferKind::Aligned, results::CacheState::Warm));
       ASSERT_FALSE(r.skipped) << method << ": " << *r.skipped;
       EXPECT_EQ(r.buffer_offset, 0u) << method;
     }
@@ -125,7 +125,7 @@ TEST(Runner, RecordsTheBuffersFixedPlaceInItsPage) {
 TEST(Runner, BufferedMethodWithDirectCacheIsSkipped) {
   io::ScratchDir scratch("/tmp");
   Runner runner(tiny_config(), scratch);
-  Result r = runner.run(tiny("pread", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Direct));
+  results::Result r = runner.run(tiny("pread", results::Op::Read, results::AccessPattern::Seq, io::BufferKind::Heap, results::CacheState::Direct));
   ASSERT_TRUE(r.skipped.has_value());
   EXPECT_NE(r.skipped->find("O_DIRECT"), std::string::npos);
 }
@@ -134,9 +134,9 @@ TEST(Runner, DropCachesWithoutRootIsSkippedNotReplaced) {
   if (can_drop_caches()) GTEST_SKIP() << "running as root: drop_caches is available, nothing to skip";
   io::ScratchDir scratch("/tmp");
   Runner runner(tiny_config(), scratch);
-  FileExperiment e = tiny("pread", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Cold);
-  e.eviction = Eviction::DropCaches;
-  Result r = runner.run(e);
+  FileExperiment e = tiny("pread", results::Op::Read, results::AccessPattern::Seq, io::BufferKind::Heap, results::CacheState::Cold);
+  e.eviction = results::Eviction::DropCaches;
+  results::Result r = runner.run(e);
   ASSERT_TRUE(r.skipped.has_value());
   EXPECT_NE(r.skipped->find("root"), std::string::npos);
 }
@@ -144,9 +144,9 @@ TEST(Runner, DropCachesWithoutRootIsSkippedNotReplaced) {
 TEST(Runner, AFileLargerThanTheFreeSpaceIsSkippedBeforeAnythingIsWritten) {
   io::ScratchDir scratch("/tmp");
   Runner runner(tiny_config(), scratch);
-  FileExperiment e = tiny("pread", Op::Write, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+  FileExperiment e = tiny("pread", results::Op::Write, results::AccessPattern::Seq, io::BufferKind::Heap, results::CacheState::Warm);
   e.file_size = std::uint64_t{1} << 60;  // an exbibyte
-  Result r = runner.run(e);
+  results::Result r = runner.run(e);
   ASSERT_TRUE(r.skipped.has_value());
   EXPECT_NE(r.skipped->find("free"), std::string::npos) << *r.skipped;
   EXPECT_TRUE(scratch.created().empty());
@@ -155,10 +155,10 @@ TEST(Runner, AFileLargerThanTheFreeSpaceIsSkippedBeforeAnythingIsWritten) {
 TEST(Runner, OpsFixesTheCallCountAndFileSize) {
   io::ScratchDir scratch("/tmp");
   Runner runner(tiny_config(), scratch);
-  FileExperiment e = tiny("syscall", Op::Write, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+  FileExperiment e = tiny("syscall", results::Op::Write, results::AccessPattern::Seq, io::BufferKind::Heap, results::CacheState::Warm);
   e.block_size = 128;
   e.ops = 1000;
-  Result r = runner.run(e);
+  results::Result r = runner.run(e);
   EXPECT_EQ(r.ops, 1000u);
   EXPECT_EQ(r.file_size, 128000u);
   EXPECT_TRUE(r.verified);
@@ -173,11 +173,11 @@ TEST(Runner, StreamMethodsCountTheKernelsCalls) {
   Runner runner(tiny_config(), scratch);
   for (std::size_t buffer : {std::size_t{0}, std::size_t{4096}}) {
     for (const char* method : {"stdio", "iostream"}) {
-      FileExperiment e = tiny(method, Op::Write, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+      FileExperiment e = tiny(method, results::Op::Write, results::AccessPattern::Seq, io::BufferKind::Heap, results::CacheState::Warm);
       e.block_size = 128;
       e.ops = 1024;
       e.options.stream_buffer = buffer;
-      Result w = runner.run(e);
+      results::Result w = runner.run(e);
       ASSERT_TRUE(w.verified) << method;
       if (buffer == 0) {
         EXPECT_GE(w.io_calls, 1024u) << method << " unbuffered";
@@ -185,8 +185,8 @@ TEST(Runner, StreamMethodsCountTheKernelsCalls) {
         EXPECT_GE(w.io_calls, 32u) << method << " with a 4 KiB buffer";
         EXPECT_LE(w.io_calls, 64u) << method << " with a 4 KiB buffer";
       }
-      e.op = Op::Read;
-      Result r = runner.run(e);
+      e.op = results::Op::Read;
+      results::Result r = runner.run(e);
       ASSERT_TRUE(r.verified) << method;
       EXPECT_GE(r.io_calls, buffer == 0 ? 1024u : 32u) << method << " read";
     }
@@ -201,13 +201,13 @@ TEST(Runner, FlushPoliciesMeanWhatTheySay) {
   Runner runner(tiny_config(), scratch);
   for (std::string method : {"pread", "mmap"}) {
     SCOPED_TRACE(method);
-    FileExperiment e = tiny(method, Op::Write, AccessPattern::Seq, io::BufferKind::Aligned, CacheState::Warm);
+    FileExperiment e = tiny(method, results::Op::Write, results::AccessPattern::Seq, io::BufferKind::Aligned, results::CacheState::Warm);
     e.block_size = 1024;
     e.ops = 1024;  // 1 MiB
     const std::string call = method == "mmap" ? "msync" : "fdatasync";
 
     e.sync = io::parse_flush_policy("every-16k");
-    Result r = runner.run(e);
+    results::Result r = runner.run(e);
     ASSERT_FALSE(r.skipped) << *r.skipped;
     EXPECT_TRUE(r.verified);
     EXPECT_EQ(to_string(r.sync), "every-16k:" + call);
@@ -251,16 +251,16 @@ TEST(Runner, EveryNBytesFlushesOncePerBoundaryAndSaysWhenThatIsEveryWrite) {
   Runner runner(tiny_config(), scratch);
   for (std::string method : {"pread", "mmap"}) {
     SCOPED_TRACE(method);
-    FileExperiment e = tiny(method, Op::Write, AccessPattern::Seq, io::BufferKind::Aligned, CacheState::Warm);
+    FileExperiment e = tiny(method, results::Op::Write, results::AccessPattern::Seq, io::BufferKind::Aligned, results::CacheState::Warm);
     e.sync = io::parse_flush_policy("every-16k");
     e.block_size = 12 * 1024;
     e.ops = 16;
-    Result r = runner.run(e);
+    results::Result r = runner.run(e);
     ASSERT_FALSE(r.skipped) << *r.skipped;
     EXPECT_EQ(r.extra.at("flushes").get<double>(), 12.0);
     EXPECT_EQ(r.extra.at("flush_interval_bytes").get<std::uint64_t>(), 16384u);
     EXPECT_FALSE(r.extra.at("flush_every_write").get<bool>());
-    EXPECT_FALSE(flushes_every_write(r));
+    EXPECT_FALSE(results::flushes_every_write(r));
 
     e.block_size = 64 * 1024;
     e.ops = 8;
@@ -268,8 +268,8 @@ TEST(Runner, EveryNBytesFlushesOncePerBoundaryAndSaysWhenThatIsEveryWrite) {
     ASSERT_FALSE(r.skipped) << *r.skipped;
     EXPECT_EQ(r.extra.at("flushes").get<double>(), 8.0);
     EXPECT_EQ(r.extra.at("flush_interval_bytes").get<std::uint64_t>(), 65536u);
-    EXPECT_TRUE(flushes_every_write(r));
-    EXPECT_NE(destination(r).find("after every write"), std::string::npos) << destination(r);
+    EXPECT_TRUE(results::flushes_every_write(r));
+    EXPECT_NE(results::destination(r).find("after every write"), std::string::npos) << results::destination(r);
   }
 }
 
@@ -277,19 +277,19 @@ TEST(Runner, QueuedMethodsStreamAtTheirDepthAndSayIt) {
   io::ScratchDir scratch("/tmp");
   if (!io::find_file_method("io_uring").probe(scratch.path()).available) GTEST_SKIP() << "no io_uring here";
   Runner runner(tiny_config(), scratch);
-  for (Op op : {Op::Read, Op::Write}) {
-    FileExperiment e = tiny("io_uring", op, AccessPattern::Rand, io::BufferKind::Aligned, CacheState::Warm);
+  for (results::Op op : {results::Op::Read, results::Op::Write}) {
+    FileExperiment e = tiny("io_uring", op, results::AccessPattern::Rand, io::BufferKind::Aligned, results::CacheState::Warm);
     e.options.queue_depth = 8;
-    Result r = runner.run(e);
+    results::Result r = runner.run(e);
     ASSERT_FALSE(r.skipped) << *r.skipped;
     EXPECT_TRUE(r.verified);
     EXPECT_EQ(r.queue_depth, 8u);
-    EXPECT_EQ(r.latency_ns->source, LatencySource::EveryRequest);
+    EXPECT_EQ(r.latency_ns->source, results::LatencySource::EveryRequest);
   }
   // A flush after every N bytes has no single point to run at with writes in flight.
-  FileExperiment e = tiny("io_uring", Op::Write, AccessPattern::Seq, io::BufferKind::Aligned, CacheState::Warm);
+  FileExperiment e = tiny("io_uring", results::Op::Write, results::AccessPattern::Seq, io::BufferKind::Aligned, results::CacheState::Warm);
   e.sync = io::parse_flush_policy("every-16k");
-  Result r = runner.run(e);
+  results::Result r = runner.run(e);
   ASSERT_TRUE(r.skipped.has_value());
   EXPECT_NE(r.skipped->find("queued"), std::string::npos) << *r.skipped;
 }
@@ -302,9 +302,9 @@ TEST(Runner, ShortPassesAreRepeatedUpToMinTime) {
   c.min_time = 1.0;
   c.max_time = 0.2;  // the budget caps it: the test stays short
   Runner runner(c, scratch);
-  FileExperiment e = tiny("pread", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+  FileExperiment e = tiny("pread", results::Op::Read, results::AccessPattern::Seq, io::BufferKind::Heap, results::CacheState::Warm);
   e.file_size = 64 * 1024;
-  Result r = runner.run(e);
+  results::Result r = runner.run(e);
   ASSERT_FALSE(r.skipped);
   EXPECT_GT(r.passes, 1u);
   EXPECT_EQ(r.bytes, r.passes * e.file_size);

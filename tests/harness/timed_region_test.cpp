@@ -69,17 +69,17 @@ TEST(Runner, TimedRegionHoldsWhatTheTableSays) {
   io::ScratchDir scratch("/tmp");
   Runner runner(tiny_config(), scratch);
   MarkedOpenClose marked;
-  FileExperiment e = tiny("marked", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+  FileExperiment e = tiny("marked", results::Op::Read, results::AccessPattern::Seq, io::BufferKind::Heap, results::CacheState::Warm);
   e.method_object = &marked;
   e.file_size = 64 * 1024;
   // Reads: open is not timed, close is (mmap unmaps there); the region holds the 16 reads and close.
-  Result r = runner.run(e);
+  results::Result r = runner.run(e);
   ASSERT_TRUE(r.extra.contains("proc_io_syscalls"));
   std::uint64_t calls = r.extra["proc_io_syscalls"].get<std::uint64_t>();
   EXPECT_GE(calls, MarkedOpenClose::kCloseWrites + 16u) << "close() ran outside a read's timed region";
   EXPECT_LT(calls, MarkedOpenClose::kCloseWrites + MarkedOpenClose::kOpenReads) << "open() ran inside a read's timed region";
   // Writes: open is not timed, close is (user-space buffers reach the kernel there).
-  e.op = Op::Write;
+  e.op = results::Op::Write;
   r = runner.run(e);
   calls = r.extra["proc_io_syscalls"].get<std::uint64_t>();
   EXPECT_GE(calls, MarkedOpenClose::kCloseWrites) << "close() ran outside a write's timed region";
@@ -98,10 +98,10 @@ TEST(Requests, ATimedReadPassCountsShortCallsAlikeSequentialOrNot) {
     bool matches(std::uint64_t, std::span<const std::byte>) const override { return true; }
   } content;
   for (const char* method : {"pread", "mmap"})
-    for (AccessPattern pattern : {AccessPattern::Seq, AccessPattern::Rand}) {
+    for (results::AccessPattern pattern : {results::AccessPattern::Seq, results::AccessPattern::Rand}) {
       SCOPED_TRACE(std::string(method) + " " + std::string(to_string(pattern)));
       auto f = io::find_file_method(method).open(path, io::Access::Read);
-      RequestPlan plan = make_plan(Op::Read, 0, 10 * kBlock + kBlock / 2, kBlock, pattern, 1);
+      RequestPlan plan = make_plan(results::Op::Read, 0, 10 * kBlock + kBlock / 2, kBlock, pattern, 1);
       ReadSlots slots(1, kBlock, io::BufferKind::Heap);
       LoopOutcome out = read_pass(*f, false, plan, slots, PassKind::Timed, nullptr, content);
       EXPECT_EQ(out.short_calls, 6u);
@@ -115,7 +115,7 @@ TEST(Requests, ATimedReadPassCountsShortCallsAlikeSequentialOrNot) {
 // flag already set ends a pass before its first call, plain loop or queue.
 TEST(Requests, ARandomPlanOfTwoRoundsReadsEveryBlockTwiceAndAStopFlagEndsIt) {
   constexpr std::uint64_t kBlock = 4096, kBlocks = 64;
-  RequestPlan plan = make_plan(Op::Read, 0, kBlocks * kBlock, kBlock, AccessPattern::Rand, 7, 2);
+  RequestPlan plan = make_plan(results::Op::Read, 0, kBlocks * kBlock, kBlock, results::AccessPattern::Rand, 7, 2);
   ASSERT_EQ(plan.count(), 2 * kBlocks);
   EXPECT_EQ(plan.blocks(), kBlocks);
   std::vector<std::uint64_t> first(plan.order.begin(), plan.order.begin() + kBlocks),
@@ -127,7 +127,7 @@ TEST(Requests, ARandomPlanOfTwoRoundsReadsEveryBlockTwiceAndAStopFlagEndsIt) {
     EXPECT_EQ(first[i], i);
     EXPECT_EQ(second[i], i);
   }
-  EXPECT_EQ(make_plan(Op::Read, 0, kBlocks * kBlock, kBlock, AccessPattern::Seq, 7, 2).count(), kBlocks)
+  EXPECT_EQ(make_plan(results::Op::Read, 0, kBlocks * kBlock, kBlock, results::AccessPattern::Seq, 7, 2).count(), kBlocks)
       << "rounds are for random plans";
 
   io::ScratchDir scratch;

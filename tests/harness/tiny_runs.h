@@ -22,8 +22,8 @@ inline harness::RunConfig tiny_config() {
   return c;
 }
 
-inline harness::FileExperiment tiny(std::string method, harness::Op op, harness::AccessPattern pattern,
-                                    std::optional<io::BufferKind> buffer, harness::CacheState cache) {
+inline harness::FileExperiment tiny(std::string method, results::Op op, results::AccessPattern pattern,
+                                    std::optional<io::BufferKind> buffer, results::CacheState cache) {
   harness::FileExperiment e;
   e.suite = "test";
   e.experiment = "tiny";
@@ -34,11 +34,11 @@ inline harness::FileExperiment tiny(std::string method, harness::Op op, harness:
   e.file_size = 64 * 1024 + 100;  // a partial last block on purpose
   e.buffer = buffer;
   e.cache = cache;
-  e.eviction = harness::Eviction::PerFile;  // tests never drop the system's page cache
+  e.eviction = results::Eviction::PerFile;  // tests never drop the system's page cache
   return e;
 }
 
-inline void expect_verified_figures(const harness::Result& r) {
+inline void expect_verified_figures(const results::Result& r) {
   ASSERT_FALSE(r.skipped) << r.method << ": " << *r.skipped;
   EXPECT_TRUE(r.verified);
   EXPECT_EQ(r.reps, 2u);
@@ -54,8 +54,8 @@ inline void expect_verified_figures(const harness::Result& r) {
   EXPECT_LE(r.latency_ns->p99, r.latency_ns->max);
   // A repetition under 50 ms is too short to trust, and the record says so
   // exactly then (tiny runs usually are; a loaded machine may stretch one).
-  const bool short_reps = *std::min_element(r.samples_s.begin(), r.samples_s.end()) < harness::thresholds::kTooShortSeconds;
-  EXPECT_EQ(r.has_warning(harness::WarningKind::TooShort), short_reps);
+  const bool short_reps = *std::min_element(r.samples_s.begin(), r.samples_s.end()) < results::thresholds::kTooShortSeconds;
+  EXPECT_EQ(r.has_warning(results::WarningKind::TooShort), short_reps);
 }
 
 }  // namespace iolab::testing

@@ -74,12 +74,12 @@ class Corrupting final : public io::Method {
 // A tiny sequential run of a Corrupting method, with the latency pass off so
 // only the verification and timed passes' checks stand between the byte and
 // a figure: the error that stopped it, or "" when it gave a figure.
-std::string corrupted_run_error(io::ScratchDir& scratch, Corrupting::What what, Op op) {
+std::string corrupted_run_error(io::ScratchDir& scratch, Corrupting::What what, results::Op op) {
   RunConfig c = tiny_config();
   c.latency = false;
   Runner runner(c, scratch);
   Corrupting corrupting(what, 8 * 4096);
-  FileExperiment e = tiny("corrupting", op, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+  FileExperiment e = tiny("corrupting", op, results::AccessPattern::Seq, io::BufferKind::Heap, results::CacheState::Warm);
   e.method_object = &corrupting;
   try {
     runner.run(e);
@@ -91,7 +91,7 @@ std::string corrupted_run_error(io::ScratchDir& scratch, Corrupting::What what, 
 
 TEST(Runner, AWrongByteInTheMiddleOfAWrittenFileIsNoFigure) {
   io::ScratchDir scratch("/tmp");
-  std::string err = corrupted_run_error(scratch, Corrupting::What::Write, Op::Write);
+  std::string err = corrupted_run_error(scratch, Corrupting::What::Write, results::Op::Write);
   EXPECT_NE(err.find("at offset 32768 does not match"), std::string::npos)
       << (err.empty() ? "a file with a wrong byte gave a figure" : err);
   EXPECT_TRUE(scratch.created().empty()) << "the bad file is removed";
@@ -99,7 +99,7 @@ TEST(Runner, AWrongByteInTheMiddleOfAWrittenFileIsNoFigure) {
 
 TEST(Runner, AWrongByteFromTheSequentialReadPathIsNoFigure) {
   io::ScratchDir scratch("/tmp");
-  std::string err = corrupted_run_error(scratch, Corrupting::What::SequenceRead, Op::Read);
+  std::string err = corrupted_run_error(scratch, Corrupting::What::SequenceRead, results::Op::Read);
   EXPECT_NE(err.find("at offset 32768 does not match"), std::string::npos)
       << (err.empty() ? "a wrong byte from read_sequence gave a figure" : err);
 }
@@ -119,8 +119,8 @@ TEST(Runner, AFileCorruptedDuringTheTimedPassesIsNoFigure) {
     corrupt = false;  // once
   };
   Runner runner(c, scratch);
-  FileExperiment e = tiny("pread", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
-  Result clean = runner.run(e);
+  FileExperiment e = tiny("pread", results::Op::Read, results::AccessPattern::Seq, io::BufferKind::Heap, results::CacheState::Warm);
+  results::Result clean = runner.run(e);
   EXPECT_TRUE(clean.verified);
   EXPECT_EQ(clean.extra.value("verified_after_timing", false), true) << "checked again after timing";
   corrupt = true;
@@ -188,7 +188,7 @@ class QueuedLastBlockWrong final : public io::Method {
 TEST(Runner, AQueuedMethodsLastBlockIsCheckedAfterEveryTimedPass) {
   io::ScratchDir scratch("/tmp");
   Runner runner(tiny_config(), scratch);
-  FileExperiment e = tiny("queued", Op::Read, AccessPattern::Seq, io::BufferKind::Heap, CacheState::Warm);
+  FileExperiment e = tiny("queued", results::Op::Read, results::AccessPattern::Seq, io::BufferKind::Heap, results::CacheState::Warm);
   e.file_size = 16 * 4096;
   QueuedLastBlockWrong method(15 * 4096);
   e.method_object = &method;

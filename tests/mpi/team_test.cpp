@@ -43,7 +43,7 @@ TEST(MpiTeam, ALateRankLengthensThePassOnEveryRank) {
   MpiTeam team;
   ASSERT_GE(team.workers(), 2u) << "run under mpirun -np 2 (or more)";
   SleepyRanks w(team.workers() - 1);
-  harness::Result r;
+  results::Result r;
   ASSERT_TRUE(harness::measure(w, team, quick(), r));
   if (!team.reports()) return;  // the figures are rank 0's
   ASSERT_EQ(r.samples_s.size(), 2u);
@@ -72,7 +72,7 @@ class FailingRank final : public harness::Workload {
 TEST(MpiTeam, OneRanksFailureIsEveryRanksWithItsMessage) {
   MpiTeam team;
   FailingRank w;
-  harness::Result r;
+  results::Result r;
   try {
     harness::measure(w, team, quick(), r);
     ADD_FAILURE() << "no rank reported the failure";

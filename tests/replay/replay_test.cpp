@@ -102,11 +102,11 @@ class NotingMethod final : public io::Method {
   const io::Method& inner_;
 };
 
-harness::Result replay_once(const Trace& t, const io::Method& m, io::ScratchDir& scratch, bool latency = false) {
+results::Result replay_once(const Trace& t, const io::Method& m, io::ScratchDir& scratch, bool latency = false) {
   harness::RunConfig c = one_pass();
   c.latency = latency;
   harness::Runner runner(c, scratch);
-  harness::Result record = labels(t, m.name());
+  results::Result record = labels(t, m.name());
   auto w = make_workload(t, m, Settings{}, scratch, record);
   return runner.run(*w, record);
 }
@@ -116,7 +116,7 @@ TEST(Replay, WritesExactlyTheRangesTheTraceWrote) {
   Notes notes;
   NotingMethod m(notes);
   const Trace t = sample();
-  harness::Result r = replay_once(t, m, scratch);
+  results::Result r = replay_once(t, m, scratch);
   ASSERT_FALSE(r.skipped) << *r.skipped;
   EXPECT_TRUE(r.verified);
   EXPECT_EQ(r.ops, t.ops.size());
@@ -137,7 +137,7 @@ TEST(Replay, FlushPointsReachSyncWithTheirDurability) {
   io::ScratchDir scratch("/tmp");
   Notes notes;
   NotingMethod m(notes);
-  harness::Result r = replay_once(sample(), m, scratch);
+  results::Result r = replay_once(sample(), m, scratch);
   ASSERT_FALSE(r.skipped) << *r.skipped;
   // Verify, warm-up, one timed pass, the verification after timing: fdatasync then fsync in each.
   ASSERT_EQ(notes.syncs.size(), 8u);
@@ -162,7 +162,7 @@ TEST(Replay, ACorruptedFileFailsVerification) {
 
 TEST(Replay, LatencyPassGivesPercentilesPerKind) {
   io::ScratchDir scratch("/tmp");
-  harness::Result r = replay_once(sample(), io::find_file_method("pread"), scratch, true);
+  results::Result r = replay_once(sample(), io::find_file_method("pread"), scratch, true);
   ASSERT_FALSE(r.skipped) << *r.skipped;
   ASSERT_TRUE(r.latency_ns);
   EXPECT_EQ(r.latency_ns->samples, sample().ops.size());
@@ -180,7 +180,7 @@ TEST(Replay, DirectIsSkippedNamingTheFirstUnalignedOp) {
   t.name = "unaligned";
   t.header.files = {{1, 8192, 0}};
   t.ops = {op(OpKind::Read, 0, 4096), op(OpKind::Write, 4096, 4096), op(OpKind::Write, 4097, 100)};
-  harness::Result r = replay_once(t, direct, scratch);
+  results::Result r = replay_once(t, direct, scratch);
   ASSERT_TRUE(r.skipped);
   EXPECT_NE(r.skipped->find("op 3 (write at 4097, 100 bytes) is not"), std::string::npos) << *r.skipped;
   EXPECT_NE(r.skipped->find("-aligned"), std::string::npos) << *r.skipped;
@@ -214,7 +214,7 @@ TEST(Replay, AnUndeclaredFileIsOneError) {
   io::ScratchDir scratch("/tmp");
   Trace t = sample();
   t.ops[3].file = 7;
-  harness::Result record;
+  results::Result record;
   try {
     make_workload(t, io::find_file_method("pread"), Settings{}, scratch, record);
     FAIL();

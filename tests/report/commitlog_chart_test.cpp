@@ -17,8 +17,8 @@ namespace {
 constexpr const char* kPanelTitle = "Messages acknowledged per second";
 
 // Two designs at two message sizes (a block-size family), each with a series.
-harness::Results commitlog_results(bool with_series) {
-  harness::Results rs;
+results::Results commitlog_results(bool with_series) {
+  results::Results rs;
   for (const char* design : {"kafka", "rocketmq"})
     for (std::uint64_t size : {1024u, 4096u}) {
       testing::Spec s;
@@ -29,7 +29,7 @@ harness::Results commitlog_results(bool with_series) {
       s.block = size;
       s.cache = "";
       s.buffer = "";
-      harness::Result r = testing::make(s);
+      results::Result r = testing::make(s);
       if (with_series) {
         nlohmann::json series = nlohmann::json::array();
         for (int t = 0; t < 4; ++t)
@@ -59,7 +59,7 @@ TEST(CommitLogChart, PanelOnlyWhenRecordsCarryASeries) {
 }
 
 TEST(CommitLogChart, SeriesEntriesOfEveryShapeAreSkippedSafely) {
-  harness::Results rs = commitlog_results(false);
+  results::Results rs = commitlog_results(false);
   rs.results[0].extra["per_second"] = "not a list";
   rs.results[1].extra["per_second"] = nlohmann::json::array({nullptr, nlohmann::json::object(), {{"t", 1e308 * 10}}});
   std::string page = render_html_report({rs});
@@ -69,7 +69,7 @@ TEST(CommitLogChart, SeriesEntriesOfEveryShapeAreSkippedSafely) {
 // Issue 29 item 8: a long series is drawn as a bounded number of points (means
 // over runs of seconds) while the results JSON keeps every second.
 TEST(CommitLogChart, LongSeriesIsDownsampledInThePageAndKeptInTheJson) {
-  harness::Results rs = commitlog_results(false);
+  results::Results rs = commitlog_results(false);
   constexpr int kSeconds = 30000;  // past the old 20,000-row cap too
   nlohmann::json series = nlohmann::json::array();
   for (int t = 0; t < kSeconds; ++t) series.push_back({{"t", t}, {"messages", 1000}, {"mib", 1.0}, {"p99_ns", 5000 + t}});
@@ -82,7 +82,7 @@ TEST(CommitLogChart, LongSeriesIsDownsampledInThePageAndKeptInTheJson) {
   EXPECT_LT(page.size(), 3u * 1024 * 1024);
   EXPECT_NE(page.find("\"messages\":1000.0"), std::string::npos) << "a mean of equal seconds is that value";
   EXPECT_NE(page.find("\"p99\":" + std::to_string(5000 + kSeconds - 1) + ".0"), std::string::npos) << "the worst second's p99 is kept";
-  nlohmann::json saved = harness::to_json(rs);
+  nlohmann::json saved = results::to_json(rs);
   EXPECT_EQ(saved["results"][0]["extra"]["per_second"].size(), static_cast<std::size_t>(kSeconds));
 }
 

@@ -12,8 +12,8 @@ namespace {
 
 using testing::make;
 
-harness::Results run_of(std::vector<harness::Result> rs) {
-  harness::Results out;
+results::Results run_of(std::vector<results::Result> rs) {
+  results::Results out;
   out.environment = testing::environment();
   out.results = std::move(rs);
   return out;
@@ -138,7 +138,7 @@ TEST(Compare, SlowerAndInsideTheNoise) {
 TEST(Compare, WarningsAndUnusableFiguresAreShown) {
   auto a = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 1000}), make({"s", "e", "mmap", "read", 4096, 8u << 20, 900})});
   auto b = run_of({make({"s", "e", "pread", "read", 4096, 8u << 20, 1000}), make({"s", "e", "mmap", "read", 4096, 8u << 20, 900})});
-  b.results[0].warn(harness::WarningKind::Outliers, "outliers");
+  b.results[0].warn(results::WarningKind::Outliers, "outliers");
   b.results[1].samples_s.assign(5, 0.0);  // a file whose times are all 0
   Comparison c = compare(a, b);
   ASSERT_EQ(c.matched.size(), 2u);
@@ -189,7 +189,7 @@ TEST(Compare, TextFromTheFilesIsShownWithControlCharactersEscaped) {
 TEST(Compare, KeyIncludesEveryParameter) {
   auto x = make({"s", "e", "pread", "read", 4096, 8u << 20, 1000});
   auto y = x;
-  y.cache = harness::CacheState::Cold;
+  y.cache = results::CacheState::Cold;
   EXPECT_NE(match_key(x), match_key(y));
   y = x;
   y.threads = 2;

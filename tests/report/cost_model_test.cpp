@@ -13,7 +13,7 @@
 // Named: the report tests are a unity build.
 namespace cost_model_test {
 
-using iolab::harness::Result;
+using iolab::results::Result;
 using iolab::report::CostTerm;
 
 struct Costs {
@@ -27,7 +27,7 @@ struct Counts {
 // A record as `iolab run` writes it: counts per repetition of `passes`
 // passes, each repetition's time the costs' sum times a symmetric wobble
 // (so the median repetition is exact).
-Result record(const std::string& method, iolab::harness::Op op, std::uint64_t block, std::uint64_t file, const Counts& n,
+Result record(const std::string& method, iolab::results::Op op, std::uint64_t block, std::uint64_t file, const Counts& n,
               double pass_s, const std::string& sync = "none") {
   Result r;
   r.suite = "packet-sweep";
@@ -36,7 +36,7 @@ Result record(const std::string& method, iolab::harness::Op op, std::uint64_t bl
   r.op = op;
   r.block_size = block;
   r.file_size = file;
-  r.cache = op == iolab::harness::Op::Read ? std::optional(iolab::harness::CacheState::Warm) : std::nullopt;
+  r.cache = op == iolab::results::Op::Read ? std::optional(iolab::results::CacheState::Warm) : std::nullopt;
   r.sync = iolab::io::parse_flush_policy(sync);
   r.reps = 5;
   r.passes = 3;
@@ -57,7 +57,7 @@ double cost(const Costs& c, const Counts& n) {
 // A read of `file` bytes in `block`-byte calls.
 Result reader(const std::string& method, const Costs& c, std::uint64_t block, std::uint64_t file) {
   Counts n{static_cast<double>(file / block), static_cast<double>(file), 0, 0};
-  return record(method, iolab::harness::Op::Read, block, file, n, cost(c, n));
+  return record(method, iolab::results::Op::Read, block, file, n, cost(c, n));
 }
 
 double coefficient(const iolab::report::CostFit& f, CostTerm t) { return f.coefficients[static_cast<std::size_t>(t)]; }
@@ -74,7 +74,7 @@ TEST(CostModel, RecoversKnownCoefficientsOfAllFourTermsWithin2Percent) {
       n.bytes = static_cast<double>(file);
       n.faults = static_cast<double>(file) / 4096 * (block >= (64u << 10) ? 0.25 : 1.0);
       n.flushes = block <= (16u << 10) ? static_cast<double>(file / (16u << 10)) : n.calls;
-      rs.push_back(record("pwrite", iolab::harness::Op::Write, block, file, n, cost(c, n), "every-16k"));
+      rs.push_back(record("pwrite", iolab::results::Op::Write, block, file, n, cost(c, n), "every-16k"));
     }
   auto m = iolab::report::fit_cost_model(rs);
   ASSERT_EQ(m.fits.size(), 1u);
@@ -131,7 +131,7 @@ TEST(CostModel, ChargesTheSystemCallsUnderALibrarysCalls) {
   for (std::uint64_t block = 64; block <= (1u << 20); block *= 4) {
     const double calls = double(file / block), syscalls = double(file / std::max<std::uint64_t>(block, 4096));
     Counts n{calls, double(file), 0, 0};
-    Result r = record("stdio", iolab::harness::Op::Read, block, file, n, calls * call + syscalls * syscall + file * byte);
+    Result r = record("stdio", iolab::results::Op::Read, block, file, n, calls * call + syscalls * syscall + file * byte);
     r.io_calls = static_cast<std::uint64_t>(syscalls) * r.passes;
     rs.push_back(r);
   }
@@ -155,7 +155,7 @@ TEST(CostModel, TakesANeighboursTimeOutOfARecordThatNeverSlept) {
     std::vector<Result> rs;
     for (std::uint64_t block = 64; block <= (1u << 20); block *= 4) {
       Result r = reader("pread", c, block, 4u << 20);
-      const double cpu = iolab::harness::median(r.samples_s);
+      const double cpu = iolab::results::median(r.samples_s);
       for (double& x : r.samples_s) x *= 1.5;
       r.sys_s = cpu * 0.9;
       r.user_s = cpu * 0.1;
@@ -224,7 +224,7 @@ TEST(CostModel, IsDeterministicAndIgnoresWhatIsNotASweep) {
   rs.push_back(reader("mmap", c, 4096, 4u << 20));
   rs.push_back(reader("mmap", c, 65536, 4u << 20));
   Result random = reader("pread", c, 4096, 4u << 20);
-  random.pattern = iolab::harness::AccessPattern::Rand;
+  random.pattern = iolab::results::AccessPattern::Rand;
   rs.push_back(random);
   Result threads = reader("pread", c, 4096, 4u << 20);
   threads.threads = 2;
@@ -248,7 +248,7 @@ TEST(CostModel, IsDeterministicAndIgnoresWhatIsNotASweep) {
 
 TEST(CostModel, TheHtmlReportTablesTheModelOfASweep) {
   const Costs a{1e-6, 0.5e-9, 0, 0}, b{100e-9, 1e-9, 0, 0};
-  iolab::harness::Results run;
+  iolab::results::Results run;
   for (std::uint64_t block = 64; block <= (1u << 20); block *= 4) {
     run.results.push_back(reader("a", a, block, 4u << 20));
     run.results.push_back(reader("b", b, block, 4u << 20));
@@ -259,7 +259,7 @@ TEST(CostModel, TheHtmlReportTablesTheModelOfASweep) {
   EXPECT_NE(page.find("<td class=\"num\">1,000 ("), std::string::npos);
   EXPECT_NE(page.find("ns/call"), std::string::npos);
   EXPECT_NE(page.find("read, warm, flush none: b below 1.76 KiB"), std::string::npos);
-  iolab::harness::Results none;
+  iolab::results::Results none;
   none.results.push_back(reader("a", a, 4096, 4u << 20));
   EXPECT_NE(iolab::report::render_html_report({none}).find("No sweep in this run"), std::string::npos);
 }

@@ -19,13 +19,13 @@ namespace {
 using testing::make;
 using testing::Spec;
 
-std::vector<SuiteView> grouped_one(const harness::Results& rs) { return group_results({{&rs, "run"}}); }
+std::vector<SuiteView> grouped_one(const results::Results& rs) { return group_results({{&rs, "run"}}); }
 
 // Issue 10: write-buffering's 128 B calls (four writers) and its 1-4 KiB
 // calls through a 4 KiB buffer (another set of writers) are two experiment
 // families: no line may join a 128 B point to a 1 KiB one.
 TEST(Families, DifferentContendersAreDifferentCharts) {
-  harness::Results rs;
+  results::Results rs;
   for (const char* m : {"stdio", "iostream", "stdio-unbuffered", "syscall"})
     rs.results.push_back(make({"write-buffering", "100k writes of 128 B", m, "write", 128, 128 * 100000, 100, 0.02, 5, ""}));
   for (std::uint64_t size : {1024u, 2048u, 3072u, 4096u})
@@ -47,7 +47,7 @@ TEST(Families, DifferentContendersAreDifferentCharts) {
 // The same writers at two call counts are one family, on the work done per
 // pass: repetitions of different passes must not move the points.
 TEST(Families, SameContendersAtSeveralCountsShareAWorkPerPassAxis) {
-  harness::Results rs;
+  results::Results rs;
   for (std::uint64_t n : {100000u, 500000u})
     for (const char* m : {"stdio", "syscall"}) {
       Spec s{"write-buffering", std::to_string(n / 1000) + "k writes of 128 B", m, "write", 128, 128 * n, 100, 0.02, 5, ""};
@@ -66,10 +66,10 @@ TEST(Families, SameContendersAtSeveralCountsShareAWorkPerPassAxis) {
 
 // A method skipped at one size is still a contender there: the sweep stays one chart.
 TEST(Families, ASkippedContenderDoesNotSplitASweep) {
-  harness::Results rs;
+  results::Results rs;
   for (std::uint64_t bs : {32u, 4096u, 65536u})
     for (const char* m : {"pread", "mmap", "direct"}) {
-      harness::Result r = make({"packet-sweep", "read " + std::to_string(bs) + " B packets, warm", m, "read", bs, 1u << 20, 500});
+      results::Result r = make({"packet-sweep", "read " + std::to_string(bs) + " B packets, warm", m, "read", bs, 1u << 20, 500});
       if (std::string(m) == "direct" && bs == 32) r.skipped = "O_DIRECT needs 512-byte multiples";
       rs.results.push_back(r);
     }
@@ -80,7 +80,7 @@ TEST(Families, ASkippedContenderDoesNotSplitASweep) {
 }
 
 TEST(Families, OneChartPerOpCacheAndFlushWithBlockSizeOnX) {
-  harness::Results rs = testing::realistic();
+  results::Results rs = testing::realistic();
   auto suites = grouped_one(rs);
   ASSERT_EQ(suites.size(), 4u);  // seq-read, packet-sweep, direct (the queue-depth curve), the markup job
   EXPECT_EQ(suites[0].suite, "seq-read");
@@ -100,7 +100,7 @@ TEST(Families, OneChartPerOpCacheAndFlushWithBlockSizeOnX) {
 }
 
 TEST(Families, SplitsByExperimentWhenTwoPointsWouldShareALine) {
-  harness::Results rs;
+  results::Results rs;
   rs.results.push_back(make({"write-path", "pwrite 1k heap vs aligned", "pread", "write", 1024, 1u << 20, 500, 0.02, 3, ""}));
   rs.results.push_back(make({"write-path", "buffer size swept", "pread", "write", 1024, 8u << 20, 600, 0.02, 3, ""}));
   rs.results.push_back(make({"write-path", "buffer size swept", "pread", "write", 65536, 8u << 20, 900, 0.02, 3, ""}));
@@ -112,7 +112,7 @@ TEST(Families, SplitsByExperimentWhenTwoPointsWouldShareALine) {
 }
 
 TEST(Families, ASweepStoredAsOneExperimentPerSizeIsOneChartAgain) {
-  harness::Results rs;
+  results::Results rs;
   for (std::uint64_t bs : {4096ull, 65536ull, 1ull << 20})
     for (std::string buffer : {"heap", "aligned"})
       rs.results.push_back(make({"write-path", "pwrite 32m in " + std::to_string(bs) + " writes", "pread", "write", bs, 32u << 20,
@@ -131,7 +131,7 @@ TEST(Families, ASweepStoredAsOneExperimentPerSizeIsOneChartAgain) {
 }
 
 TEST(Families, OnePointPerMethodAtDifferentSizesIsABarChart) {
-  harness::Results rs;
+  results::Results rs;
   rs.results.push_back(make({"copy", "copy 32m", "readwrite", "copy", 4096, 32u << 20, 300}));
   rs.results.push_back(make({"copy", "copy 32m", "sendfile", "copy", 32u << 20, 32u << 20, 900}));
   rs.results.push_back(make({"copy", "copy 32m", "splice", "copy", 1u << 20, 32u << 20, 600}));
@@ -146,7 +146,7 @@ TEST(Families, OnePointPerMethodAtDifferentSizesIsABarChart) {
 }
 
 TEST(Families, TwoRunsShareChartsWithTheirNamesOnTheLines) {
-  harness::Results a, b;
+  results::Results a, b;
   a.results.push_back(make({"s", "e", "pread", "read", 4096, 8u << 20, 1000}));
   a.results.push_back(make({"s", "e", "pread", "read", 65536, 8u << 20, 3000}));
   b.results.push_back(make({"s", "e", "pread", "read", 4096, 8u << 20, 1500}));
@@ -161,7 +161,7 @@ TEST(Families, TwoRunsShareChartsWithTheirNamesOnTheLines) {
 // Issue 29 item 15: Vega drops legend entries past 30 (3 methods x 11 files); the spec lifts the
 // limit to the chart's series, so every input is named.
 TEST(Families, EveryInputIsNamedInTheLegend) {
-  std::vector<harness::Results> runs(12);
+  std::vector<results::Results> runs(12);
   std::vector<std::string> names;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     for (const char* m : {"pread", "syscall", "mmap"})
@@ -181,10 +181,10 @@ TEST(Families, EveryInputIsNamedInTheLegend) {
 
 // Issue 10: a queued method's label always carries its depth and io_uring options.
 TEST(Families, QueuedMethodsCarryTheirDepthAndOptions) {
-  harness::Results rs;
+  results::Results rs;
   for (unsigned qd : {1u, 32u})
     for (std::uint64_t bs : {4096u, 65536u}) {
-      harness::Result r = make({"direct", "e", "io_uring", "read", bs, 8u << 20, 500.0 * qd});
+      results::Result r = make({"direct", "e", "io_uring", "read", bs, 8u << 20, 500.0 * qd});
       r.queue_depth = qd;
       if (qd == 32) r.extra["io_options"] = {"registered files", "SQPOLL"};
       rs.results.push_back(r);
@@ -197,7 +197,7 @@ TEST(Families, QueuedMethodsCarryTheirDepthAndOptions) {
 }
 
 TEST(Explain, NamesTheGapWithCallsAndFaultsFromTheRecords) {
-  harness::Results rs;
+  results::Results rs;
   // 1 GiB read at 1 KiB: syscall 1,048,576 calls; mmap 262,144 faults, 9.1x faster.
   // 1 GiB in 1,048,576 calls of exactly 1 µs: 976.5625 MiB/s.
   rs.results.push_back(make({"s", "e", "syscall", "read", 1024, 1ull << 30, 976.5625, 0.02}));
@@ -216,7 +216,7 @@ TEST(Explain, NamesTheGapWithCallsAndFaultsFromTheRecords) {
 
 // Counts are per pass: a repetition of 4 passes made 4x the calls of one pass.
 TEST(Explain, CountsArePerPass) {
-  harness::Results rs;
+  results::Results rs;
   Spec s{"s", "e", "syscall", "read", 4096, 1u << 20, 1000, 0.02};
   s.passes = 4;
   rs.results.push_back(make(s));
@@ -233,10 +233,10 @@ TEST(Explain, CountsArePerPass) {
 TEST(Robustness, ZeroAndDenormalSamplesAreListedNotCharted) {
   for (double t : {0.0, 5e-324, 1e-12}) {
     SCOPED_TRACE(t);
-    harness::Results rs;
+    results::Results rs;
     for (std::uint64_t bs : {1024u, 4096u})
       for (const char* m : {"mmap", "pread"}) {
-        harness::Result r = make({"s", "e", m, "read", bs, 8u << 20, 100});
+        results::Result r = make({"s", "e", m, "read", bs, 8u << 20, 100});
         r.samples_s.assign(5, t);
         rs.results.push_back(r);
       }
@@ -255,9 +255,9 @@ TEST(Robustness, ZeroAndDenormalSamplesAreListedNotCharted) {
 // Extreme but finite figures (a results file from elsewhere) render without
 // crashing or non-finite numbers in the page.
 TEST(Robustness, ExtremeFiguresRender) {
-  harness::Results rs;
+  results::Results rs;
   for (std::uint64_t bs : {std::uint64_t{1}, std::uint64_t{1024}, std::uint64_t{1} << 40}) {
-    harness::Result r = make({"s", "e", "mmap", "read", bs, 8u << 20, 100});
+    results::Result r = make({"s", "e", "mmap", "read", bs, 8u << 20, 100});
     r.samples_s = {1e300, 1e-9, 1e308};
     r.bytes = ~0ull;
     r.passes = 0;
@@ -275,17 +275,17 @@ TEST(Robustness, ExtremeFiguresRender) {
 }
 
 TEST(Model, ShowsPassesLatencySourceFlushesAndWhereBytesEnded) {
-  harness::Results rs;
+  results::Results rs;
   Spec w{"packet-sweep", "write 256k in 1k packets", "pread", "write", 1024, 256u << 10, 50, 0.02, 5, "", "every-16k:fdatasync"};
   w.passes = 3;
-  harness::Result flushed = make(w);
+  results::Result flushed = make(w);
   flushed.extra["flushes"] = 16;
   flushed.extra["bytes_per_flush"] = 16384;
   rs.results.push_back(flushed);
   w.sync = "none";
   rs.results.push_back(make(w));
-  harness::Result direct = make({"direct", "seq write", "direct", "write", 4096, 1u << 20, 500, 0.02, 5, "direct"});
-  direct.latency_ns->source = harness::LatencySource::EveryRequest;
+  results::Result direct = make({"direct", "seq write", "direct", "write", 4096, 1u << 20, 500, 0.02, 5, "direct"});
+  direct.latency_ns->source = results::LatencySource::EveryRequest;
   rs.results.push_back(direct);
 
   std::string page = render_html_report({rs});
@@ -310,12 +310,12 @@ TEST(Model, ClearlyFasterAndTheBarsUseThePerPassSpread) {
   Spec slow_spec = fast_spec;
   slow_spec.method = "mmap";
   slow_spec.mib_s = 1000;
-  harness::Result fast = make(fast_spec), slow = make(slow_spec);
+  results::Result fast = make(fast_spec), slow = make(slow_spec);
   // Repetitions of 50 passes within 1% of their medians: 10% apart, no overlap.
   EXPECT_TRUE(clearly_faster(fast, slow)) << "files without per-pass times: the repetitions' range";
-  auto passes_within = [](harness::Result& r, double spread) {
+  auto passes_within = [](results::Result& r, double spread) {
     const double median = r.seconds().median / r.passes;
-    harness::PassSpread p;
+    results::PassSpread p;
     p.n = 250;
     p.median = p.mean = median;
     p.min = p.p5 = median * (1 - spread);
@@ -336,14 +336,14 @@ TEST(Model, ClearlyFasterAndTheBarsUseThePerPassSpread) {
 // Latency of one call and of one queued request are different quantities:
 // a family holding both draws them in separate panels, each named.
 TEST(Model, PerCallAndPerRequestLatencyAreSeparatePanels) {
-  harness::Results rs;
+  results::Results rs;
   rs.environment = testing::environment();
   Spec call;
   rs.results.push_back(make(call));
   Spec queued = call;
   queued.method = "io_uring";
-  harness::Result q = make(queued);
-  q.latency_ns->source = harness::LatencySource::EveryRequest;
+  results::Result q = make(queued);
+  q.latency_ns->source = results::LatencySource::EveryRequest;
   rs.results.push_back(q);
   std::string page = render_html_report({rs});
   EXPECT_NE(page.find("Latency per call: p50, p99, p99.9 (log)"), std::string::npos);
@@ -359,23 +359,23 @@ TEST(Model, PerCallAndPerRequestLatencyAreSeparatePanels) {
 // The report says where a write's bytes ended, and labels a queued method,
 // exactly as the console does (src/results/console.cpp keeps its own copy).
 TEST(Model, DestinationAndQueueLabelAreWordedAsTheConsoleWordsThem) {
-  std::vector<harness::Result> rs;
+  std::vector<results::Result> rs;
   rs.push_back(make({"s", "none", "pread", "write", 4096, 1u << 20, 500, 0.02, 5, ""}));
   rs.push_back(make({"s", "end", "pread", "write", 4096, 1u << 20, 500, 0.02, 5, "", "end:fdatasync"}));
   rs.push_back(make({"s", "direct", "direct", "write", 4096, 1u << 20, 500, 0.02, 5, "direct"}));
-  std::string tables = harness::format_tables(rs, false);
+  std::string tables = results::format_tables(rs, false);
   for (const auto& r : rs) {
     ASSERT_FALSE(destination(r).empty());
     EXPECT_NE(tables.find(destination(r)), std::string::npos) << destination(r) << "\n" << tables;
   }
   EXPECT_EQ(destination(make({"s", "e", "pread", "read", 4096, 1u << 20, 500})), "");
 
-  harness::Result queued = make({"s", "e", "io_uring", "read", 4096, 1u << 20, 500});
+  results::Result queued = make({"s", "e", "io_uring", "read", 4096, 1u << 20, 500});
   queued.queue_depth = 32;
   queued.extra["io_options"] = {"registered files", "SQPOLL"};
   EXPECT_EQ(queue_label(queued), "qd32+registered files+SQPOLL");
-  EXPECT_NE(harness::format_tables({queued}, false).find("io_uring " + queue_label(queued)), std::string::npos)
-      << harness::format_tables({queued}, false);
+  EXPECT_NE(results::format_tables({queued}, false).find("io_uring " + queue_label(queued)), std::string::npos)
+      << results::format_tables({queued}, false);
 }
 
 // The direct suite's queue-depth curve: x = requests in flight in all, y =
@@ -384,7 +384,7 @@ TEST(Model, DestinationAndQueueLabelAreWordedAsTheConsoleWordsThem) {
 // of its own; latency p50/p99 against the depth. Other experiments of the
 // suite keep their charts.
 TEST(QueueDepthCurve, OneChartWithIopsAndLatencyAgainstTotalDepth) {
-  harness::Results rs;
+  results::Results rs;
   rs.results = testing::queue_depth_curve();
   rs.results.push_back(make({"direct", "seq read 4k x 64", "direct", "read", 4096, 256u << 10, 100, 0.02, 5, "direct"}));
   rs.results.push_back(make({"direct", "seq read 4k x 64", "pread", "read", 4096, 256u << 10, 300, 0.02, 5, "cold"}));

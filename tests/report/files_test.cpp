@@ -79,7 +79,7 @@ TEST(AtomicWrite, AFullDiskLeavesTheOldReportAndNoTemporaryFile) {
   testing::TmpfsMount small(scratch.path(), "size=256k");
   if (!small.mounted()) GTEST_SKIP() << small.why_not();
   fs::path out = small.dir() / "report.html";
-  harness::Results rs = testing::realistic();
+  results::Results rs = testing::realistic();
   for (bool existing : {false, true}) {
     SCOPED_TRACE(existing ? "over an older report" : "a new report");
     if (existing) write_file_atomically(out, "<!DOCTYPE html>older report", html_exporter());

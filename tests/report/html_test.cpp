@@ -141,7 +141,7 @@ TEST(Html, EscapesJobNamesAndLabelsEverywhere) {
 // operation's time beside it (issue 40 item 4), from the record's
 // seconds_per_pass and ns_per_op.
 TEST(Html, FiguresTableGivesTimePerPassAndPerOperation) {
-  harness::Results run;
+  results::Results run;
   run.environment = testing::environment();
   Spec spec;
   spec.passes = 10;  // 8 MiB at 1000 MiB/s: 8 ms a pass of 2048 calls, 80 ms a repetition
@@ -166,15 +166,15 @@ TEST(Html, CarriesWarningsSkipsEnvironmentReferencesAndTheDecisionTable) {
 }
 
 // The records of `iolab recommend --save`: a run with a decision.
-harness::Results decision_run() {
+results::Results decision_run() {
   using decision::Column;
   using decision::Row;
   const std::vector<std::string> mapped{"maps_file", "positional"}, positional{"positional"};
-  harness::Results run = testing::realistic();
+  results::Results run = testing::realistic();
   run.results.clear();
   std::uint64_t seed = 1;
   for (std::uint64_t size : {8u, 512u, 32768u}) {
-    auto rs = iolab::testing::synthetic_condition({Row{harness::Op::Read, "none", Column::Cold}, size},
+    auto rs = iolab::testing::synthetic_condition({Row{results::Op::Read, "none", Column::Cold}, size},
                                                   {{"mapped reader", mapped, size < 4096 ? 3000.0 : 800.0},
                                                    {"pread", positional, 1000}, {"io_uring O_DIRECT QD32", positional, 900}},
                                                   0.02, seed++);
@@ -274,8 +274,8 @@ std::filesystem::path test_dir() {
 TEST(HtmlInChromium, ChartsDrawWithoutErrorsAndMarkupStaysText) {
   if (testing::chromium_path().empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh test installs it)";
   std::filesystem::path dir = test_dir();
-  harness::Results rs = testing::realistic();
-  harness::write_json(rs, dir / "synthetic-results.json");
+  results::Results rs = testing::realistic();
+  results::write_json(rs, dir / "synthetic-results.json");
   std::filesystem::path page = dir / "report.html";
   write_html_report({rs}, page);
 
@@ -330,7 +330,7 @@ TEST(HtmlInChromium, TheDecisionMapDrawsWithItsHoverText) {
 // ("Unexpected token ILLEGAL") and no chart drew. They still draw.
 TEST(HtmlInChromium, ALineSeparatorInANameDoesNotStopTheCharts) {
   if (testing::chromium_path().empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh test installs it)";
-  harness::Results rs;
+  results::Results rs;
   for (std::uint64_t bs : {1024u, 4096u, 65536u})
     for (const char* m : {"mm\u2028ap", "pr\u2029ead", "sys\x1b[31mcall"})
       rs.results.push_back(make({"s\u2028uite", "e\u2028xp", m, "read", bs, 4u << 20, 100.0 * static_cast<double>(bs >> 10)}));

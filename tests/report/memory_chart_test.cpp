@@ -26,8 +26,8 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
 
 // Random 4 KiB reads and the scan, by mmap and io_uring at QD 32, at 0.5x,
 // 1x and 4x a 32 MiB limit; mmap collapses past the limit.
-harness::Results memory_results(bool with_series) {
-  harness::Results rs;
+results::Results memory_results(bool with_series) {
+  results::Results rs;
   for (bool random : {true, false})
     for (double ratio : {0.5, 1.0, 4.0})
       for (const char* method : {"mmap", "io_uring"}) {
@@ -44,8 +44,8 @@ harness::Results memory_results(bool with_series) {
         s.passes = 1;
         s.cache = mapped ? "cold" : "direct";
         s.buffer = "aligned";
-        harness::Result r = testing::make(s);
-        r.pattern = random ? harness::AccessPattern::Rand : harness::AccessPattern::Seq;
+        results::Result r = testing::make(s);
+        r.pattern = random ? results::AccessPattern::Rand : results::AccessPattern::Seq;
         if (!mapped) r.queue_depth = 32;
         r.extra["memory_limit_bytes"] = kLimit;
         r.extra["working_set_ratio"] = ratio;
@@ -103,7 +103,7 @@ TEST(MemoryChart, WithoutASeriesTheCurveStaysAndNoTimePanel) {
 // A record whose group's cache never filled (extra.cache_never_full) is no
 // past-memory figure: not on the curve, not in who leads, and said so.
 TEST(MemoryChart, APassWhoseCacheNeverFilledIsLeftOutOfTheCurveAndTheLead) {
-  harness::Results rs = memory_results(true);
+  results::Results rs = memory_results(true);
   for (auto& r : rs.results)
     if (r.method == "io_uring" && r.extra["working_set_ratio"] == 4.0) r.extra["cache_never_full"] = true;
   std::string page = render_html_report({rs});
@@ -114,7 +114,7 @@ TEST(MemoryChart, APassWhoseCacheNeverFilledIsLeftOutOfTheCurveAndTheLead) {
 }
 
 TEST(MemoryChart, MalformedFieldsAreSkippedNotTrusted) {
-  harness::Results rs = memory_results(true);
+  results::Results rs = memory_results(true);
   rs.results[0].extra["per_second"] = "not a list";
   rs.results[1].extra["per_second"] = nlohmann::json::array({nullptr, nlohmann::json::object(), {{"t", 1e308 * 10}}});
   rs.results[2].extra["major_faults_per_mib"] = "manyfaults";

@@ -19,7 +19,7 @@ using iolab::testing::kMiB;
 
 // A warm read of 4 MiB in `block`-byte calls costing `call_s` per call and
 // `byte_s` per byte, as `iolab run` records it.
-iolab::harness::Result sweep_point(const std::string& method, std::uint64_t block, double call_s, double byte_s) {
+iolab::results::Result sweep_point(const std::string& method, std::uint64_t block, double call_s, double byte_s) {
   iolab::testing::Spec s;
   s.method = method;
   s.experiment = "read " + std::to_string(block) + " B calls";
@@ -36,7 +36,7 @@ double true_rate(std::uint64_t block, double call_s, double byte_s) {
 }
 
 TEST(ModelChart, TheSweepChartDrawsTheModelThroughTheMeasuredPoints) {
-  iolab::harness::Results run;
+  iolab::results::Results run;
   run.environment = iolab::testing::environment();
   for (std::uint64_t block = 64; block <= (1u << 20); block *= 4) {
     run.results.push_back(sweep_point("pread", block, 1e-6, 0.5e-9));
@@ -45,7 +45,7 @@ TEST(ModelChart, TheSweepChartDrawsTheModelThroughTheMeasuredPoints) {
   // One record the model cannot cover: a method measured at one size only.
   run.results.push_back(sweep_point("mmap", 4096, 1e-6, 1e-9));
   // The model's points point into the runs: they outlive it (a temporary list would not).
-  const std::vector<iolab::harness::Results> runs{run};
+  const std::vector<iolab::results::Results> runs{run};
   ReportModel model = build_model(runs, {});
   // The 4 KiB experiment has a third contender (mmap): a family of its own.
   const FamilySection* sweep = nullptr;
@@ -88,12 +88,12 @@ TEST(ModelChart, TheSweepChartDrawsTheModelThroughTheMeasuredPoints) {
 }
 
 TEST(ModelChart, NoSweepNoLine) {
-  iolab::harness::Results run;
+  iolab::results::Results run;
   run.environment = iolab::testing::environment();
   run.results.push_back(sweep_point("pread", 4096, 1e-6, 0.5e-9));
   run.results.push_back(sweep_point("pread", 65536, 1e-6, 0.5e-9));  // two sizes: no fit
   // The model's points point into the runs: they outlive it (a temporary list would not).
-  const std::vector<iolab::harness::Results> runs{run};
+  const std::vector<iolab::results::Results> runs{run};
   ReportModel model = build_model(runs, {});
   for (const auto& suite : model.suites)
     for (const auto& f : suite.families) {

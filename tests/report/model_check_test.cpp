@@ -20,9 +20,9 @@ using iolab::decision::Row;
 // MiB/s of a method costing `call_s` per call and `byte_s` per byte at `size`-byte calls.
 double mib_s(double size, double call_s, double byte_s) { return size / (call_s + size * byte_s) / (1 << 20); }
 
-std::vector<iolab::harness::Result> row_records(const Row& row, const std::vector<std::uint64_t>& sizes,
+std::vector<iolab::results::Result> row_records(const Row& row, const std::vector<std::uint64_t>& sizes,
                                                 const std::function<std::vector<iolab::testing::SyntheticCandidate>(double)>& cands) {
-  std::vector<iolab::harness::Result> rs;
+  std::vector<iolab::results::Result> rs;
   std::uint64_t seed = 7;
   for (std::uint64_t size : sizes)
     for (auto& r : iolab::testing::synthetic_condition(Condition{row, size}, cands(static_cast<double>(size)), 0.01, seed++))
@@ -34,12 +34,12 @@ TEST(ModelCheck, TheModelsCrossoverLiesWhereTheDecisionsPickChanges) {
   const std::vector<std::uint64_t> sizes{32, 128, 512, 2048, 8192};
   // a: 1 µs per call, 2 GB/s; b: 100 ns per call, 1 GB/s: b is cheaper below 1800 B, a above,
   // so the pick changes from b to a between 512 B and 2 KiB.
-  auto rs = row_records(Row{iolab::harness::Op::Read, "none", Column::Warm}, sizes, [](double s) {
+  auto rs = row_records(Row{iolab::results::Op::Read, "none", Column::Warm}, sizes, [](double s) {
     return std::vector<iolab::testing::SyntheticCandidate>{{"a", {}, mib_s(s, 1e-6, 0.5e-9)}, {"b", {}, mib_s(s, 100e-9, 1e-9)}};
   });
   // c is fast at 512 B only: the pick changes twice, in opposite directions, which lines
   // of calls and bytes (crossing at most once) cannot both follow.
-  auto bumpy = row_records(Row{iolab::harness::Op::Write, "none", Column::Buffered}, sizes, [](double s) {
+  auto bumpy = row_records(Row{iolab::results::Op::Write, "none", Column::Buffered}, sizes, [](double s) {
     return std::vector<iolab::testing::SyntheticCandidate>{{"c", {}, s == 512 ? 3000.0 : 1000.0}, {"d", {}, 2000.0}};
   });
   rs.insert(rs.end(), bumpy.begin(), bumpy.end());
@@ -78,7 +78,7 @@ TEST(ModelCheck, TheModelsCrossoverLiesWhereTheDecisionsPickChanges) {
 }
 
 TEST(ModelCheck, ARowThatKeepsItsPickHasNothingToCheck) {
-  auto rs = row_records(Row{iolab::harness::Op::Read, "none", Column::Warm}, {512, 2048, 8192}, [](double s) {
+  auto rs = row_records(Row{iolab::results::Op::Read, "none", Column::Warm}, {512, 2048, 8192}, [](double s) {
     return std::vector<iolab::testing::SyntheticCandidate>{{"a", {}, mib_s(s, 100e-9, 0.5e-9)}, {"b", {}, mib_s(s, 1e-6, 1e-9)}};
   });
   const auto checks = iolab::report::check_crossovers(iolab::report::fit_cost_model(rs),

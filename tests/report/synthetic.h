@@ -31,18 +31,18 @@ struct Spec {
 };
 
 // Samples placed symmetrically around the median, so the median is exact.
-inline harness::Result make(const Spec& s) {
-  harness::Result r;
+inline results::Result make(const Spec& s) {
+  results::Result r;
   r.suite = s.suite;
   r.experiment = s.experiment;
   r.method = s.method;
-  r.op = harness::parse_op_name(s.op);
+  r.op = results::parse_op_name(s.op);
   r.block_size = s.block;
   r.file_size = s.file;
   r.bytes = s.file;
   r.ops = s.file / s.block;
   r.buffer = s.buffer.empty() ? std::nullopt : std::optional(io::parse_buffer_kind(s.buffer));
-  r.cache = s.cache.empty() ? std::nullopt : std::optional(harness::parse_cache_name(s.cache));
+  r.cache = s.cache.empty() ? std::nullopt : std::optional(results::parse_cache_name(s.cache));
   r.cache_method = s.cache == "cold" ? "drop_caches" : s.cache == "warm" ? "read once" : "";
   if (s.cache == "cold") r.resident_fraction = 0.0;
   if (s.cache == "warm") r.resident_fraction = 1.0;
@@ -64,14 +64,14 @@ inline harness::Result make(const Spec& s) {
   r.user_s = median * (mapped ? 0.7 : 0.2);
   r.sys_s = median * (mapped ? 0.3 : 0.8);
   double per_op_ns = pass_s / static_cast<double>(s.file / s.block) * 1e9;
-  r.latency_ns = harness::Latency{per_op_ns, per_op_ns * 1.5, per_op_ns * 4, per_op_ns * 12, per_op_ns * 40,
-                                  s.file / s.block, harness::LatencySource::EveryCall};
+  r.latency_ns = results::Latency{per_op_ns, per_op_ns * 1.5, per_op_ns * 4, per_op_ns * 12, per_op_ns * 40,
+                                  s.file / s.block, results::LatencySource::EveryCall};
   r.verified = true;
   return r;
 }
 
-inline harness::Environment environment() {
-  harness::Environment e;
+inline results::Environment environment() {
+  results::Environment e;
   e.hostname = "testhost";
   e.cpu_model = "Synthetic CPU";
   e.cores = 2;
@@ -96,20 +96,20 @@ inline harness::Environment environment() {
 // The direct suite's queue-depth curve at depths 1, 4, 16: io_uring and
 // libaio (one thread, queue_depth = depth) and `depth` threads of O_DIRECT
 // pread, each with extra.total_depth.
-inline std::vector<harness::Result> queue_depth_curve(const std::string& experiment = "QD curve: random 4k O_DIRECT reads x 256") {
-  std::vector<harness::Result> out;
+inline std::vector<results::Result> queue_depth_curve(const std::string& experiment = "QD curve: random 4k O_DIRECT reads x 256") {
+  std::vector<results::Result> out;
   for (unsigned depth : {1u, 4u, 16u}) {
     for (const char* m : {"io_uring", "libaio"}) {
-      harness::Result r = make({"direct", experiment, m, "read", 4096, 1u << 20, 40.0 * depth, 0.02, 5, "direct"});
-      r.pattern = harness::AccessPattern::Rand;
+      results::Result r = make({"direct", experiment, m, "read", 4096, 1u << 20, 40.0 * depth, 0.02, 5, "direct"});
+      r.pattern = results::AccessPattern::Rand;
       r.queue_depth = depth;
       r.extra["total_depth"] = depth;
       r.latency_ns->p50 = 50e3 * depth;
       r.latency_ns->p99 = 400e3 * depth;
       out.push_back(r);
     }
-    harness::Result t = make({"direct", experiment, "direct", "read", 4096, 1u << 20, 30.0 * depth, 0.02, 5, "direct"});
-    t.pattern = harness::AccessPattern::Rand;
+    results::Result t = make({"direct", experiment, "direct", "read", 4096, 1u << 20, 30.0 * depth, 0.02, 5, "direct"});
+    t.pattern = results::AccessPattern::Rand;
     t.threads = depth;
     t.queue_depth = 1;
     t.extra["total_depth"] = depth;
@@ -121,8 +121,8 @@ inline std::vector<harness::Result> queue_depth_curve(const std::string& experim
 // A run shaped like the seed suites: several suites and families, published
 // references, a skipped method, a noisy run, a "cold" run that was not cold,
 // and a job whose name is markup.
-inline harness::Results realistic() {
-  harness::Results rs;
+inline results::Results realistic() {
+  results::Results rs;
   rs.environment = environment();
   auto add = [&](Spec s) { rs.results.push_back(make(s)); return &rs.results.back(); };
   // seq-read: 1 KiB .. 10 MiB, warm and cold; mmap shines at small buffers.
@@ -136,18 +136,18 @@ inline harness::Results realistic() {
                      cache, "none", "aligned"});
       auto* m = add({"seq-read", "read 1.73g-style file", "mmap", "read", bs, 40u << 20, 1800 * scale, 0.04, 5, cache});
       if (cache == "warm" && bs == 1024)
-        m->reference = harness::Reference{"seed 001: Java MappedByteBuffer, i7-8750H, SSD; ~733 ms for 1.73 GB", 2250, "MiB/s"};
+        m->reference = results::Reference{"seed 001: Java MappedByteBuffer, i7-8750H, SSD; ~733 ms for 1.73 GB", 2250, "MiB/s"};
       if (cache == "warm" && bs == 1ull << 20)
-        a->reference = harness::Reference{"seed 001: Java FileChannel direct buffer, i7-8750H, SSD; ~318 ms", 5190, "MiB/s"};
+        a->reference = results::Reference{"seed 001: Java FileChannel direct buffer, i7-8750H, SSD; ~318 ms", 5190, "MiB/s"};
     }
   // A skipped method with its reason.
-  harness::Result skipped;
+  results::Result skipped;
   skipped.suite = "seq-read";
   skipped.experiment = "read 1.73g-style file";
   skipped.method = "io_uring";
-  skipped.op = harness::Op::Read;
+  skipped.op = results::Op::Read;
   skipped.block_size = 1024;
-  skipped.cache = harness::CacheState::Warm;
+  skipped.cache = results::CacheState::Warm;
   skipped.skipped = "io_uring is disabled (/proc/sys/kernel/io_uring_disabled = 2)";
   rs.results.push_back(skipped);
   // A cold run that was not cold, and a noisy one.
@@ -155,7 +155,7 @@ inline harness::Results realistic() {
   notcold->resident_fraction = 0.31;
   add({"seq-read", "read 1.73g-style file", "stdio", "read", 1024, 40u << 20, 150, 0.03, 5, "cold"});
   auto* noisy = add({"seq-read", "read 1.73g-style file", "stdio", "read", 10u << 20, 40u << 20, 600, 0.4, 5, "cold"});
-  noisy->warn(harness::WarningKind::Outliers, "noisy: cv 32% over 5 repetitions");
+  noisy->warn(results::WarningKind::Outliers, "noisy: cv 32% over 5 repetitions");
 
   // packet-sweep: reads and writes, 32 B .. 1 MiB.
   for (std::uint64_t bs = 32; bs <= (1u << 20); bs *= 8) {

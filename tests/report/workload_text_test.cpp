@@ -16,7 +16,7 @@ namespace k = decision::keys;
 
 // A workload's records: the synthetic condition's, named by a workload, each
 // with the per-kind latency and counters a replay record carries.
-std::vector<harness::Result> workload_records(const std::vector<testing::SyntheticCandidate>& cands,
+std::vector<results::Result> workload_records(const std::vector<testing::SyntheticCandidate>& cands,
                                               std::uint64_t seed) {
   decision::Condition c;
   auto records = testing::synthetic_condition(c, cands, 0.02, seed);
@@ -24,7 +24,7 @@ std::vector<harness::Result> workload_records(const std::vector<testing::Synthet
     r.extra.erase(k::kCondition);
     r.extra[k::kWorkload] = "app.iotrace";
     r.suite = "replay";
-    r.op = harness::Op::Replay;
+    r.op = results::Op::Replay;
     r.ops = 1000;  // a pass of the trace: 1000 operations moving 1 GiB
     r.user_s = 0.001;
     r.sys_s = 0.002;
@@ -37,7 +37,7 @@ std::vector<harness::Result> workload_records(const std::vector<testing::Synthet
 TEST(WorkloadVerdict, ItsJsonGivesPickWithinStopAndEveryMethod) {
   auto records = workload_records({{"pread", {}, 400}, {"mmap", {}, 200}, {"stdio", {}, 100}}, 3);
   // A method that could not replay the trace: skipped, with the reason.
-  harness::Result skipped = records.back();
+  results::Result skipped = records.back();
   skipped.method = "direct";
   skipped.skipped = "op 3 (write at 100, 50 bytes) is not 4096-aligned";
   skipped.samples_s.clear();
@@ -93,7 +93,7 @@ TEST(WorkloadVerdict, TheConsoleNamesThePickTheGuaranteeAndEachKindsLatency) {
 
 TEST(WorkloadVerdict, ConditionsAndWorkloadsInOneFileStayApart) {
   decision::Condition c;
-  c.row.op = harness::Op::Read;
+  c.row.op = results::Op::Read;
   c.row.column = decision::Column::Warm;
   c.size = 4096;
   auto records = testing::synthetic_condition(c, {{"pread", {}, 400}, {"mmap", {}, 100}}, 0.02, 1);
@@ -108,7 +108,7 @@ TEST(WorkloadVerdict, ConditionsAndWorkloadsInOneFileStayApart) {
 // The HTML report: a section for the replayed trace, its timeline chart
 // (operations over time by kind, sizes), and the decision's pick and rows.
 TEST(WorkloadVerdict, TheReportShowsTheTracesTimelineAndItsDecision) {
-  harness::Results run;
+  results::Results run;
   run.results = workload_records({{"pread", {}, 400}, {"mmap", {}, 100}}, 7);
   for (auto& r : run.results) {
     r.experiment = "app.iotrace";

@@ -10,7 +10,7 @@
 // GCC 12 reports a false -Wrestrict on short string assignments once inlined (GCC bug 105329).
 #pragma GCC diagnostic ignored "-Wrestrict"
 
-namespace iolab::harness {
+namespace iolab::results {
 namespace {
 
 Result row(std::string method, double seconds, std::optional<std::string> skipped = std::nullopt) {
@@ -217,4 +217,4 @@ TEST(Console, P99SaysWhetherItIsPerCallOrPerRequest) {
 }
 
 }  // namespace
-}  // namespace iolab::harness
+}  // namespace iolab::results

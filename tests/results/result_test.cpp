@@ -11,7 +11,7 @@
 #include "iolab/results/record.h"
 #include "iolab/io/scratch.h"
 
-namespace iolab::harness {
+namespace iolab::results {
 namespace {
 
 Results sample() {
@@ -284,4 +284,4 @@ TEST(ResultsFormat, RejectsWhatIsNotResults) {
 }
 
 }  // namespace
-}  // namespace iolab::harness
+}  // namespace iolab::results

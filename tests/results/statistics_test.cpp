@@ -6,7 +6,7 @@
 
 #include "iolab/results/statistics.h"
 
-namespace iolab::harness {
+namespace iolab::results {
 namespace {
 
 TEST(Statistics, MedianOddAndEven) {
@@ -85,4 +85,4 @@ TEST(Statistics, MedianCpuIsTheMedianRepetitionsTotalNotASumOfMedians) {
 TEST(Statistics, EmptySampleThrows) { EXPECT_THROW(summarize(std::vector<double>{}), std::invalid_argument); }
 
 }  // namespace
-}  // namespace iolab::harness
+}  // namespace iolab::results

@@ -39,7 +39,7 @@ class CommitLogSuiteTiny : public ::testing::Test {
     harness::Runner runner(one_repetition_config(), *scratch_);
     SuiteOptions options;
     options.scale = Scale::Tiny;
-    results_ = new std::vector<harness::Result>(find_suite("commitlog").run(runner, options));
+    results_ = new std::vector<results::Result>(find_suite("commitlog").run(runner, options));
     leftovers_ = new std::vector<std::string>;
     for (const auto& e : std::filesystem::directory_iterator(scratch_->path()))
       if (e.path().filename() != io::kScratchListName) leftovers_->push_back(e.path().filename().string());
@@ -50,14 +50,14 @@ class CommitLogSuiteTiny : public ::testing::Test {
     delete scratch_;
   }
   static io::ScratchDir* scratch_;
-  static std::vector<harness::Result>* results_;
+  static std::vector<results::Result>* results_;
   static std::vector<std::string>* leftovers_;
 };
 io::ScratchDir* CommitLogSuiteTiny::scratch_ = nullptr;
-std::vector<harness::Result>* CommitLogSuiteTiny::results_ = nullptr;
+std::vector<results::Result>* CommitLogSuiteTiny::results_ = nullptr;
 std::vector<std::string>* CommitLogSuiteTiny::leftovers_ = nullptr;
 
-bool is_run(const harness::Result& r) { return !r.skipped && r.op == harness::Op::Write; }
+bool is_run(const results::Result& r) { return !r.skipped && r.op == results::Op::Write; }
 
 TEST_F(CommitLogSuiteTiny, EveryRecordIsVerifiedOrSkippedWithAReason) {
   ASSERT_FALSE(results_->empty());
@@ -118,7 +118,7 @@ TEST_F(CommitLogSuiteTiny, RecordsTellApart) {
   std::set<std::tuple<std::string, std::string, std::uint64_t, unsigned, std::string, std::string>> seen;
   for (const auto& r : *results_) {
     auto key = std::make_tuple(r.experiment, r.method, r.block_size, r.threads, io::to_string(r.sync),
-                               harness::cache_name(r));
+                               results::cache_name(r));
     EXPECT_TRUE(seen.insert(key).second) << "two records alike: " << r.experiment << " / " << r.method;
   }
 }
@@ -169,11 +169,11 @@ TEST_F(CommitLogSuiteTiny, FlushPoliciesFollowTheDesigns) {
 }
 
 TEST_F(CommitLogSuiteTiny, PerSecondSeriesAddsUpAndSurvivesTheResultsFile) {
-  harness::Results written;
+  results::Results written;
   written.results = *results_;
   auto file = scratch_->path() / "results.json";
-  harness::write_json(written, file);
-  harness::Results back = harness::read_results(file);
+  results::write_json(written, file);
+  results::Results back = results::read_results(file);
   std::filesystem::remove(file);
   ASSERT_EQ(back.results.size(), results_->size());
   for (std::size_t i = 0; i < results_->size(); ++i) {
@@ -206,14 +206,14 @@ TEST(CommitLogOnTheEngine, ARunHasTheEnginesRepetitionsAndSpread) {
   harness::RunConfig config = one_repetition_config();
   config.reps = 3;
   unsigned reported = 0;
-  config.on_result = [&](const harness::Result&) { ++reported; };
+  config.on_result = [&](const results::Result&) { ++reported; };
   harness::Runner runner(config, scratch);
   CommitLogRunWorkload workload(scratch, tiny_run(commitlog::Design::Qmq));
-  harness::Result labels;
+  results::Result labels;
   labels.suite = "commitlog";
   labels.method = "qmq";
-  labels.op = harness::Op::Write;
-  harness::Result r = runner.run(workload, labels);
+  labels.op = results::Op::Write;
+  results::Result r = runner.run(workload, labels);
   EXPECT_EQ(reported, 1u) << "on_result, as for every experiment";
   EXPECT_EQ(r.reps, 3u);
   EXPECT_EQ(r.samples_s.size(), 3u);
@@ -241,7 +241,7 @@ TEST(CommitLogOnTheEngine, RepetitionsOfSeveralPassesCountEachMessageOnce) {
   config.latency = false;
   harness::Runner runner(config, scratch);
   CommitLogRunWorkload workload(scratch, tiny_run(commitlog::Design::Kafka));
-  harness::Result r = runner.run(workload, harness::Result{});
+  results::Result r = runner.run(workload, results::Result{});
   ASSERT_GE(r.passes, 1u);
   EXPECT_EQ(r.ops, r.passes * 300u);
   EXPECT_EQ(r.extra.at("messages").get<std::uint64_t>(), 300u);
@@ -256,7 +256,7 @@ TEST(CommitLogOnTheEngine, AnOpenLoopRecordSaysItsLatencyIsFromIntendedTimes) {
   c.loop = commitlog::Loop::Open;
   c.rate = 100'000;
   CommitLogRunWorkload workload(scratch, c);
-  harness::Result r = runner.run(workload, harness::Result{});
+  results::Result r = runner.run(workload, results::Result{});
   EXPECT_EQ(r.extra.at("latency_loop").get<std::string>(), "open");
   EXPECT_NE(r.extra.at("latency_measures").get<std::string>().find("intended send time"), std::string::npos);
   EXPECT_GT(workload.timed_clock_reads(), 0u) << "an open loop paces by the clock";
@@ -291,11 +291,11 @@ SegmentCache stays_half_resident() {
 TEST(CommitLogOnTheEngine, AColdCatchUpThatStaysResidentIsSkipped) {
   CatchUpLog log;
   harness::Runner runner(one_repetition_config(), log.scratch);
-  CatchUpWorkload read(log.logs, commitlog::ReadPath::Pread, harness::CacheState::Cold, log.messages,
+  CatchUpWorkload read(log.logs, commitlog::ReadPath::Pread, results::CacheState::Cold, log.messages,
                        stays_half_resident());
-  harness::Result labels;
-  labels.cache = harness::CacheState::Cold;
-  harness::Result r = runner.run(read, labels);
+  results::Result labels;
+  labels.cache = results::CacheState::Cold;
+  results::Result r = runner.run(read, labels);
   ASSERT_TRUE(r.skipped.has_value()) << "never published as cold";
   EXPECT_NE(r.skipped->find("stayed resident"), std::string::npos) << *r.skipped;
   EXPECT_TRUE(r.samples_s.empty());
@@ -304,13 +304,13 @@ TEST(CommitLogOnTheEngine, AColdCatchUpThatStaysResidentIsSkipped) {
 TEST(CommitLogOnTheEngine, AWarmCatchUpThatIsNotResidentIsWarned) {
   CatchUpLog log;
   harness::Runner runner(one_repetition_config(), log.scratch);
-  CatchUpWorkload read(log.logs, commitlog::ReadPath::Mmap, harness::CacheState::Warm, log.messages,
+  CatchUpWorkload read(log.logs, commitlog::ReadPath::Mmap, results::CacheState::Warm, log.messages,
                        stays_half_resident());
-  harness::Result labels;
-  labels.cache = harness::CacheState::Warm;
-  harness::Result r = runner.run(read, labels);
+  results::Result labels;
+  labels.cache = results::CacheState::Warm;
+  results::Result r = runner.run(read, labels);
   ASSERT_FALSE(r.skipped.has_value());
-  EXPECT_TRUE(r.has_warning(harness::WarningKind::NotWarm));
+  EXPECT_TRUE(r.has_warning(results::WarningKind::NotWarm));
   EXPECT_EQ(r.ops, log.messages);
   EXPECT_TRUE(r.pass_s.has_value());
   ASSERT_TRUE(r.resident_fraction.has_value());
@@ -320,9 +320,9 @@ TEST(CommitLogOnTheEngine, AWarmCatchUpThatIsNotResidentIsWarned) {
 TEST(CommitLogOnTheEngine, ACatchUpThatReadsTooFewMessagesFails) {
   CatchUpLog log;
   harness::Runner runner(one_repetition_config(), log.scratch);
-  CatchUpWorkload read(log.logs, commitlog::ReadPath::Pread, harness::CacheState::Warm, log.messages + 1,
-                       harness_segment_cache(harness::Eviction::PerFile));
-  EXPECT_THROW(runner.run(read, harness::Result{}), iolab::Error);
+  CatchUpWorkload read(log.logs, commitlog::ReadPath::Pread, results::CacheState::Warm, log.messages + 1,
+                       harness_segment_cache(results::Eviction::PerFile));
+  EXPECT_THROW(runner.run(read, results::Result{}), iolab::Error);
 }
 
 constexpr std::uint64_t kTestMiB = 1024 * 1024;

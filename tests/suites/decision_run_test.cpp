@@ -39,7 +39,7 @@ std::size_t files_in(const std::filesystem::path& dir) {
 TEST(DecisionRun, TheUsersConditionsRunLiveAndReplayTheSame) {
   Place p;
   decision::DesignRequest request;
-  request.ops = {harness::Op::Read};
+  request.ops = {results::Op::Read};
   request.columns = {decision::Column::Warm};
   request.sizes = {4096};
   request.max_file = 256 << 10;
@@ -70,7 +70,7 @@ TEST(DecisionRun, TheUsersConditionsRunLiveAndReplayTheSame) {
 TEST(DecisionRun, UnmeasurableConditionsAreRecordsWithTheReason) {
   Place p;
   decision::DesignRequest request;
-  request.ops = {harness::Op::Write};
+  request.ops = {results::Op::Write};
   request.flushes = {"every-16k"};
   request.columns = {decision::Column::Direct};
   request.sizes = {700};
@@ -106,7 +106,7 @@ TEST(DecisionRun, PastMemoryRunsInAChildAndLeavesNothingBehind) {
     ++measured;
     EXPECT_EQ(r.extra.at("working_set_ratio"), 4);
     EXPECT_EQ(r.extra.at("memory_limit_bytes"), decision::kMinMemoryRoom);
-    EXPECT_EQ(r.cache, harness::CacheState::Full);
+    EXPECT_EQ(r.cache, results::CacheState::Full);
   }
   EXPECT_GE(measured, 2u);
   EXPECT_TRUE(decision::decision_from_records(run.records).conditions.at(0).replay_agrees);

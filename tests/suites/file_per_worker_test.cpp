@@ -11,7 +11,7 @@
 namespace iolab::suites {
 namespace {
 
-harness::FileExperiment tiny(harness::Op op) {
+harness::FileExperiment tiny(results::Op op) {
   harness::FileExperiment e;
   e.suite = "fio";
   e.experiment = "tiny";
@@ -19,7 +19,7 @@ harness::FileExperiment tiny(harness::Op op) {
   e.op = op;
   e.block_size = 16 * 1024;
   e.file_size = 64 * 1024;
-  e.cache = harness::CacheState::Warm;
+  e.cache = results::CacheState::Warm;
   return e;
 }
 
@@ -35,10 +35,10 @@ harness::RunConfig quick() {
 TEST(FilePerWorker, EachWorkerMovesItsWholeFile) {
   io::ScratchDir scratch;
   harness::Runner runner(quick(), scratch);
-  for (harness::Op op : {harness::Op::Read, harness::Op::Write}) {
+  for (results::Op op : {results::Op::Read, results::Op::Write}) {
     harness::FileExperiment e = tiny(op);
-    if (op == harness::Op::Write) e.sync.schedule = io::FlushSchedule::End;
-    harness::Result r = run_file_per_worker(runner, e, 3);
+    if (op == results::Op::Write) e.sync.schedule = io::FlushSchedule::End;
+    results::Result r = run_file_per_worker(runner, e, 3);
     ASSERT_FALSE(r.skipped) << *r.skipped;
     EXPECT_TRUE(r.verified);
     EXPECT_EQ(r.threads, 3u);
@@ -53,10 +53,10 @@ TEST(FilePerWorker, EachWorkerMovesItsWholeFile) {
 TEST(FilePerWorker, WhatTheRegionWorkloadCannotDoIsRefused) {
   io::ScratchDir scratch;
   harness::Runner runner(quick(), scratch);
-  harness::FileExperiment cold = tiny(harness::Op::Read);
-  cold.cache = harness::CacheState::Cold;
+  harness::FileExperiment cold = tiny(results::Op::Read);
+  cold.cache = results::CacheState::Cold;
   EXPECT_THROW(run_file_per_worker(runner, cold, 2), UsageError);
-  harness::FileExperiment every = tiny(harness::Op::Write);
+  harness::FileExperiment every = tiny(results::Op::Write);
   every.sync.schedule = io::FlushSchedule::EveryWrite;
   EXPECT_THROW(run_file_per_worker(runner, every, 2), UsageError);
 }

@@ -28,10 +28,10 @@ TEST(MemorySuite, RunsUnderALimitOrSkipsWithTheReason) {
   options.scale = Scale::Tiny;
   options.memory_limit = 32u << 20;  // a 16 MiB file (0.5x) read, a 64 MiB one (2x) read by pread and written
   const harness::CgroupPlace place = harness::find_memory_cgroup();
-  std::vector<harness::Result> results = find_suite("memory").run(runner, options);
+  std::vector<results::Result> results = find_suite("memory").run(runner, options);
   ASSERT_EQ(results.size(), 14u);  // 0.5x: 6 random + 5 scans; 2x: random pread, mmap stores and pwrite
   unsigned random = 0, writes = 0, from_full = 0;
-  for (const harness::Result& r : results) {
+  for (const results::Result& r : results) {
     SCOPED_TRACE(r.experiment + " / " + r.method);
     EXPECT_EQ(r.extra.value("memory_limit_bytes", 0u), 32u << 20);
     ASSERT_TRUE(r.extra.contains("working_set_ratio"));
@@ -56,15 +56,15 @@ TEST(MemorySuite, RunsUnderALimitOrSkipsWithTheReason) {
     EXPECT_TRUE(r.extra.contains("sys_s_per_mib"));
     EXPECT_TRUE(r.extra.contains("cache_full_at_s"));
     EXPECT_EQ(r.extra.value("cache_full_at_resolution_s", 0.0), 0.1) << "known to a tenth of a second";
-    if (r.op == harness::Op::Read && ratio > 1) {
+    if (r.op == results::Op::Read && ratio > 1) {
       // Past the limit a read starts from the group's cache proven full of the file (issue 40 item 1).
       ++from_full;
-      EXPECT_EQ(r.cache, harness::CacheState::Full);
+      EXPECT_EQ(r.cache, results::CacheState::Full);
       EXPECT_EQ(r.extra["cache_full_at_s"], 0.0);
       EXPECT_GE(r.extra.value("cache_full_fraction", 0.0), 0.85);
       EXPECT_FALSE(r.extra.contains("cache_never_full"));
     }
-    if (r.op == harness::Op::Write) {
+    if (r.op == results::Op::Write) {
       ++writes;
       EXPECT_EQ(ratio, 2.0);
       EXPECT_EQ(r.bytes, r.file_size) << "a write pass writes the whole file (read back after it)";
@@ -72,7 +72,7 @@ TEST(MemorySuite, RunsUnderALimitOrSkipsWithTheReason) {
       continue;
     }
     EXPECT_TRUE(r.extra.contains("storage_read_bytes_per_byte"));
-    if (r.pattern != harness::AccessPattern::Rand) {
+    if (r.pattern != results::AccessPattern::Rand) {
       EXPECT_EQ(r.bytes, r.file_size);
       EXPECT_FALSE(r.extra.contains("rounds_planned"));
       continue;

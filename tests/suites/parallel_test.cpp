@@ -195,7 +195,7 @@ TEST(Regions, ImpossiblePlansAreClearErrors) {
   harness::WriteSource source(1, 4096, 4096, io::BufferKind::Aligned);
   {
     RegionFiles files(team, &scratch, spec, "bad");
-    EXPECT_THROW(RegionWorkload(team, io::find_file_method("pread"), spec, harness::Op::Write, files, source), UsageError);
+    EXPECT_THROW(RegionWorkload(team, io::find_file_method("pread"), spec, results::Op::Write, files, source), UsageError);
   }
   spec.block_size = 4096;
   spec.region_size = std::uint64_t{1} << 52;  // far more than the disk holds
@@ -220,8 +220,8 @@ TEST(Regions, ImpossiblePlansAreClearErrors) {
       spec.region_size = region;  // not a multiple of any O_DIRECT alignment, or its block is not
       spec.block_size = block;
       RegionFiles files(team, &scratch, spec, "unaligned");
-      RegionWorkload w(team, io::find_file_method("direct"), spec, harness::Op::Write, files, source);
-      harness::Result r = runner.run(w, harness::Result{}, team);
+      RegionWorkload w(team, io::find_file_method("direct"), spec, results::Op::Write, files, source);
+      results::Result r = runner.run(w, results::Result{}, team);
       ASSERT_TRUE(r.skipped.has_value());
       EXPECT_NE(r.skipped->find("O_DIRECT"), std::string::npos) << *r.skipped;
     }
@@ -262,8 +262,8 @@ TEST_P(ParallelRun, EveryRegionVerifiesForOneToFourWorkers) {
     harness::LocalTeam team(workers);
     RegionFiles files(team, &scratch, spec, "test");
     harness::WriteSource source(99, spec.region_size, spec.block_size, io::BufferKind::Aligned);
-    RegionWorkload writes(team, method, spec, harness::Op::Write, files, source);
-    harness::Result w = runner.run(writes, harness::Result{}, team);
+    RegionWorkload writes(team, method, spec, results::Op::Write, files, source);
+    results::Result w = runner.run(writes, results::Result{}, team);
     ASSERT_FALSE(w.skipped) << *w.skipped;
     EXPECT_TRUE(w.verified);
     EXPECT_EQ(w.threads, workers);
@@ -278,8 +278,8 @@ TEST_P(ParallelRun, EveryRegionVerifiesForOneToFourWorkers) {
     for (const auto& f : files.owned())
       EXPECT_EQ(std::filesystem::file_size(f), c.layout == Layout::SharedFile ? workers * 40960ull : 40960ull);
     files.flush();
-    RegionWorkload reads(team, method, spec, harness::Op::Read, files, source);
-    harness::Result r = runner.run(reads, harness::Result{}, team);
+    RegionWorkload reads(team, method, spec, results::Op::Read, files, source);
+    results::Result r = runner.run(reads, results::Result{}, team);
     ASSERT_FALSE(r.skipped) << *r.skipped;
     EXPECT_TRUE(r.verified);
     EXPECT_EQ(r.ops, workers * 3ull);
@@ -329,7 +329,7 @@ TEST(ParallelRun, AWorkerThatCannotOpenItsFileIsTheErrorNotAFalseMismatch) {
   harness::LocalTeam team(spec.workers);
   RegionFiles files(team, &scratch, spec, "fdlimit");
   harness::WriteSource source(3, spec.region_size, spec.block_size, io::BufferKind::Aligned);
-  RegionWorkload writes(team, io::find_file_method("pread"), spec, harness::Op::Write, files, source);
+  RegionWorkload writes(team, io::find_file_method("pread"), spec, results::Op::Write, files, source);
   rlimit saved{};
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
   rlimit low = saved;
@@ -338,7 +338,7 @@ TEST(ParallelRun, AWorkerThatCannotOpenItsFileIsTheErrorNotAFalseMismatch) {
   ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
   std::optional<Error> error;
   try {
-    runner.run(writes, harness::Result{}, team);
+    runner.run(writes, results::Result{}, team);
   } catch (const Error& e) {
     error = e;
   }
@@ -362,12 +362,12 @@ TEST(ParallelRun, CorruptionIsCaughtByTheReads) {
   RegionFiles files(team, &scratch, spec, "corrupt");
   harness::WriteSource source(5, spec.region_size, spec.block_size, io::BufferKind::Aligned);
   const io::Method& pread = io::find_file_method("pread");
-  RegionWorkload writes(team, pread, spec, harness::Op::Write, files, source);
-  ASSERT_TRUE(runner.run(writes, harness::Result{}, team).verified);
+  RegionWorkload writes(team, pread, spec, results::Op::Write, files, source);
+  ASSERT_TRUE(runner.run(writes, results::Result{}, team).verified);
   testing::overwrite_byte(files.owned()[0], 2 * 8192 + 17);  // inside worker 2's region
-  RegionWorkload reads(team, pread, spec, harness::Op::Read, files, source);
+  RegionWorkload reads(team, pread, spec, results::Op::Read, files, source);
   try {
-    runner.run(reads, harness::Result{}, team);
+    runner.run(reads, results::Result{}, team);
     ADD_FAILURE() << "corrupt data was reported as a figure";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("does not match"), std::string::npos) << e.what();
@@ -379,7 +379,7 @@ TEST(ParallelSuite, TinyScaleYieldsVerifiedRecordsForEveryWayAndWorkerCount) {
   harness::RunConfig cfg;
   cfg.reps = 2;
   cfg.warmup = 0;
-  cfg.eviction = harness::Eviction::PerFile;  // tests never drop the machine's page cache
+  cfg.eviction = results::Eviction::PerFile;  // tests never drop the machine's page cache
   cfg.min_time = 0;
   harness::Runner runner(cfg, scratch);
   SuiteOptions opt;
@@ -389,7 +389,7 @@ TEST(ParallelSuite, TinyScaleYieldsVerifiedRecordsForEveryWayAndWorkerCount) {
   // 4 region methods x 2 layouts x 2 worker counts x 2 ops + 6 ways x 2 worker counts x 2 ops.
   ASSERT_EQ(results.size(), 4u * 2 * 2 * 2 + 6u * 2 * 2);
   for (const auto& r : results) {
-    SCOPED_TRACE(r.experiment + " " + r.method + " " + std::string(harness::to_string(r.op)) + " threads=" + std::to_string(r.threads));
+    SCOPED_TRACE(r.experiment + " " + r.method + " " + std::string(results::to_string(r.op)) + " threads=" + std::to_string(r.threads));
     EXPECT_EQ(r.suite, "parallel");
     if (r.skipped) continue;
     EXPECT_TRUE(r.verified);

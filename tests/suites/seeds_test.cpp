@@ -50,7 +50,7 @@ harness::RunConfig one_repetition_evicting_config() {
   config.reps = 1;
   config.warmup = 0;
   config.min_time = 0;
-  config.eviction = harness::Eviction::PerFile;
+  config.eviction = results::Eviction::PerFile;
   return config;
 }
 
@@ -62,18 +62,18 @@ TEST_P(TinyRun, YieldsOnlyVerifiedOrSkippedRecords) {
   const Suite& suite = find_suite(GetParam());
   SuiteOptions options;
   options.scale = Scale::Tiny;
-  std::vector<harness::Result> results = suite.run(runner, options);
+  std::vector<results::Result> results = suite.run(runner, options);
 
   ASSERT_FALSE(results.empty());
   std::set<std::string> rows;
   unsigned verified = 0;
-  for (const harness::Result& r : results) {
+  for (const results::Result& r : results) {
     SCOPED_TRACE(r.experiment + " / " + r.method);
     EXPECT_EQ(r.suite, GetParam());
     EXPECT_FALSE(r.experiment.empty());
     EXPECT_FALSE(r.method.empty());
-    rows.insert(r.experiment + " / " + r.method + " / " + harness::buffer_name(r) + " / " + std::to_string(r.block_size) +
-                " / " + harness::cache_name(r) + " / " + io::to_string(r.sync) + " / qd" +
+    rows.insert(r.experiment + " / " + r.method + " / " + results::buffer_name(r) + " / " + std::to_string(r.block_size) +
+                " / " + results::cache_name(r) + " / " + io::to_string(r.sync) + " / qd" +
                 std::to_string(r.queue_depth.value_or(0)) + " / threads " + std::to_string(r.threads));
     if (r.skipped) {
       EXPECT_FALSE(r.skipped->empty()) << "a skip needs its reason";
@@ -107,13 +107,13 @@ TEST(SeedSuites, AttachThePublishedFiguresWhereTheExperimentMatches) {
   harness::Runner runner(one_repetition_evicting_config(), scratch);
   SuiteOptions options;
   options.scale = Scale::Tiny;
-  std::vector<harness::Result> results = find_suite("seq-read").run(runner, options);
+  std::vector<results::Result> results = find_suite("seq-read").run(runner, options);
   unsigned with_reference = 0;
-  for (const harness::Result& r : results) {
+  for (const results::Result& r : results) {
     if (!r.reference) continue;
     ++with_reference;
     // The seed's figures are page-cache figures: they stand beside warm runs only.
-    EXPECT_EQ(r.cache, harness::CacheState::Warm) << r.experiment << " / " << r.method;
+    EXPECT_EQ(r.cache, results::CacheState::Warm) << r.experiment << " / " << r.method;
     EXPECT_NE(r.reference->source.find("seed 001"), std::string::npos);
     EXPECT_EQ(r.reference->unit, "MiB/s");
     EXPECT_GT(r.reference->value, 0.0);

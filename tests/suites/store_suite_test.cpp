@@ -49,35 +49,35 @@ class StoreSuiteRun : public ::testing::Test {
     SuiteOptions options;
     options.records = kRecords;
     options.scale = Scale::Full;  // every table (the default scale leaves one out), at kRecords
-    results_ = new std::vector<harness::Result>(find_suite("store").run(runner, options));
+    results_ = new std::vector<results::Result>(find_suite("store").run(runner, options));
   }
   static void TearDownTestSuite() {
     delete results_;
     delete scratch_;
   }
   static io::ScratchDir* scratch_;
-  static std::vector<harness::Result>* results_;
+  static std::vector<results::Result>* results_;
 };
 io::ScratchDir* StoreSuiteRun::scratch_ = nullptr;
-std::vector<harness::Result>* StoreSuiteRun::results_ = nullptr;
+std::vector<results::Result>* StoreSuiteRun::results_ = nullptr;
 
 TEST_F(StoreSuiteRun, EveryRowOfATableCommitsAtTheSamePoints) {
-  std::map<std::string, std::vector<const harness::Result*>> tables;
-  for (const harness::Result& r : *results_) tables[r.experiment].push_back(&r);
+  std::map<std::string, std::vector<const results::Result*>> tables;
+  for (const results::Result& r : *results_) tables[r.experiment].push_back(&r);
   // insert, get, remove, reinsert, reopen at two page-cache cadences; the three writes at two flushed ones.
   EXPECT_EQ(tables.size(), 16u);
   for (const auto& [experiment, rows] : tables) {
     SCOPED_TRACE(experiment);
     EXPECT_EQ(rows.size(), kv_store_names().size()) << "every engine in every table";
-    const harness::Result& first = *rows.front();
+    const results::Result& first = *rows.front();
     ASSERT_TRUE(first.extra.contains("commit_every_ops"));
     const std::uint64_t every = first.extra["commit_every_ops"].get<std::uint64_t>();
     // What each phase must commit: its mutations in groups of `every`, or once.
-    std::uint64_t mutations = first.op == harness::Op::Insert                              ? kRecords
-                              : first.op == harness::Op::Remove || first.op == harness::Op::Reinsert ? kRecords / 10
+    std::uint64_t mutations = first.op == results::Op::Insert                              ? kRecords
+                              : first.op == results::Op::Remove || first.op == results::Op::Reinsert ? kRecords / 10
                                                                                                     : 0;
     std::uint64_t expect = mutations == 0 ? 0 : every == 0 ? 1 : (mutations + every - 1) / every;
-    for (const harness::Result* r : rows) {
+    for (const results::Result* r : rows) {
       SCOPED_TRACE(r->method);
       ASSERT_FALSE(r->skipped) << *r->skipped;
       EXPECT_TRUE(r->verified);
@@ -101,7 +101,7 @@ TEST_F(StoreSuiteRun, EveryRowOfATableCommitsAtTheSamePoints) {
 // record says what its commits gave (atomic or not), and every heading says
 // it for each engine of the table.
 TEST_F(StoreSuiteRun, EveryRecordAndHeadingStatesWhatACommitGives) {
-  for (const harness::Result& r : *results_) {
+  for (const results::Result& r : *results_) {
     SCOPED_TRACE(r.experiment + " / " + r.method);
     CommitSemantics says = commit_semantics(r.method, r.sync.flushes());
     ASSERT_TRUE(r.extra.contains("commit_atomicity"));
@@ -122,22 +122,22 @@ TEST_F(StoreSuiteRun, EveryRecordAndHeadingStatesWhatACommitGives) {
 }
 
 TEST_F(StoreSuiteRun, ReopenIsATimePerReopen) {
-  std::vector<harness::Result> reopens;
-  for (const harness::Result& r : *results_)
-    if (r.op == harness::Op::Reopen) reopens.push_back(r);
+  std::vector<results::Result> reopens;
+  for (const results::Result& r : *results_)
+    if (r.op == results::Op::Reopen) reopens.push_back(r);
   ASSERT_EQ(reopens.size(), 2 * kv_store_names().size());
-  for (const harness::Result& r : reopens) EXPECT_EQ(r.ops, 1u) << r.method << ": one reopen per pass";
-  std::string table = harness::format_tables(reopens, false);
+  for (const results::Result& r : reopens) EXPECT_EQ(r.ops, 1u) << r.method << ": one reopen per pass";
+  std::string table = results::format_tables(reopens, false);
   EXPECT_EQ(table.find("ops/s"), std::string::npos) << table;
   EXPECT_NE(table.find(" each"), std::string::npos) << table;
 }
 
 TEST_F(StoreSuiteRun, SeedMappedByteBufferInsertOnlyBesideAFlushingRow) {
   bool seen = false;
-  for (const harness::Result& r : *results_) {
+  for (const results::Result& r : *results_) {
     if (!r.reference || r.reference->source.find("force()") == std::string::npos) continue;
     seen = true;
-    EXPECT_EQ(r.op, harness::Op::Insert);
+    EXPECT_EQ(r.op, results::Op::Insert);
     EXPECT_TRUE(r.sync.flushes()) << r.experiment;
   }
   EXPECT_TRUE(seen);
@@ -264,9 +264,9 @@ class Misbehaving final : public KvStore {
 };
 
 // Misbehaving engines for the phases `in` (the others are the real engine).
-store_suite::KvStoreOpener misbehaving_in(std::set<harness::Op> in, Misbehaving::Faults faults, std::uint64_t* gets) {
+store_suite::KvStoreOpener misbehaving_in(std::set<results::Op> in, Misbehaving::Faults faults, std::uint64_t* gets) {
   return [in, faults, gets](const std::string& method, const std::filesystem::path& p,
-                            const KvStoreOptions& o, harness::Op phase) -> std::unique_ptr<KvStore> {
+                            const KvStoreOptions& o, results::Op phase) -> std::unique_ptr<KvStore> {
     auto real = open_kv_store(method, p, o);
     if (in.count(phase) == 0) return real;
     return std::make_unique<Misbehaving>(std::move(real), faults, gets);
@@ -284,13 +284,13 @@ harness::RunConfig two_reps() {
 // Insert and get of one engine at the first table's cadence; "" when it gave
 // figures, else the error that stopped it.
 std::string gets_error(const std::string& method, Misbehaving::Faults faults, std::uint64_t* gets,
-                       std::vector<harness::Result>* out = nullptr) {
+                       std::vector<results::Result>* out = nullptr) {
   io::ScratchDir scratch("/tmp");
   harness::Runner runner(two_reps(), scratch);
   store_suite::StoreDataSet w = store_suite::make_data_set(kFew, 7);
   try {
     auto results = store_suite::run_kv_store(runner, w, method, store_suite::cadences()[0], 64ull << 20, true,
-                                           misbehaving_in({harness::Op::Get}, faults, gets));
+                                           misbehaving_in({results::Op::Get}, faults, gets));
     if (out != nullptr) *out = results;
   } catch (const Error& e) {
     return e.what();
@@ -321,11 +321,11 @@ TEST(GetPhase, TimedPassesFoldTheCountAndLengthsOnly) {
   std::uint64_t gets = 0;
   Misbehaving::Faults after_verification;
   after_verification.change_from_get = kFew;  // the verification pass makes the first kFew gets
-  std::vector<harness::Result> results;
+  std::vector<results::Result> results;
   EXPECT_EQ(gets_error("gather", after_verification, &gets, &results), "");
   ASSERT_EQ(results.size(), 2u);
-  const harness::Result& get = results[1];
-  EXPECT_EQ(get.op, harness::Op::Get);
+  const results::Result& get = results[1];
+  EXPECT_EQ(get.op, results::Op::Get);
   EXPECT_TRUE(get.verified);
   EXPECT_EQ(gets, kFew * (1 + 2)) << "verification, 2 timed passes (--warmup 0 with no min-time: no warm-up)";
   EXPECT_NE(get.extra["verified_by"].get<std::string>().find("verification pass"), std::string::npos);
@@ -350,12 +350,12 @@ TEST(WritingPhase, CloseIsTimed) {
   marked.close_writes = kCloseWrites;
   auto results = store_suite::run_kv_store(
       runner, w, "mmap", store_suite::cadences()[0], 64ull << 20, false,
-      misbehaving_in({harness::Op::Insert, harness::Op::Get, harness::Op::Remove, harness::Op::Reinsert}, marked, &gets));
+      misbehaving_in({results::Op::Insert, results::Op::Get, results::Op::Remove, results::Op::Reinsert}, marked, &gets));
   ASSERT_EQ(results.size(), 5u);
-  for (const harness::Result& r : results) {
-    SCOPED_TRACE(harness::to_string(r.op));
-    if (r.op == harness::Op::Reopen) continue;  // the real engine: reopen's close is not timed
-    if (r.op == harness::Op::Get) {
+  for (const results::Result& r : results) {
+    SCOPED_TRACE(results::to_string(r.op));
+    if (r.op == results::Op::Reopen) continue;  // the real engine: reopen's close is not timed
+    if (r.op == results::Op::Get) {
       EXPECT_LT(r.io_calls, kCloseWrites) << "the close after the gets ran inside their timed region";
       continue;
     }

@@ -29,13 +29,13 @@ namespace iolab::decision {
 enum class Column { Warm, Cold, Direct, PastMemory, PastMemoryDirect, Buffered };
 std::string_view to_string(Column c);   // "warm", "cold", "direct", "past-memory", "past-memory-direct", "buffered"
 std::optional<Column> column_named(std::string_view name);
-bool column_fits(harness::Op op, Column c);  // reads: warm..past-memory-direct; writes: buffered, direct
+bool column_fits(results::Op op, Column c);  // reads: warm..past-memory-direct; writes: buffered, direct
 
 // The flush policies of the write rows, by their names (io::parse_flush_policy).
 inline constexpr std::string_view kFlushes[] = {"none", "end", "every-16k", "async-16k", "every"};
 
 struct Row {
-  harness::Op op = harness::Op::Read;
+  results::Op op = results::Op::Read;
   std::string flush = "none";  // a kFlushes name; reads: "none"
   Column column = Column::Warm;
   std::string key() const;     // "read|none|warm"
@@ -78,7 +78,7 @@ struct DesignRequest {
   std::uint64_t max_file = 32ull << 20;
   std::uint64_t memory_room = 64ull << 20;  // the past-memory columns' page cache (a file 4x that)
   // Empty: every op, flush policy, column; the sizes of the plan's spacing.
-  std::vector<harness::Op> ops;
+  std::vector<results::Op> ops;
   std::vector<std::string> flushes;
   std::vector<Column> columns;
   std::vector<std::uint64_t> sizes;  // the user's own sizes (any, 1 B .. 1 GiB)

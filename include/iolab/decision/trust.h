@@ -24,7 +24,7 @@ struct Untrusted {
 // extra "untrusted_from_round" (the live judge writes it when it first sees
 // the warning), else from round 0. Outliers stand: the procedure averages
 // log rates over rounds and a far-off round widens its pair's variance.
-std::optional<Untrusted> untrusted(const harness::Result& r);
+std::optional<Untrusted> untrusted(const results::Result& r);
 
 // The key the live judge records the round in.
 inline constexpr const char* kUntrustedFromRound = "untrusted_from_round";

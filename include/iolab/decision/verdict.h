@@ -91,10 +91,10 @@ struct Decision {
 };
 
 // Whether the records hold a decision (extra.decision_condition or decision_workload).
-bool holds_decision(std::span<const harness::Result> results);
+bool holds_decision(std::span<const results::Result> results);
 // Throws Error naming the cause when the records hold a decision of an
 // older design (per-band cells: extra.decision_cell), which cannot be replayed.
-Decision decision_from_records(std::span<const harness::Result> results);
+Decision decision_from_records(std::span<const results::Result> results);
 
 // The band a size falls in ("< 64 B", "64 B..4 KiB", "4 KiB..1 MiB", ">= 1 MiB").
 std::string_view band_of(std::uint64_t size);

@@ -26,7 +26,7 @@
 #include "iolab/results/record.h"
 #include "iolab/harness/runner.h"
 
-namespace iolab::harness {
+namespace iolab::fio {
 
 // What one side did in one round's timed work.
 struct SideFigures {
@@ -41,7 +41,7 @@ struct SideFigures {
 };
 // iolab: one median repetition of the record (ops and bytes per repetition,
 // its median wall time, median user + system time).
-SideFigures side_of(const Result& r);
+SideFigures side_of(const results::Result& r);
 // fio: the whole run (reads' runtime; the job's CPU).
 SideFigures side_of(const FioFigures& f);
 
@@ -74,7 +74,7 @@ struct CrosscheckRound {
 };
 
 struct CrosscheckRow {
-  Result labels;                       // the experiment's (labels_of), with its queue depth once run
+  results::Result labels;                       // the experiment's (labels_of), with its queue depth once run
   std::optional<FioJob> job;           // empty when fio cannot express it
   std::string engine_note;             // what fio's engine does that iolab's method may not
   io::UringOptions fio_ring_flags;     // the ring setup flags fio's engine sets on its own (none: not io_uring)
@@ -115,15 +115,15 @@ using RoundDone = std::function<void(const CrosscheckRow&, const CrosscheckRound
 // 4 KiB (sequential, page-aligned buffers, 256 MiB), io_uring QD 32 O_DIRECT
 // 4 KiB random reads (64 MiB) and 1 MiB sequential reads (256 MiB).
 // `file_size` replaces every size.
-std::vector<FileExperiment> crosscheck_cases(std::optional<std::uint64_t> file_size = std::nullopt);
+std::vector<harness::FileExperiment> crosscheck_cases(std::optional<std::uint64_t> file_size = std::nullopt);
 
 // Measures every experiment in `settings.rounds` interleaved rounds (odd
 // rounds iolab first, even rounds fio first); experiments fio cannot express,
 // and those iolab skips or fio fails on, are rows with the reason. fio's
 // files are created in the runner's scratch directory and removed before
 // this returns. Throws Error for iolab's own failures (data that does not verify).
-std::vector<CrosscheckRow> crosscheck(const std::vector<FileExperiment>& experiments, const CrosscheckSettings& settings,
-                                      Runner& runner, const FioRunner& fio, const RoundDone& on_round = {});
+std::vector<CrosscheckRow> crosscheck(const std::vector<harness::FileExperiment>& experiments, const CrosscheckSettings& settings,
+                                      harness::Runner& runner, const FioRunner& fio, const RoundDone& on_round = {});
 
 // What still differs between the two runs of a row, and what each measured
 // per I/O: one line each ("clock reads: ...", "buffers: ...", "per I/O: ...").
@@ -142,7 +142,7 @@ nlohmann::json to_json(const CrosscheckRow& row, double tolerance);
 // The whole run: what `crosscheck --json` prints and `--out` writes
 // ("format": "iolab-crosscheck"); `fio_jobs[i]`, when given, is row i's job.
 nlohmann::json crosscheck_document(const std::vector<CrosscheckRow>& rows, const CrosscheckSettings& settings,
-                                   const std::string& fio_version, const Environment& environment,
+                                   const std::string& fio_version, const results::Environment& environment,
                                    const std::vector<nlohmann::json>& fio_jobs = {});
 
-}  // namespace iolab::harness
+}  // namespace iolab::fio

@@ -32,7 +32,7 @@
 
 #include "iolab/harness/runner.h"
 
-namespace iolab::harness {
+namespace iolab::fio {
 
 // Limits on what a job file may make iolab read: anything past them is a
 // one-line refusal, never a runaway.
@@ -114,7 +114,7 @@ struct FioMappedJob {
   std::string name;         // fio's name= (default: the section)
   std::string description;  // fio's description=
   FioPlace place;           // of the section header
-  FileExperiment experiment;  // suite "fio", experiment "<name> · read seq 256k direct"
+  harness::FileExperiment experiment;  // suite "fio", experiment "<name> · read seq 256k direct"
   unsigned threads = 1;       // numjobs: workers, a file each
   // Where the scratch directory goes (from directory= or filename=; the
   // working directory when neither is given, where fio would write).
@@ -161,4 +161,4 @@ FioJobsInOneDirectory map_fio_jobs_in_one_directory(const std::filesystem::path&
 // A mapped job as the results record it (each record's extra.fio).
 nlohmann::json to_json(const FioMappedJob& job, const std::string& job_file);
 
-}  // namespace iolab::harness
+}  // namespace iolab::fio

@@ -21,12 +21,12 @@
 #include "iolab/io/file.h"
 #include "iolab/io/scratch.h"
 
-namespace iolab::harness {
+namespace iolab::fio {
 
 // One fio job: what `fio_arguments` turns into a command line.
 struct FioJob {
   std::string engine;  // fio's --ioengine
-  AccessPattern pattern = AccessPattern::Seq;
+  results::AccessPattern pattern = results::AccessPattern::Seq;
   std::uint64_t block_size = 4096;
   std::uint64_t file_size = 0;
   bool direct = false;
@@ -59,7 +59,7 @@ struct FioMapping {
 // have a fio engine. Cold reads are refused (fio drops a file's cache only
 // when it first opens it, so its second loop is warm), writes too (iolab
 // writes a fresh file every pass, fio overwrites one it laid out).
-FioMapping fio_job_for(const FileExperiment& e);
+FioMapping fio_job_for(const harness::FileExperiment& e);
 
 // fio's arguments (without the program) for `job` reading `file`, JSON on stdout.
 std::vector<std::string> fio_arguments(const FioJob& job, const std::filesystem::path& file);
@@ -112,4 +112,4 @@ FioFigures run_fio(const std::filesystem::path& fio, const std::vector<std::stri
 // `fio --version`, e.g. "fio-3.33".
 std::string fio_version(const std::filesystem::path& fio, io::ScratchDir& scratch);
 
-}  // namespace iolab::harness
+}  // namespace iolab::fio

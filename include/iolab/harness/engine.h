@@ -180,12 +180,12 @@ class Workload {
   // the record has no latency rather than one measured some other way.
   virtual bool records_latency() const { return true; }
   // How the latency pass times: every call, or every request (queued).
-  virtual LatencySource latency_source() const { return LatencySource::EveryCall; }
+  virtual results::LatencySource latency_source() const { return results::LatencySource::EveryCall; }
   // The workload's data calls happen inside a library (stdio, SQLite...):
   // take the kernel's count of read/write calls for io_calls.
   virtual bool kernel_counts_calls() const { return false; }
   // Fills what only the workload knows into its record (after all passes).
-  virtual void describe(Result&) const {}
+  virtual void describe(results::Result&) const {}
 
   // Per-worker latency histograms, sized by the engine before a Latency pass.
   LatencyHistogram& latency(unsigned worker) { return latency_[worker]; }
@@ -235,7 +235,7 @@ void check_settings(const EngineSettings& settings);
 // samples, passes, bytes, ops, usage medians, latency, first/last done for
 // several workers, statistics warnings. Returns false when the workload was
 // skipped (record.skipped says why). Throws Error for real failures.
-bool measure(Workload& workload, Team& team, const EngineSettings& settings, Result& record);
+bool measure(Workload& workload, Team& team, const EngineSettings& settings, results::Result& record);
 
 // One workload measured a repetition at a time, so that several can take
 // turns (interleaved rounds: Runner::Rounds, runner.h). start() does what
@@ -249,7 +249,7 @@ bool measure(Workload& workload, Team& team, const EngineSettings& settings, Res
 // set. settings.reps only sizes passes within max_time.
 class Measurement {
  public:
-  Measurement(Workload& workload, Team& team, EngineSettings settings, Result& record);
+  Measurement(Workload& workload, Team& team, EngineSettings settings, results::Result& record);
   ~Measurement();  // tears the workload down if finish() did not
   Measurement(const Measurement&) = delete;
   Measurement& operator=(const Measurement&) = delete;
@@ -277,7 +277,7 @@ class Measurement {
   // repetitions so far as samples, the work of one, and what the workload
   // says of itself (its warnings, its cache state's figures). What a judge
   // between repetitions applies its filter to (decision/trust.h).
-  Result provisional() const;
+  results::Result provisional() const;
 
   struct State;
 
@@ -291,6 +291,6 @@ class Measurement {
 // The statistics-and-warnings function: summarises the samples and adds
 // the warnings they call for (too short, outliers). Used by measure() and
 // by anything that re-summarises records.
-void add_statistics_warnings(Result& record);
+void add_statistics_warnings(results::Result& record);
 
 }  // namespace iolab::harness

@@ -31,19 +31,19 @@ inline constexpr std::uint64_t kMaxMatrixExperiments = 100000;
 
 struct Matrix {
   std::vector<MethodVariant> methods;
-  std::vector<Op> ops{Op::Read};
-  std::vector<AccessPattern> patterns{AccessPattern::Seq};
+  std::vector<results::Op> ops{results::Op::Read};
+  std::vector<results::AccessPattern> patterns{results::AccessPattern::Seq};
   std::vector<std::uint64_t> block_sizes{std::uint64_t{1} << 20};
   std::uint64_t file_size = std::uint64_t{256} << 20;
   std::uint64_t ops_per_rep = 0;  // when set, file size = ops x block size
-  std::vector<CacheState> caches{CacheState::Warm};
+  std::vector<results::CacheState> caches{results::CacheState::Warm};
   // nullopt: the method's natural buffer (aligned for O_DIRECT, else heap).
   std::vector<std::optional<io::BufferKind>> buffers{std::nullopt};
   std::vector<io::FlushPolicy> syncs{io::FlushPolicy{}};
   // Queued methods (MethodTraits::queued) run at each depth; the others
   // once. Empty: each variant's own options.queue_depth.
   std::vector<unsigned> queue_depths;
-  Eviction eviction = Eviction::PerFile;
+  results::Eviction eviction = results::Eviction::PerFile;
   bool latency = true;
 };
 

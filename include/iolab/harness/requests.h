@@ -25,7 +25,7 @@ namespace iolab::harness {
 // or in a fixed permutation of the blocks (repeated `rounds` times, a fresh
 // permutation each round); the last call may be shorter.
 struct RequestPlan {
-  Op op = Op::Read;
+  results::Op op = results::Op::Read;
   std::uint64_t begin = 0, length = 0, block = 0;
   std::vector<std::uint64_t> order;  // block indices (rand); empty = sequential
   // Random reads: when set, a pass ends at the first call after it turns
@@ -47,7 +47,7 @@ struct RequestPlan {
 };
 // Throws UsageError for a zero block or length. `rounds` (random plans
 // only): how many times the plan covers every block.
-RequestPlan make_plan(Op op, std::uint64_t begin, std::uint64_t length, std::uint64_t block, AccessPattern pattern,
+RequestPlan make_plan(results::Op op, std::uint64_t begin, std::uint64_t length, std::uint64_t block, results::AccessPattern pattern,
                       std::uint64_t seed, unsigned rounds = 1);
 
 // What a file is expected to hold, so a read can be checked on the path that read it.

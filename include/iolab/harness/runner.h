@@ -38,8 +38,8 @@ struct FileExperiment {
   const io::Method* method_object = nullptr;
   std::string method_label;       // name in results when not `method` (e.g. "stdio-unbuffered")
   io::FileOptions options;
-  Op op = Op::Read;               // Read or Write
-  AccessPattern pattern = AccessPattern::Seq;
+  results::Op op = results::Op::Read;               // Read or Write
+  results::AccessPattern pattern = results::AccessPattern::Seq;
   std::uint64_t block_size = 4096;
   std::uint64_t file_size = 0;
   std::uint64_t ops = 0;  // calls per pass; 0 = file_size / block_size (rounded up)
@@ -74,11 +74,11 @@ struct FileExperiment {
   // Heap or aligned; nullopt = aligned when the method needs alignment
   // (O_DIRECT), heap otherwise.
   std::optional<io::BufferKind> buffer;
-  CacheState cache = CacheState::Warm;  // reads; writes always go to a fresh file
-  Eviction eviction = Eviction::PerFile;
+  results::CacheState cache = results::CacheState::Warm;  // reads; writes always go to a fresh file
+  results::Eviction eviction = results::Eviction::PerFile;
   io::FlushPolicy sync;                      // writes
   bool latency = true;                  // run the latency pass
-  std::optional<Reference> reference;   // the seed's published figure for this experiment
+  std::optional<results::Reference> reference;   // the seed's published figure for this experiment
 };
 // What the runner does with these fields (docs/results-format.md has more):
 //  - Reads: the file holds io::fill_pattern(config.seed) bytes, written untimed
@@ -105,7 +105,7 @@ struct Repetition {
 };
 
 struct CustomExperiment {
-  Result labels;  // suite, experiment, method, op, sizes, buffer, cache, sync, reference... (figures are filled in)
+  results::Result labels;  // suite, experiment, method, op, sizes, buffer, cache, sync, reference... (figures are filled in)
   std::function<void()> prepare;     // untimed, before every pass
   std::function<Repetition()> timed; // the timed region: the workload once
   // Untimed, once before the warm-up (the engine's verification pass,
@@ -127,9 +127,9 @@ struct RunConfig {
   bool latency = true;      // the latency pass (--no-latency skips it)
   bool show_progress = false;  // progress bar on stderr
   // Replaces every experiment's eviction (iolab run --evict drop_caches).
-  std::optional<Eviction> eviction;
+  std::optional<results::Eviction> eviction;
   // Called after each experiment (tables, progress); may be empty.
-  std::function<void(const Result&)> on_result;
+  std::function<void(const results::Result&)> on_result;
   // Called when an experiment starts, and after each of its passes (progress bars).
   std::function<void(const std::string& label)> on_experiment;
   std::function<void(unsigned done, unsigned total)> on_pass;
@@ -144,16 +144,16 @@ class Runner {
 
   // Never throws for "cannot run here": returns a Result with `skipped` set.
   // Throws Error for real failures (I/O errors, data that does not verify).
-  Result run(const FileExperiment& e);
-  Result run(const CustomExperiment& e);
+  results::Result run(const FileExperiment& e);
+  results::Result run(const CustomExperiment& e);
   // Measures `workload` on `team` with `labels`; reports it like the others.
-  Result run(Workload& workload, Result labels, Team& team);
-  Result run(Workload& workload, Result labels);  // one worker
+  results::Result run(Workload& workload, results::Result labels, Team& team);
+  results::Result run(Workload& workload, results::Result labels);  // one worker
   // A record for an experiment that cannot run here, reported like the others.
-  Result skip(Result labels, std::string reason);
+  results::Result skip(results::Result labels, std::string reason);
   // A record this runner's engine measured in another process (a child
   // under a memory limit, harness/memory_cgroup.h), reported like the others.
-  Result report(Result measured);
+  results::Result report(results::Result measured);
 
   const RunConfig& config() const noexcept { return config_; }
   io::ScratchDir& scratch() noexcept { return scratch_; }
@@ -190,8 +190,8 @@ io::FileOptions experiment_options(const io::Method& method, const FileExperimen
 // returns nullptr, with record.skipped set, for a candidate that cannot
 // run here.
 struct WorkloadCandidate {
-  Result labels;
-  std::function<std::unique_ptr<Workload>(Result& record)> make;
+  results::Result labels;
+  std::function<std::unique_ptr<Workload>(results::Result& record)> make;
   bool latency = true;  // run its latency pass (when the run's settings do)
 };
 
@@ -230,7 +230,7 @@ class Rounds {
   std::optional<std::string> not_running(std::size_t candidate) const;
   // The candidate's record as it would read if the rounds finished now
   // (Measurement::provisional), with the extra fields set so far.
-  Result provisional(std::size_t candidate) const;
+  results::Result provisional(std::size_t candidate) const;
   // An extra field of the candidate's record (kept in finish()'s record).
   void set_extra(std::size_t candidate, const std::string& key, nlohmann::json value);
   // One record per candidate, in the candidates' order: samples in round
@@ -239,7 +239,7 @@ class Rounds {
   // in the first part of each round in which it ran: its place in that
   // part's order, retired candidates counted), and for a retired one
   // "retired_after_rounds" and "retired_because".
-  std::vector<Result> finish();
+  std::vector<results::Result> finish();
 
  private:
   struct Candidate;
@@ -250,7 +250,7 @@ class Rounds {
 };
 
 // Labels of a file experiment's record (before it runs).
-Result labels_of(const FileExperiment& e);
+results::Result labels_of(const FileExperiment& e);
 
 // The experiment's file: file_size, or ops x block_size (UINT64_MAX when
 // that overflows).
@@ -284,7 +284,7 @@ std::uint64_t read_into_cache(const std::filesystem::path& file, std::uint64_t o
 void make_warm_from_disk(const std::filesystem::path& file);
 // Evicts the file the way `how` says; throws Error(EPERM) when DropCaches is
 // asked for without root. Returns how it was done ("fadvise", "drop_caches").
-std::string make_cold(const std::filesystem::path& file, Eviction how = Eviction::PerFile);
+std::string make_cold(const std::filesystem::path& file, results::Eviction how = results::Eviction::PerFile);
 // Whether this process may write /proc/sys/vm/drop_caches.
 bool can_drop_caches();
 

@@ -56,7 +56,7 @@ struct Settings {
 // The workload replaying `t` (checked here: UsageError) through `method`.
 // `t` and `record` outlive it; its files live in `scratch`.
 std::unique_ptr<harness::Workload> make_workload(const Trace& t, const io::Method& method, const Settings& settings,
-                                                 io::ScratchDir& scratch, harness::Result& record);
+                                                 io::ScratchDir& scratch, results::Result& record);
 
 // `t` through each of `methods`, as candidates of interleaved rounds
 // (harness::Rounds) whose files live in `scratch`; `t` outlives them.
@@ -73,13 +73,13 @@ nlohmann::json timeline(const Trace& t, std::size_t buckets = 100);
 
 // The labels of a replay's record: suite "replay", the trace's name as the
 // experiment, op "replay", the method.
-harness::Result labels(const Trace& t, std::string_view method);
+results::Result labels(const Trace& t, std::string_view method);
 
 // `t` replayed through each of `methods` in interleaved rounds on the
 // common engine (harness::Rounds: one repetition of each per round, in a
 // seeded order), `rounds` rounds; one record per method, in order, a
 // method that cannot replay the trace skipped with the reason.
-std::vector<harness::Result> replay_methods(harness::Runner& runner, const Trace& t,
+std::vector<results::Result> replay_methods(harness::Runner& runner, const Trace& t,
                                             const std::vector<const io::Method*>& methods, const Settings& settings,
                                             unsigned rounds);
 

@@ -17,15 +17,15 @@ namespace iolab::report {
 
 // What identifies an experiment across runs: suite, experiment, method, op,
 // pattern, block_size, file_size, buffer, cache, sync, threads, queue depth.
-std::string match_key(const harness::Result& r);
+std::string match_key(const results::Result& r);
 
 // Repetitions a side below which no difference is called significant: the
 // interval then exists (4 vs 4 is the least) but is as wide as the samples.
 inline constexpr std::size_t kMinRepetitions = 5;
 
 struct Matched {
-  const harness::Result* a = nullptr;
-  const harness::Result* b = nullptr;
+  const results::Result* a = nullptr;
+  const results::Result* b = nullptr;
   // How many times faster B did the same work than A (< 1: slower): B's median
   // rate over A's, where a rate is bytes (or operations) per second of each
   // repetition, so runs with different passes per repetition compare fairly.
@@ -48,12 +48,12 @@ struct Matched {
 
 struct Comparison {
   std::vector<Matched> matched;
-  std::vector<const harness::Result*> only_a, only_b;
+  std::vector<const results::Result*> only_a, only_b;
   std::size_t unverified = 0;        // matched pairs not compared: data not verified on a side
   std::vector<std::string> drift;    // the runs differ in host, or were made more than an hour apart
 };
 
-Comparison compare(const harness::Results& a, const harness::Results& b);
+Comparison compare(const results::Results& a, const results::Results& b);
 
 // "B is 1.42x faster than A (95% interval 1.38x..1.47x)" lines, then the
 // unmatched experiments. Text from the files is shown with control

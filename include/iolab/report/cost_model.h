@@ -135,15 +135,15 @@ struct ModelOptions {
 // Records that can enter a fit: measured, read or write, one worker,
 // sequential, from a sweep of at least `min_sizes` block sizes. Records of
 // other kinds are ignored; an empty model means there was no sweep.
-CostModel fit_cost_model(const std::vector<harness::Result>& records, const ModelOptions& options = {});
+CostModel fit_cost_model(const std::vector<results::Result>& records, const ModelOptions& options = {});
 
 // The fit a record belongs to (its method, op, cache column and flush
 // policy, as the fits name them); null when the model has none.
-const CostFit* fit_of(const CostModel& m, const harness::Result& r);
+const CostFit* fit_of(const CostModel& m, const results::Result& r);
 // The seconds per pass the model gives for a record's own counts (the
 // report's model line): from the fit of its (method, op, column, flush),
 // within the block sizes that fit measured; none when no fit covers it.
-std::optional<double> modeled_seconds_per_pass(const CostModel& m, const harness::Result& r);
+std::optional<double> modeled_seconds_per_pass(const CostModel& m, const results::Result& r);
 
 // The model as `iolab model --json` gives it (docs/model.md).
 nlohmann::json to_json(const CostModel& m);
@@ -160,7 +160,7 @@ struct CrossoverCheck {
   bool between = false;           // in the same direction, strictly between `from` and `to`
 };
 std::vector<CrossoverCheck> check_crossovers(const CostModel& m, const decision::Decision& d,
-                                             const std::vector<harness::Result>& records);
+                                             const std::vector<results::Result>& records);
 // "Crossovers against the decision map: 3 of 4 pick changes have ... (75%)", then one line per change.
 std::string crossover_check_text(const std::vector<CrossoverCheck>& checks);
 // {"changes", "between", "share_between", "rows": [{row, from, to, below, above, model (interval or null), between}]}.
@@ -174,7 +174,7 @@ nlohmann::json to_json(const std::vector<CrossoverCheck>& checks);
 inline constexpr std::string_view kModelProfileFormat = "iolab-model-profile";
 struct ProfileSource {
   std::string file;
-  const harness::Environment* environment = nullptr;
+  const results::Environment* environment = nullptr;
 };
 struct ProfileMaker {
   std::string created;  // UTC, ISO 8601

@@ -26,7 +26,7 @@ class Exporter {
   virtual ~Exporter() = default;
   virtual std::string_view name() const = 0;       // "json", "csv", "html", "markdown", "console"
   virtual std::string_view extension() const = 0;  // ".json", ".csv", ".html", ".md"; "" for the console
-  virtual std::string render(const harness::Results& results, const ExportContext& context) const = 0;
+  virtual std::string render(const results::Results& results, const ExportContext& context) const = 0;
   // Whether a file that starts with `head` (its first 64 KiB) is this
   // exporter's output: the only kind an output name given by the user replaces.
   virtual bool wrote(std::string_view head) const = 0;

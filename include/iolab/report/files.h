@@ -14,9 +14,9 @@ class Exporter;
 
 namespace iolab::report {
 
-// harness::read_results, after refusing what is not a regular file with a
+// results::read_results, after refusing what is not a regular file with a
 // one-line Error ("read results DIR: Is a directory"; a FIFO would block).
-harness::Results read_results_file(const std::filesystem::path& path);
+results::Results read_results_file(const std::filesystem::path& path);
 
 // Throws UsageError when `out` does not end in .html or .md, names one of the
 // `inputs` (the report would overwrite the results it was made from), or

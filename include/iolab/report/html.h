@@ -21,12 +21,12 @@ struct ReportOptions {
 };
 
 // The whole page as text. Every string that comes from the results is escaped.
-std::string render_html_report(const std::vector<harness::Results>& runs, const ReportOptions& options = {});
+std::string render_html_report(const std::vector<results::Results>& runs, const ReportOptions& options = {});
 
 // Renders and writes `out` atomically (write_file_atomically: a temporary file
 // synced and renamed; parent directories created). Throws Error on I/O failure,
 // leaving `out` as it was.
-void write_html_report(const std::vector<harness::Results>& runs, const std::filesystem::path& out,
+void write_html_report(const std::vector<results::Results>& runs, const std::filesystem::path& out,
                        const ReportOptions& options = {});
 
 // The chart library's bundled JavaScript (Vega, Vega-Lite, vega-embed),

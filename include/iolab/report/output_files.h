@@ -60,6 +60,12 @@ struct OutputRequest {
   std::string input_kind = "an input";       // what they are, for messages ("the job file")
 };
 
+// A results set's request: `given` (empty: a default name) as FILE.json with
+// the results exporters' kinds beside it, never replacing `input` (when
+// named), which is `input_kind` in messages.
+OutputRequest results_request(const std::string& given, const std::string& input = "",
+                              const std::string& input_kind = "an input");
+
 class OutputFiles {
  public:
   // Checks a given name (UsageError naming the option and the cause).
@@ -114,9 +120,11 @@ std::vector<std::filesystem::path> fallback_dirs(const std::filesystem::path& sc
 
 // `results` published as `out`'s set, kind i rendered by exporters[i] (the
 // kinds' order, as output_kinds made them), falling back to
-// fallback_dirs(scratch_parent); then the set's lock is dropped.
-OutputFiles::Published publish_results(OutputFiles& out, const harness::Results& results,
+// fallback_dirs(scratch_parent); then the set's lock is dropped. The HTML
+// page is titled "<program> <the JSON's stem>".
+OutputFiles::Published publish_results(OutputFiles& out, const results::Results& results,
                                        const std::vector<const Exporter*>& exporters,
-                                       const std::filesystem::path& scratch_parent);
+                                       const std::filesystem::path& scratch_parent,
+                                       std::string_view program = "iolab run");
 
 }  // namespace iolab::report

@@ -35,18 +35,18 @@ struct WorkloadMethod {
   nlohmann::json latency_by_kind = nlohmann::json::object();  // kind -> {p50_ns, p99_ns, samples}
 };
 std::vector<WorkloadMethod> workload_methods(const decision::ConditionVerdict& w,
-                                             std::span<const harness::Result> records);
+                                             std::span<const results::Result> records);
 
 // Two lines: "trace t: use pread (or stdio: within 1.05x of it, not told
 // apart)" and how it stopped, with the guarantee asked.
 std::string workload_summary(const decision::ConditionVerdict& w);
 
 // The summary and a table of the methods.
-std::string format_workload_text(const decision::ConditionVerdict& w, std::span<const harness::Result> records);
+std::string format_workload_text(const decision::ConditionVerdict& w, std::span<const results::Result> records);
 
 // {"format": "iolab-trace-decision", "trace", "pick", "within" (the pick
 // first), "stop", "methods": [{"method", "ops_per_s", "verified", ...} or
 // {"method", "skipped"}], ...} (docs/replay.md).
-nlohmann::json workload_json(const decision::ConditionVerdict& w, std::span<const harness::Result> records);
+nlohmann::json workload_json(const decision::ConditionVerdict& w, std::span<const results::Result> records);
 
 }  // namespace iolab::report

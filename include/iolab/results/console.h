@@ -12,7 +12,7 @@
 
 #include "iolab/results/record.h"
 
-namespace iolab::harness {
+namespace iolab::results {
 
 // True when `stream` is a terminal, TERM is not "dumb", and NO_COLOR is unset or empty (no-color.org).
 bool use_color(std::FILE* stream);
@@ -53,4 +53,4 @@ class ProgressLine {
   std::size_t last_width_ = 0;
 };
 
-}  // namespace iolab::harness
+}  // namespace iolab::results

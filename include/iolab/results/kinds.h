@@ -12,7 +12,7 @@
 
 #include "iolab/io/file.h"
 
-namespace iolab::harness {
+namespace iolab::results {
 
 // The measured operation. Read and Write are file experiments (the ones a
 // user can ask for with --op); the rest are the custom workloads' operations.
@@ -63,4 +63,4 @@ enum class Eviction { PerFile, DropCaches };
 std::string_view to_string(Eviction);  // "per-file", "drop_caches"
 Eviction parse_eviction(std::string_view);  // also accepts "fadvise" (= per-file)
 
-}  // namespace iolab::harness
+}  // namespace iolab::results

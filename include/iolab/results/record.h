@@ -17,7 +17,7 @@
 #include "iolab/results/statistics.h"
 #include "iolab/io/buffer.h"
 
-namespace iolab::harness {
+namespace iolab::results {
 
 inline constexpr const char* kResultsFormat = "iolab-results";
 // Version 2: warnings are objects with a kind; latency says how it was
@@ -119,7 +119,7 @@ struct Result {
   // what rows with different passes per repetition are compared on).
   std::optional<PassSpread> pass_s;
   std::optional<Latency> latency_ns;
-  double user_s = 0, sys_s = 0;  // CPU of the median repetition by user + sys (harness::median_cpu)
+  double user_s = 0, sys_s = 0;  // CPU of the median repetition by user + sys (results::median_cpu)
   std::int64_t minor_faults = 0, major_faults = 0;      // per repetition (median)
   std::int64_t voluntary_ctx = 0, involuntary_ctx = 0;  // per repetition (median)
   std::uint64_t io_calls = 0;    // system calls that moved data, per repetition (median)
@@ -200,4 +200,4 @@ Results read_results(const std::filesystem::path& path);
 // (UsageError) when nested deeper than kJsonMaxDepth, before parsing.
 Results results_from_text(std::string_view text, const std::string& source);
 
-}  // namespace iolab::harness
+}  // namespace iolab::results

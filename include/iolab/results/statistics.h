@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-namespace iolab::harness {
+namespace iolab::results {
 
 struct Summary {
   std::size_t n = 0;
@@ -49,4 +49,4 @@ struct CpuTime {
 // repetition to repetition. Empty -> zeros.
 CpuTime median_cpu(std::span<const CpuTime> reps);
 
-}  // namespace iolab::harness
+}  // namespace iolab::results

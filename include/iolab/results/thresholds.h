@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace iolab::harness::thresholds {
+namespace iolab::results::thresholds {
 
 // A timed repetition shorter than this is too short to trust: the clock's
 // resolution, a timer interrupt or one page fault is then a visible share.
@@ -50,4 +50,4 @@ inline constexpr std::size_t kOutlierMinSamples = 5;
 // repetitions' ranges do not overlap); below it the report calls a tie.
 inline constexpr double kTieRatio = 1.05;
 
-}  // namespace iolab::harness::thresholds
+}  // namespace iolab::results::thresholds

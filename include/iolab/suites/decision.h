@@ -22,7 +22,7 @@ struct DecisionRun {
   // the order the conditions ran. Records carry the decision/verdict.h keys,
   // the round fields of harness::Rounds::finish, and the past-memory
   // columns' memory fields; decision_from_records replays them.
-  std::vector<harness::Result> records;
+  std::vector<results::Result> records;
 };
 
 // `seed` orders the rounds (recorded in every record, with the condition's place).

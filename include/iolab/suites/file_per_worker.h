@@ -15,6 +15,6 @@ namespace iolab::suites {
 // read once) or O_DIRECT; writes: fresh files every pass, preallocated
 // untimed. Throws UsageError for what the workload cannot do (a cold cache,
 // a flush policy other than none or end, an ops count instead of a size).
-harness::Result run_file_per_worker(harness::Runner& runner, const harness::FileExperiment& e, unsigned workers);
+results::Result run_file_per_worker(harness::Runner& runner, const harness::FileExperiment& e, unsigned workers);
 
 }  // namespace iolab::suites

@@ -65,7 +65,7 @@ struct RegionSpec {
   Layout layout = Layout::SharedFile;
   io::FileOptions options;             // queue depth for queued methods, ...
   bool sync_at_end = false;            // writes: each worker's data sync inside its timed region
-  harness::AccessPattern pattern = harness::AccessPattern::Seq;  // rand: each worker's blocks in a fixed permutation
+  results::AccessPattern pattern = results::AccessPattern::Seq;  // rand: each worker's blocks in a fixed permutation
   std::uint64_t seed = 0;              // of that permutation (worker w uses seed + w)
 };
 
@@ -117,17 +117,17 @@ class RegionFiles {
 // spec asks, and, for writes, closing the file (docs/results-format.md).
 class RegionWorkload final : public harness::Workload {
  public:
-  RegionWorkload(harness::Team& team, const io::Method& method, const RegionSpec& spec, harness::Op op,
+  RegionWorkload(harness::Team& team, const io::Method& method, const RegionSpec& spec, results::Op op,
                  RegionFiles& files, const harness::WriteSource& source);
   ~RegionWorkload() override;
 
   std::optional<std::string> setup() override;
   void before_pass(harness::PassKind kind) override;
   harness::PassBody pass(harness::PassKind kind) override;
-  harness::LatencySource latency_source() const override;
+  results::LatencySource latency_source() const override;
   // Written regions are read back after every pass: no verification pass.
-  bool has_verification_pass() const override { return op_ == harness::Op::Read; }
-  void describe(harness::Result& r) const override;
+  bool has_verification_pass() const override { return op_ == results::Op::Read; }
+  void describe(results::Result& r) const override;
   // The O_DIRECT alignment the files need (1 when the method needs none); known after setup().
   std::size_t alignment() const noexcept { return alignment_; }
 
@@ -136,7 +136,7 @@ class RegionWorkload final : public harness::Workload {
   harness::Team& team_;
   const io::Method& method_;
   RegionSpec spec_;
-  harness::Op op_;
+  results::Op op_;
   RegionFiles& files_;
   const harness::WriteSource& source_;
   io::MethodTraits traits_;

@@ -46,7 +46,7 @@ class Suite {
   // suite. Empty: it takes them.
   virtual std::string_view own_repetitions() const { return {}; }
   // Runs every experiment through the runner; results in a stable order.
-  virtual std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const = 0;
+  virtual std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const = 0;
 };
 
 // Every registered suite, in registration order sorted by `order`.

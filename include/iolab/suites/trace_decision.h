@@ -30,7 +30,7 @@ struct TraceDecisionSettings {
 // keys::kWorkload = the trace's name), a method that cannot replay the
 // trace skipped with the reason; decision::decision_from_records judges them
 // again as the run did (its `workloads`).
-std::vector<harness::Result> decide_trace(harness::Runner& runner, const replay::Trace& t,
+std::vector<results::Result> decide_trace(harness::Runner& runner, const replay::Trace& t,
                                           const std::vector<const io::Method*>& methods,
                                           const replay::Settings& replay, const TraceDecisionSettings& settings);
 

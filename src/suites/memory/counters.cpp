@@ -2,12 +2,12 @@
 
 namespace iolab::suites::memory {
 
-void add_counters(harness::Result& r, const nlohmann::json& series) {
+void add_counters(results::Result& r, const nlohmann::json& series) {
   if (r.bytes == 0) return;
   const double bytes = static_cast<double>(r.bytes), mib = bytes / (1024.0 * 1024.0);
   r.extra["major_faults_per_mib"] = static_cast<double>(r.major_faults) / mib;
   r.extra["sys_s_per_mib"] = r.sys_s / mib;
-  if (r.op == harness::Op::Read) {
+  if (r.op == results::Op::Read) {
     r.extra["storage_read_bytes_per_byte"] = static_cast<double>(r.storage_read_bytes) / bytes;
     if (r.device_read_bytes) r.extra["device_read_bytes_per_byte"] = static_cast<double>(*r.device_read_bytes) / bytes;
   } else if (r.device_write_bytes) {

@@ -17,6 +17,6 @@ namespace iolab::suites::memory {
 // "device_write_bytes_per_byte" (writes), and "tlb_shootdowns_per_s" when
 // `series` (extra.per_second's form; may be empty) has them. Nothing for a
 // record that moved no bytes.
-void add_counters(harness::Result& r, const nlohmann::json& series = nlohmann::json::array());
+void add_counters(results::Result& r, const nlohmann::json& series = nlohmann::json::array());
 
 }  // namespace iolab::suites::memory

@@ -40,7 +40,7 @@ namespace iolab::suites {
 namespace {
 
 using namespace seeds;
-using harness::CacheState;
+using results::CacheState;
 using harness::FileExperiment;
 
 struct MemoryMethod {
@@ -101,7 +101,7 @@ class MemorySuite final : public Suite {
                                   "the child's own memory counts against it: QD 32 x 256 KiB buffers are 8 MiB");
   }
 
-  std::vector<harness::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
+  std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const Scale s = options.scale;
     // Default 128 MiB (files 64 MiB .. 512 MiB): at 256 MiB the default run took 5 min 36 s under
     // load 11 here, over the 3 minutes; at 128 MiB 3 min 35 s (docs/suites.md).
@@ -109,9 +109,9 @@ class MemorySuite final : public Suite {
         options.memory_limit ? *options.memory_limit : by_scale<std::uint64_t>(s, 32 * MiB, 64 * MiB, 128 * MiB, 256 * MiB);
     // Tiny (tests): past the limit, one random pread from a full cache only.
     const auto ratios = by_scale<std::vector<double>>(s, {0.5, 2}, {0.5, 2}, {0.5, 1, 2, 4}, {0.5, 1, 2, 4, 8, 16});
-    auto in_table = [s](double ratio, const MemoryMethod& m, harness::AccessPattern pattern) {
+    auto in_table = [s](double ratio, const MemoryMethod& m, results::AccessPattern pattern) {
       return s != Scale::Tiny || ratio <= 1 ||
-             (pattern == harness::AccessPattern::Rand && m.tiny_past_limit);
+             (pattern == results::AccessPattern::Rand && m.tiny_past_limit);
     };
     // Writes: the dirty data past the limit is the point, so tiny (tests) writes 2x.
     const auto write_ratios = by_scale<std::vector<double>>(s, {2}, {0.5, 2}, {0.5, 1, 2, 4}, {0.5, 1, 2, 4, 8, 16});
@@ -122,13 +122,13 @@ class MemorySuite final : public Suite {
     std::vector<FileExperiment> table;
     std::vector<double> table_ratios;
     for (double ratio : ratios) {
-      for (harness::AccessPattern pattern : {harness::AccessPattern::Rand, harness::AccessPattern::Seq}) {
+      for (results::AccessPattern pattern : {results::AccessPattern::Rand, results::AccessPattern::Seq}) {
         for (const MemoryMethod& m : kMemoryMethods) {
-          if (m.random_only && pattern != harness::AccessPattern::Rand) continue;
+          if (m.random_only && pattern != results::AccessPattern::Rand) continue;
           if (!in_table(ratio, m, pattern)) continue;
           FileExperiment e;
           e.suite = std::string(name());
-          const bool rand = pattern == harness::AccessPattern::Rand;
+          const bool rand = pattern == results::AccessPattern::Rand;
           e.block_size = rand ? 4 * KiB : 256 * KiB;
           e.experiment = std::string(rand ? "random 4k reads" : "seq 256k scan") + ", file " + ratio_label(ratio) +
                          "x limit " + label(limit);
@@ -159,8 +159,8 @@ class MemorySuite final : public Suite {
       for (auto [method, method_label] : {std::pair{"mmap", "mmap stores"}, std::pair{"pread", "pwrite"}}) {
         FileExperiment e;
         e.suite = std::string(name());
-        e.op = harness::Op::Write;
-        e.pattern = harness::AccessPattern::Seq;
+        e.op = results::Op::Write;
+        e.pattern = results::AccessPattern::Seq;
         e.block_size = 256 * KiB;
         e.experiment = "seq 256k writes, flushed at the end, file " + ratio_label(ratio) + "x limit " + label(limit);
         e.method = method;
@@ -174,10 +174,10 @@ class MemorySuite final : public Suite {
       }
     }
 
-    std::vector<harness::Result> out;
+    std::vector<results::Result> out;
     const harness::CgroupPlace place = harness::find_memory_cgroup();
     for (std::size_t i = 0; i < table.size(); ++i) {
-      harness::Result labels = harness::labels_of(table[i]);
+      results::Result labels = harness::labels_of(table[i]);
       labels.extra["memory_limit_bytes"] = limit;
       labels.extra["working_set_ratio"] = table_ratios[i];
       if (!place.root) {
@@ -194,7 +194,7 @@ class MemorySuite final : public Suite {
 
   // One experiment in a child inside a fresh group; the record comes back
   // as results JSON (results/record.h's reader checks it).
-  harness::Result run_limited(harness::Runner& runner, const harness::CgroupRoot& root, std::uint64_t limit,
+  results::Result run_limited(harness::Runner& runner, const harness::CgroupRoot& root, std::uint64_t limit,
                               const FileExperiment& e, double ratio, Bounds bounds) const {
     harness::MemoryCgroup group(root, limit);
     // The child's files go in a directory of their own (child_files.h).
@@ -204,7 +204,7 @@ class MemorySuite final : public Suite {
       std::filesystem::path dir;
       ~Emptied() { memory::remove_child_files(dir); }
     } emptied{child_dir};
-    const bool random_reads = e.op == harness::Op::Read && e.pattern == harness::AccessPattern::Rand;
+    const bool random_reads = e.op == results::Op::Read && e.pattern == results::AccessPattern::Rand;
     std::string text = harness::run_in_child(group, [&]() -> std::string {
       std::atomic<std::uint64_t> bytes{0};
       memory::ProgressMethod method(io::find_file_method(e.method), bytes);
@@ -250,7 +250,7 @@ class MemorySuite final : public Suite {
       if (random_reads) mine.stop = &bound.flag();
       const bool full = mine.cache == CacheState::Full;
       if (full) mine.memory_group = &group, mine.cache_room = limit;
-      harness::Result r = child.run(mine);
+      results::Result r = child.run(mine);
       r.extra["memory_limit_bytes"] = limit;
       r.extra["working_set_ratio"] = ratio;
       r.extra["cgroup"] = group.description();
@@ -275,21 +275,21 @@ class MemorySuite final : public Suite {
         r.extra["cache_full_at_s"] = full_at ? nlohmann::json(*full_at) : nlohmann::json(nullptr);
         r.extra["cache_full_at_resolution_s"] =
             static_cast<double>(memory::PerSecondSampler::kTickNs) / 1e9;
-        if (!full_at && e.op == harness::Op::Read && ratio >= 1 && !e.options.direct) {
+        if (!full_at && e.op == results::Op::Read && ratio >= 1 && !e.options.direct) {
           r.extra["cache_never_full"] = true;
-          r.warn(harness::WarningKind::Note,
+          r.warn(results::WarningKind::Note,
                  "the group's page cache never held " + std::to_string(static_cast<int>(kCacheFullShare * 100)) +
                      "% of the limit during the timed pass: the pass did not reach past memory, so it is no "
                      "past-memory figure (left out of the curve)");
         }
       }
       r.extra["per_second"] = std::move(series);
-      harness::Results one;
+      results::Results one;
       one.results.push_back(std::move(r));
-      return harness::to_json(one).dump();
+      return results::to_json(one).dump();
     }, [child_dir] { memory::remove_child_dir(child_dir); });
     group.remove();
-    harness::Results back = harness::results_from_json(nlohmann::json::parse(text), "the memory suite's child");
+    results::Results back = results::results_from_json(nlohmann::json::parse(text), "the memory suite's child");
     if (back.results.size() != 1)
       throw Error("run", group.description(), "the child sent " + std::to_string(back.results.size()) + " records, not 1");
     return runner.report(std::move(back.results.front()));

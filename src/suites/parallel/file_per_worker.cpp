@@ -8,12 +8,12 @@
 
 namespace iolab::suites {
 
-harness::Result run_file_per_worker(harness::Runner& runner, const harness::FileExperiment& e, unsigned workers) {
+results::Result run_file_per_worker(harness::Runner& runner, const harness::FileExperiment& e, unsigned workers) {
   using namespace parallel;
   const std::string what = "experiment '" + e.experiment + "' on " + std::to_string(workers) + " threads";
   if (workers == 0) throw UsageError(what, "at least one worker");
   if (e.ops != 0 || e.file_size == 0) throw UsageError(what, "a file size per worker is needed");
-  if (e.cache == harness::CacheState::Cold && e.op == harness::Op::Read)
+  if (e.cache == results::CacheState::Cold && e.op == results::Op::Read)
     throw UsageError(what, "threads read warm or O_DIRECT files only");
   if (e.sync.schedule != io::FlushSchedule::None && e.sync.schedule != io::FlushSchedule::End)
     throw UsageError(what, "threads flush at the end of a pass or not at all");
@@ -21,7 +21,7 @@ harness::Result run_file_per_worker(harness::Runner& runner, const harness::File
   io::FileOptions options = harness::experiment_options(method, e);
   const bool direct = method.traits(options).bypasses_page_cache;
 
-  harness::Result labels = harness::labels_of(e);
+  results::Result labels = harness::labels_of(e);
   labels.threads = workers;
   labels.buffer = io::BufferKind::Aligned;  // the region workload's buffers
   labels.extra["layout"] = std::string(to_string(Layout::FilePerWorker));
@@ -29,15 +29,15 @@ harness::Result run_file_per_worker(harness::Runner& runner, const harness::File
   labels.extra["region_size"] = e.file_size;
   labels.file_size = e.file_size;
   if (e.sync.schedule == io::FlushSchedule::End) labels.sync.call = io::Durability::None;  // each worker's data sync
-  if (e.op == harness::Op::Write) {
+  if (e.op == results::Op::Write) {
     labels.cache.reset();
     labels.cache_method = "fresh files, preallocated";
   } else {
-    labels.cache = harness::CacheState::Warm;
+    labels.cache = results::CacheState::Warm;
     labels.cache_method = "written, flushed, read once";
   }
   if (direct) {
-    labels.cache = harness::CacheState::Direct;
+    labels.cache = results::CacheState::Direct;
     labels.cache_method = "O_DIRECT";
   }
 
@@ -54,7 +54,7 @@ harness::Result run_file_per_worker(harness::Runner& runner, const harness::File
   harness::LocalTeam team(workers);
   RegionFiles files(team, &runner.scratch(), spec, "threads-" + e.method);
   harness::WriteSource source(runner.config().seed, e.file_size, spec.block_size, io::BufferKind::Aligned);
-  if (e.op == harness::Op::Read) {
+  if (e.op == results::Op::Read) {
     files.recreate();
     files.fill(source);  // what the reads read and check
   }

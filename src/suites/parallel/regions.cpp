@@ -164,7 +164,7 @@ struct RegionWorkload::Worker {
   bool wrote = false;  // this pass's timed part ran to its end: only then is the region's data checked
 };
 
-RegionWorkload::RegionWorkload(harness::Team& team, const io::Method& method, const RegionSpec& spec, harness::Op op,
+RegionWorkload::RegionWorkload(harness::Team& team, const io::Method& method, const RegionSpec& spec, results::Op op,
                                RegionFiles& files, const harness::WriteSource& source)
     : team_(team), method_(method), spec_(spec), op_(op), files_(files), source_(source) {
   if (spec.block_size == 0) throw UsageError("block size 0", "must be at least one byte");
@@ -176,7 +176,7 @@ RegionWorkload::~RegionWorkload() = default;
 std::optional<std::string> RegionWorkload::setup() {
   // Every process asks; all must agree that the method can run.
   std::optional<std::string> why;
-  if (op_ == harness::Op::Write) files_.recreate();
+  if (op_ == results::Op::Write) files_.recreate();
   io::Availability a = method_.probe(files_.file_of(team_.local_workers().front()).parent_path());
   if (!a.available) why = a.reason;
   if (!why) {
@@ -201,7 +201,7 @@ std::optional<std::string> RegionWorkload::setup() {
     auto wk = std::make_unique<Worker>();
     const Region& r = files_.region_of(w);
     wk->plan = harness::make_plan(op_, r.offset, r.length, spec_.block_size, spec_.pattern, spec_.seed + w);
-    if (op_ == harness::Op::Read)
+    if (op_ == results::Op::Read)
       wk->slots = std::make_unique<harness::ReadSlots>(slots, std::min(spec_.block_size, r.length), io::BufferKind::Aligned);
     workers_[w] = std::move(wk);
   }
@@ -209,14 +209,14 @@ std::optional<std::string> RegionWorkload::setup() {
 }
 
 void RegionWorkload::before_pass(harness::PassKind kind) {
-  if (op_ == harness::Op::Write) {
+  if (op_ == results::Op::Write) {
     files_.recreate();  // a fresh file for every pass: rewriting cached pages would measure something else
     return;
   }
   if (traits_.bypasses_page_cache) return;
   for (const auto& f : files_.owned()) {
     double r = harness::resident_fraction(f);
-    if (r < harness::thresholds::kWarmResidentMin) {
+    if (r < results::thresholds::kWarmResidentMin) {
       harness::make_warm(f);
       r = harness::resident_fraction(f);
     }
@@ -226,7 +226,7 @@ void RegionWorkload::before_pass(harness::PassKind kind) {
 
 harness::PassBody RegionWorkload::pass(harness::PassKind kind) {
   harness::PassBody body;
-  const bool write = op_ == harness::Op::Write;
+  const bool write = op_ == results::Op::Write;
   body.prepare = [this, write](unsigned w) {
     Worker& wk = *workers_[w];
     wk.outcome = {};
@@ -289,18 +289,18 @@ harness::PassBody RegionWorkload::pass(harness::PassKind kind) {
   return body;
 }
 
-harness::LatencySource RegionWorkload::latency_source() const {
-  return traits_.queued ? harness::LatencySource::EveryRequest : harness::LatencySource::EveryCall;
+results::LatencySource RegionWorkload::latency_source() const {
+  return traits_.queued ? results::LatencySource::EveryRequest : results::LatencySource::EveryCall;
 }
 
-void RegionWorkload::describe(harness::Result& r) const {
+void RegionWorkload::describe(results::Result& r) const {
   r.threads = spec_.workers;
   r.pattern = spec_.pattern;
   if (traits_.queued) r.queue_depth = std::max(1u, spec_.options.queue_depth);
-  if (op_ == harness::Op::Read && !traits_.bypasses_page_cache && !files_.owned().empty()) {
+  if (op_ == results::Op::Read && !traits_.bypasses_page_cache && !files_.owned().empty()) {
     r.resident_fraction = least_resident_;
-    if (least_resident_ < harness::thresholds::kWarmResidentMin)
-      r.warn(harness::WarningKind::NotWarm,
+    if (least_resident_ < results::thresholds::kWarmResidentMin)
+      r.warn(results::WarningKind::NotWarm,
              "not warm: only " + std::to_string(static_cast<int>(least_resident_ * 100)) +
                  "% of the file was resident before a timed pass",
              {std::to_string(static_cast<int>(least_resident_ * 100)) + "% resident"});
