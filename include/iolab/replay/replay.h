@@ -47,6 +47,17 @@ Trace read_trace(const std::filesystem::path& file, std::size_t max_ops = kMaxOp
 // never declared"); ops are numbered from 1.
 void check(const Trace& t);
 
+// Most requests a queued method keeps in flight replaying a trace.
+inline constexpr unsigned kMaxDepth = 64;
+
+// The depth the trace's threads reached: how many threads (or processes)
+// made reads or writes, at most kMaxDepth, at least 1. A trace records when
+// each call started, not when it ended, so which calls overlapped is not
+// known: each thread that issued I/O is taken as one request in flight.
+// Queued methods (io_uring, libaio) replay with up to this many requests
+// in flight (docs/replay.md).
+unsigned trace_depth(const Trace& t);
+
 struct Settings {
   std::uint64_t seed = 0x10AB;  // the write pattern
   bool timing = false;          // sleep until each op's time_ns from the pass's start (the gaps are timed)
