@@ -239,6 +239,7 @@ void ReplayWorkload::describe(harness::Result& r) const {
   if (!skipped.empty()) r.extra["not_replayed"] = skipped;
   r.extra["paced_by_trace_times"] = s_.timing;
   // The depth the trace's threads reached, and what this method kept in flight of it (docs/replay.md).
+  r.queue_depth = depth_;
   r.extra["trace_depth"] = trace_depth(t_);
   if (traits_.queued) {
     r.extra["queued_replay"] = depth_ > 1 ? "waves of independent requests of distinct threads, up to the queue depth "

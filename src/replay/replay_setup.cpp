@@ -152,7 +152,6 @@ std::optional<std::string> ReplayWorkload::plan() {
   depth_ = static_cast<unsigned>(std::clamp<std::uint64_t>(kMaxCallBytes / slot_bytes_, 1, depth_));
   read_buffer_ = io::Buffer(slot_bytes_ * depth_, kind);
   if (depth_ > 1) plan_waves(hazard);
-  record_.queue_depth = depth_;
   record_.buffer = kind;
   if (traits_.bypasses_page_cache) {
     record_.cache = harness::CacheState::Direct;
