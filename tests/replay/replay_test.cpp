@@ -380,6 +380,7 @@ TEST(ReplayQueued, IoUringAndLibaioReplayAtTheTracesDepth) {
     EXPECT_TRUE(r.verified) << name;
     ASSERT_TRUE(r.queue_depth) << name;
     EXPECT_EQ(*r.queue_depth, 3u) << name;
+    EXPECT_EQ(r.extra.at("depth_reached").get<unsigned>(), 3u) << name;
   }
   if (ran == 0) GTEST_SKIP() << "neither io_uring nor libaio can replay here";
   EXPECT_TRUE(scratch.created().empty());
