@@ -100,6 +100,52 @@ TEST(ReplayCli, RecommendForATraceGivesPickWithinStopAndMethods) {
     }
     EXPECT_TRUE(m["verified"].get<bool>()) << m;
     EXPECT_GT(m["ops_per_s"].get<double>(), 0) << m;
+    EXPECT_EQ(m["queue_depth"], 1) << "synchronous methods: one request at a time\n" << m;
+  }
+  EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
+}
+
+// Two threads writing blocks of their own, then reading them back, an
+// fdatasync between: io_uring replays at depth 2, pread at 1, both say so.
+TEST(ReplayCli, QueuedMethodsReplayAtTheDepthTheTracesThreadsReached) {
+  Workspace w;
+  const fs::path t = w / "two.iotrace", out = w / "r.json";
+  {
+    std::ofstream f(t);
+    trace::Header h;
+    h.source = "iolab";
+    h.command = "two threads";
+    h.files = {{0, 0, trace::kCreate}};
+    trace::Writer wr(f, h);
+    std::uint64_t time = 0;
+    auto put = [&](trace::OpKind kind, std::uint32_t thread, std::uint64_t block) {
+      trace::Op op;
+      op.time_ns = time += 1000;
+      op.thread = thread;
+      op.kind = kind;
+      op.offset = kind == trace::OpKind::Fdatasync ? 0 : block * 4096;
+      op.length = kind == trace::OpKind::Fdatasync ? 0 : 4096;
+      wr.write(op);
+    };
+    for (std::uint64_t b = 0; b < 16; ++b) put(trace::OpKind::Write, b % 2, b);
+    put(trace::OpKind::Fdatasync, 0, 0);
+    for (std::uint64_t b = 0; b < 16; ++b) put(trace::OpKind::Read, b % 2, b);
+  }
+  ProgramRun o = run_iolab({"replay", t.string(), "--method", "pread,io_uring", "--rounds", "1", "--min-time", "0",
+                            "--dir", w.scratch().string(), "--out", out.string()});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("pread qd1"), std::string::npos) << o.out;
+  const nlohmann::json j = json_of(out);
+  ASSERT_EQ(j["results"].size(), 2u);
+  for (const auto& r : j["results"]) {
+    if (r.contains("skipped") && !r["skipped"].is_null()) continue;  // io_uring not available here
+    EXPECT_TRUE(r["verified"].get<bool>()) << r;
+    EXPECT_EQ(r["extra"]["trace_depth"], 2) << r;
+    EXPECT_EQ(r["queue_depth"], r["method"] == "io_uring" ? 2 : 1) << r;
+    if (r["method"] == "io_uring") {
+      EXPECT_EQ(r["extra"]["depth_reached"], 2) << r;
+      EXPECT_NE(o.out.find("io_uring qd2"), std::string::npos) << o.out;
+    }
   }
   EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
 }
