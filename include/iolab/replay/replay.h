@@ -31,8 +31,9 @@ struct Trace {
 };
 
 // Most operations a replayed trace may hold: its operations are kept in
-// memory (48 bytes each, and 5 per method replaying it), so a 2 M-operation
-// trace replayed through 12 methods takes about 220 MB.
+// memory (48 bytes each, and 5 per method replaying it, 9 for a queued
+// method at a depth above 1, 16 more while its waves are planned), so a
+// 2 M-operation trace replayed through 12 methods takes about 220-240 MB.
 inline constexpr std::size_t kMaxOps = 2'000'000;
 
 // The trace in `file`, read whole (streamed, stopping at max_ops + 1
