@@ -126,6 +126,7 @@ TEST(WorkloadVerdict, TheReportShowsTheTracesTimelineAndItsDecision) {
   EXPECT_NE(html.find("Operations over the trace's run, by kind"), std::string::npos);
   EXPECT_NE(html.find("trace app.iotrace: use pread"), std::string::npos);
   EXPECT_NE(html.find("pread (the pick)"), std::string::npos);
+  EXPECT_NE(html.find("<th>queue depth</th>"), std::string::npos) << "each method's queue depth";
   EXPECT_NE(html.find("This run decided for replayed traces only"), std::string::npos);
 }
 
