@@ -30,8 +30,10 @@ harness::RunConfig one_pass() {
   return c;
 }
 
-Op op(OpKind kind, std::uint64_t offset, std::uint64_t length, std::uint32_t file = 1, std::uint32_t flags = 0) {
+Op op(OpKind kind, std::uint64_t offset, std::uint64_t length, std::uint32_t file = 1, std::uint32_t flags = 0,
+      std::uint32_t thread = 0) {
   Op o;
+  o.thread = thread;
   o.kind = kind;
   o.offset = offset;
   o.length = length;
@@ -279,11 +281,6 @@ class QueuedNotingMethod final : public io::Method {
   const io::Method& inner_;
 };
 
-Op on_thread(Op o, std::uint32_t thread) {
-  o.thread = thread;
-  return o;
-}
-
 // Three threads on one file of 64 KiB, each writing and reading its own
 // 4 KiB blocks, an fdatasync between two halves, and one thread reading
 // what another wrote (which must wait for the write).
@@ -291,12 +288,12 @@ Trace three_threads() {
   Trace t;
   t.name = "three";
   t.header.files = {{1, 65536, 0}};
-  auto w = [](std::uint64_t block, std::uint32_t th) { return on_thread(op(OpKind::Write, block * 4096, 4096), th); };
-  auto r = [](std::uint64_t block, std::uint32_t th) { return on_thread(op(OpKind::Read, block * 4096, 4096), th); };
+  auto w = [](std::uint64_t block, std::uint32_t th) { return op(OpKind::Write, block * 4096, 4096, 1, 0, th); };
+  auto r = [](std::uint64_t block, std::uint32_t th) { return op(OpKind::Read, block * 4096, 4096, 1, 0, th); };
   t.ops = {w(0, 0), w(1, 1), w(2, 2),                                        // one wave of three
-           r(3, 0), r(4, 1), on_thread(op(OpKind::Open, 0, 0), 2), r(5, 2),  // another: an open between
+           r(3, 0), r(4, 1), op(OpKind::Open, 0, 0, 1, 0, 2), r(5, 2),        // another: an open between
            w(6, 0), w(7, 0),                                                 // the same thread: two waves
-           on_thread(op(OpKind::Fdatasync, 0, 0), 1),                        // a barrier
+           op(OpKind::Fdatasync, 0, 0, 1, 0, 1),                             // a barrier
            w(8, 1),                                                          // alone: the read of 8 waits for it
            r(8, 2), r(9, 0), w(20, 1)};  // a wave with a write past the end (a hole between)
   return t;
@@ -307,9 +304,9 @@ TEST(ReplayQueued, TheTraceDepthIsTheThreadsThatMadeIO) {
   EXPECT_EQ(trace_depth(t), 3u);
   for (auto& o : t.ops) o.thread = 0;
   EXPECT_EQ(trace_depth(t), 1u);
-  t.ops.push_back(on_thread(op(OpKind::Fsync, 0, 0), 5));  // a thread that only syncs adds no depth
+  t.ops.push_back(op(OpKind::Fsync, 0, 0, 1, 0, 5));  // a thread that only syncs adds no depth
   EXPECT_EQ(trace_depth(t), 1u);
-  for (std::uint32_t i = 0; i < 100; ++i) t.ops.push_back(on_thread(op(OpKind::Read, 0, 10), i));
+  for (std::uint32_t i = 0; i < 100; ++i) t.ops.push_back(op(OpKind::Read, 0, 10, 1, 0, i));
   EXPECT_EQ(trace_depth(t), kMaxDepth);
 }
 
