@@ -47,6 +47,12 @@ harness::WorkerTally ReplayWorkload::run(harness::PassKind kind) {
     const Op& op = t_.ops[i];
     Slot& slot = slots_[file_of_[i]];
     if (paced) sleep_until(start + op.time_ns);
+    // Queued methods keep a wave's requests in flight together; the latency pass times each op alone.
+    if (!wave_len_.empty() && wave_len_[i] > 0 && !timed_calls) {
+      run_wave(i, wave_len_[i], verify, live, tally);
+      i += wave_len_[i] - 1;
+      continue;
+    }
     const std::uint64_t t0 = timed_calls ? steady_ns() : 0;
     switch (action_[i]) {
       case Action::Read: {
@@ -55,16 +61,8 @@ harness::WorkerTally ReplayWorkload::run(harness::PassKind kind) {
         read_bytes_ += n;
         tally.bytes += n;
         last_read_count_ = n;
-        if (verify) {
-          const Layout& l = live[file_of_[i]];
-          if (n != l.readable(op.offset, op.length))
-            throw Error("read", slot.path.string(),
-                        op_words(i, op) + " returned " + std::to_string(n) + " bytes where the file holds " +
-                            std::to_string(l.readable(op.offset, op.length)),
-                        EIO);
-          if (auto bad = l.mismatch(*source_, op.offset, dst.first(n)))
-            not_verified(slot.path, *bad, "data read by " + op_words(i, op));
-        }
+        last_read_slot_ = 0;
+        if (verify) check_read(i, n, dst, live[file_of_[i]]);
         break;
       }
       case Action::Write:
@@ -97,6 +95,66 @@ harness::WorkerTally ReplayWorkload::run(harness::PassKind kind) {
   close_all(calls);
   tally.io_calls = calls;
   return tally;
+}
+
+void ReplayWorkload::check_read(std::size_t i, std::size_t n, std::span<const std::byte> data, const Layout& l) const {
+  const Op& op = t_.ops[i];
+  const auto& path = slots_[file_of_[i]].path;
+  if (n != l.readable(op.offset, op.length))
+    throw Error("read", path.string(),
+                op_words(i, op) + " returned " + std::to_string(n) + " bytes where the file holds " +
+                    std::to_string(l.readable(op.offset, op.length)),
+                EIO);
+  if (auto bad = l.mismatch(*source_, op.offset, data.first(n))) not_verified(path, *bad, "data read by " + op_words(i, op));
+}
+
+void ReplayWorkload::run_wave(std::size_t first, std::size_t count, bool verify, std::vector<Layout>& live,
+                              harness::WorkerTally& tally) {
+  // The requests grouped by file (a File has one queue), each read in a slot of its own; tag: the op.
+  wave_requests_.clear();
+  std::size_t reads = 0;
+  for (std::size_t j = first; j < first + count; ++j) {
+    const Op& op = t_.ops[j];
+    io::IoRequest r;
+    r.offset = op.offset;
+    r.tag = j;
+    if (action_[j] == Action::Read) {
+      r.kind = io::IoRequest::Kind::Read;
+      r.data = read_buffer_.span().subspan(reads++ * slot_bytes_, static_cast<std::size_t>(op.length));
+    } else if (action_[j] == Action::Write) {
+      r.kind = io::IoRequest::Kind::Write;
+      auto src = source_->at(op.offset, static_cast<std::size_t>(op.length));
+      r.data = std::span(const_cast<std::byte*>(src.data()), src.size());  // a File only reads a write's bytes
+    } else {
+      continue;
+    }
+    wave_requests_.push_back(r);
+  }
+  std::stable_sort(wave_requests_.begin(), wave_requests_.end(),
+                   [&](const io::IoRequest& a, const io::IoRequest& b) { return file_of_[a.tag] < file_of_[b.tag]; });
+  for (std::size_t b = 0; b < wave_requests_.size();) {
+    std::size_t e = b + 1;
+    while (e < wave_requests_.size() && file_of_[wave_requests_[e].tag] == file_of_[wave_requests_[b].tag]) ++e;
+    slots_[file_of_[wave_requests_[b].tag]].file->submit(std::span(wave_requests_).subspan(b, e - b));
+    b = e;
+  }
+  // Results in the trace's order (the wave's ops are independent: the same as had they run in it).
+  std::stable_sort(wave_requests_.begin(), wave_requests_.end(),
+                   [](const io::IoRequest& a, const io::IoRequest& b) { return a.tag < b.tag; });
+  for (const io::IoRequest& r : wave_requests_) {
+    const std::size_t j = static_cast<std::size_t>(r.tag);
+    if (r.kind == io::IoRequest::Kind::Read) {
+      read_bytes_ += r.result;
+      tally.bytes += r.result;
+      last_read_count_ = r.result;
+      last_read_slot_ = static_cast<std::size_t>(r.data.data() - read_buffer_.span().data()) / slot_bytes_;
+      if (verify) check_read(j, r.result, r.data, live[file_of_[j]]);
+    } else {
+      tally.bytes += t_.ops[j].length;
+      if (verify) live[file_of_[j]].write(t_.ops[j].offset, t_.ops[j].length);
+    }
+  }
+  tally.ops += count;
 }
 
 harness::PassBody ReplayWorkload::pass(harness::PassKind kind) {
@@ -152,7 +210,8 @@ void ReplayWorkload::after_pass(harness::PassKind kind) {
                   EIO);
     if (at_last_read_)
       if (auto bad = at_last_read_->mismatch(*source_, t_.ops[last_read_].offset,
-                                             read_buffer_.span().first(static_cast<std::size_t>(last_read_count_))))
+                                             read_buffer_.span().subspan(last_read_slot_ * slot_bytes_,
+                                                                         static_cast<std::size_t>(last_read_count_))))
         not_verified(slots_[file_of_[last_read_]].path, *bad, "the last read of a timed pass");
   }
   check_files(kind);
@@ -179,7 +238,17 @@ void ReplayWorkload::describe(results::Result& r) const {
   r.extra["trace_ops"] = ops;
   if (!skipped.empty()) r.extra["not_replayed"] = skipped;
   r.extra["paced_by_trace_times"] = s_.timing;
-  r.extra["queued_replay"] = traits_.queued ? "one request at a time (read_at, write_at)" : "not queued";
+  // The depth the trace's threads reached, and what this method kept in flight of it (docs/replay.md).
+  r.queue_depth = depth_;
+  r.extra["trace_depth"] = trace_depth(t_);
+  if (traits_.queued) {
+    r.extra["queued_replay"] = depth_ > 1 ? "waves of independent requests of distinct threads, up to the queue depth "
+                                            "in flight; syncs, truncates and flushes wait for all before them"
+                                          : "one request at a time: the trace's threads reached depth 1";
+    r.extra["depth_reached"] = depth_reached_;
+  } else {
+    r.extra["queued_replay"] = "not queued: one request at a time";
+  }
   std::unordered_set<std::uint32_t> threads;
   for (const Op& op : t_.ops) threads.insert(op.thread);
   r.extra["trace_threads"] = threads.size();

@@ -16,6 +16,9 @@ std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / 
 std::optional<std::string> ReplayWorkload::setup() {
   check(t_);
   traits_ = method_.traits(s_.options);
+  // A queued method's ring holds the trace's depth (one request per thread that made I/O); the others go one at a time.
+  depth_ = traits_.queued ? trace_depth(t_) : 1;
+  if (traits_.queued) s_.options.queue_depth = depth_;
   if (io::Availability a = method_.probe(scratch_.path()); !a.available) return a.reason;
   if (io::Availability a = method_.supports_options(s_.options, scratch_.path()); !a.available) return a.reason;
   // The room every file reaches (its initial size, or the end of its furthest write).
@@ -87,6 +90,8 @@ std::optional<std::string> ReplayWorkload::plan() {
   for (const auto& f : t_.header.files) final_.emplace_back(f.initial_size);
   std::uint64_t max_read = 1, max_write = 1;
   action_.reserve(t_.ops.size());
+  // Queued methods: the bytes each read or write depends on or changes, for the waves (plan_waves).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> hazard(depth_ > 1 ? t_.ops.size() : 0);
   for (std::size_t i = 0; i < t_.ops.size(); ++i) {
     const Op& op = t_.ops[i];
     Layout& l = final_[file_of_[i]];
@@ -97,10 +102,15 @@ std::optional<std::string> ReplayWorkload::plan() {
         max_read = std::max(max_read, op.length);
         expected_read_bytes_ += l.readable(op.offset, op.length);
         last_read_ = i;
+        // A read the file's end cuts short depends on the end too: on every byte from its offset on.
+        if (!hazard.empty())
+          hazard[i] = {op.offset, l.readable(op.offset, op.length) < op.length ? UINT64_MAX : op.offset + op.length};
         break;
       case OpKind::Write:
         a = Action::Write;
         max_write = std::max(max_write, op.length);
+        // A write past the end also changes the size: the bytes from the old end on read differently after it.
+        if (!hazard.empty()) hazard[i] = {std::min(op.offset, l.size()), op.offset + op.length};
         l.write(op.offset, op.length);
         break;
       case OpKind::Fsync:
@@ -137,7 +147,11 @@ std::optional<std::string> ReplayWorkload::plan() {
   const io::BufferKind kind = traits_.needs_alignment ? io::BufferKind::Aligned : io::BufferKind::Heap;
   // Writes take the pattern of their offset from a ring of whole pages (aligned offsets stay aligned in it).
   source_ = std::make_unique<harness::WriteSource>(s_.seed, std::uint64_t{64} << 20, round_up(max_write, io::kPageSize), kind);
-  read_buffer_ = io::Buffer(static_cast<std::size_t>(round_up(max_read, io::kPageSize)), kind);
+  slot_bytes_ = static_cast<std::size_t>(round_up(max_read, io::kPageSize));
+  // A wave's reads each need a slot: at most kMaxCallBytes of them (or one), the depth cut to fit.
+  depth_ = static_cast<unsigned>(std::clamp<std::uint64_t>(kMaxCallBytes / slot_bytes_, 1, depth_));
+  read_buffer_ = io::Buffer(slot_bytes_ * depth_, kind);
+  if (depth_ > 1) plan_waves(hazard);
   record_.buffer = kind;
   if (traits_.bypasses_page_cache) {
     record_.cache = results::CacheState::Direct;
@@ -147,6 +161,45 @@ std::optional<std::string> ReplayWorkload::plan() {
     record_.cache_method = "fresh files before every pass (written with pwrite, fdatasync)";
   }
   return std::nullopt;
+}
+
+// Waves: from each read or write on, the longest run of the ops after it
+// that may be in flight together: reads and writes (and ops with nothing to
+// do) of distinct threads, at most depth_, none writing bytes another reads
+// or writes. A sync, truncate or flush ends a wave: every earlier op of
+// every thread completes before it. Ops in a wave are independent, so any
+// order of completion ends as the trace's order does, and each thread has
+// one op in a wave: its own order is kept from wave to wave.
+void ReplayWorkload::plan_waves(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& hazard) {
+  const std::size_t n = t_.ops.size();
+  wave_len_.assign(n, 0);
+  std::vector<std::size_t> members;
+  auto is_io = [&](std::size_t j) { return action_[j] == Action::Read || action_[j] == Action::Write; };
+  auto conflicts = [&](std::size_t a, std::size_t b) {
+    return t_.ops[a].thread == t_.ops[b].thread ||
+           (file_of_[a] == file_of_[b] && (action_[a] == Action::Write || action_[b] == Action::Write) &&
+            hazard[a].first < hazard[b].second && hazard[b].first < hazard[a].second);
+  };
+  for (std::size_t i = 0; i < n;) {
+    if (!is_io(i)) {
+      ++i;
+      continue;
+    }
+    members.clear();
+    std::size_t j = i;
+    for (; j < n && members.size() < depth_; ++j) {
+      if (action_[j] == Action::Nothing) continue;
+      if (!is_io(j) || std::any_of(members.begin(), members.end(), [&](std::size_t m) { return conflicts(m, j); }))
+        break;
+      members.push_back(j);
+    }
+    wave_len_[i] = static_cast<std::uint32_t>(j - i);
+    for (std::size_t m : members)
+      depth_reached_ = std::max<std::size_t>(depth_reached_, std::count_if(members.begin(), members.end(), [&](std::size_t o) {
+                                               return file_of_[o] == file_of_[m];
+                                             }));
+    i = j;
+  }
 }
 
 void ReplayWorkload::before_pass(harness::PassKind) {

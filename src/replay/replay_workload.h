@@ -122,6 +122,12 @@ class ReplayWorkload final : public harness::Workload {
   void close_all(std::uint64_t& calls);
   void truncate(Slot& slot, std::uint64_t to, std::uint64_t& calls);
   harness::WorkerTally run(harness::PassKind kind);
+  // Queued methods: the reads and writes of one wave (ops first .. first +
+  // count - 1) in flight together, each file's part submitted at once.
+  void run_wave(std::size_t first, std::size_t count, bool verify, std::vector<Layout>& live,
+                harness::WorkerTally& tally);
+  void plan_waves(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& hazard);
+  void check_read(std::size_t i, std::size_t n, std::span<const std::byte> data, const Layout& l) const;
   void check_files(harness::PassKind kind);
   [[noreturn]] void not_verified(const std::filesystem::path& file, std::uint64_t offset, const std::string& what) const;
 
@@ -142,7 +148,16 @@ class ReplayWorkload final : public harness::Workload {
   std::size_t last_read_ = SIZE_MAX;
   std::uint64_t expected_read_bytes_ = 0;
   std::unique_ptr<harness::WriteSource> source_;
-  io::Buffer read_buffer_;
+  io::Buffer read_buffer_;  // depth_ slots of slot_bytes_: a wave's reads each have their own
+  std::size_t slot_bytes_ = 0;
+  std::size_t last_read_slot_ = 0;  // where the pass's last read put its bytes
+  // Queued methods: requests in flight at most (the trace's depth, replay.h), 1 for the others.
+  unsigned depth_ = 1;
+  // Per op, when depth_ > 1: at a wave's first op, the ops the wave spans
+  // (its reads and writes, and ops with nothing to do between them); 0 elsewhere.
+  std::vector<std::uint32_t> wave_len_;
+  std::size_t depth_reached_ = 1;  // most requests one file's submission of a wave holds
+  std::vector<io::IoRequest> wave_requests_;  // scratch of run_wave
   std::vector<Slot> slots_;
   // The current pass.
   std::uint64_t read_bytes_ = 0, last_read_count_ = 0;

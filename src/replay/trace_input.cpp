@@ -76,6 +76,16 @@ nlohmann::json timeline(const Trace& t, std::size_t buckets) {
           {"kinds", kinds}, {"sizes", by_size}};
 }
 
+unsigned trace_depth(const Trace& t) {
+  std::unordered_set<std::uint32_t> threads;
+  for (const Op& op : t.ops)
+    if (op.kind == OpKind::Read || op.kind == OpKind::Write) {
+      threads.insert(op.thread);
+      if (threads.size() == kMaxDepth) break;
+    }
+  return std::max<unsigned>(1, static_cast<unsigned>(threads.size()));
+}
+
 void check(const Trace& t) {
   auto fail = [&](const std::string& what) { throw UsageError("trace " + t.name, what); };
   std::unordered_set<std::uint32_t> ids;

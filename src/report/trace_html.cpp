@@ -23,17 +23,17 @@ Html trace_html(const TraceSection& t) {
     for (const auto& [kind, _] : m.latency_by_kind.items())
       if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
   std::sort(kinds.begin(), kinds.end());
-  h += "<table class=\"decision trace\"><thead><tr><th>method</th><th>ops/s</th><th>MiB/s</th><th>pick over it</th>";
+  h += "<table class=\"decision trace\"><thead><tr><th>method</th><th>queue depth</th><th>ops/s</th><th>MiB/s</th><th>pick over it</th>";
   for (const auto& k : kinds) h += "<th>" + text(k + " p50 / p99") + "</th>";
   h += "<th>CPU per op</th><th>device bytes per op</th><th>verified</th></tr></thead><tbody>";
   for (const auto& m : t.methods) {
     if (!m.skipped.empty()) {
-      h += "<tr>" + td(m.method) + "<td colspan=\"" + number(6 + kinds.size()) + "\">" + text("skipped: " + m.skipped) +
+      h += "<tr>" + td(m.method) + "<td colspan=\"" + number(7 + kinds.size()) + "\">" + text("skipped: " + m.skipped) +
            "</td></tr>";
       continue;
     }
     h += m.pick ? Html("<tr class=\"pick\">") : Html("<tr>");
-    h += td(m.method + (m.pick ? " (the pick)" : "")) +
+    h += td(m.method + (m.pick ? " (the pick)" : "")) + td(m.queue_depth ? std::to_string(m.queue_depth) : "—", true) +
          td(m.rounds ? sig(m.ops_per_s, 3) : "—", true) +
          td(m.bytes_per_s > 0 ? sig(m.bytes_per_s / (1024.0 * 1024.0), 3) : "—", true) +
          td(m.pick_over ? interval_text(*m.pick_over) : !m.withdrawn.empty() ? "withdrawn " + m.withdrawn : m.ruled_out);

@@ -57,6 +57,7 @@ std::vector<WorkloadMethod> workload_methods(const ConditionVerdict& w, std::spa
     if (c.eliminated)
       m.ruled_out = fmt::format("out after {} rounds, behind {}", c.eliminated->after_rounds, w.candidates[c.eliminated->by].label);
     m.verified = r && r->verified;
+    if (r && r->queue_depth) m.queue_depth = *r->queue_depth;
     m.rounds = c.rounds;
     if (c.pick_over.n_a > 0) m.pick_over = c.pick_over;
     if (r && c.rounds > 0) {
@@ -105,7 +106,7 @@ std::string format_workload_text(const ConditionVerdict& w, std::span<const resu
       if (shown_kind(kind) && std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
   std::sort(kinds.begin(), kinds.end());
   TextTable t;
-  std::vector<std::string> head = {"method", "ops/s", "MiB/s", "pick over it"};
+  std::vector<std::string> head = {"method", "qd", "ops/s", "MiB/s", "pick over it"};
   for (const auto& k : kinds) head.push_back(visible(k) + " p50/p99");
   head.insert(head.end(), {"CPU/op", "device B/op", "verified"});
   t.add(head);
@@ -114,7 +115,9 @@ std::string format_workload_text(const ConditionVerdict& w, std::span<const resu
       t.add({visible(m.method), "skipped: " + visible(m.skipped)}, false);
       continue;
     }
-    std::vector<std::string> row = {visible(m.method) + (m.pick ? " *" : ""), m.rounds ? sig(m.ops_per_s, 3) : "-",
+    std::vector<std::string> row = {visible(m.method) + (m.pick ? " *" : ""),
+                                    m.queue_depth ? std::to_string(m.queue_depth) : "-",
+                                    m.rounds ? sig(m.ops_per_s, 3) : "-",
                                     m.bytes_per_s > 0 ? sig(m.bytes_per_s / (1024.0 * 1024.0), 3) : "-",
                                     m.pick_over ? interval_text(*m.pick_over) : (m.pick ? "the pick" : "-")};
     for (const auto& k : kinds) {
@@ -132,7 +135,8 @@ std::string format_workload_text(const ConditionVerdict& w, std::span<const resu
   }
   return workload_summary(w) + t.render() +
          "  * the pick. ops/s: the whole trace replayed as fast as it goes (geometric mean over rounds); latency from "
-         "a separate pass timing each operation; CPU: user + system of a repetition per operation.\n";
+         "a separate pass timing each operation; qd: requests kept in flight at most (queued methods: the trace's depth); "
+         "CPU: user + system of a repetition per operation.\n";
 }
 
 nlohmann::json workload_json(const ConditionVerdict& w, std::span<const results::Result> records) {
@@ -150,6 +154,7 @@ nlohmann::json workload_json(const ConditionVerdict& w, std::span<const results:
     }
     j["verified"] = m.verified;
     j["rounds"] = m.rounds;
+    if (m.queue_depth) j["queue_depth"] = m.queue_depth;
     if (m.rounds > 0) j["ops_per_s"] = m.ops_per_s;
     if (m.bytes_per_s > 0) j["bytes_per_s"] = m.bytes_per_s;
     if (!m.withdrawn.empty()) j["withdrawn"] = m.withdrawn;

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,33 +27,41 @@ using iolab::testing::Workspace;
 namespace fs = std::filesystem;
 namespace trace = iolab::trace;
 
-// A program's log: 64 appends of 1000 bytes (not 4096-aligned: O_DIRECT
-// cannot replay them), an fdatasync every 16, reads of the first 8 KiB.
-fs::path log_trace(const Workspace& w) {
-  const fs::path p = w / "log.iotrace";
+// A trace of one new file, its operations from `ops`, which calls
+// put(kind, thread, offset, length) for each, 1 µs apart.
+using Put = std::function<void(trace::OpKind, std::uint32_t, std::uint64_t, std::uint64_t)>;
+fs::path write_trace(const fs::path& p, const std::string& command, const std::function<void(const Put&)>& ops) {
   std::ofstream out(p);
   trace::Header h;
   h.source = "iolab";
-  h.command = "a test's log";
+  h.command = command;
   h.files = {{0, 0, trace::kCreate}};
   trace::Writer wr(out, h);
   std::uint64_t t = 0;
-  auto put = [&](trace::OpKind kind, std::uint64_t offset, std::uint64_t length) {
+  ops([&](trace::OpKind kind, std::uint32_t thread, std::uint64_t offset, std::uint64_t length) {
     trace::Op op;
     op.time_ns = t += 1000;
+    op.thread = thread;
     op.kind = kind;
     op.offset = offset;
     op.length = length;
     wr.write(op);
-  };
-  put(trace::OpKind::Open, 0, 0);
-  for (std::uint64_t i = 0; i < 64; ++i) {
-    put(trace::OpKind::Write, i * 1000, 1000);
-    if (i % 16 == 15) put(trace::OpKind::Fdatasync, 0, 0);
-  }
-  put(trace::OpKind::Read, 0, 8192);
-  put(trace::OpKind::Close, 0, 0);
+  });
   return p;
+}
+
+// A program's log: 64 appends of 1000 bytes (not 4096-aligned: O_DIRECT
+// cannot replay them), an fdatasync every 16, reads of the first 8 KiB.
+fs::path log_trace(const Workspace& w) {
+  return write_trace(w / "log.iotrace", "a test's log", [](const Put& put) {
+    put(trace::OpKind::Open, 0, 0, 0);
+    for (std::uint64_t i = 0; i < 64; ++i) {
+      put(trace::OpKind::Write, 0, i * 1000, 1000);
+      if (i % 16 == 15) put(trace::OpKind::Fdatasync, 0, 0, 0);
+    }
+    put(trace::OpKind::Read, 0, 0, 8192);
+    put(trace::OpKind::Close, 0, 0, 0);
+  });
 }
 
 TEST(ReplayCli, ReplaysThroughEachMethodAndSkipsOneThatCannotWithTheReason) {
@@ -100,6 +109,36 @@ TEST(ReplayCli, RecommendForATraceGivesPickWithinStopAndMethods) {
     }
     EXPECT_TRUE(m["verified"].get<bool>()) << m;
     EXPECT_GT(m["ops_per_s"].get<double>(), 0) << m;
+    EXPECT_EQ(m["queue_depth"], 1) << "synchronous methods: one request at a time\n" << m;
+  }
+  EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
+}
+
+// Two threads writing blocks of their own, then reading them back, an
+// fdatasync between: io_uring replays at depth 2, pread at 1, both say so.
+TEST(ReplayCli, QueuedMethodsReplayAtTheDepthTheTracesThreadsReached) {
+  Workspace w;
+  const fs::path out = w / "r.json";
+  const fs::path t = write_trace(w / "two.iotrace", "two threads", [](const Put& put) {
+    for (std::uint32_t b = 0; b < 16; ++b) put(trace::OpKind::Write, b % 2, b * 4096, 4096);
+    put(trace::OpKind::Fdatasync, 0, 0, 0);
+    for (std::uint32_t b = 0; b < 16; ++b) put(trace::OpKind::Read, b % 2, b * 4096, 4096);
+  });
+  ProgramRun o = run_iolab({"replay", t.string(), "--method", "pread,io_uring", "--rounds", "1", "--min-time", "0",
+                            "--dir", w.scratch().string(), "--out", out.string()});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("pread qd1"), std::string::npos) << o.out;
+  const nlohmann::json j = json_of(out);
+  ASSERT_EQ(j["results"].size(), 2u);
+  for (const auto& r : j["results"]) {
+    if (r.contains("skipped") && !r["skipped"].is_null()) continue;  // io_uring not available here
+    EXPECT_TRUE(r["verified"].get<bool>()) << r;
+    EXPECT_EQ(r["extra"]["trace_depth"], 2) << r;
+    EXPECT_EQ(r["queue_depth"], r["method"] == "io_uring" ? 2 : 1) << r;
+    if (r["method"] == "io_uring") {
+      EXPECT_EQ(r["extra"]["depth_reached"], 2) << r;
+      EXPECT_NE(o.out.find("io_uring qd2"), std::string::npos) << o.out;
+    }
   }
   EXPECT_TRUE(w.leftovers().empty()) << "left: " << joined(w.leftovers());
 }

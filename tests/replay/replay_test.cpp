@@ -30,8 +30,10 @@ harness::RunConfig one_pass() {
   return c;
 }
 
-Op op(OpKind kind, std::uint64_t offset, std::uint64_t length, std::uint32_t file = 1, std::uint32_t flags = 0) {
+Op op(OpKind kind, std::uint64_t offset, std::uint64_t length, std::uint32_t file = 1, std::uint32_t flags = 0,
+      std::uint32_t thread = 0) {
   Op o;
+  o.thread = thread;
   o.kind = kind;
   o.offset = offset;
   o.length = length;
@@ -232,6 +234,153 @@ TEST(Replay, AnOpPastTheLimitIsOneError) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("op 2: offset"), std::string::npos) << e.what();
   }
+}
+
+// A queued method over pread: the same bytes, and a log of what each
+// submit held (the ops, by their offset) and where the syncs fell.
+struct QueueLog {
+  std::vector<std::vector<std::uint64_t>> events;  // a submit's offsets; a sync: empty
+};
+
+class QueuedNotingMethod final : public io::Method {
+ public:
+  explicit QueuedNotingMethod(QueueLog& log) : log_(log), inner_(io::find_file_method("pread")) {}
+  std::string_view name() const override { return "queued-pread"; }
+  std::string_view description() const override { return "pread, traits queued, logging submits"; }
+  io::MethodTraits traits(const io::FileOptions& o) const override {
+    io::MethodTraits t = inner_.traits(o);
+    t.queued = true;
+    return t;
+  }
+  io::Availability probe(const std::filesystem::path& dir) const override { return inner_.probe(dir); }
+  std::unique_ptr<io::File> open(const std::filesystem::path& p, io::Access a, const io::FileOptions& o) const override {
+    depth = o.queue_depth;
+    return std::make_unique<Logging>(inner_.open(p, a, o), log_);
+  }
+  mutable unsigned depth = 0;  // the queue depth the replay opened its files with
+
+ private:
+  class Logging final : public testing::ForwardingFile {
+   public:
+    Logging(std::unique_ptr<io::File> f, QueueLog& log) : ForwardingFile(std::move(f)), log_(log) {}
+    void submit(std::span<io::IoRequest> requests) override {
+      std::vector<std::uint64_t> offsets;
+      for (const auto& r : requests) offsets.push_back(r.offset);
+      log_.events.push_back(offsets);
+      io::File::submit(requests);
+    }
+    void sync(io::Durability d) override {
+      log_.events.emplace_back();
+      ForwardingFile::sync(d);
+    }
+
+   private:
+    QueueLog& log_;
+  };
+  QueueLog& log_;
+  const io::Method& inner_;
+};
+
+// Three threads on one file of 64 KiB, each writing and reading its own
+// 4 KiB blocks, an fdatasync between two halves, and one thread reading
+// what another wrote (which must wait for the write).
+Trace three_threads() {
+  Trace t;
+  t.name = "three";
+  t.header.files = {{1, 65536, 0}};
+  auto w = [](std::uint64_t block, std::uint32_t th) { return op(OpKind::Write, block * 4096, 4096, 1, 0, th); };
+  auto r = [](std::uint64_t block, std::uint32_t th) { return op(OpKind::Read, block * 4096, 4096, 1, 0, th); };
+  t.ops = {w(0, 0), w(1, 1), w(2, 2),                                        // one wave of three
+           r(3, 0), r(4, 1), op(OpKind::Open, 0, 0, 1, 0, 2), r(5, 2),        // another: an open between
+           w(6, 0), w(7, 0),                                                 // the same thread: two waves
+           op(OpKind::Fdatasync, 0, 0, 1, 0, 1),                             // a barrier
+           w(8, 1),                                                          // alone: the read of 8 waits for it
+           r(8, 2), r(9, 0), w(20, 1)};  // a wave with a write past the end (a hole between)
+  return t;
+}
+
+TEST(ReplayQueued, TheTraceDepthIsTheThreadsThatMadeIO) {
+  Trace t = three_threads();
+  EXPECT_EQ(trace_depth(t), 3u);
+  for (auto& o : t.ops) o.thread = 0;
+  EXPECT_EQ(trace_depth(t), 1u);
+  t.ops.push_back(op(OpKind::Fsync, 0, 0, 1, 0, 5));  // a thread that only syncs adds no depth
+  EXPECT_EQ(trace_depth(t), 1u);
+  for (std::uint32_t i = 0; i < 100; ++i) t.ops.push_back(op(OpKind::Read, 0, 10, 1, 0, i));
+  EXPECT_EQ(trace_depth(t), kMaxDepth);
+}
+
+TEST(ReplayQueued, WavesKeepThreadsInOrderAndSyncsAsBarriers) {
+  io::ScratchDir scratch("/tmp");
+  QueueLog log;
+  QueuedNotingMethod m(log);
+  harness::Result r = replay_once(three_threads(), m, scratch);
+  ASSERT_FALSE(r.skipped) << *r.skipped;
+  EXPECT_TRUE(r.verified);
+  EXPECT_EQ(m.depth, 3u);
+  ASSERT_TRUE(r.queue_depth);
+  EXPECT_EQ(*r.queue_depth, 3u);
+  EXPECT_EQ(r.extra.at("trace_depth").get<unsigned>(), 3u);
+  EXPECT_EQ(r.extra.at("depth_reached").get<unsigned>(), 3u);
+  // Each pass (verify, warm-up, timed, verify after timing) submits the same waves, the sync between.
+  const std::vector<std::vector<std::uint64_t>> pass = {{0, 4096, 8192},
+                                                        {12288, 16384, 20480},
+                                                        {24576},
+                                                        {28672},
+                                                        {},
+                                                        {32768},
+                                                        {32768, 36864, 81920}};
+  ASSERT_EQ(log.events.size(), 4 * pass.size());
+  for (std::size_t p = 0; p < 4; ++p)
+    for (std::size_t k = 0; k < pass.size(); ++k)
+      EXPECT_EQ(log.events[p * pass.size() + k], pass[k]) << "pass " << p << " event " << k;
+  EXPECT_TRUE(scratch.created().empty());
+}
+
+// The latency pass times each op alone: one request per submit.
+TEST(ReplayQueued, TheLatencyPassGoesOneAtATime) {
+  io::ScratchDir scratch("/tmp");
+  QueueLog log;
+  QueuedNotingMethod m(log);
+  harness::Result r = replay_once(three_threads(), m, scratch, true);
+  ASSERT_FALSE(r.skipped) << *r.skipped;
+  ASSERT_TRUE(r.latency_ns);
+  EXPECT_EQ(r.latency_ns->samples, three_threads().ops.size());
+  EXPECT_TRUE(r.verified);
+  // Four passes of 6 submits and a sync each; the latency pass: its sync alone (its reads and writes are read_at, write_at).
+  EXPECT_EQ(log.events.size(), 4 * 7 + 1u);
+  EXPECT_EQ(std::count_if(log.events.begin(), log.events.end(), [](const auto& e) { return e.empty(); }), 5);
+}
+
+TEST(ReplayQueued, SynchronousMethodsSayDepthOne) {
+  io::ScratchDir scratch("/tmp");
+  harness::Result r = replay_once(three_threads(), io::find_file_method("pread"), scratch);
+  ASSERT_FALSE(r.skipped) << *r.skipped;
+  ASSERT_TRUE(r.queue_depth);
+  EXPECT_EQ(*r.queue_depth, 1u);
+  EXPECT_EQ(r.extra.at("trace_depth").get<unsigned>(), 3u);
+  EXPECT_FALSE(r.extra.contains("depth_reached"));
+}
+
+// The real queued methods, where this machine has them: the data verified, the depth said.
+TEST(ReplayQueued, IoUringAndLibaioReplayAtTheTracesDepth) {
+  io::ScratchDir scratch("/tmp");
+  unsigned ran = 0;
+  for (const char* name : {"io_uring", "libaio"}) {
+    const io::Method* m = nullptr;
+    for (const io::Method* x : io::file_methods())
+      if (x->name() == name) m = x;
+    if (!m || !m->probe(scratch.path()).available) continue;
+    harness::Result r = replay_once(three_threads(), *m, scratch);
+    if (r.skipped) continue;  // libaio is O_DIRECT only: the trace's 4 KiB blocks may not be aligned enough here
+    ++ran;
+    EXPECT_TRUE(r.verified) << name;
+    ASSERT_TRUE(r.queue_depth) << name;
+    EXPECT_EQ(*r.queue_depth, 3u) << name;
+    EXPECT_EQ(r.extra.at("depth_reached").get<unsigned>(), 3u) << name;
+  }
+  if (ran == 0) GTEST_SKIP() << "neither io_uring nor libaio can replay here";
+  EXPECT_TRUE(scratch.created().empty());
 }
 
 }  // namespace

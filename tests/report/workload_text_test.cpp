@@ -26,6 +26,7 @@ std::vector<results::Result> workload_records(const std::vector<testing::Synthet
     r.suite = "replay";
     r.op = results::Op::Replay;
     r.ops = 1000;  // a pass of the trace: 1000 operations moving 1 GiB
+    r.queue_depth = r.method == "pread" ? 1u : 3u;  // the requests each kept in flight
     r.user_s = 0.001;
     r.sys_s = 0.002;
     r.extra["latency_by_kind"] = {{"write", {{"p50_ns", 2000}, {"p99_ns", 9000}, {"samples", 900}}},
@@ -68,6 +69,7 @@ TEST(WorkloadVerdict, ItsJsonGivesPickWithinStopAndEveryMethod) {
       continue;
     }
     EXPECT_TRUE(m["verified"].get<bool>());
+    EXPECT_EQ(m["queue_depth"].get<unsigned>(), m["method"] == "pread" ? 1u : 3u) << m.dump();
     EXPECT_GT(m["ops_per_s"].get<double>(), 0);
     EXPECT_NEAR(m["cpu_us_per_op"].get<double>(), 3.0, 1e-9) << "(user + system) / operations";
     EXPECT_EQ(m["latency_by_kind"]["fsync"]["p99_ns"], 4000000);
@@ -87,6 +89,7 @@ TEST(WorkloadVerdict, TheConsoleNamesThePickTheGuaranteeAndEachKindsLatency) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("fsync p50/p99"), std::string::npos) << text;
+  EXPECT_NE(text.find(" qd "), std::string::npos) << "the table says each method's queue depth\n" << text;
   EXPECT_NE(text.find("1.5 ms / 4.0 ms"), std::string::npos) << text;
   EXPECT_NE(text.find("out after"), std::string::npos) << "the loser says when it was ruled out\n" << text;
 }
@@ -123,6 +126,7 @@ TEST(WorkloadVerdict, TheReportShowsTheTracesTimelineAndItsDecision) {
   EXPECT_NE(html.find("Operations over the trace's run, by kind"), std::string::npos);
   EXPECT_NE(html.find("trace app.iotrace: use pread"), std::string::npos);
   EXPECT_NE(html.find("pread (the pick)"), std::string::npos);
+  EXPECT_NE(html.find("<th>queue depth</th>"), std::string::npos) << "each method's queue depth";
   EXPECT_NE(html.find("This run decided for replayed traces only"), std::string::npos);
 }
 

@@ -31,8 +31,9 @@ struct Trace {
 };
 
 // Most operations a replayed trace may hold: its operations are kept in
-// memory (48 bytes each, and 5 per method replaying it), so a 2 M-operation
-// trace replayed through 12 methods takes about 220 MB.
+// memory (48 bytes each, and 5 per method replaying it, 9 for a queued
+// method at a depth above 1, 16 more while its waves are planned), so a
+// 2 M-operation trace replayed through 12 methods takes about 220-240 MB.
 inline constexpr std::size_t kMaxOps = 2'000'000;
 
 // The trace in `file`, read whole (streamed, stopping at max_ops + 1
@@ -46,6 +47,17 @@ Trace read_trace(const std::filesystem::path& file, std::size_t max_ops = kMaxOp
 // Throws UsageError naming the trace and the op ("trace t op 3: file 7 was
 // never declared"); ops are numbered from 1.
 void check(const Trace& t);
+
+// Most requests a queued method keeps in flight replaying a trace.
+inline constexpr unsigned kMaxDepth = 64;
+
+// The depth the trace's threads reached: how many threads (or processes)
+// made reads or writes, at most kMaxDepth, at least 1. A trace records when
+// each call started, not when it ended, so which calls overlapped is not
+// known: each thread that issued I/O is taken as one request in flight.
+// Queued methods (io_uring, libaio) replay with up to this many requests
+// in flight (docs/replay.md).
+unsigned trace_depth(const Trace& t);
 
 struct Settings {
   std::uint64_t seed = 0x10AB;  // the write pattern

@@ -27,6 +27,7 @@ struct WorkloadMethod {
   std::string ruled_out;  // "out after 7 rounds, behind pread"
   bool verified = false;
   unsigned rounds = 0;    // trusted rounds
+  unsigned queue_depth = 0;  // requests it kept in flight at most (the record's queue_depth); 0: not recorded
   // From the selection's rate (geometric mean over its rounds): every
   // method's pass does the same operations and moves the same bytes.
   double ops_per_s = 0, bytes_per_s = 0;
