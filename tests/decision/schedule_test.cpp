@@ -119,8 +119,8 @@ TEST(Schedule, WhereTheCoarsestSizesDoNotFitFewerConditionsRunAndEndByTheRule) {
   f.turn_s = 1.0;
   // Two near candidates: a condition needs rounds past its first stage.
   World near{"near", {0, -0.08}, 0.05};
-  const Row rows[] = {kWarm, kCold, Row{harness::Op::Write, "none", Column::Buffered},
-                      Row{harness::Op::Write, "end", Column::Buffered}};
+  const Row rows[] = {kWarm, kCold, Row{results::Op::Write, "none", Column::Buffered},
+                      Row{results::Op::Write, "end", Column::Buffered}};
   for (const Row& r : rows) f.worlds[r.key()] = near;
   ScheduleSettings s;
   s.budget_s = 150;  // the anchors take about 50 s; the 12 conditions after them about 15 s each

@@ -314,7 +314,7 @@ TEST(ReplayQueued, WavesKeepThreadsInOrderAndSyncsAsBarriers) {
   io::ScratchDir scratch("/tmp");
   QueueLog log;
   QueuedNotingMethod m(log);
-  harness::Result r = replay_once(three_threads(), m, scratch);
+  results::Result r = replay_once(three_threads(), m, scratch);
   ASSERT_FALSE(r.skipped) << *r.skipped;
   EXPECT_TRUE(r.verified);
   EXPECT_EQ(m.depth, 3u);
@@ -342,7 +342,7 @@ TEST(ReplayQueued, TheLatencyPassGoesOneAtATime) {
   io::ScratchDir scratch("/tmp");
   QueueLog log;
   QueuedNotingMethod m(log);
-  harness::Result r = replay_once(three_threads(), m, scratch, true);
+  results::Result r = replay_once(three_threads(), m, scratch, true);
   ASSERT_FALSE(r.skipped) << *r.skipped;
   ASSERT_TRUE(r.latency_ns);
   EXPECT_EQ(r.latency_ns->samples, three_threads().ops.size());
@@ -354,7 +354,7 @@ TEST(ReplayQueued, TheLatencyPassGoesOneAtATime) {
 
 TEST(ReplayQueued, SynchronousMethodsSayDepthOne) {
   io::ScratchDir scratch("/tmp");
-  harness::Result r = replay_once(three_threads(), io::find_file_method("pread"), scratch);
+  results::Result r = replay_once(three_threads(), io::find_file_method("pread"), scratch);
   ASSERT_FALSE(r.skipped) << *r.skipped;
   ASSERT_TRUE(r.queue_depth);
   EXPECT_EQ(*r.queue_depth, 1u);
@@ -371,7 +371,7 @@ TEST(ReplayQueued, IoUringAndLibaioReplayAtTheTracesDepth) {
     for (const io::Method* x : io::file_methods())
       if (x->name() == name) m = x;
     if (!m || !m->probe(scratch.path()).available) continue;
-    harness::Result r = replay_once(three_threads(), *m, scratch);
+    results::Result r = replay_once(three_threads(), *m, scratch);
     if (r.skipped) continue;  // libaio is O_DIRECT only: the trace's 4 KiB blocks may not be aligned enough here
     ++ran;
     EXPECT_TRUE(r.verified) << name;
