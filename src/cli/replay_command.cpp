@@ -50,11 +50,12 @@ int run_replay(const ReplayOptions& o) {
     out = std::make_unique<report::OutputFiles>(report::results_request(o.out, o.trace, "the trace"));
     out->prepare();
   }
-  io::ScratchDir scratch(o.dir);
+  // The hook before the scratch directory: a signal handled once the directory exists says what it did.
   io::InterruptHook say_interrupted([](int sig) {
     std::fprintf(stderr, "iolab: replay interrupted by %s; scratch files removed, nothing written\n",
                  io::signal_name(sig).c_str());
   });
+  io::ScratchDir scratch(o.dir);
   results::Results results;
   results.environment = harness::collect_environment(scratch.path());
   results.environment.command = command_line();

@@ -222,7 +222,15 @@ TEST(Interrupt, WhatASigkilledRunLeftIsReclaimedByTheNextRunOfTheSameName) {
   auto killed = start_iolab({"run", "--method", "pread", "--size", "256k", "--bs", "1", "--reps", "1000", "--warmup",
                              "0", "--min-time", "0", "--no-latency", "--dir", w.scratch().string(), "--out",
                              out.string()});
-  ASSERT_TRUE(wait_until([&] { return fs::exists(lock) && !w.leftovers().empty(); })) << "the run never started";
+  // Started: the lock taken and the scratch directory's list of its files written (the
+  // directory is made a moment before its list; killed between the two it is not provably iolab's).
+  auto list_written = [&] {
+    std::error_code ec;
+    for (const auto& d : fs::directory_iterator(w.scratch(), ec))
+      if (fs::exists(d.path() / ".iolab-scratch")) return true;
+    return false;
+  };
+  ASSERT_TRUE(wait_until([&] { return fs::exists(lock) && list_written(); })) << "the run never started";
   killed->send(SIGKILL);
   ProgramRun k = killed->finish();
   ASSERT_EQ(k.signal, SIGKILL);
