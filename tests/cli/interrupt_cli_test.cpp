@@ -222,15 +222,28 @@ TEST(Interrupt, WhatASigkilledRunLeftIsReclaimedByTheNextRunOfTheSameName) {
   auto killed = start_iolab({"run", "--method", "pread", "--size", "256k", "--bs", "1", "--reps", "1000", "--warmup",
                              "0", "--min-time", "0", "--no-latency", "--dir", w.scratch().string(), "--out",
                              out.string()});
-  // Started: the lock taken and the scratch directory's list of its files written (the
-  // directory is made a moment before its list; killed between the two it is not provably iolab's).
-  auto list_written = [&] {
+  // Started: the lock taken, and the run's file made and named in its scratch directory's list.
+  // A directory or file is made a moment before it is listed; killed between the two, it is not
+  // provably iolab's and rightly stays, so the kill waits until everything there is listed.
+  auto all_listed = [&] {
     std::error_code ec;
-    for (const auto& d : fs::directory_iterator(w.scratch(), ec))
-      if (fs::exists(d.path() / ".iolab-scratch")) return true;
+    for (const auto& d : fs::directory_iterator(w.scratch(), ec)) {
+      const fs::path list = d.path() / ".iolab-scratch";
+      if (!fs::exists(list)) return false;
+      const std::string listed = "\n" + read_file(list);
+      bool any = false;
+      for (const auto& f : fs::directory_iterator(d.path(), ec)) {
+        const std::string name = f.path().filename().string();
+        if (name == ".iolab-scratch") continue;
+        if (listed.find("\n" + name + "\n") == std::string::npos && listed.find("\n" + name + "/\n") == std::string::npos)
+          return false;
+        any = true;
+      }
+      return any;
+    }
     return false;
   };
-  ASSERT_TRUE(wait_until([&] { return fs::exists(lock) && list_written(); })) << "the run never started";
+  ASSERT_TRUE(wait_until([&] { return fs::exists(lock) && all_listed(); })) << "the run never started";
   killed->send(SIGKILL);
   ProgramRun k = killed->finish();
   ASSERT_EQ(k.signal, SIGKILL);
