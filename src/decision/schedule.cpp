@@ -301,46 +301,46 @@ class Scheduler {
     return widest;
   }
 
+  // A condition that is not measured (Unmeasurable, or NotRun for the budget): its outcome, told to its `skipped`.
+  ConditionOutcome not_measured(ScheduledCondition& sc, double m, Stop stop, std::string why) {
+    ConditionOutcome o;
+    o.condition = sc.condition;
+    o.min_time = m;
+    o.start_s = o.end_s = now_() - t0_;
+    o.stop = stop;
+    o.why = std::move(why);
+    if (sc.skipped) sc.skipped(o.why, o.stop);
+    return o;
+  }
+
   // A condition affordable() left out: not run, saying what the time left pays for instead.
   ConditionOutcome left_out(std::vector<ScheduledCondition>& queue, std::size_t i, double m, double left,
                             const std::vector<bool>& in) {
     ScheduledCondition& sc = queue[i];
-    ConditionOutcome o;
-    o.condition = sc.condition;
-    o.stop = Stop::NotRun;
-    o.start_s = o.end_s = now_() - t0_;
     std::size_t running = 0;
     for (std::size_t j = i + 1; j < in.size(); ++j) running += in[j] && measurable(queue[j]);
-    o.why = fmt::format("budget: about {:.0f} s planned for it, {:.0f} s left", model_.planned(sc, m), std::max(0.0, left));
+    std::string why =
+        fmt::format("budget: about {:.0f} s planned for it, {:.0f} s left", model_.planned(sc, m), std::max(0.0, left));
     if (running > 0)
-      o.why += fmt::format(", which pay for the {} condition{} after it in the plan's order", running, running == 1 ? "" : "s");
-    if (sc.skipped) sc.skipped(o.why, o.stop);
+      why += fmt::format(", which pay for the {} condition{} after it in the plan's order", running, running == 1 ? "" : "s");
+    ConditionOutcome o = not_measured(sc, m, Stop::NotRun, std::move(why));
     if (s_.progress) s_.progress(fmt::format("{}: not run ({})", sc.condition.key(), o.why));
     return o;
   }
 
   ConditionOutcome run_one(ScheduledCondition& sc, double m, double share, double cap, double left) {
+    if (!measurable(sc))
+      return not_measured(sc, m, Stop::Unmeasurable, sc.unmeasurable.empty() ? "no candidate" : sc.unmeasurable);
+    const double first = model_.first_stage(sc, m);
+    if (first > left)
+      return not_measured(sc, m, Stop::NotRun,
+                          fmt::format("budget: its first stage of {} rounds needs about {:.0f} s; {:.0f} s of the {:.0f} "
+                                      "s budget were left",
+                                      s_.first_stage, first, std::max(0.0, left), s_.budget_s));
     ConditionOutcome o;
     o.condition = sc.condition;
     o.min_time = m;
     o.start_s = now_() - t0_;
-    if (!measurable(sc)) {
-      o.stop = Stop::Unmeasurable;
-      o.why = sc.unmeasurable.empty() ? "no candidate" : sc.unmeasurable;
-      o.end_s = o.start_s;
-      if (sc.skipped) sc.skipped(o.why, o.stop);
-      return o;
-    }
-    const double first = model_.first_stage(sc, m);
-    if (first > left) {
-      o.stop = Stop::NotRun;
-      o.why = fmt::format("budget: its first stage of {} rounds needs about {:.0f} s; {:.0f} s of the {:.0f} s "
-                          "budget were left",
-                          s_.first_stage, first, std::max(0.0, left), s_.budget_s);
-      o.end_s = o.start_s;
-      if (sc.skipped) sc.skipped(o.why, o.stop);
-      return o;
-    }
     o.indifference = indifference_for(sc, m, share);
     std::unique_ptr<ConditionTrial> trial = sc.make(m);
     const SelectionRun run = run_selection(*trial, sc.candidates, Guarantee{o.indifference, s_.guarantee.confidence},
