@@ -27,7 +27,7 @@ double kn_h2(std::size_t k, unsigned n0, double confidence) {
 Selection::Selection(std::size_t candidates, Guarantee guarantee, unsigned first_stage)
     : n_(candidates), guarantee_(guarantee), n0_(std::max(2u, first_stage)),
       delta_(std::log(guarantee.indifference)), h2_(kn_h2(candidates, n0_, guarantee.confidence)), x_(candidates),
-      sum_(candidates, 0.0), s2_(candidates * candidates, 0.0), eliminated_(candidates), withdrawn_(candidates, false) {
+      sum_(candidates, 0.0), pairs_(candidates * candidates), eliminated_(candidates), withdrawn_(candidates, false) {
   if (auto problem = guarantee_problem(guarantee)) throw std::invalid_argument(*problem);
   if (n_ == 0) stop_ = Stop::NoCandidate;
 }
@@ -47,6 +47,7 @@ void Selection::stop_for_budget() {
 
 void Selection::add_round(std::span<const double> rates) {
   if (done()) return;
+  std::vector<bool> added(n_, false);
   for (std::size_t i = 0; i < n_; ++i) {
     if (eliminated_[i] || withdrawn_[i]) continue;
     const double r = i < rates.size() ? rates[i] : 0;
@@ -56,36 +57,45 @@ void Selection::add_round(std::span<const double> rates) {
     }
     x_[i].push_back(std::log(r));
     sum_[i] += x_[i].back();
+    added[i] = true;
   }
   ++rounds_;
+  // Each pair's round-by-round difference, its variance re-estimated from
+  // every round both ran (KN++): a first stage noisier than the rounds
+  // after it (a cold start, a neighbour's burst) no longer fixes the width
+  // of the continuation region for the whole condition.
+  for (std::size_t i = 0; i < n_; ++i)
+    for (std::size_t l = i + 1; l < n_; ++l)
+      if (added[i] && added[l]) pairs_[i * n_ + l].add(x_[i].back() - x_[l].back());
   if (rounds_ < n0_) {
     if (survivors().empty()) stop_ = Stop::NoCandidate;
     return;
   }
-  if (rounds_ == n0_)
-    // The first stage's variance of each pair's round-by-round difference.
-    for (std::size_t i = 0; i < n_; ++i)
-      for (std::size_t l = i + 1; l < n_; ++l) {
-        if (x_[i].size() < n0_ || x_[l].size() < n0_) continue;
-        double mean = 0;
-        for (unsigned j = 0; j < n0_; ++j) mean += x_[i][j] - x_[l][j];
-        mean /= n0_;
-        double ss = 0;
-        for (unsigned j = 0; j < n0_; ++j) ss += (x_[i][j] - x_[l][j] - mean) * (x_[i][j] - x_[l][j] - mean);
-        s2_[i * n_ + l] = s2_[l * n_ + i] = ss / (n0_ - 1);
-      }
   screen();
+}
+
+void Selection::PairDifference::add(double d) {
+  ++count;
+  const double step = d - mean;
+  mean += step / static_cast<double>(count);
+  m2 += step * (d - mean);
+}
+
+double Selection::PairDifference::variance() const {
+  return count < 2 ? 0 : m2 / static_cast<double>(count - 1);
 }
 
 double Selection::mean_log_rate(std::size_t i) const {
   return x_.at(i).empty() ? 0 : sum_[i] / static_cast<double>(x_[i].size());
 }
 
-double Selection::pair_variance(std::size_t i, std::size_t l) const { return s2_.at(i * n_ + l); }
+double Selection::pair_variance(std::size_t i, std::size_t l) const {
+  return pairs_.at(std::min(i, l) * n_ + std::max(i, l)).variance();
+}
 
 double Selection::W(std::size_t i, std::size_t l) const {
   const double r = rounds_;
-  return std::max(0.0, delta_ / (2 * r) * (h2_ * s2_[i * n_ + l] / (delta_ * delta_) - r));
+  return std::max(0.0, delta_ / (2 * r) * (h2_ * pair_variance(i, l) / (delta_ * delta_) - r));
 }
 
 bool Selection::within_zone(const std::vector<std::size_t>& set) const {
@@ -160,7 +170,7 @@ unsigned Selection::rounds_bound() const {
   double most = rounds_;
   for (std::size_t a = 0; a < s.size(); ++a)
     for (std::size_t b = a + 1; b < s.size(); ++b)
-      most = std::max(most, std::floor(h2_ * s2_[s[a] * n_ + s[b]] / (delta_ * delta_)) + 1);
+      most = std::max(most, std::floor(h2_ * pair_variance(s[a], s[b]) / (delta_ * delta_)) + 1);
   return most > 1e9 ? 1000000000u : static_cast<unsigned>(most);
 }
 

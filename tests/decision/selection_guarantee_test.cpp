@@ -108,6 +108,21 @@ TEST(SelectionGuarantee, LeastFavourableSharedRoundNoiseAndDrift) {
   // The interleaved round's shared factor and a slow drift fall on every candidate alike.
   expect_guarantee({"least favourable, k=8, shared 0.2 + drift", least_favourable(8), 0.03, false, 0.2, 0.01, true}, 5);
 }
+TEST(SelectionGuarantee, LeastFavourableNoisyFirstStage) {
+  // The first stage four times as noisy as the rounds after it: the
+  // variances are re-estimated as rounds come in (KN++), so the region
+  // narrows once the quiet rounds outweigh the first stage.
+  World w{"least favourable, k=8, first stage sd 0.12 then 0.03", least_favourable(8), 0.03, false, 0, 0, true};
+  w.start_sd = 0.12, w.start_rounds = kFirstStage;
+  expect_guarantee(w, 12);
+}
+TEST(SelectionGuarantee, LeastFavourableQuietFirstStage) {
+  // The other way: a first stage quieter than the rest, where KN's first-stage
+  // variance alone would leave the region too narrow for the whole condition.
+  World w{"least favourable, k=8, first stage sd 0.03 then 0.10", least_favourable(8), 0.10, false, 0, 0, true};
+  w.start_sd = 0.03, w.start_rounds = kFirstStage;
+  expect_guarantee(w, 13);
+}
 TEST(SelectionGuarantee, AllEqual) {
   expect_guarantee({"all equal, k=8, normal sd 0.03", std::vector<double>(8, 0.0), 0.03, false, 0, 0, false}, 6);
 }

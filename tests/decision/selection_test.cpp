@@ -122,5 +122,27 @@ TEST(Selection, TheRoundsBoundFollowsKnsFormula) {
   }
 }
 
+TEST(Selection, APairsVarianceComesFromEveryRoundSoFarNotTheFirstStageAlone) {
+  // A noisy first stage, then identical rounds: the pair's variance falls as
+  // they come in (KN++), where the first stage's alone would stay as it was.
+  Selection s(2, Guarantee{1.05, 0.95}, 6);
+  const double d[] = {0.2, -0.2, 0.2, -0.2, 0.2, -0.2, 0, 0, 0, 0};
+  std::vector<double> diffs;
+  for (double x : d) {
+    if (s.done()) break;
+    s.add_round(std::vector<double>{100 * std::exp(x), 100});
+    diffs.push_back(x);
+    double mean = 0, ss = 0;
+    for (double v : diffs) mean += v / static_cast<double>(diffs.size());
+    for (double v : diffs) ss += (v - mean) * (v - mean);
+    if (diffs.size() >= 2) {
+      EXPECT_NEAR(s.pair_variance(0, 1), ss / static_cast<double>(diffs.size() - 1), 1e-12);
+    }
+    EXPECT_EQ(s.pair_variance(0, 1), s.pair_variance(1, 0));
+  }
+  EXPECT_EQ(s.rounds(), 10u);
+  EXPECT_LT(s.pair_variance(0, 1), 0.048 * 6 / 9);  // the first stage's 0.048, diluted by the quiet rounds
+}
+
 }  // namespace
 }  // namespace iolab::decision

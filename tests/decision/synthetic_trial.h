@@ -23,6 +23,10 @@ struct World {
   double common_sd = 0;     // a per-round factor every candidate shares (the machine's speed that round)
   double drift = 0;         // and a slow drift of it, per round
   bool least_favourable = false;  // judge correct selection (the best itself), not within the zone
+  // The first `start_rounds` rounds' own noise, when it differs from the
+  // rest (a cold start, a neighbour's burst during the first stage).
+  double start_sd = 0;
+  unsigned start_rounds = 0;
 };
 
 struct Outcome {
@@ -54,7 +58,8 @@ class SyntheticTrial final : public decision::ConditionTrial {
       clock_ += turn_s_;
       double e = normal(rng_);
       if (w_.heavy) e = e / std::sqrt(chi3(rng_) / 3) * std::sqrt(1.0 / 3);
-      r.rates[i] = std::exp(w_.mu[i] + common + w_.sd * e);
+      const double sd = rounds_ < w_.start_rounds ? w_.start_sd : w_.sd;
+      r.rates[i] = std::exp(w_.mu[i] + common + sd * e);
     }
     ++rounds_;
     r.complete = true;
