@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include <fmt/format.h>
 
@@ -31,6 +30,7 @@ SelectionRun run_selection(ConditionTrial& trial, std::size_t candidates, Guaran
     return t + longest <= deadline;
   };
   std::string budget_why;
+  std::vector<std::size_t> first_survivors;
   while (!sel.done()) {
     std::vector<bool> in_play(candidates);
     std::size_t playing = 0;
@@ -57,14 +57,19 @@ SelectionRun run_selection(ConditionTrial& trial, std::size_t candidates, Guaran
       if (r.untrusted[i] && in_play[i]) sel.withdraw(i);
     sel.add_round(r.rates);
     if (sel.rounds() == first_stage) {
-      // What the row's next conditions plan their indifference by.
-      const auto s = sel.survivors();
-      double most = 0;
-      for (std::size_t a = 0; a < s.size(); ++a)
-        for (std::size_t b = a + 1; b < s.size(); ++b) most = std::max(most, sel.h2() * sel.pair_variance(s[a], s[b]));
-      run.noise = most;
-      run.survivors = s.size();
+      first_survivors = sel.survivors();
+      run.survivors = first_survivors.size();
     }
+  }
+  if (run.survivors) {
+    // What the row's next conditions plan their indifference by: the
+    // first stage's survivors' pairs, each over every round both ran (the
+    // selection's own estimate, not the first stage's alone).
+    const auto& s = first_survivors;
+    double most = 0;
+    for (std::size_t a = 0; a < s.size(); ++a)
+      for (std::size_t b = a + 1; b < s.size(); ++b) most = std::max(most, sel.h2() * sel.pair_variance(s[a], s[b]));
+    run.noise = most;
   }
   run.rounds_s = now() - s1;
   run.ending.stop = sel.stop() == Selection::Stop::Budget        ? Stop::Budget
@@ -150,7 +155,7 @@ class CostModel {
 
   void learn(const Row& row, double setup_s, std::size_t k, double round_s, double turns, double m,
              std::optional<double> noise, std::optional<std::size_t> survivors) {
-    for (Costs* c : {&all_, &by_row_[row.key()]}) {
+    for (Costs* c : {&all_, &own(row)}) {
       c->setup_s += setup_s;
       c->setup_candidates += static_cast<double>(k);
       if (turns > 0) {
@@ -170,13 +175,21 @@ class CostModel {
   }
 
  private:
+  // A row's costs, else every row's. Found by comparing rows, not their
+  // key strings: the plan asks this for every later condition before each one.
   const Costs& of(const Row& row) const {
-    auto it = by_row_.find(row.key());
-    return it != by_row_.end() && it->second.known() ? it->second : all_;
+    for (const auto& [r, c] : by_row_)
+      if (r == row) return c.known() ? c : all_;
+    return all_;
+  }
+  Costs& own(const Row& row) {
+    for (auto& [r, c] : by_row_)
+      if (r == row) return c;
+    return by_row_.emplace_back(row, Costs{}).second;
   }
   const ScheduleSettings& s_;
   Costs all_;
-  std::map<std::string, Costs> by_row_;
+  std::vector<std::pair<Row, Costs>> by_row_;
 };
 
 // A condition that runs (an unmeasurable one costs nothing).
