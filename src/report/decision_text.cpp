@@ -113,7 +113,8 @@ std::string procedure_text(const Decision& d) {
       "Each condition: every candidate in interleaved rounds (one repetition each per round, the repetitions "
       "alternating a few passes at a time in a fresh seeded order), judged after every round by Kim & Nelson's fully "
       "sequential selection (KN, 2001) on log rates: after {} rounds a candidate is out once its mean falls behind "
-      "another's by more than the pair's continuation width; the pick is the last one left, or the best of the "
+      "another's by more than the pair's continuation width (from the variance of the pair's differences over every "
+      "round so far, as in KN++); the pick is the last one left, or the best of the "
       "survivors once every pair of them is within half the indifference of each other (\"~\"). Guarantee asked: "
       "with probability {:.0f}% the pick is within {:.2f}x of the best",
       n0, 100 * confidence, indifference);
