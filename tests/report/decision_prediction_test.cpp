@@ -10,6 +10,7 @@
 
 #include "chromium.h"
 #include "decision/synthetic_decision.h"
+#include "decision_rows.h"
 #include "iolab/base/units.h"
 #include "iolab/report/decision_prediction.h"
 #include "iolab/report/decision_text.h"
@@ -27,17 +28,11 @@ using iolab::testing::SyntheticCandidate;
 
 const Row kRead{iolab::results::Op::Read, "none", Column::Warm};
 
-// MiB/s of a method costing `call_s` per call and `byte_s` per byte at `size`-byte calls.
-double mib_s(double size, double call_s, double byte_s) { return size / (call_s + size * byte_s) / (1 << 20); }
+using iolab::testing::mib_s;
 
 std::vector<iolab::results::Result> row_records(const Row& row, const std::vector<std::uint64_t>& sizes,
-                                                const std::function<std::vector<SyntheticCandidate>(double)>& cands) {
-  std::vector<iolab::results::Result> rs;
-  std::uint64_t seed = 11;
-  for (std::uint64_t size : sizes)
-    for (auto& r : iolab::testing::synthetic_condition(Condition{row, size}, cands(static_cast<double>(size)), 0.01, seed++))
-      rs.push_back(std::move(r));
-  return rs;
+                                                const std::function<std::vector<iolab::testing::SyntheticCandidate>(double)>& cands) {
+  return iolab::testing::row_records(row, sizes, cands, 11);
 }
 
 // a: 1 µs per call, 2 GB/s; b: 100 ns per call, 1 GB/s: b is cheaper below
