@@ -25,6 +25,7 @@
 #include "iolab/harness/memory_cgroup.h"
 #include "iolab/harness/runner.h"
 #include "iolab/io/scratch.h"
+#include "iolab/report/decision_prediction.h"
 #include "iolab/report/decision_text.h"
 #include "iolab/report/workload_text.h"
 #include "iolab/report/exporter.h"
@@ -145,7 +146,11 @@ results::Results measure(const RecommendOptions& o, const decision::DesignReques
     if (tty || line.starts_with("plan:"))
       std::fprintf(stderr, "[%4.0f s] %s\n", static_cast<double>(steady_ns() - begin) / 1e9, line.c_str());
   };
-  out.results = suites::run_decision(runner, request, settings, o.seed).records;
+  // On a plan's sizes (not the user's own), one more condition where the
+  // cost model puts two picks' crossing between measured sizes, on the time left.
+  suites::ExtraConditions extra;
+  if (request.sizes.empty()) extra = [](const std::vector<results::Result>& r) { return report::crossing_conditions(r); };
+  out.results = suites::run_decision(runner, request, settings, o.seed, extra).records;
   return out;
 }
 
@@ -189,12 +194,16 @@ results::Results measure_trace(const RecommendOptions& o, const std::string& com
 void print_decision(const RecommendOptions& o, const results::Results& results) {
   const decision::Decision d = decision::decision_from_records(results.results);
   const bool map = !d.conditions.empty() || d.workloads.empty();
+  // The cost model between the measured sizes: predicted, marked, never counted as measured.
+  const report::DecisionPredictions predicted =
+      d.conditions.empty() ? report::DecisionPredictions{} : report::predict_decision(d, results.results);
   if (o.json) {
     nlohmann::json j;
     if (!o.trace.empty() && d.workloads.size() == 1) {
       j = report::workload_json(d.workloads.front(), results.results);  // scripts read pick, within, stop, methods
     } else {
       j = decision::to_json(d);
+      report::add_predictions(j, predicted);
       if (map) j["seed_rules"] = decision::to_json(decision::seed_rules(d));
       nlohmann::json w = nlohmann::json::array();
       for (const auto& v : d.workloads) w.push_back(report::workload_json(v, results.results));
@@ -204,7 +213,7 @@ void print_decision(const RecommendOptions& o, const results::Results& results) 
     fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     return;
   }
-  if (map) fmt::print("{}{}", report::format_text(d, o.explain), report::format_text(decision::seed_rules(d)));
+  if (map) fmt::print("{}{}", report::format_text(d, o.explain, &predicted), report::format_text(decision::seed_rules(d)));
   for (const auto& v : d.workloads) fmt::print("{}{}", map ? "\n" : "", report::format_workload_text(v, results.results));
 }
 

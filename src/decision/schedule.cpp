@@ -11,74 +11,6 @@
 
 namespace iolab::decision {
 
-// One workload's selection to its end (schedule.h).
-SelectionRun run_selection(ConditionTrial& trial, std::size_t candidates, Guarantee guarantee, unsigned first_stage,
-                           unsigned max_rounds, double allowance_s, double deadline, const std::function<double()>& now) {
-  const double s0 = now();
-  const std::vector<std::string> cannot = trial.start();
-  const double s1 = now();
-  SelectionRun run{Selection(candidates, guarantee, first_stage), {}, s1 - s0, 0, 0, std::nullopt, std::nullopt};
-  Selection& sel = run.selection;
-  for (std::size_t i = 0; i < cannot.size() && i < candidates; ++i)
-    if (!cannot[i].empty()) sel.withdraw(i);
-  // The hard bound: a repetition starts only if the longest one so far still fits.
-  double last = s1, longest = 0;
-  auto more = [&] {
-    const double t = now();
-    longest = std::max(longest, t - last);
-    last = t;
-    return t + longest <= deadline;
-  };
-  std::string budget_why;
-  std::vector<std::size_t> first_survivors;
-  while (!sel.done()) {
-    std::vector<bool> in_play(candidates);
-    std::size_t playing = 0;
-    for (std::size_t i = 0; i < candidates; ++i) playing += (in_play[i] = sel.in_play(i));
-    if (sel.rounds() >= first_stage) {
-      const double per_round = (now() - s1) / std::max(1.0, run.turns) * static_cast<double>(playing);
-      if (sel.rounds() >= max_rounds) budget_why = fmt::format("{} rounds, the most a condition takes", max_rounds);
-      else if (now() - s0 + per_round > allowance_s)
-        budget_why = fmt::format("its allowance of {:.0f} s", allowance_s);
-      if (!budget_why.empty()) {
-        sel.stop_for_budget();
-        break;
-      }
-    }
-    last = now();
-    ConditionTrial::Round r = trial.round(in_play, more);
-    if (!r.complete) {
-      budget_why = "the run's budget";
-      sel.stop_for_budget();
-      break;
-    }
-    run.turns += static_cast<double>(playing);
-    for (std::size_t i = 0; i < candidates && i < r.untrusted.size(); ++i)
-      if (r.untrusted[i] && in_play[i]) sel.withdraw(i);
-    sel.add_round(r.rates);
-    if (sel.rounds() == first_stage) {
-      first_survivors = sel.survivors();
-      run.survivors = first_survivors.size();
-    }
-  }
-  if (run.survivors) {
-    // What the row's next conditions plan their indifference by: the
-    // first stage's survivors' pairs, each over every round both ran (the
-    // selection's own estimate, not the first stage's alone).
-    const auto& s = first_survivors;
-    double most = 0;
-    for (std::size_t a = 0; a < s.size(); ++a)
-      for (std::size_t b = a + 1; b < s.size(); ++b) most = std::max(most, sel.h2() * sel.pair_variance(s[a], s[b]));
-    run.noise = most;
-  }
-  run.rounds_s = now() - s1;
-  run.ending.stop = sel.stop() == Selection::Stop::Budget        ? Stop::Budget
-                    : sel.stop() == Selection::Stop::NoCandidate ? Stop::NoCandidate
-                                                                 : Stop::Selected;
-  run.ending.why = budget_why;
-  return run;
-}
-
 namespace {
 
 // The share of what is left that a plan may fill with its conditions'
@@ -281,6 +213,12 @@ class Scheduler {
     return {n, sum};
   }
 
+  // Which of `queue` the time left pays for, as the plan's admission takes them.
+  std::vector<bool> admitted(const std::vector<ScheduledCondition>& queue) const {
+    if (queue.empty()) return {};
+    return affordable(queue, 0, repetition_time(queue, 0, left(), 0), left());
+  }
+
   double left() const { return deadline_ - now_(); }
   const CostModel& model() const { return model_; }
   double elapsed() const { return now_() - t0_; }
@@ -377,6 +315,34 @@ class Scheduler {
   double t0_, deadline_;
 };
 
+// After the plan's conditions: the caller's extra ones (ScheduleSettings::extra)
+// that are new and the time left pays for, each said in a line.
+void run_extra(Scheduler& sched, const std::function<ScheduledCondition(const Condition&)>& make,
+               const ScheduleSettings& settings, Schedule& out) {
+  if (!settings.extra) return;
+  std::vector<ScheduledCondition> asked;
+  std::vector<std::string> whys;
+  for (auto& x : settings.extra()) {
+    const std::string key = x.condition.key();
+    auto same = [&](const auto& c) { return c.condition.key() == key; };
+    if (std::any_of(out.outcomes.begin(), out.outcomes.end(), same) || std::any_of(asked.begin(), asked.end(), same))
+      continue;
+    asked.push_back(make(x.condition));
+    whys.push_back(std::move(x.why));
+  }
+  const std::vector<bool> in = sched.admitted(asked);
+  std::vector<ScheduledCondition> q;
+  for (std::size_t i = 0; i < asked.size(); ++i) {
+    const bool run = in[i] && measurable(asked[i]);
+    std::string line = fmt::format("plan: {}: {} {}, {}", asked[i].condition.row.key(), exact_size(asked[i].condition.size),
+                                   run ? "added" : "not added (the time left does not pay for it)", whys[i]);
+    if (settings.progress) settings.progress(line);
+    out.added.push_back(std::move(line));
+    if (run) q.push_back(std::move(asked[i]));
+  }
+  sched.run(q, 0, true, out.outcomes);
+}
+
 }  // namespace
 
 Schedule run_schedule(const std::vector<Row>& rows, const DesignRequest& request,
@@ -412,6 +378,7 @@ Schedule run_schedule(const std::vector<Row>& rows, const DesignRequest& request
     out.plan.text = fmt::format("plan: {} condition{} at the sizes asked", q.size(), q.size() == 1 ? "" : "s");
     if (settings.progress) settings.progress(out.plan.text);
     sched.run(q, 0, true, out.outcomes);
+    run_extra(sched, make, settings, out);
     return out;
   }
   // First every row at its anchor, costed as if the coarsest plan followed.
@@ -448,6 +415,7 @@ Schedule run_schedule(const std::vector<Row>& rows, const DesignRequest& request
   }
   if (settings.progress) settings.progress(out.plan.text);
   sched.run(rest, 0, true, out.outcomes);
+  run_extra(sched, make, settings, out);
   return out;
 }
 

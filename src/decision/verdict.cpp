@@ -377,6 +377,7 @@ nlohmann::json to_json(const Decision& d) {
                           {"flush", c.condition.row.flush},
                           {"column", to_string(c.condition.row.column)},
                           {"stop", to_string(c.stop)},
+                          {"predicted", false},
                           {"within_zone", c.within_zone},
                           {"pick", label(c.pick)},
                           {"within", within},
@@ -413,7 +414,7 @@ nlohmann::json to_json(const Decision& d) {
                     {"safe", r.safe ? safe_json(*r.safe) : nlohmann::json(nullptr)},
                     {"bands", bands}});
   }
-  return {{"format", "iolab-decision"}, {"format_version", 4}, {"conditions", conditions}, {"rows", rows},
+  return {{"format", "iolab-decision"}, {"format_version", 5}, {"conditions", conditions}, {"rows", rows},
           {"unverified_records", d.unverified}};
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common.h"
+#include "cost_model_check.h"
 #include "iolab/base/units.h"
 #include "iolab/report/cost_model.h"
 

@@ -19,11 +19,6 @@ using decision::ConditionVerdict;
 using decision::Decision;
 using decision::Stop;
 
-std::string row_label(const decision::Row& r) {
-  return fmt::format("{} {} {}", results::to_string(r.op), r.op == results::Op::Read ? "-" : r.flush,
-                     decision::to_string(r.column));
-}
-
 // The map's cell: the pick, "~" when others stood within the zone, "!" when
 // the budget ended it; "." when not measured.
 std::string cell_text(const ConditionVerdict& c) {
@@ -82,7 +77,20 @@ std::string safe_text(const decision::SafeChoice& s) {
                      exact_size(s.worst_at));
 }
 
+// The model's prediction at a size of a row, if it made one.
+const PredictedCondition* predicted_at(const DecisionPredictions* p, const decision::Row& row, std::uint64_t size) {
+  if (!p) return nullptr;
+  for (const auto& x : p->predicted)
+    if (x.condition.row == row && x.condition.size == size) return &x;
+  return nullptr;
+}
+
 }  // namespace
+
+std::string row_label(const decision::Row& r) {
+  return fmt::format("{} {} {}", results::to_string(r.op), r.op == results::Op::Read ? "-" : r.flush,
+                     decision::to_string(r.column));
+}
 
 std::string short_label(const std::string& label) {
   // Longest words first; built anew rather than replaced in place (GCC 12 misreads replace's overlap).
@@ -126,10 +134,12 @@ std::string procedure_text(const Decision& d) {
   return s;
 }
 
-std::string format_text(const Decision& d, bool explain) {
-  // Every size of the run, ascending.
+std::string format_text(const Decision& d, bool explain, const DecisionPredictions* predicted) {
+  // Every size of the run, ascending, with the sizes the model predicts.
   std::set<std::uint64_t> all;
   for (const auto& c : d.conditions) all.insert(c.condition.size);
+  if (predicted)
+    for (const auto& p : predicted->predicted) all.insert(p.condition.size);
   const std::vector<std::uint64_t> sizes(all.begin(), all.end());
   TextTable table({TextTable::Align::Left});
   std::vector<std::string> head{"ROW"};
@@ -144,7 +154,8 @@ std::string format_text(const Decision& d, bool explain) {
       auto it = std::find_if(row.conditions.begin(), row.conditions.end(),
                              [&](std::size_t ci) { return d.conditions[ci].condition.size == size; });
       if (it == row.conditions.end()) {
-        cells.push_back("");
+        const PredictedCondition* p = predicted_at(predicted, row.row, size);
+        cells.push_back(p ? predicted_cell_text(*p) : "");
         continue;
       }
       const ConditionVerdict& c = d.conditions[*it];
@@ -168,6 +179,7 @@ std::string format_text(const Decision& d, bool explain) {
   std::string out = table.render();
   out += "\n~ other methods within the zone (the rounds could not tell them apart from the pick); ! the budget ended "
          "it (the best so far); . not measured here (below)\n";
+  if (predicted && !predicted->predicted.empty()) out += std::string(kPredictedLegend) + "\n";
   std::string keys;
   for (const auto& [k, v] : legend) keys += fmt::format("{}{} = {}", keys.empty() ? "" : ", ", k, v);
   if (!keys.empty()) out += keys + "\n";
@@ -189,6 +201,7 @@ std::string format_text(const Decision& d, bool explain) {
     out += "\nWhy, per condition (the pick's counters per MiB moved, and the best method the rule ruled out):\n";
     for (const auto& c : d.conditions)
       if (c.measured()) out += "  " + explain_line(c) + "\n";
+    if (predicted) out += prediction_explain_text(d, *predicted);
   }
   if (!unmeasured.empty()) out += "\nNot measured here:\n" + unmeasured;
   out += "\n" + procedure_text(d);

@@ -74,6 +74,11 @@ inline Html td(std::string_view t, bool num = false) {
   return (num ? Html("<td class=\"num\">") : Html("<td>")) + text(t) + "</td>";
 }
 
+struct RunSection;
+// A run's decision (model.h): the map coloured by method with the model's
+// predicted cells, the safe choices, the seeds' rules (html_decision.cpp).
+Html decision_html(const RunSection& run);
+
 struct TraceSection;
 // A replayed trace (model.h): its timeline's place and, when judged, the
 // pick and each method's figures (trace_html.cpp).

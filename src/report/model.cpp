@@ -242,6 +242,7 @@ ReportModel build_model(const std::vector<results::Results>& runs, const ReportO
       try {
         run.decision = decision::decision_from_records(runs[i].results);
         run.seed_rules = decision::seed_rules(*run.decision);
+        if (!run.decision->conditions.empty()) run.predictions = predict_decision(*run.decision, runs[i].results);
       } catch (const Error& e) {
         run.decision_problem = e.what();
       }

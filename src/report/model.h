@@ -15,6 +15,7 @@
 #include "families.h"
 #include "iolab/results/record.h"
 #include "iolab/report/cost_model.h"
+#include "iolab/report/decision_prediction.h"
 #include "iolab/report/html.h"
 #include "iolab/report/workload_text.h"
 #include "iolab/decision/seed_rules.h"
@@ -89,6 +90,7 @@ struct RunSection {
   std::optional<decision::Decision> decision;
   std::string decision_problem;                   // why its decision records could not be read
   std::vector<decision::SeedRuleRow> seed_rules;  // the seeds' rules beside its picks
+  DecisionPredictions predictions;                // the cost model between its measured sizes
   // The cost model of its sweeps (cost_model.h), when it holds any.
   std::optional<CostModel> cost_model;
   std::vector<std::pair<std::string, std::string>> environment;  // (what, value)

@@ -181,7 +181,7 @@ void RoundsTrial::remove_prepared() noexcept {
 }
 
 DecisionRun run_decision(harness::Runner& runner, const decision::DesignRequest& request,
-                         const decision::ScheduleSettings& settings, std::uint64_t seed) {
+                         const decision::ScheduleSettings& settings, std::uint64_t seed, const ExtraConditions& extra) {
   namespace k = decision::keys;
   DecisionRun out;
   // Every condition the plan considers, at a stable address for its trial.
@@ -225,7 +225,9 @@ DecisionRun run_decision(harness::Runner& runner, const decision::DesignRequest&
     };
     return sc;
   };
-  out.schedule = decision::run_schedule(decision::rows(request), request, make, settings,
+  decision::ScheduleSettings with_extra = settings;
+  if (extra) with_extra.extra = [&extra, &out] { return extra(out.records); };
+  out.schedule = decision::run_schedule(decision::rows(request), request, make, with_extra,
                                         [] { return static_cast<double>(steady_ns()) / 1e9; });
   return out;
 }

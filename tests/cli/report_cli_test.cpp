@@ -271,7 +271,7 @@ TEST_F(ReportCli, RecommendMeasuresTheConditionsAskedAndReplaysThem) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("2 conditions at the sizes asked"), std::string::npos) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["format_version"], 4);
+  EXPECT_EQ(j["format_version"], 5);
   ASSERT_EQ(j["conditions"].size(), 2u);
   for (const auto& c : j["conditions"]) {
     EXPECT_TRUE(c["stop"] == "selected" || c["stop"] == "budget") << c.dump();

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -232,6 +233,44 @@ TEST(Schedule, TheRunsDeadlineCutsARoundAndSaysSo) {
   ASSERT_EQ(out.outcomes.size(), 1u);
   EXPECT_EQ(out.outcomes[0].stop, Stop::Budget);
   EXPECT_LE(f.clock, s.budget_s + 2 * f.turn_s);
+}
+
+// The caller's extra conditions (`recommend`: where its model puts two
+// picks' crossing) run after the plan's, on the time left only: with time
+// to spare the added condition is measured and said; without it, it is not
+// run, not recorded, and the line says so. One already measured is not asked twice.
+TEST(Schedule, AnExtraConditionRunsOnlyOnTheTimeLeftAfterThePlans) {
+  DesignRequest request;
+  request.sizes = {512, 32768};
+  auto settings = [](double budget) {
+    ScheduleSettings s;
+    s.budget_s = budget;
+    s.extra = [] {
+      return std::vector<ExtraCondition>{{Condition{kWarm, 2048}, "where the model puts a/b crossing (1.8 KiB..2.5 KiB)"},
+                                         {Condition{kWarm, 512}, "already measured"}};
+    };
+    return s;
+  };
+  Fixture roomy;
+  Schedule out = roomy.run({kWarm}, settings(1000), request);
+  ASSERT_EQ(out.outcomes.size(), 3u);
+  EXPECT_EQ(out.outcomes[0].condition.size, 512u);
+  EXPECT_EQ(out.outcomes[1].condition.size, 32768u);
+  EXPECT_EQ(out.outcomes[2].condition.size, 2048u) << "after every condition of the plan";
+  EXPECT_EQ(out.outcomes[2].stop, Stop::Selected);
+  ASSERT_EQ(out.added.size(), 1u);
+  EXPECT_EQ(out.added[0], "plan: read|none|warm: 2 KiB added, where the model puts a/b crossing (1.8 KiB..2.5 KiB)");
+  EXPECT_NE(std::find(roomy.lines.begin(), roomy.lines.end(), out.added[0]), roomy.lines.end());
+
+  // A budget that pays for the plan's two conditions and not a third.
+  Fixture tight;
+  Schedule cut = tight.run({kWarm}, settings(9), request);
+  ASSERT_EQ(cut.outcomes.size(), 2u) << "the added condition is not run, nor recorded as not run";
+  for (const auto& o : cut.outcomes) EXPECT_EQ(o.stop, Stop::Selected) << o.condition.key();
+  EXPECT_TRUE(tight.skipped.empty());
+  EXPECT_EQ(tight.outcomes.count(Condition{kWarm, 2048}.key()), 0u) << "its trial was never made";
+  ASSERT_EQ(cut.added.size(), 1u);
+  EXPECT_NE(cut.added[0].find("2 KiB not added (the time left does not pay for it)"), std::string::npos) << cut.added[0];
 }
 
 }  // namespace

@@ -275,7 +275,7 @@ TEST(Verdict, JsonNamesWhatScriptsRead) {
   auto records = synthetic_condition(cond("write", 700, "every-16k", Column::Buffered), three(100, 300, 290), 0.02, 4);
   nlohmann::json j = to_json(decision_from_records(records));
   EXPECT_EQ(j["format"], "iolab-decision");
-  EXPECT_EQ(j["format_version"], 4);
+  EXPECT_EQ(j["format_version"], 5);
   ASSERT_EQ(j["conditions"].size(), 1u);
   const auto& c = j["conditions"][0];
   EXPECT_EQ(c["op"], "write");

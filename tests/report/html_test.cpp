@@ -192,7 +192,9 @@ TEST(Html, ADecisionIsDrawnAsAMapWithTheSeedsRules) {
   ASSERT_NE(section, std::string::npos);
   std::string decision = page.substr(section, page.find("</section>", section) - section);
   EXPECT_NE(decision.find("<table class=\"decision map\">"), std::string::npos) << decision;
-  EXPECT_NE(decision.find("<th>8 B</th><th>512 B</th><th>32 KiB</th>"), std::string::npos) << decision;
+  // The measured sizes, and between them the grid sizes the cost model predicts (decision_prediction_test.cpp).
+  EXPECT_NE(decision.find("<th>8 B</th><th>32 B</th><th>128 B</th><th>512 B</th><th>2 KiB</th><th>8 KiB</th><th>32 KiB</th>"),
+            std::string::npos) << decision;
   EXPECT_NE(decision.find(">mapped reader</td>"), std::string::npos) << decision;
   EXPECT_NE(decision.find("title=\"mapped reader at 8 B; over pread 2.9"), std::string::npos) << decision;
   EXPECT_NE(decision.find("interval, within this run"), std::string::npos) << decision;
@@ -321,7 +323,8 @@ TEST(HtmlInChromium, TheDecisionMapDrawsWithItsHoverText) {
   ASSERT_NE(map, std::string::npos);
   const std::string table = d.dom.substr(map, d.dom.find("</table>", map) - map);
   EXPECT_EQ(count(table, "class=\"pick\""), 3u) << table;
-  EXPECT_EQ(count(table, "title=\""), 3u) << table;
+  EXPECT_EQ(count(table, "class=\"predicted\""), 4u) << table;
+  EXPECT_EQ(count(table, "title=\""), 7u) << table;
   EXPECT_NE(table.find("background:#"), std::string::npos) << "the browser kept the cells' colours";
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "decision/synthetic_decision.h"
+#include "decision_rows.h"
 #include "iolab/report/cost_model.h"
 
 // Named: the report tests are a unity build.
@@ -17,17 +18,11 @@ using iolab::decision::Column;
 using iolab::decision::Condition;
 using iolab::decision::Row;
 
-// MiB/s of a method costing `call_s` per call and `byte_s` per byte at `size`-byte calls.
-double mib_s(double size, double call_s, double byte_s) { return size / (call_s + size * byte_s) / (1 << 20); }
+using iolab::testing::mib_s;
 
 std::vector<iolab::results::Result> row_records(const Row& row, const std::vector<std::uint64_t>& sizes,
                                                 const std::function<std::vector<iolab::testing::SyntheticCandidate>(double)>& cands) {
-  std::vector<iolab::results::Result> rs;
-  std::uint64_t seed = 7;
-  for (std::uint64_t size : sizes)
-    for (auto& r : iolab::testing::synthetic_condition(Condition{row, size}, cands(static_cast<double>(size)), 0.01, seed++))
-      rs.push_back(std::move(r));
-  return rs;
+  return iolab::testing::row_records(row, sizes, cands, 7);
 }
 
 TEST(ModelCheck, TheModelsCrossoverLiesWhereTheDecisionsPickChanges) {

@@ -100,6 +100,13 @@ struct ScheduledCondition {
   std::function<void(const std::string& why, Stop stop)> skipped;
 };
 
+// A condition the caller asks to add once the plan's have run, and why
+// (`recommend`: where its cost model puts two picks' crossing).
+struct ExtraCondition {
+  Condition condition;
+  std::string why;  // "where the model puts mmap/pread crossing (1.8 KiB..2.5 KiB)"
+};
+
 struct ScheduleSettings {
   double budget_s = 570;  // the whole decision's wall time, a hard bound
   Guarantee guarantee;
@@ -109,6 +116,12 @@ struct ScheduleSettings {
   // floor (above the 50 ms a figure needs) when the first stages would not fit.
   double min_time = 0.075, min_time_floor = 0.065;
   std::function<void(const std::string& line)> progress;  // one line per condition and one for the plan
+  // Asked once, after the plan's conditions ran: more conditions to
+  // measure. Only those the time left pays for (the plan's admission) are
+  // run, after every condition of the plan, so none ends another early;
+  // one already run, or the time left does not pay for, is not run and not
+  // recorded. Each added one is said in a "plan: ... added" line.
+  std::function<std::vector<ExtraCondition>()> extra;
 };
 
 // How each condition ended.
@@ -132,6 +145,7 @@ struct Plan {
 
 struct Schedule {
   Plan plan;
+  std::vector<std::string> added;  // the lines of ScheduleSettings::extra's conditions: run, or why not
   std::vector<ConditionOutcome> outcomes;  // in the order run (not-run ones where they would have run)
 };
 

@@ -99,7 +99,8 @@ Decision decision_from_records(std::span<const results::Result> results);
 // The band a size falls in ("< 64 B", "64 B..4 KiB", "4 KiB..1 MiB", ">= 1 MiB").
 std::string_view band_of(std::uint64_t size);
 
-// {"format": "iolab-decision", "format_version": 4, "conditions": [...], "rows": [...]}.
+// {"format": "iolab-decision", "format_version": 5, "conditions": [...], "rows": [...]}: each condition "predicted": false
+// (report/decision_prediction.h appends the predicted ones).
 nlohmann::json to_json(const Decision& d);
 
 // Keys the records carry (suites/decision_run.cpp writes them).

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "iolab/decision/design.h"
@@ -26,7 +27,11 @@ struct DecisionRun {
 };
 
 // `seed` orders the rounds (recorded in every record, with the condition's place).
+// `extra`, once the plan's conditions ran, is given their records and names
+// more conditions to measure on the time left (ScheduleSettings::extra).
+using ExtraConditions = std::function<std::vector<decision::ExtraCondition>(const std::vector<results::Result>& records)>;
 DecisionRun run_decision(harness::Runner& runner, const decision::DesignRequest& request,
-                         const decision::ScheduleSettings& settings, std::uint64_t seed);
+                         const decision::ScheduleSettings& settings, std::uint64_t seed,
+                         const ExtraConditions& extra = {});
 
 }  // namespace iolab::suites
