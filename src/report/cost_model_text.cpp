@@ -109,7 +109,8 @@ nlohmann::json to_json(const CostModel& m) {
     nlohmann::json points = nlohmann::json::array();
     for (const auto& p : f.points)
       points.push_back({{"size", p.size}, {"file_size", p.file_size}, {"calls", p.counts[0]}, {"bytes", p.counts[1]},
-                        {"faults", p.counts[2]}, {"flushes", p.counts[3]}, {"measured_s", p.measured_s},
+                        {"faults", p.counts[2]}, {"flushes", p.counts[3]}, {"system_calls", p.counts[4]},
+                        {"measured_s", p.measured_s},
                         {"fitted_s", p.fitted_s}, {"loo_predicted_s", optional_json(p.loo_predicted_s)}});
     nlohmann::json missing = nullptr;
     if (f.missing)

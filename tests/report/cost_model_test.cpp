@@ -144,6 +144,10 @@ TEST(CostModel, ChargesTheSystemCallsUnderALibrarysCalls) {
   ASSERT_TRUE(f.loo_p90_abs_error);
   EXPECT_LT(*f.loo_p90_abs_error, 0.02);
   EXPECT_NE(iolab::report::format_text(m).find("ns/syscall"), std::string::npos);
+  // A script rechecking the fit from `--json` needs every count the fit used.
+  const auto j = iolab::report::to_json(m)["fits"][0]["points"][0];
+  ASSERT_TRUE(j.contains("system_calls"));
+  EXPECT_EQ(j["system_calls"].get<double>(), f.points[0].counts[4]);
 }
 
 TEST(CostModel, TakesANeighboursTimeOutOfARecordThatNeverSlept) {
