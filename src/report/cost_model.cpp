@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "common.h"
+#include "cost_model_validation.h"
 #include "robust_fit.h"
 #include "iolab/base/splitmix.h"
 #include "iolab/base/text_table.h"
@@ -255,6 +256,7 @@ CostFit fit_group(const std::string& key_method, const results::Result& first, s
       for (auto& pt : f.points)
         if (pt.size == size) {
           pt.loo_predicted_s = predicted(c, pt.counts);
+          pt.loo_extrapolated = size == f.sizes.front() || size == f.sizes.back();
           errors.push_back(std::fabs(*pt.loo_predicted_s - pt.measured_s) / pt.measured_s);
         }
     }
@@ -326,35 +328,6 @@ void find_crossovers(CostModel& m, const ModelOptions& o) {
         m.crossovers.push_back(x);
       }
     }
-}
-
-bool in_validation_range(const CostFit& f, const ModelPoint& p) {
-  const bool kind = (f.op == "read" && (f.column == "warm" || f.column == "cold")) || (f.op == "write" && f.column == "buffered");
-  return kind && p.size >= 64 && p.size <= (8u << 20);
-}
-
-void validate(CostModel& m) {
-  std::vector<double> all, range;
-  for (const auto& f : m.fits)
-    for (const auto& p : f.points)
-      if (p.loo_predicted_s) {
-        const double e = std::fabs(*p.loo_predicted_s - p.measured_s) / p.measured_s;
-        all.push_back(e);
-        if (in_validation_range(f, p)) range.push_back(e);
-      }
-  std::sort(all.begin(), all.end());
-  std::sort(range.begin(), range.end());
-  auto& v = m.validation;
-  v.points = all.size();
-  v.range_points = range.size();
-  if (!all.empty()) {
-    v.loo_median_abs_error = results::quantile_sorted(all, 0.5);
-    v.loo_p90_abs_error = results::quantile_sorted(all, 0.9);
-  }
-  if (!range.empty()) {
-    v.range_loo_median_abs_error = results::quantile_sorted(range, 0.5);
-    v.range_loo_p90_abs_error = results::quantile_sorted(range, 0.9);
-  }
 }
 
 }  // namespace costfit

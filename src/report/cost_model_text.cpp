@@ -89,9 +89,10 @@ std::string crossover_text(const Crossover& c) {
 std::string validation_text(const ModelValidation& v) {
   auto pct = [](const std::optional<double>& x) { return x ? error_text(*x) : std::string("n/a"); };
   return fmt::format("leave one size out, |predicted - measured| / measured: median {}, p90 {} over {} points; "
-                     "64 B..8 MiB warm and cold reads and buffered writes: median {}, p90 {} over {} points",
+                     "64 B..8 MiB warm and cold reads and buffered writes: median {}, p90 {} over {} points "
+                     "({} of them a fit's smallest or largest size, predicted by extrapolation)",
                      pct(v.loo_median_abs_error), pct(v.loo_p90_abs_error), v.points, pct(v.range_loo_median_abs_error),
-                     pct(v.range_loo_p90_abs_error), v.range_points);
+                     pct(v.range_loo_p90_abs_error), v.range_points, v.range_extrapolated_points);
 }
 
 
@@ -109,8 +110,10 @@ nlohmann::json to_json(const CostModel& m) {
     nlohmann::json points = nlohmann::json::array();
     for (const auto& p : f.points)
       points.push_back({{"size", p.size}, {"file_size", p.file_size}, {"calls", p.counts[0]}, {"bytes", p.counts[1]},
-                        {"faults", p.counts[2]}, {"flushes", p.counts[3]}, {"measured_s", p.measured_s},
-                        {"fitted_s", p.fitted_s}, {"loo_predicted_s", optional_json(p.loo_predicted_s)}});
+                        {"faults", p.counts[2]}, {"flushes", p.counts[3]}, {"system_calls", p.counts[4]},
+                        {"measured_s", p.measured_s},
+                        {"fitted_s", p.fitted_s}, {"loo_predicted_s", optional_json(p.loo_predicted_s)},
+                        {"loo_extrapolated", p.loo_extrapolated}});
     nlohmann::json missing = nullptr;
     if (f.missing)
       missing = {{"term", f.missing->term},
@@ -142,6 +145,7 @@ nlohmann::json to_json(const CostModel& m) {
             {"range",
              {{"what", "64 B..8 MiB; warm and cold reads, buffered writes"},
               {"points", v.range_points},
+              {"extrapolated_points", v.range_extrapolated_points},
               {"loo_median_abs_error", optional_json(v.range_loo_median_abs_error)},
               {"loo_p90_abs_error", optional_json(v.range_loo_p90_abs_error)}}}}}};
 }

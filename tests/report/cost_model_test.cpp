@@ -144,6 +144,10 @@ TEST(CostModel, ChargesTheSystemCallsUnderALibrarysCalls) {
   ASSERT_TRUE(f.loo_p90_abs_error);
   EXPECT_LT(*f.loo_p90_abs_error, 0.02);
   EXPECT_NE(iolab::report::format_text(m).find("ns/syscall"), std::string::npos);
+  // A script rechecking the fit from `--json` needs every count the fit used.
+  const auto j = iolab::report::to_json(m)["fits"][0]["points"][0];
+  ASSERT_TRUE(j.contains("system_calls"));
+  EXPECT_EQ(j["system_calls"].get<double>(), f.points[0].counts[4]);
 }
 
 TEST(CostModel, TakesANeighboursTimeOutOfARecordThatNeverSlept) {
@@ -214,6 +218,27 @@ TEST(CostModel, NamesTheKneeTheFormulaLacks) {
   EXPECT_GE(f.missing->residual_p90, 0.10);
   EXPECT_LT(f.missing->residual_p90_with_term, 0.01);
   EXPECT_NE(iolab::report::format_text(m).find("missing term bytes_above_knee"), std::string::npos);
+}
+
+TEST(CostModel, SaysWhichLeftOutSizesWerePredictedByExtrapolation) {
+  // Left out, the smallest and the largest size are predicted beyond the
+  // sizes the other fits had; the sizes between are not.
+  const Costs c{400e-9, 0.1e-9, 0, 0};
+  std::vector<Result> rs;
+  for (std::uint64_t block = 64; block <= (1u << 20); block *= 4) rs.push_back(reader("pread", c, block, 4u << 20));
+  auto m = iolab::report::fit_cost_model(rs);
+  ASSERT_EQ(m.fits.size(), 1u);
+  for (const auto& p : m.fits[0].points) {
+    ASSERT_TRUE(p.loo_predicted_s) << p.size;
+    EXPECT_EQ(p.loo_extrapolated, p.size == 64 || p.size == (1u << 20)) << p.size;
+  }
+  EXPECT_EQ(m.validation.range_points, 8u);
+  EXPECT_EQ(m.validation.range_extrapolated_points, 2u);
+  EXPECT_NE(iolab::report::validation_text(m.validation).find("(2 of them a fit's smallest or largest size"), std::string::npos);
+  const auto j = iolab::report::to_json(m);
+  EXPECT_EQ(j["validation"]["range"]["extrapolated_points"], 2);
+  EXPECT_EQ(j["fits"][0]["points"][0]["loo_extrapolated"], true);
+  EXPECT_EQ(j["fits"][0]["points"][1]["loo_extrapolated"], false);
 }
 
 TEST(CostModel, IsDeterministicAndIgnoresWhatIsNotASweep) {

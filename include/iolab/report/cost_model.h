@@ -61,6 +61,9 @@ struct ModelPoint {
   double measured_s = 0;                   // median repetition / passes
   double fitted_s = 0;                     // the full fit's prediction from the counts
   std::optional<double> loo_predicted_s;   // predicted by the fit without this size
+  // That size was the fit's smallest or largest: the prediction extrapolates
+  // beyond the sizes the fit without it had.
+  bool loo_extrapolated = false;
 };
 
 // What the residuals say the formula lacks. `term` is "bytes_above_knee"
@@ -115,6 +118,7 @@ struct ModelValidation {
   // The same over 64 B..8 MiB, warm and cold reads and buffered writes (issue 42's bar).
   std::size_t range_points = 0;
   std::optional<double> range_loo_median_abs_error, range_loo_p90_abs_error;
+  std::size_t range_extrapolated_points = 0;  // of range_points, those whose prediction extrapolates
 };
 
 struct CostModel {
