@@ -23,10 +23,11 @@
 // least delta ahead of every other, it is picked with probability at least
 // `confidence`. KN++ keeps h2 and re-estimates S2 every round; its
 // guarantee is asymptotic (as delta -> 0), so what it keeps at our delta is
-// measured by simulation, not assumed. Why the update: a first stage noisier
-// than the rounds after it (a cold start, a neighbour's burst) would
-// otherwise fix a wide continuation region for the whole condition, and the
-// condition would end by its budget with survivors a percent apart.
+// measured by simulation, not assumed. Why the update: the first stage's
+// variance alone fixes the continuation region for the whole condition, too
+// wide when those rounds are noisier than the rest (a cold start, a
+// neighbour's burst), too narrow when they are quieter (the simulation's
+// first-stage configurations).
 //
 // Added: the survivors stop together, "within", once every pair of them
 // satisfies |mean difference| + W_il(r) <= delta / 2 (checked before each
