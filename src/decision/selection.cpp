@@ -26,8 +26,9 @@ double kn_h2(std::size_t k, unsigned n0, double confidence) {
 
 Selection::Selection(std::size_t candidates, Guarantee guarantee, unsigned first_stage)
     : n_(candidates), guarantee_(guarantee), n0_(std::max(2u, first_stage)),
-      delta_(std::log(guarantee.indifference)), h2_(kn_h2(candidates, n0_, guarantee.confidence)), x_(candidates),
-      sum_(candidates, 0.0), pairs_(candidates * candidates), eliminated_(candidates), withdrawn_(candidates, false) {
+      delta_(std::log(guarantee.indifference)), h2_(kn_h2(candidates, n0_, guarantee.confidence)), last_(candidates, 0.0),
+      sum_(candidates, 0.0), count_(candidates, 0), pairs_(candidates * candidates), eliminated_(candidates),
+      withdrawn_(candidates, false) {
   if (auto problem = guarantee_problem(guarantee)) throw std::invalid_argument(*problem);
   if (n_ == 0) stop_ = Stop::NoCandidate;
 }
@@ -55,8 +56,9 @@ void Selection::add_round(std::span<const double> rates) {
       withdrawn_[i] = true;  // no figure this round: it cannot be compared from here on
       continue;
     }
-    x_[i].push_back(std::log(r));
-    sum_[i] += x_[i].back();
+    last_[i] = std::log(r);
+    sum_[i] += last_[i];
+    ++count_[i];
     added[i] = true;
   }
   ++rounds_;
@@ -66,7 +68,7 @@ void Selection::add_round(std::span<const double> rates) {
   // of the continuation region for the whole condition.
   for (std::size_t i = 0; i < n_; ++i)
     for (std::size_t l = i + 1; l < n_; ++l)
-      if (added[i] && added[l]) pairs_[i * n_ + l].add(x_[i].back() - x_[l].back());
+      if (added[i] && added[l]) pairs_[i * n_ + l].add(last_[i] - last_[l]);
   if (rounds_ < n0_) {
     if (survivors().empty()) stop_ = Stop::NoCandidate;
     return;
@@ -86,7 +88,7 @@ double Selection::PairDifference::variance() const {
 }
 
 double Selection::mean_log_rate(std::size_t i) const {
-  return x_.at(i).empty() ? 0 : sum_[i] / static_cast<double>(x_[i].size());
+  return count_.at(i) == 0 ? 0 : sum_[i] / static_cast<double>(count_[i]);
 }
 
 double Selection::pair_variance(std::size_t i, std::size_t l) const {

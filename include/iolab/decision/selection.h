@@ -125,8 +125,10 @@ class Selection {
   unsigned n0_;
   double delta_, h2_;
   unsigned rounds_ = 0;
-  std::vector<std::vector<double>> x_;  // [candidate][round] log rates
-  std::vector<double> sum_;             // over its rounds
+  // Per candidate: this round's log rate, and the sum and count over its
+  // rounds (the pairs' variances are kept as they go, so no history is).
+  std::vector<double> last_, sum_;
+  std::vector<std::size_t> count_;
   struct PairDifference {  // X_ij - X_lj over the rounds both ran (Welford)
     std::size_t count = 0;
     double mean = 0, m2 = 0;
