@@ -131,6 +131,13 @@ std::optional<ModelCheck> check(const CostModel& m, const decision::Decision& d,
   return k;
 }
 
+// Every size the row has a condition at, measured or not: neither predicted nor added there.
+std::set<std::uint64_t> sizes_taken(const decision::Decision& d, const decision::RowVerdict& row) {
+  std::set<std::uint64_t> taken;
+  for (std::size_t ci : row.conditions) taken.insert(d.conditions[ci].condition.size);
+  return taken;
+}
+
 }  // namespace predict
 
 std::vector<results::Result> decision_records(const std::vector<results::Result>& records) {
@@ -144,12 +151,10 @@ DecisionPredictions predict_decision(const CostModel& m, const decision::Decisio
                                      const std::vector<results::Result>& records) {
   DecisionPredictions out;
   for (const auto& row : d.rows) {
-    std::set<std::uint64_t> taken;  // every size the row has a condition at, measured or not
+    const std::set<std::uint64_t> taken = predict::sizes_taken(d, row);
     std::vector<std::size_t> measured;
-    for (std::size_t ci : row.conditions) {
-      taken.insert(d.conditions[ci].condition.size);
+    for (std::size_t ci : row.conditions)
       if (d.conditions[ci].measured() && d.conditions[ci].pick) measured.push_back(ci);
-    }
     for (std::size_t k = 0; k < measured.size(); ++k) {
       if (auto x = predict::check(m, d, measured[k], records)) out.checks.push_back(std::move(*x));
       if (k + 1 == measured.size()) continue;
@@ -178,8 +183,7 @@ std::vector<decision::ExtraCondition> crossing_conditions(const std::vector<resu
     if (!x.between) continue;
     auto row = std::find_if(d.rows.begin(), d.rows.end(), [&](const auto& r) { return r.row.key() == x.row; });
     if (row == d.rows.end()) continue;
-    std::set<std::uint64_t> taken;
-    for (std::size_t ci : row->conditions) taken.insert(d.conditions[ci].condition.size);
+    const std::set<std::uint64_t> taken = predict::sizes_taken(d, *row);
     std::optional<std::uint64_t> nearest;
     for (std::uint64_t g : decision::kGrid)
       if (g > x.from && g < x.to && !taken.count(g) &&
