@@ -21,15 +21,13 @@ constexpr double kPlanShare = 0.85;
 // A condition may take up to this many times its share while the
 // conditions after it still fit.
 constexpr double kBorrow = 2;
-// The indifferences the budget may move a condition to, in steps of a percent.
-constexpr double kIndifferenceStep = 0.01;
 
 // What conditions have cost, per row (its cost class) and over all rows.
 struct Costs {
   double setup_s = 0, setup_candidates = 0;   // start(): setup, verification, warm-up, calibration
   double round_s = 0, turns_min_time = 0;     // rounds: seconds, and turns x the min_time they ran at
   std::vector<double> noise;                  // per condition: h2 x the largest S2 of the first stage's survivors
-  double noise_median = 0, noise_max = 0;     // of `noise`, kept as it grows
+  double noise_median = 0;                    // of `noise`, kept as it grows
   double survivors = 0, conditions = 0;       // survivors after the first stage
   bool known() const { return setup_candidates > 0; }
 };
@@ -49,41 +47,37 @@ class CostModel {
     return m * stretch;
   }
   // The rounds after the first stage a condition of this row is expected
-  // to need at indifference `ratio`, and the candidates that take them.
-  // Planning takes the median noise of the row's conditions; `cautious`
-  // (choosing an indifference) the largest, so a condition is not given a
-  // zone its allowance can pay for only when its pairs are as quiet as the
-  // row's usual ones.
-  double extra_turns(const Row& row, std::size_t k, double ratio, bool cautious = false) const {
+  // to need at the asked indifference, and the candidates that take them,
+  // from the median noise of the row's conditions. (A condition whose own
+  // first stage says its allowance cannot pay for them is judged at a
+  // wider zone: run_selection.)
+  double extra_turns(const Row& row, std::size_t k) const {
     const Costs& c = of(row);
     const double n0 = s_.first_stage;
     if (c.noise.empty()) return n0 * std::min<double>(2, static_cast<double>(k));  // before any: a second stage as long
-    const double delta = std::log(ratio);
-    const double q = cautious ? c.noise_max : c.noise_median;
+    const double delta = std::log(s_.guarantee.indifference);
+    const double q = c.noise_median;
     const double survivors = c.conditions > 0 ? std::max(1.0, c.survivors / c.conditions) : 2;
     return std::max(0.0, q / (delta * delta) - n0) * (survivors > 1 ? survivors : 0);
   }
-  double expected(const ScheduledCondition& sc, double m, double ratio, bool cautious = false) const {
+  double expected(const ScheduledCondition& sc, double m) const {
     const Row& row = sc.condition.row;
     const double k = static_cast<double>(sc.candidates);
     return k * setup_per_candidate(row) +
-           (s_.first_stage * k + extra_turns(row, sc.candidates, ratio, cautious)) * per_turn(row, m, sc.device_bound);
+           (s_.first_stage * k + extra_turns(row, sc.candidates)) * per_turn(row, m, sc.device_bound);
   }
   // What a condition is planned to cost: its expected cost from its row's
   // noise, but at least its first stage and at most kBorrow times it, so a
   // noisy row is planned for (and given) no more than that.
   double planned(const ScheduledCondition& sc, double m) const {
     const double first = first_stage(sc, m);
-    return std::clamp(expected(sc, m, s_.guarantee.indifference), first, kBorrow * first);
+    return std::clamp(expected(sc, m), first, kBorrow * first);
   }
   double first_stage(const ScheduledCondition& sc, double m) const {
     const Row& row = sc.condition.row;
     const double k = static_cast<double>(sc.candidates);
     return k * setup_per_candidate(row) + s_.first_stage * k * per_turn(row, m, sc.device_bound);
   }
-
-  // Whether any condition's rounds have been seen: the row's own, else every row's so far.
-  bool noise_known(const Row& row) const { return !of(row).noise.empty(); }
 
   void learn(const Row& row, double setup_s, std::size_t k, double round_s, double turns, double m,
              std::optional<double> noise, std::optional<std::size_t> survivors) {
@@ -97,7 +91,6 @@ class CostModel {
       if (noise) {
         c->noise.push_back(*noise);
         c->noise_median = results::median(c->noise);
-        c->noise_max = std::max(c->noise_max, *noise);
       }
       if (survivors) {
         c->survivors += static_cast<double>(*survivors);
@@ -172,7 +165,7 @@ class Scheduler {
       const double mine = model_.planned(queue[i], m);
       const double share = mine + planned_after > 0 ? std::max(0.0, left) * mine / (mine + planned_after) : left;
       const double cap = std::max(share, std::min(kBorrow * share, left - mins_after));
-      out.push_back(run_one(queue[i], m, share, cap, left));
+      out.push_back(run_one(queue[i], m, cap, left));
     }
   }
 
@@ -237,21 +230,6 @@ class Scheduler {
     return std::clamp((kPlanShare * left - later - setups) / turns, floor, top);  // `later`: first stages too
   }
 
-  // The asked indifference, or the least wider one (up to the widest) whose
-  // expected cost, at the noisiest of the row's earlier conditions, fits
-  // the allowance: from the row's own earlier conditions (a row's noise is
-  // its own: a flush's is not a cached read's), or for a row not yet seen
-  // from every earlier condition's. Never from the condition's own rounds,
-  // so the guarantee holds at the zone chosen.
-  double indifference_for(const ScheduledCondition& sc, double m, double allowance) const {
-    const double asked = s_.guarantee.indifference;
-    if (!model_.noise_known(sc.condition.row)) return asked;
-    const double widest = std::max(asked, kWidestIndifference);
-    for (double r = asked; r <= widest + 1e-9; r += kIndifferenceStep)
-      if (model_.expected(sc, m, r, true) <= allowance) return r;
-    return widest;
-  }
-
   // A condition that is not measured (Unmeasurable, or NotRun for the budget): its outcome, told to its `skipped`.
   ConditionOutcome not_measured(ScheduledCondition& sc, double m, Stop stop, std::string why) {
     ConditionOutcome o;
@@ -279,7 +257,7 @@ class Scheduler {
     return o;
   }
 
-  ConditionOutcome run_one(ScheduledCondition& sc, double m, double share, double cap, double left) {
+  ConditionOutcome run_one(ScheduledCondition& sc, double m, double cap, double left) {
     if (!measurable(sc))
       return not_measured(sc, m, Stop::Unmeasurable, sc.unmeasurable.empty() ? "no candidate" : sc.unmeasurable);
     const double first = model_.first_stage(sc, m);
@@ -292,10 +270,10 @@ class Scheduler {
     o.condition = sc.condition;
     o.min_time = m;
     o.start_s = now_() - t0_;
-    o.indifference = indifference_for(sc, m, share);
     std::unique_ptr<ConditionTrial> trial = sc.make(m);
-    const SelectionRun run = run_selection(*trial, sc.candidates, Guarantee{o.indifference, s_.guarantee.confidence},
-                                           s_.first_stage, s_.max_rounds, cap, deadline_, now_);
+    const SelectionRun run =
+        run_selection(*trial, sc.candidates, s_.guarantee, s_.first_stage, s_.max_rounds, cap, deadline_, now_);
+    o.indifference = run.selection.guarantee().indifference;
     o.rounds = run.selection.rounds();
     o.stop = run.ending.stop;
     o.why = run.ending.why;

@@ -73,7 +73,17 @@ void Selection::add_round(std::span<const double> rates) {
     if (survivors().empty()) stop_ = Stop::NoCandidate;
     return;
   }
+  if (rounds_ == n0_) choose_zone();
   screen();
+}
+
+void Selection::choose_zone() {
+  if (!choose_zone_) return;
+  const double g = choose_zone_(*this);
+  choose_zone_ = nullptr;
+  if (!(g > guarantee_.indifference) || guarantee_problem(Guarantee{g, guarantee_.confidence})) return;
+  guarantee_.indifference = g;
+  delta_ = std::log(g);
 }
 
 void Selection::PairDifference::add(double d) {
@@ -173,6 +183,15 @@ unsigned Selection::rounds_bound() const {
   for (std::size_t a = 0; a < s.size(); ++a)
     for (std::size_t b = a + 1; b < s.size(); ++b)
       most = std::max(most, std::floor(h2_ * pair_variance(s[a], s[b]) / (delta_ * delta_)) + 1);
+  return most > 1e9 ? 1000000000u : static_cast<unsigned>(most);
+}
+
+unsigned Selection::rounds_bound(std::size_t i, double indifference) const {
+  if (rounds_ < n0_) return n0_;
+  const double d = std::log(indifference);
+  double most = rounds_;
+  for (std::size_t l : survivors())
+    if (l != i) most = std::max(most, std::floor(h2_ * pair_variance(i, l) / (d * d)) + 1);
   return most > 1e9 ? 1000000000u : static_cast<unsigned>(most);
 }
 

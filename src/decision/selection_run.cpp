@@ -25,6 +25,24 @@ SelectionRun run_selection(ConditionTrial& trial, std::size_t candidates, Guaran
     last = t;
     return t + longest <= deadline;
   };
+  // After the first stage: the asked indifference if the allowance left
+  // pays for the rounds KN's bound gives its survivors there, else the
+  // least wider one that it pays for, up to the widest (selection.h says
+  // why a zone chosen from the first stage's variances keeps the guarantee).
+  sel.choose_zone_after_first_stage([&](const Selection& s) {
+    const double widest = std::max(guarantee.indifference, kWidestIndifference);
+    const double t = now();
+    const double per_turn = run.turns > 0 ? (t - s1) / run.turns : 0;
+    const double left = std::min(allowance_s - (t - s0), deadline - t);
+    const std::vector<std::size_t> in = s.survivors();
+    for (int step = 0;; ++step) {
+      const double g = guarantee.indifference + step * kIndifferenceStep;
+      if (g >= widest - 1e-9) return widest;
+      double turns = 0;
+      for (std::size_t i : in) turns += s.rounds_bound(i, g) - s.rounds();
+      if (turns * per_turn <= left) return g;
+    }
+  });
   std::string budget_why;
   std::vector<std::size_t> first_survivors;
   while (!sel.done()) {

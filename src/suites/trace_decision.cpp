@@ -37,7 +37,7 @@ std::vector<results::Result> decide_trace(harness::Runner& runner, const replay:
   trial.finish(run.selection, run.ending);
   if (settings.progress)
     settings.progress(fmt::format("{}: {} after {} rounds (indifference {:.2f}){}", t.name, decision::to_string(run.ending.stop),
-                                  run.selection.rounds(), settings.guarantee.indifference,
+                                  run.selection.rounds(), run.selection.guarantee().indifference,
                                   run.ending.why.empty() ? "" : ": " + run.ending.why));
   return records;
 }

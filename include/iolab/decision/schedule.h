@@ -16,11 +16,11 @@
 // Each condition runs its selection (selection.h) round by round until the
 // rule ends it, or its allowance does: its share of what is left in
 // proportion to its expected cost, up to twice that while the conditions
-// after it still fit. Its indifference is the asked one unless the rounds
-// its row's earlier conditions needed (the noisiest of them; for a row not
-// yet seen, every earlier condition's) say the allowance cannot pay for
-// them; then it is widened, up to kWidestIndifference, from those other
-// conditions' figures alone (never from its own, so the guarantee holds).
+// after it still fit. Its indifference is the asked one unless its own
+// first stage says the allowance cannot pay for the rounds KN's bound gives
+// its survivors there; then it is widened, up to kWidestIndifference, from
+// the first stage's variances alone (selection.h says why that keeps the
+// guarantee) and said in its outcome.
 #pragma once
 
 #include <cstddef>
@@ -81,8 +81,11 @@ struct SelectionRun {
 // each judged (a candidate untrusted from a round withdrawn before its rates
 // count), until the rule stops it (Selected, NoCandidate), `max_rounds`
 // rounds, the next round would pass `allowance_s` seconds from the start,
-// or a repetition would pass `deadline` (Budget, with what ran out). The
-// schedule runs every condition of the design through it; `recommend
+// or a repetition would pass `deadline` (Budget, with what ran out). After
+// the first stage the indifference is `guarantee`'s, or the least wider one
+// (in steps of kIndifferenceStep, up to kWidestIndifference) whose KN
+// rounds the allowance left pays for: the selection's guarantee() says
+// which. The schedule runs every condition of the design through it; `recommend
 // --trace` runs one replayed trace.
 SelectionRun run_selection(ConditionTrial& trial, std::size_t candidates, Guarantee guarantee, unsigned first_stage,
                            unsigned max_rounds, double allowance_s, double deadline, const std::function<double()>& now);

@@ -40,6 +40,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -55,6 +56,8 @@ struct Guarantee {
 };
 // The widest indifference the budget may move a condition to (stated in its verdict).
 inline constexpr double kWidestIndifference = 1.10;
+// The indifferences a condition may be moved to, in steps of a percent.
+inline constexpr double kIndifferenceStep = 0.01;
 // Why `g` is not a guarantee (indifference must exceed 1, confidence lie in
 // (0.5, 1)), or nullopt.
 std::optional<std::string> guarantee_problem(const Guarantee& g);
@@ -84,6 +87,18 @@ class Selection {
   void withdraw(std::size_t candidate);
   // The budget ended the condition: the survivors stay as they are.
   void stop_for_budget();
+  // Asked once, after the first stage's last round is added and before
+  // its first screening: the indifference to judge at from then on. A
+  // wider one than the asked replaces it (a narrower one is ignored).
+  // Why this keeps the guarantee: in KN's region the chance that a pair's
+  // path leaves it on the wrong side, for a pair exactly delta apart, is
+  // (1/2) exp(-h2 S2 / (2 sigma2)) given S2 (Fabian's bound): delta cancels.
+  // So a zone chosen from the first stage's variances alone (independent
+  // of its means for normal rates) keeps KN's bound at the zone chosen;
+  // what it keeps with KN++'s updates and heavy tails is measured by the
+  // simulation (docs/report.md).
+  using ZoneChooser = std::function<double(const Selection&)>;
+  void choose_zone_after_first_stage(ZoneChooser choose) { choose_zone_ = std::move(choose); }
 
   enum class Stop { Running, One, Within, Budget, NoCandidate };
   Stop stop() const noexcept { return stop_; }
@@ -113,6 +128,9 @@ class Selection {
   // variances: max over their pairs of floor(h2 S2 / delta^2) + 1 (the
   // first stage before it is known).
   unsigned rounds_bound() const;
+  // The same bound for survivor i's pairs alone (the rounds i can still
+  // take turns in), at indifference `indifference`.
+  unsigned rounds_bound(std::size_t i, double indifference) const;
   // Estimated S2 of the pair over the rounds both ran (0 before two).
   double pair_variance(std::size_t i, std::size_t l) const;
 
@@ -120,6 +138,7 @@ class Selection {
   double W(std::size_t i, std::size_t l) const;
   bool within_zone(const std::vector<std::size_t>& set) const;
   void screen();
+  void choose_zone();
   std::size_t n_;
   Guarantee guarantee_;
   unsigned n0_;
@@ -138,6 +157,7 @@ class Selection {
   std::vector<PairDifference> pairs_;   // [i * n + l], i < l
   std::vector<std::optional<Elimination>> eliminated_;
   std::vector<bool> withdrawn_;
+  ZoneChooser choose_zone_;
   Stop stop_ = Stop::Running;
 };
 
