@@ -169,7 +169,7 @@ TEST(Schedule, UnmeasurableConditionsCostNothing) {
 
 TEST(Schedule, AnAllowanceEndsANoisyTieAndSaysWhatRanOut) {
   Fixture f;
-  f.worlds[kWarm.key()] = World{"noisy tie", {0, -0.6 * std::log(1.05)}, 0.4};
+  f.worlds[kWarm.key()] = World{"noisy tie", {0, -0.6 * std::log(1.05)}, 1.0};
   DesignRequest request;
   request.sizes = {4096, 65536};
   ScheduleSettings s;

@@ -66,7 +66,7 @@ std::optional<std::string> guarantee_problem(const Guarantee& g);
 // variances of the pairs' differences are first estimated from them.
 inline constexpr unsigned kFirstStage = 6;
 // The survivors stop together once each pair's zone is this fraction of delta.
-inline constexpr double kWithinFraction = 0.5;
+inline constexpr double kWithinFraction = 1.0;
 
 // KN's h2 for k candidates, a first stage of n0 rounds and confidence P*.
 double kn_h2(std::size_t k, unsigned n0, double confidence);
