@@ -30,9 +30,9 @@
 // first-stage configurations).
 //
 // Added: the survivors stop together, "within", once every pair of them
-// satisfies |mean difference| + W_il(r) <= delta / 2 (checked before each
-// screening): the zone their difference can still be in is half the
-// indifference wide; and a pair that satisfies it does not screen each
+// satisfies |mean difference| + W_il(r) <= delta (checked before each
+// screening): the zone their difference can still be in lies inside the
+// indifference; and a pair that satisfies it does not screen each
 // other (KN would drop the one a hair behind once W_il reaches 0). The
 // pick is then the survivor of highest mean. What this keeps of the guarantee is
 // measured by simulation (tests/decision/selection_guarantee_test.cpp,
