@@ -29,6 +29,17 @@ const results::Result* candidate_record(const std::vector<results::Result>& reco
 
 }  // namespace costcheck
 
+namespace {
+
+// Whether `label` is among the condition's survivors within the zone (the pick included).
+bool among_within(const decision::ConditionVerdict& c, const std::string& label) {
+  for (std::size_t i : c.within)
+    if (c.candidates.at(i).label == label) return true;
+  return false;
+}
+
+}  // namespace
+
 std::vector<CrossoverCheck> check_crossovers(const CostModel& m, const decision::Decision& d,
                                              const std::vector<results::Result>& records) {
   std::vector<CrossoverCheck> out;
@@ -64,6 +75,7 @@ std::vector<CrossoverCheck> check_crossovers(const CostModel& m, const decision:
         }
         x.between = x.model && !x.model_reversed && x.model->estimate > static_cast<double>(x.from) &&
                     x.model->estimate < static_cast<double>(x.to);
+        x.told_apart = !among_within(*before, x.above) && !among_within(c, x.below);
         out.push_back(std::move(x));
       }
       before = &c;
@@ -74,11 +86,20 @@ std::vector<CrossoverCheck> check_crossovers(const CostModel& m, const decision:
 
 std::string crossover_check_text(const std::vector<CrossoverCheck>& checks) {
   if (checks.empty()) return "Crossovers against the decision map: no row's pick changes between two measured sizes\n";
-  std::size_t between = 0;
-  for (const auto& x : checks) between += x.between;
-  std::string out = fmt::format(
-      "Crossovers against the decision map: {} of {} pick changes have the model's crossover between the two sizes ({})\n",
-      between, checks.size(), format_percent(static_cast<double>(between) / static_cast<double>(checks.size())));
+  std::size_t between = 0, told = 0;
+  for (const auto& x : checks) {
+    told += x.told_apart;
+    between += x.told_apart && x.between;
+  }
+  std::string out =
+      told == 0 ? std::string("Crossovers against the decision map: no pick change the rounds told apart\n")
+                : fmt::format("Crossovers against the decision map: {} of {} pick changes the rounds told apart have the "
+                              "model's crossover between the two sizes ({})\n",
+                              between, told, format_percent(static_cast<double>(between) / static_cast<double>(told)));
+  if (told < checks.size())
+    out += fmt::format("  ({} more between picks the rounds did not tell apart, each among the other's survivors within "
+                       "the zone: listed, not counted)\n",
+                       checks.size() - told);
   for (const auto& x : checks) {
     std::string model;
     if (!x.below_fitted || !x.above_fitted)
@@ -89,25 +110,28 @@ std::string crossover_check_text(const std::vector<CrossoverCheck>& checks) {
       model = fmt::format("model: {} {}{}", x.model_reversed ? "the other way round, at" : "at",
                           bytes_text(static_cast<std::uint64_t>(std::llround(x.model->estimate))),
                           x.between ? " (between)" : " (outside)");
-    out += fmt::format("  {} {}..{}: {} -> {}; {}\n", visible(x.row), bytes_text(x.from), bytes_text(x.to),
-                       visible(x.below), visible(x.above), model);
+    out += fmt::format("  {} {}..{}: {} -> {}; {}{}\n", visible(x.row), bytes_text(x.from), bytes_text(x.to),
+                       visible(x.below), visible(x.above), model, x.told_apart ? "" : " [not told apart]");
   }
   return out;
 }
 
 nlohmann::json to_json(const std::vector<CrossoverCheck>& checks) {
   nlohmann::json rows = nlohmann::json::array();
-  std::size_t between = 0;
+  std::size_t between = 0, told = 0;
   for (const auto& x : checks) {
-    between += x.between;
+    told += x.told_apart;
+    between += x.told_apart && x.between;
     nlohmann::json model = nullptr;
     if (x.model) model = {{"estimate", x.model->estimate}, {"low", x.model->low}, {"high", x.model->high}, {"reversed", x.model_reversed}};
     rows.push_back({{"row", x.row}, {"from", x.from}, {"to", x.to}, {"below", x.below}, {"above", x.above},
-                    {"below_fitted", x.below_fitted}, {"above_fitted", x.above_fitted}, {"model", model}, {"between", x.between}});
+                    {"below_fitted", x.below_fitted}, {"above_fitted", x.above_fitted}, {"model", model}, {"between", x.between},
+                    {"told_apart", x.told_apart}});
   }
   return {{"changes", checks.size()},
+          {"told_apart", told},
           {"between", between},
-          {"share_between", checks.empty() ? nlohmann::json(nullptr) : nlohmann::json(double(between) / double(checks.size()))},
+          {"share_between", told == 0 ? nlohmann::json(nullptr) : nlohmann::json(double(between) / double(told))},
           {"rows", std::move(rows)}};
 }
 

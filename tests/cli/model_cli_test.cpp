@@ -208,8 +208,8 @@ TEST_F(ModelCli, ChecksTheDecisionMapsPickChangesAgainstTheCrossovers) {
   const auto in = write("decision.json", iolab::results::to_json(file).dump());
   Ran r = iolab_cmd({"model", in.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Crossovers against the decision map: 1 of 1 pick changes have the model's crossover between "
-                       "the two sizes (100%)"),
+  EXPECT_NE(r.out.find("Crossovers against the decision map: 1 of 1 pick changes the rounds told apart have the "
+                       "model's crossover between the two sizes (100%)"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("read|none|warm 512 B..2 KiB: b -> a; model: at 1."), std::string::npos) << r.out;

@@ -63,13 +63,49 @@ TEST(ModelCheck, TheModelsCrossoverLiesWhereTheDecisionsPickChanges) {
 
   const std::string text = iolab::report::crossover_check_text(checks);
   const std::size_t between = 1 + checks[1].between + checks[2].between;
-  EXPECT_NE(text.find("Crossovers against the decision map: " + std::to_string(between) + " of 3 pick changes"),
+  EXPECT_NE(text.find("Crossovers against the decision map: " + std::to_string(between) + " of 3 pick changes the rounds told apart"),
             std::string::npos) << text;
   EXPECT_NE(text.find("read|none|warm 512 B..2 KiB: b -> a; model: at 1."), std::string::npos) << text;
   const auto j = iolab::report::to_json(checks);
   EXPECT_EQ(j["changes"], 3);
   EXPECT_EQ(j["between"], between);
   EXPECT_EQ(j["rows"][0]["between"], true);
+}
+
+// Two methods 2% apart, the lead swapping between sizes: each pick is among
+// the other condition's survivors within the zone, so the change is listed
+// but not counted (no crossover need lie there), while a change the rounds
+// told apart is.
+TEST(ModelCheck, AChangeBetweenPicksTheRoundsDidNotTellApartIsListedNotCounted) {
+  const std::vector<std::uint64_t> sizes{32, 128, 512, 2048, 8192};
+  auto rs = row_records(Row{iolab::results::Op::Read, "none", Column::Warm}, sizes, [](double s) {
+    return std::vector<iolab::testing::SyntheticCandidate>{{"a", {}, 1000.0}, {"b", {}, s <= 512 ? 980.0 : 1020.0}};
+  });
+  // Other names: the synthetic records carry no cache state, and the fits are per method.
+  auto told = row_records(Row{iolab::results::Op::Write, "none", Column::Buffered}, sizes, [](double s) {
+    return std::vector<iolab::testing::SyntheticCandidate>{{"c", {}, mib_s(s, 1e-6, 0.5e-9)}, {"d", {}, mib_s(s, 100e-9, 1e-9)}};
+  });
+  rs.insert(rs.end(), told.begin(), told.end());
+  const auto checks = iolab::report::check_crossovers(iolab::report::fit_cost_model(rs),
+                                                      iolab::decision::decision_from_records(rs), rs);
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[0].row, "read|none|warm");
+  EXPECT_EQ(checks[0].below, "a");
+  EXPECT_EQ(checks[0].above, "b");
+  EXPECT_FALSE(checks[0].told_apart);
+  EXPECT_EQ(checks[1].row, "write|none|buffered");
+  EXPECT_TRUE(checks[1].told_apart);
+  EXPECT_TRUE(checks[1].between);
+  const std::string text = iolab::report::crossover_check_text(checks);
+  EXPECT_NE(text.find("1 of 1 pick changes the rounds told apart"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 more between picks the rounds did not tell apart"), std::string::npos) << text;
+  EXPECT_NE(text.find("[not told apart]"), std::string::npos) << text;
+  const auto j = iolab::report::to_json(checks);
+  EXPECT_EQ(j["changes"], 2);
+  EXPECT_EQ(j["told_apart"], 1);
+  EXPECT_EQ(j["between"], 1);
+  EXPECT_EQ(j["share_between"], 1.0);
+  EXPECT_EQ(j["rows"][0]["told_apart"], false);
 }
 
 TEST(ModelCheck, ARowThatKeepsItsPickHasNothingToCheck) {

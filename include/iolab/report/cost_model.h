@@ -162,12 +162,17 @@ struct CrossoverCheck {
   std::optional<Interval> model;  // the model's crossover of the pair, if any
   bool model_reversed = false;    // it has `above` cheaper below it
   bool between = false;           // in the same direction, strictly between `from` and `to`
+  // The rounds told the two picks apart: neither is among the other
+  // condition's survivors within the zone. A change between picks they
+  // could not tell apart is listed, not counted: no crossover need lie there.
+  bool told_apart = true;
 };
 std::vector<CrossoverCheck> check_crossovers(const CostModel& m, const decision::Decision& d,
                                              const std::vector<results::Result>& records);
-// "Crossovers against the decision map: 3 of 4 pick changes have ... (75%)", then one line per change.
+// "Crossovers against the decision map: 3 of 4 pick changes the rounds told apart have ... (75%)", then one line per change.
 std::string crossover_check_text(const std::vector<CrossoverCheck>& checks);
-// {"changes", "between", "share_between", "rows": [{row, from, to, below, above, model (interval or null), between}]}.
+// {"changes", "told_apart", "between" (of those told apart), "share_between" (between / told_apart),
+//  "rows": [{row, from, to, below, above, model (interval or null), between, told_apart}]}.
 nlohmann::json to_json(const std::vector<CrossoverCheck>& checks);
 
 // The per-machine profile `iolab model --save` writes (docs/model.md):
