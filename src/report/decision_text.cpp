@@ -123,12 +123,12 @@ std::string procedure_text(const Decision& d) {
       "sequential selection (KN, 2001) on log rates: after {} rounds a candidate is out once its mean falls behind "
       "another's by more than the pair's continuation width (from the variance of the pair's differences over every "
       "round so far, as in KN++); the pick is the last one left, or the best of the "
-      "survivors once every pair of them is within half the indifference of each other (\"~\"). Guarantee asked: "
+      "survivors once every pair of them is within the indifference of each other (\"~\"). Guarantee asked: "
       "with probability {:.0f}% the pick is within {:.2f}x of the best",
       n0, 100 * confidence, indifference);
   if (widest > indifference + 1e-9)
-    s += fmt::format(" (some conditions at up to {:.2f}x, where the budget could not pay for the rounds their row needed: "
-                     "each says so)",
+    s += fmt::format(" (some conditions at up to {:.2f}x, where their first stage showed the budget could not pay for "
+                     "the rounds: each says so)",
                      widest);
   s += "; simulated over 2,000 conditions per configuration, the wrong picks stay under that (docs/report.md).\n";
   return s;
