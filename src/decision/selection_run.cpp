@@ -85,6 +85,8 @@ SelectionRun run_selection(ConditionTrial& trial, std::size_t candidates, Guaran
       for (std::size_t b = a + 1; b < s.size(); ++b) most = std::max(most, sel.h2() * sel.pair_variance(s[a], s[b]));
     run.noise = most;
   }
+  // The chooser refers to this call's locals; the selection returned must not keep it.
+  sel.choose_zone_after_first_stage(nullptr);
   run.rounds_s = now() - s1;
   run.ending.stop = sel.stop() == Selection::Stop::Budget        ? Stop::Budget
                     : sel.stop() == Selection::Stop::NoCandidate ? Stop::NoCandidate
