@@ -11,7 +11,7 @@
 //                   [--flush-interval-ms 10] [--flush-min 16k] [--no-flush]
 //                   [--warm-up] [--touch-ahead 16m | --no-touch-ahead]
 //                   [--transient-buffer 64m] [--commit-interval-ms 200]
-//                   [--no-consumer] [--catch-up] [--series]
+//                   [--no-consumer] [--catch-up] [--series] [--bare]
 //                   [--floors pwrite,mmap,mmap-warm,ring|all] [--floor-msync-ms 0]
 //                   [--dir PARENT] [--reps N]
 //
@@ -19,6 +19,11 @@
 // same interleaved order (commitlog_floors.h): the floor each design is held
 // against (issue 45). Every row, design or floor, prints per message the
 // process's user and system time and minor faults over the timed region.
+//
+// --bare runs, after each design, the same design as its bare mechanism:
+// no index (kafka's offset index, the per-topic index) and a 16 MiB
+// transient ring (the Java reference's, bench/java/): what the index and
+// the ring size cost is the difference of the two rows.
 //
 // Every design runs in a fresh scratch directory under --dir (default $TMPDIR
 // or /tmp), removed afterwards. --reps runs each design N times, interleaved,
@@ -57,7 +62,7 @@ struct Args {
   double floor_msync_ms = 0;
   TrafficConfig config;
   std::filesystem::path dir;
-  bool catch_up_reads = false, series = false;
+  bool catch_up_reads = false, series = false, bare = false;
   unsigned reps = 1;
 };
 
@@ -127,6 +132,7 @@ Args parse(int argc, char** argv) {
   app.add_flag_callback("--no-consumer", [&] { a.config.consumer = false; }, "No tailing consumer");
   app.add_flag("--catch-up", a.catch_up_reads, "Whole-log reads warm and cold afterwards");
   app.add_flag("--series", a.series, "Per-second throughput and p99");
+  app.add_flag("--bare", a.bare, "After each design, its bare mechanism: no index, a 16 MiB transient ring");
   app.add_option("--dir", a.dir, "Parent of the scratch directories (default $TMPDIR or /tmp)");
   app.add_option("--reps", a.reps, "Runs of each design, interleaved")->check(CLI::PositiveNumber);
   if (int rc = iolab_bench::parse(app, argc, argv); rc >= 0) std::exit(rc);
@@ -135,10 +141,10 @@ Args parse(int argc, char** argv) {
 
 std::string ns(double v) { return format_duration(v / 1e9); }
 
-void print_result(const TrafficResult& r, const Args& a) {
+void print_result(const TrafficResult& r, const Args& a, bool bare) {
   const auto& l = r.append_latency;
   std::printf("%-19s %9s msg/s %8.1f MiB/s  p50 %8s p99 %8s p99.9 %8s max %8s  >1ms %llu >10ms %llu >100ms %llu >1s %llu\n",
-              std::string(to_string(r.design)).c_str(), format_count(r.messages_per_second).c_str(), r.mib_per_second,
+              (std::string(to_string(r.design)) + (bare ? " bare" : "")).c_str(), format_count(r.messages_per_second).c_str(), r.mib_per_second,
               ns(l.percentile(0.5)).c_str(), ns(l.percentile(0.99)).c_str(), ns(l.percentile(0.999)).c_str(),
               ns(static_cast<double>(l.max())).c_str(), static_cast<unsigned long long>(r.slower_than_1ms),
               static_cast<unsigned long long>(r.slower_than_10ms), static_cast<unsigned long long>(r.slower_than_100ms),
@@ -147,6 +153,17 @@ void print_result(const TrafficResult& r, const Args& a) {
   std::printf("    per message: user %.0f ns, system %.0f ns, minor faults %.3f (process, producers' window)\n",
               r.process_user_seconds * 1e9 / n, r.process_system_seconds * 1e9 / n,
               static_cast<double>(r.minor_faults) / n);
+  std::printf("    per message by thread (CPU ns, share of all threads'):");
+  for (const auto& [name, cpu] : r.thread_cpu_seconds)
+    if (cpu * 1e9 / n >= 0.5)
+      std::printf(" %s %.0f (%.0f%%)", name.c_str(), cpu * 1e9 / n,
+                  r.process_cpu_seconds > 0 ? 100 * cpu / r.process_cpu_seconds : 0.0);
+  std::printf("\n");
+  const TrafficResult::RunSyncs syncs = r.syncs();
+  if (r.io_calls_counted)
+    std::printf("    per message: write calls %.4f, read calls %.4f (/proc/self/io), syncs (%s) %.4f during the run\n",
+                static_cast<double>(r.write_calls) / n, static_cast<double>(r.read_calls) / n,
+                traits(r.design).writes_through_map ? "msync" : "fdatasync", static_cast<double>(syncs.during_run) / n);
   auto per_cpu_s = [&](double cpu) { return format_count(cpu > 0 ? static_cast<double>(r.messages) / cpu : 0); };
   std::printf("    %llu messages in %.3f s, acknowledged %s; close (final sync) %s; producers' CPU %.3f s = %s msg per CPU-second; "
               "all threads' CPU %.3f s = %s msg per CPU-second\n",
@@ -255,22 +272,27 @@ int main(int argc, char** argv) {
         run_floor_row(f, a);
         std::fflush(stdout);
       }
-      for (Design d : a.designs) {
-        if (g_cancel.load()) break;
-        io::ScratchDir scratch(a.dir);
-        TrafficConfig c = a.config;
-        c.log.design = d;
-        try {
-          TrafficResult r = run_traffic(scratch.path(), c);
-          print_result(r, a);
-          if (a.catch_up_reads) print_catch_up(scratch.path());
-        } catch (...) {
+      for (Design d : a.designs)
+        for (bool bare : {false, true}) {
+          if (g_cancel.load() || (bare && !a.bare)) break;
+          io::ScratchDir scratch(a.dir);
+          TrafficConfig c = a.config;
+          c.log.design = d;
+          if (bare) {
+            c.log.indexes = false;
+            c.log.transient_buffer = std::size_t{16} << 20;
+          }
+          try {
+            TrafficResult r = run_traffic(scratch.path(), c);
+            print_result(r, a, bare);
+            if (a.catch_up_reads) print_catch_up(scratch.path());
+          } catch (...) {
+            remove_log_files(scratch.path());
+            throw;
+          }
           remove_log_files(scratch.path());
-          throw;
+          std::fflush(stdout);
         }
-        remove_log_files(scratch.path());
-        std::fflush(stdout);
-      }
     }
     if (g_cancel.load()) {
       std::fprintf(stderr, "commitlog_bench: interrupted; the last run is partial\n");

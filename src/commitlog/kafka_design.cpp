@@ -35,7 +35,7 @@ class KafkaDesign final : public DesignBase {
       lc.id = t;
       lc.segment_size = options_.segment_size;
       lc.write = WriteCall::Pwrite;
-      lc.index_interval = options_.index_interval;
+      lc.index_interval = options_.indexes ? options_.index_interval : 0;
       logs_.push_back(std::make_unique<Log>(fs_, lc));
       open_report_.logs.push_back(logs_.back()->open(options_.recovery));
       // At a roll Kafka schedules a flush of the old segment on another thread.
@@ -45,7 +45,7 @@ class KafkaDesign final : public DesignBase {
         roll_flusher_.wake();
       });
     }
-    roll_flusher_.start(std::chrono::seconds(1), failure_, [this](bool) { flush_rolled(); });
+    roll_flusher_.start("log-roll-flush", std::chrono::seconds(1), failure_, [this](bool) { flush_rolled(); });
   }
 
   Ack append(std::uint32_t topic, std::span<const std::span<const std::byte>> bodies) override {

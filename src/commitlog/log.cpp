@@ -10,6 +10,7 @@
 #include "iolab/io/buffer.h"
 #include "iolab/io/file.h"
 #include "segment_reader.h"
+#include "worker.h"
 
 namespace iolab::commitlog::detail {
 
@@ -127,7 +128,10 @@ LogRecovery Log::open(Recovery policy) {
   if (config_.create_ahead) {
     std::lock_guard lock(ahead_mu_);
     ahead_requested_ = current_->base + current_->capacity;
-    ahead_thread_ = std::thread([this] { allocator_loop(); });
+    ahead_thread_ = std::thread([this] {
+      name_this_thread("log-allocate");
+      allocator_loop();
+    });
   }
   return rec;
 }

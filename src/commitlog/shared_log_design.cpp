@@ -66,7 +66,9 @@ SharedConfig shared_config(Design d) {
 class SharedLogDesign final : public DesignBase {
  public:
   SharedLogDesign(LogFs& fs, std::filesystem::path dir, Options o)
-      : DesignBase(fs, std::move(dir), std::move(o)), config_(shared_config(options_.design)) {}
+      : DesignBase(fs, std::move(dir), std::move(o)), config_(shared_config(options_.design)) {
+    config_.topic_index = config_.topic_index && options_.indexes;
+  }
 
   ~SharedLogDesign() override {
     try {
@@ -99,16 +101,16 @@ class SharedLogDesign final : public DesignBase {
     }
     if (config_.transient) {
       ring_ = io::Buffer(options_.transient_buffer, io::BufferKind::Aligned);
-      committer_.start(options_.commit_interval, failure_, [this](bool) { commit(); });
+      committer_.start("log-commit", options_.commit_interval, failure_, [this](bool) { commit(); });
     }
     if (lc.touch_ahead > 0) {
       // Its own thread: a flush thread's msync (tens of ms here) would let
       // the appender run past the window.
       log_->touch_ahead();  // the first window, before the first append
-      toucher_.start(options_.flush_interval, failure_, [this](bool) { log_->touch_ahead(); });
+      toucher_.start("log-touch", options_.flush_interval, failure_, [this](bool) { log_->touch_ahead(); });
     }
     if (config_.flush_thread) {
-      flusher_.start(options_.flush_interval, failure_, [this](bool stopping) { flush(stopping); });
+      flusher_.start("log-flush", options_.flush_interval, failure_, [this](bool stopping) { flush(stopping); });
     }
   }
 

@@ -18,8 +18,10 @@
 #include "iolab/base/clock.h"
 #include "iolab/base/error.h"
 #include "iolab/base/names.h"
+#include "iolab/base/proc.h"
 #include "iolab/io/file.h"
 #include "producer.h"
+#include "worker.h"  // name_this_thread
 
 namespace iolab::commitlog {
 
@@ -105,6 +107,9 @@ struct TrafficRun::State {
   std::uint64_t produced_ns = 0;  // when produce() found every producer done (one clock read a run)
   double process_cpu_s = 0;       // the process's CPU over produce()'s release and join
   rusage usage_before{}, usage_after{};  // the same window's rusage
+  // The same window's CPU per named thread, and read/write-like calls.
+  std::map<std::string, double> thread_cpu_before, thread_cpu_after;
+  std::optional<proc::IoAccounting> io_before, io_after;
   std::atomic<bool> stop{false}, producing{true};
   std::atomic<std::uint64_t> to_consume{UINT64_MAX};
   std::exception_ptr error;
@@ -178,11 +183,16 @@ TrafficRun::TrafficRun(const std::filesystem::path& dir, const TrafficConfig& co
     if (s.config.messages > 0 && quota == 0) continue;
     s.producers.push_back(std::make_unique<detail::Producer>(*s.log, s.config, clocking, p, quota, batch_bytes));
   }
-  if (s.config.consumer) s.consumer = std::thread([&s] { s.consume(); });
+  if (s.config.consumer)
+    s.consumer = std::thread([&s] {
+      detail::name_this_thread("log-consumer");
+      s.consume();
+    });
   // The producers wait for produce(): starting threads is not the run's work.
   try {
     for (auto& p : s.producers)
       s.threads.emplace_back([&s, p = p.get()] {
+        detail::name_this_thread("log-producer");
         s.go.wait();
         if (s.stop.load()) return;
         try {
@@ -206,12 +216,16 @@ Produced TrafficRun::produce() {
     s.start_ns = iolab::steady_ns();
     s.end_ns = s.start_ns + static_cast<std::uint64_t>(s.config.seconds * 1e9);
   }
+  s.io_before = proc::read_io();
+  s.thread_cpu_before = proc::thread_cpu_seconds_by_name();
   ::getrusage(RUSAGE_SELF, &s.usage_before);
   const double cpu_before = process_cpu_now();
   s.release_and_join();
   s.produced_ns = iolab::steady_ns();
   s.process_cpu_s = process_cpu_now() - cpu_before;
   ::getrusage(RUSAGE_SELF, &s.usage_after);
+  s.thread_cpu_after = proc::thread_cpu_seconds_by_name();
+  s.io_after = proc::read_io();
   Produced out;
   for (auto& p : s.producers) {
     out.messages += p->result().messages;
@@ -251,6 +265,18 @@ TrafficResult TrafficRun::finish() {
   r.process_user_seconds = secs(s.usage_after.ru_utime) - secs(s.usage_before.ru_utime);
   r.process_system_seconds = secs(s.usage_after.ru_stime) - secs(s.usage_before.ru_stime);
   r.minor_faults = static_cast<std::uint64_t>(std::max(0L, s.usage_after.ru_minflt - s.usage_before.ru_minflt));
+  // The producers have ended by now (their CPU is their own count); every
+  // other thread is read at both ends of the window.
+  for (const auto& [name, after] : s.thread_cpu_after) {
+    auto before = s.thread_cpu_before.find(name);
+    r.thread_cpu_seconds[name] = std::max(0.0, after - (before == s.thread_cpu_before.end() ? 0.0 : before->second));
+  }
+  if (!s.producers.empty()) r.thread_cpu_seconds["log-producer"] = r.producer_cpu_seconds;
+  if (s.io_before && s.io_after) {
+    r.io_calls_counted = true;
+    r.read_calls = s.io_after->syscr - s.io_before->syscr;
+    r.write_calls = s.io_after->syscw - s.io_before->syscw;
+  }
   s.to_consume = r.messages;
   s.join_consumer();
   r.consumed = s.consumed;

@@ -1,16 +1,27 @@
 // The designs' background thread (worker.h).
 #include "worker.h"
 
+#include <cstring>
 #include <exception>
 #include <utility>
 
 namespace iolab::commitlog::detail {
 
-void Worker::start(std::chrono::nanoseconds interval, FailureState& failure, std::function<void(bool stopping)> work) {
+void name_this_thread(const char* name) noexcept {
+  char cut[16] = {};
+  std::strncpy(cut, name, sizeof cut - 1);
+  ::pthread_setname_np(::pthread_self(), cut);
+}
+
+void Worker::start(const char* name, std::chrono::nanoseconds interval, FailureState& failure,
+                   std::function<void(bool stopping)> work) {
   interval_ = interval;
   failure_ = &failure;
   work_ = std::move(work);
-  thread_ = std::thread([this] { loop(); });
+  thread_ = std::thread([this, name] {
+    name_this_thread(name);
+    loop();
+  });
 }
 
 void Worker::wake() {

@@ -1,6 +1,6 @@
 // The kernel facts read in one place (base/proc.h): a block device's
 // directory and queue settings, found for a partition on its disk, "" where
-// there is none; the machine's memory.
+// there is none; the machine's memory; a thread's CPU time by its name.
 #include "iolab/base/proc.h"
 
 #include <sys/stat.h>
@@ -8,8 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstdint>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+
+#include <pthread.h>
 
 namespace iolab::proc {
 namespace {
@@ -46,6 +52,35 @@ TEST(Proc, PhysicalMemoryIsWhatMeminfoCallsMemTotal) {
   }
   ASSERT_EQ(key, "MemTotal:");
   EXPECT_EQ(physical_memory_bytes(), kib * 1024);
+}
+
+double own_cpu_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+// A named thread that has spent 20 ms of CPU is found under its name with
+// at least that much and no more than it has spent by the time it ends.
+TEST(Proc, AThreadsCpuTimeIsFoundUnderItsName) {
+  std::atomic<int> phase{0};
+  std::atomic<double> spent_at_end{0};
+  std::thread worker([&] {
+    ::pthread_setname_np(::pthread_self(), "proc-test-cpu");
+    volatile std::uint64_t sink = 0;
+    while (own_cpu_seconds() < 0.02) sink = sink + 1;
+    phase = 1;
+    while (phase.load() != 2) std::this_thread::yield();
+    spent_at_end = own_cpu_seconds();
+  });
+  while (phase.load() != 1) std::this_thread::yield();
+  auto by_name = thread_cpu_seconds_by_name();
+  phase = 2;
+  worker.join();
+  ASSERT_TRUE(by_name.contains("proc-test-cpu"));
+  EXPECT_GE(by_name["proc-test-cpu"], 0.02);
+  EXPECT_LE(by_name["proc-test-cpu"], spent_at_end.load());
+  EXPECT_FALSE(thread_cpu_seconds_by_name().contains("proc-test-cpu"));  // ended: not counted
 }
 
 }  // namespace

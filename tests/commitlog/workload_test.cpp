@@ -70,6 +70,12 @@ TEST_P(CommitLogWorkload, ClosedLoopCountsAddUp) {
     // Its sync ends before its acknowledgement: never later than the latency.
     EXPECT_LE(r.time_to_durable.max(), r.append_latency.max());
   }
+  // The window's CPU by kind of thread: the producers' own count under
+  // their name; the log's threads, where the design has them, alive and named.
+  EXPECT_DOUBLE_EQ(r.thread_cpu_seconds.at("log-producer"), r.producer_cpu_seconds);
+  EXPECT_EQ(r.thread_cpu_seconds.contains("log-flush"), traits(GetParam()).flush_thread);
+  EXPECT_EQ(r.thread_cpu_seconds.contains("log-commit"), traits(GetParam()).commit_thread);
+  EXPECT_EQ(r.thread_cpu_seconds.contains("log-consumer"), c.consumer);
   // The log is left for catch-up reads, then removed.
   std::vector<std::filesystem::path> dirs;
   for (const auto& e : std::filesystem::directory_iterator(scratch.path())) {

@@ -66,4 +66,11 @@ struct CgroupMounts {
 };
 CgroupMounts cgroup_mounts(const std::filesystem::path& mounts = "/proc/self/mounts");
 
+// CPU time (user + system, seconds) of this process's live threads, summed
+// by thread name (/proc/self/task/<tid>/comm): what each kind of thread has
+// spent so far. Each thread's CPU clock is read with clock_gettime, to the
+// nanosecond: /proc's utime and stime count 10 ms ticks, too coarse for a
+// run of a tenth of a second. Threads that have ended are not counted.
+std::map<std::string, double> thread_cpu_seconds_by_name();
+
 }  // namespace iolab::proc

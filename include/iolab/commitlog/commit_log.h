@@ -102,6 +102,11 @@ struct Options {
   std::size_t touch_ahead = std::size_t{16} << 20;
   // Per-topic index files: entries per file (RocketMQ: 300,000 of 20 bytes).
   std::uint32_t index_entries_per_file = 300'000;
+  // The design's indexes: kafka's sparse offset index, the per-topic index
+  // of rocketmq, rocketmq-transient and qmq. Off, a design is its bare
+  // write mechanism, so what an index costs is the difference of two runs
+  // (issue 45); topic_index() is then empty and reads scan the log.
+  bool indexes = true;
   Recovery recovery = Recovery::Truncate;
 };
 

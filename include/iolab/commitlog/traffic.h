@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -103,6 +104,18 @@ struct TrafficResult {
   // and the minor page faults (a mapped design's first touches show here).
   double process_user_seconds = 0, process_system_seconds = 0;
   std::uint64_t minor_faults = 0;
+  // The same window's CPU per kind of thread, seconds, by thread name:
+  // log-producer, log-consumer, and the log's own (log-flush, log-commit,
+  // log-touch, log-allocate, log-roll-flush); other threads of the process
+  // under their own names. Threads that end inside the window (but the
+  // producers, counted by themselves) are missed.
+  std::map<std::string, double> thread_cpu_seconds;
+  // The same window's read- and write-like system calls of the process
+  // (/proc/self/io syscr, syscw: read, pread, write, pwrite(v), ...; not
+  // msync, fdatasync or madvise); io_calls_counted false where the kernel
+  // keeps no such count.
+  bool io_calls_counted = false;
+  std::uint64_t read_calls = 0, write_calls = 0;
   Stats log;                 // flushes, bytes per flush, commits, rolls, ... (Stats in commit_log.h)
   // Clock reads the producers and the consumer made while producing and
   // consuming (send and acknowledgement times, pacing, consumer delay): 0
