@@ -79,6 +79,9 @@ public final class CommitLogReference {
         int runs = 3;
         int warmup = 3;
         long warmupMessages = -1;          // default: messages / 4, at least min(messages, 20,000)
+        int kafkaBatch = KAFKA_BATCH;
+        int activemqBatch = ACTIVEMQ_BATCH;
+        int ring = RING;
         Path dir = Paths.get(System.getenv().getOrDefault("TMPDIR", "/tmp"));
         int frame() { return HEADER + size; }
     }
@@ -86,12 +89,16 @@ public final class CommitLogReference {
     static final String USAGE =
         "usage: CommitLogReference [--mechanism kafka,mapped,transient,activemq|all] [--messages N]\n"
       + "         [--size BYTES] [--segment BYTES] [--runs N] [--warmup N] [--warmup-messages N] [--dir PATH]\n"
+      + "         [--kafka-batch BYTES] [--activemq-batch BYTES] [--ring BYTES]\n"
       + "  defaults: all mechanisms, 262144 messages of 1024 bytes (256 MiB of bodies), 1 GiB segments,\n"
-      + "  3 timed runs after 3 warm-up runs of messages/4, scratch directory under $TMPDIR or /tmp.\n"
+      + "  3 timed runs after 3 warm-up runs of messages/4, scratch directory under $TMPDIR or /tmp;\n"
+      + "  kafka batches of 16 KiB, activemq write batches of up to 4 MiB, a 16 MiB transient ring\n"
+      + "  (a power of two; grown to hold two frames).\n"
       + "  BYTES take k, m, g (binary) suffixes.";
 
     static final List<String> OPTIONS = List.of("--mechanism", "--mechanisms", "--messages", "--size", "--segment",
-                                                "--runs", "--warmup", "--warmup-messages", "--dir");
+                                                "--runs", "--warmup", "--warmup-messages", "--dir",
+                                                "--kafka-batch", "--activemq-batch", "--ring");
 
     static long parseCount(String opt, String v, long min, long max) throws UsageError {
         String s = v.trim().toLowerCase(Locale.ROOT);
@@ -140,6 +147,13 @@ public final class CommitLogReference {
                 case "--warmup": c.warmup = (int) parseCount(a, v, 0, 1000); break;
                 case "--warmup-messages": c.warmupMessages = parseCount(a, v, 1, 1L << 40); break;
                 case "--dir": c.dir = Paths.get(v); break;
+                case "--kafka-batch": c.kafkaBatch = (int) parseCount(a, v, 1, 1 << 30); break;
+                case "--activemq-batch": c.activemqBatch = (int) parseCount(a, v, 1, 1 << 30); break;
+                case "--ring": {
+                    c.ring = (int) parseCount(a, v, 4096, 1 << 30);
+                    if (Integer.bitCount(c.ring) != 1) throw new UsageError("--ring " + v + " is not a power of two");
+                    break;
+                }
                 default: throw new UsageError("unknown option " + a);
             }
         }
@@ -374,7 +388,7 @@ public final class CommitLogReference {
     static void kafka(Path dir, Config c, long n, Source src, Region r) throws IOException {
         final int frame = c.frame(), size = c.size;
         final long segment = c.segment;
-        ByteBuffer batch = ByteBuffer.allocateDirect(Math.max(KAFKA_BATCH, frame)).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer batch = ByteBuffer.allocateDirect(Math.max(c.kafkaBatch, frame)).order(ByteOrder.LITTLE_ENDIAN);
         long base = 0, filePos = 0, writes = 0;
         FileChannel ch = createSegment(dir, base, 0);
         r.thread("producer", Thread.currentThread());
@@ -553,7 +567,7 @@ public final class CommitLogReference {
     static void transientRing(Path dir, Config c, long n, Source src, Region r) throws Exception {
         final int frame = c.frame(), size = c.size;
         final long segment = c.segment;
-        int ringCap = RING;
+        int ringCap = c.ring;
         while (ringCap < 2 * frame) ringCap <<= 1;           // a frame fits in half the ring
         final int mask = ringCap - 1, half = ringCap / 2;
         final ByteBuffer ring = ByteBuffer.allocateDirect(ringCap).order(ByteOrder.LITTLE_ENDIAN);
@@ -753,7 +767,7 @@ public final class CommitLogReference {
     static void activemq(Path dir, Config c, long n, Source src, Region r) throws Exception {
         final int frame = c.frame(), size = c.size;
         final long segment = c.segment;
-        final KahaAppender app = new KahaAppender(dir, segment, Math.max(ACTIVEMQ_BATCH, frame));
+        final KahaAppender app = new KahaAppender(dir, segment, Math.max(c.activemqBatch, frame));
         final Object lock = app.lock;
         app.start();
         r.thread("producer", Thread.currentThread()).thread("writer", app);
@@ -977,9 +991,9 @@ public final class CommitLogReference {
         Runtime.getRuntime().addShutdownHook(hook);
         int rc = 0;
         try {
-            System.out.printf(Locale.ROOT, "# java CommitLogReference: java %s, messages=%d size=%d segment=%d runs=%d warmup=%dx%d dir=%s clk_tck=%d%n",
+            System.out.printf(Locale.ROOT, "# java CommitLogReference: java %s, messages=%d size=%d segment=%d runs=%d warmup=%dx%d kafka_batch=%d activemq_batch=%d ring=%d dir=%s clk_tck=%d%n",
                               System.getProperty("java.version"), c.messages, c.size, c.segment, c.runs, c.warmup,
-                              c.warmupMessages, scratch, CLK_TCK);
+                              c.warmupMessages, c.kafkaBatch, c.activemqBatch, c.ring, scratch, CLK_TCK);
             Source src = new Source(c.size);
             for (String name : c.mechanisms) {
                 for (int w = 0; w < c.warmup; w++) runOnce(scratch, name, c, c.warmupMessages, src);
