@@ -304,7 +304,6 @@ public final class StoreReference {
                 else if (!OPTIONS.contains(a)) throw new UsageError("unknown option " + a);
                 else if (i + 1 < args.length) v = args[++i];
                 else throw new UsageError(a + " needs a value");
-                if (!OPTIONS.contains(a)) throw new UsageError("unknown option " + a);
                 switch (a) {
                     case "--records": records = (int) number(a, v, 1, 10_000_000); break;
                     case "--runs": runs = (int) number(a, v, 1, 1000); break;
