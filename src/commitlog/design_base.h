@@ -30,29 +30,46 @@ class DesignBase : public CommitLog {
     return traits(options_.design).log_per_topic ? topic : 0;
   }
 
+  using CommitLog::append;
+  Ack append(std::uint32_t topic, std::span<const std::span<const std::byte>> bodies) final {
+    return append_staged(topic, stage(topic, bodies));
+  }
+  Ack append_framed(std::uint32_t topic, std::span<std::byte> frames,
+                    std::span<const std::uint32_t> body_sizes) final {
+    return append_staged(topic, stage_framed(topic, frames, body_sizes));
+  }
+
  protected:
   DesignBase(LogFs& fs, std::filesystem::path dir, Options o)
       : CommitLog(std::move(o)), fs_(fs), dir_(std::move(dir)) {}
 
+  // The design's append of staged frames: place, write, publish, acknowledge.
+  virtual Ack append_staged(std::uint32_t topic, Staged& staged) = 0;
+
   // Checks an append's input, and stages its frames (outside any lock).
   Staged& stage(std::uint32_t topic, std::span<const std::span<const std::byte>> bodies) {
-    failure_.check();
-    if (topic >= options_.topics)
-      throw Error("append", dir_.string(),
-                  "topic " + std::to_string(topic) + " of " + std::to_string(options_.topics), EINVAL);
-    if (bodies.empty()) throw Error("append", dir_.string(), "no message to append", EINVAL);
-    thread_local Staged staged;
-    staged.clear();
+    Staged& staged = start_staging(topic, bodies.size());
     for (auto body : bodies) {
-      if (body.size() > kMaxBodySize || frame_size(body.size()) > options_.segment_size)
-        throw Error("append", dir_.string(),
-                    "a message of " + std::to_string(body.size()) + " bytes is larger than " +
-                        (body.size() > kMaxBodySize ? "the largest a frame holds (16 MiB)"
-                                                    : "a segment of " + std::to_string(options_.segment_size) +
-                                                          " bytes with its header"),
-                    EMSGSIZE);
+      check_body(body.size());
       staged.add(body);
     }
+    return staged;
+  }
+  // The same for a batch laid out as frames (append_framed).
+  Staged& stage_framed(std::uint32_t topic, std::span<std::byte> frames, std::span<const std::uint32_t> body_sizes) {
+    Staged& staged = start_staging(topic, body_sizes.size());
+    std::size_t at = 0;
+    for (std::uint32_t size : body_sizes) {
+      check_body(size);
+      if (frames.size() - at < frame_size(size)) break;
+      staged.add_framed(frames.data() + at, frames.subspan(at + kFrameHeaderSize, size));
+      at += frame_size(size);
+    }
+    if (staged.items.size() != body_sizes.size() || at != frames.size())
+      throw Error("append", dir_.string(),
+                  std::to_string(body_sizes.size()) + " framed messages do not fill the " +
+                      std::to_string(frames.size()) + " bytes given",
+                  EINVAL);
     return staged;
   }
 
@@ -76,6 +93,27 @@ class DesignBase : public CommitLog {
   LogFs& fs_;
   std::filesystem::path dir_;
   FailureState failure_;
+
+ private:
+  Staged& start_staging(std::uint32_t topic, std::size_t messages) {
+    failure_.check();
+    if (topic >= options_.topics)
+      throw Error("append", dir_.string(),
+                  "topic " + std::to_string(topic) + " of " + std::to_string(options_.topics), EINVAL);
+    if (messages == 0) throw Error("append", dir_.string(), "no message to append", EINVAL);
+    thread_local Staged staged;
+    staged.clear();
+    return staged;
+  }
+  void check_body(std::uint64_t size) const {
+    if (size > kMaxBodySize || frame_size(size) > options_.segment_size)
+      throw Error("append", dir_.string(),
+                  "a message of " + std::to_string(size) + " bytes is larger than " +
+                      (size > kMaxBodySize ? "the largest a frame holds (16 MiB)"
+                                           : "a segment of " + std::to_string(options_.segment_size) +
+                                                 " bytes with its header"),
+                  EMSGSIZE);
+  }
 };
 
 // Where the frame of `sequence` starts in `log` (its log position), among

@@ -48,8 +48,7 @@ class KafkaDesign final : public DesignBase {
     roll_flusher_.start("log-roll-flush", std::chrono::seconds(1), failure_, [this](bool) { flush_rolled(); });
   }
 
-  Ack append(std::uint32_t topic, std::span<const std::span<const std::byte>> bodies) override {
-    Staged& staged = stage(topic, bodies);
+  Ack append_staged(std::uint32_t topic, Staged& staged) override {
     Log& log = *logs_[topic];
     Log::Placement& p = placement();
     {

@@ -34,6 +34,11 @@ void Staged::add(std::span<const std::byte> body) {
   bytes += item.size();
 }
 
+void Staged::add_framed(std::byte* room, std::span<const std::byte> body) {
+  add(body);
+  items.back().room = room;
+}
+
 Log::Log(LogFs& fs, LogConfig config) : fs_(fs), config_(std::move(config)) {}
 
 Log::~Log() {
@@ -128,10 +133,8 @@ LogRecovery Log::open(Recovery policy) {
   if (config_.create_ahead) {
     std::lock_guard lock(ahead_mu_);
     ahead_requested_ = current_->base + current_->capacity;
-    ahead_thread_ = std::thread([this] {
-      name_this_thread("log-allocate");
-      allocator_loop();
-    });
+    ahead_thread_ = std::thread([this] { allocator_loop(); });
+    name_thread(ahead_thread_, "log-allocate");
   }
   return rec;
 }

@@ -71,6 +71,9 @@ struct Staged {
     std::array<std::byte, kFrameHeaderSize> header{};
     std::span<const std::byte> body;
     std::uint32_t body_crc = 0;
+    // The caller's room for this header, right before `body` (append_framed);
+    // place() writes the header there too. Null for a plain append.
+    std::byte* room = nullptr;
     std::uint64_t size() const noexcept { return kFrameHeaderSize + body.size(); }
   };
   std::vector<Item> items;
@@ -81,6 +84,8 @@ struct Staged {
   }
   // REQUIRES: `body` outlives the append.
   void add(std::span<const std::byte> body);
+  // A frame of the caller's: `room` (kFrameHeaderSize bytes) then `body`.
+  void add_framed(std::byte* room, std::span<const std::byte> body);
 };
 
 // Kafka's sparse offset index for one segment: (sequence relative to the

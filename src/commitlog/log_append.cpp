@@ -24,6 +24,7 @@ void Log::place(Staged& staged, Placement& p) {
     Segment& s = *current_;
     std::uint64_t seq = next_sequence_++;
     encode_header(item.header.data(), static_cast<std::uint32_t>(item.body.size()), item.body_crc, seq);
+    if (item.room != nullptr) std::memcpy(item.room, item.header.data(), kFrameHeaderSize);
     if (s.first_sequence == 0) s.first_sequence = seq;
     if (s.index) {
       // Kafka's rule: an entry once more than index.interval.bytes were appended since the last.
@@ -49,11 +50,21 @@ void Log::place(Staged& staged, Placement& p) {
 namespace {
 
 // The frames of `items` as the pieces of one gathered write: each header,
-// then its body. Kept per thread: the writer reuses it for every run.
+// then its body; frames of the caller's (append_framed) that follow each
+// other in memory as one piece, so a producer batch is one plain write.
+// Kept per thread: the writer reuses it for every run.
 std::span<const std::span<const std::byte>> pieces_of(std::span<const Staged::Item> items) {
   thread_local std::vector<std::span<const std::byte>> pieces;
   pieces.clear();
   for (const auto& item : items) {
+    if (item.room != nullptr) {
+      const std::span<const std::byte> frame(item.room, item.size());
+      if (!pieces.empty() && pieces.back().data() + pieces.back().size() == frame.data())
+        pieces.back() = {pieces.back().data(), pieces.back().size() + frame.size()};
+      else
+        pieces.push_back(frame);
+      continue;
+    }
     pieces.emplace_back(item.header);
     if (!item.body.empty()) pieces.push_back(item.body);
   }

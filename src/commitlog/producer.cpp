@@ -100,11 +100,16 @@ void Producer::make(std::uint64_t index, std::uint64_t send_ns) {
     acknowledged(log_.append(topic, {&one, 1}), {&send_ns, 1});
     return;
   }
+  // Kafka's producer builds its batch in the log's format (the broker
+  // writes it as it is): room for the header, which the log fills, then
+  // the body. batch_bytes counts the frames, as batch.size counts records.
   Batch& b = batches_[topic];
-  std::size_t at = b.bytes.size();
+  std::size_t at = b.bytes.size() + kFrameHeaderSize;
+  b.bytes.resize(at);
   b.bytes.insert(b.bytes.end(), body_.begin(), body_.end());
   std::memcpy(b.bytes.data() + at, &send_ns, 8);
   std::memcpy(b.bytes.data() + at + 8, &id, 8);
+  b.body_sizes.push_back(static_cast<std::uint32_t>(body_.size()));
   b.send_ns.push_back(send_ns);
   if (b.bytes.size() >= batch_bytes_) send(topic);
 }
@@ -116,9 +121,7 @@ void Producer::send_all() {
 
 void Producer::send(std::uint32_t topic) {
   Batch& b = batches_[topic];
-  spans_.clear();
-  for (std::size_t at = 0; at < b.bytes.size(); at += body_.size()) spans_.emplace_back(b.bytes.data() + at, body_.size());
-  acknowledged(log_.append(topic, spans_), b.send_ns);
+  acknowledged(log_.append_framed(topic, b.bytes, b.body_sizes), b.send_ns);
   b.clear();
 }
 

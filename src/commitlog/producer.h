@@ -42,10 +42,12 @@ struct ProducerResult {
 
 // Messages waiting to be sent to one topic, back to back.
 struct Batch {
-  std::vector<std::byte> bytes;
+  std::vector<std::byte> bytes;  // the frames: room for each header, then its body
+  std::vector<std::uint32_t> body_sizes;
   std::vector<std::uint64_t> send_ns;
   void clear() {
     bytes.clear();
+    body_sizes.clear();
     send_ns.clear();
   }
 };
@@ -81,7 +83,6 @@ class Producer {
   std::size_t batch_bytes_;
   std::vector<std::byte> body_;
   std::vector<Batch> batches_;
-  std::vector<std::span<const std::byte>> spans_;
   std::uint64_t start_ns_ = 0, last_sample_ns_ = 0;
   ProducerResult result_;
 };

@@ -114,8 +114,7 @@ class SharedLogDesign final : public DesignBase {
     }
   }
 
-  Ack append(std::uint32_t topic, std::span<const std::span<const std::byte>> bodies) override {
-    Staged& staged = stage(topic, bodies);
+  Ack append_staged(std::uint32_t topic, Staged& staged) override {
     // The ring must hold the append plus the padding a roll may leave (less than one frame).
     if (config_.transient && 2 * staged.bytes > ring_.size())
       throw Error("append", dir_.string(), "an append larger than half the transient buffer", EMSGSIZE);

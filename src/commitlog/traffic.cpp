@@ -183,16 +183,14 @@ TrafficRun::TrafficRun(const std::filesystem::path& dir, const TrafficConfig& co
     if (s.config.messages > 0 && quota == 0) continue;
     s.producers.push_back(std::make_unique<detail::Producer>(*s.log, s.config, clocking, p, quota, batch_bytes));
   }
-  if (s.config.consumer)
-    s.consumer = std::thread([&s] {
-      detail::name_this_thread("log-consumer");
-      s.consume();
-    });
+  if (s.config.consumer) {
+    s.consumer = std::thread([&s] { s.consume(); });
+    detail::name_thread(s.consumer, "log-consumer");
+  }
   // The producers wait for produce(): starting threads is not the run's work.
   try {
-    for (auto& p : s.producers)
+    for (auto& p : s.producers) {
       s.threads.emplace_back([&s, p = p.get()] {
-        detail::name_this_thread("log-producer");
         s.go.wait();
         if (s.stop.load()) return;
         try {
@@ -201,6 +199,8 @@ TrafficRun::TrafficRun(const std::filesystem::path& dir, const TrafficConfig& co
           s.fail(std::current_exception());
         }
       });
+      detail::name_thread(s.threads.back(), "log-producer");
+    }
   } catch (...) {
     s.stop = true;
     throw;  // ~State joins what started

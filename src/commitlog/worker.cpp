@@ -7,10 +7,10 @@
 
 namespace iolab::commitlog::detail {
 
-void name_this_thread(const char* name) noexcept {
+void name_thread(std::thread& thread, const char* name) noexcept {
   char cut[16] = {};
   std::strncpy(cut, name, sizeof cut - 1);
-  ::pthread_setname_np(::pthread_self(), cut);
+  ::pthread_setname_np(thread.native_handle(), cut);
 }
 
 void Worker::start(const char* name, std::chrono::nanoseconds interval, FailureState& failure,
@@ -18,10 +18,8 @@ void Worker::start(const char* name, std::chrono::nanoseconds interval, FailureS
   interval_ = interval;
   failure_ = &failure;
   work_ = std::move(work);
-  thread_ = std::thread([this, name] {
-    name_this_thread(name);
-    loop();
-  });
+  thread_ = std::thread([this] { loop(); });
+  name_thread(thread_, name);
 }
 
 void Worker::wake() {

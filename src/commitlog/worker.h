@@ -40,7 +40,8 @@ class Worker {
   std::thread thread_;
 };
 
-// Names the calling thread (at most 15 characters; a longer name is cut).
-void name_this_thread(const char* name) noexcept;
+// Names `thread` (at most 15 characters; a longer name is cut), from the
+// thread that started it: named before anyone can look for it.
+void name_thread(std::thread& thread, const char* name) noexcept;
 
 }  // namespace iolab::commitlog::detail

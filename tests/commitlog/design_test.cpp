@@ -2,6 +2,7 @@
 // survives a reopen, is acknowledged at the promised level, can be tailed,
 // found and indexed; bad input is refused without breaking the log.
 #include <filesystem>
+#include <numeric>
 #include <string>
 #include <thread>
 
@@ -227,6 +228,42 @@ TEST_P(CommitLogDesign, RefusesBadInputAndStaysUsable) {
   log->close();
   log->close();  // twice is harmless
   EXPECT_EQ(testing::numbers_in(log->log_dir(0)), std::vector<std::uint64_t>{0});
+}
+
+// A producer batch laid out as frames (append_framed): the log writes each
+// header into its room in the caller's buffer, and the log holds the same
+// frames a plain append of the bodies writes, across rolls; sizes that do
+// not fill the buffer are refused and the log stays usable.
+TEST_P(CommitLogDesign, AFramedBatchIsWrittenAsThePlainAppendWouldWriteIt) {
+  testing::TestDir scratch(testing::fast_scratch_parent());
+  auto log = open_commit_log(scratch.path(), testing::small_options(GetParam()));
+  std::uint64_t next = 0;
+  for (std::size_t batch : {1u, 3u, 40u, 7u, 120u}) {  // 120 messages cross a 64 KiB segment
+    std::vector<std::byte> frames;
+    std::vector<std::uint32_t> sizes;
+    for (std::size_t i = 0; i < batch; ++i) {
+      auto body = message(next++);
+      frames.resize(frames.size() + kFrameHeaderSize);
+      frames.insert(frames.end(), body.begin(), body.end());
+      sizes.push_back(static_cast<std::uint32_t>(body.size()));
+    }
+    Ack a = log->append_framed(0, frames, sizes);
+    EXPECT_EQ(a.count, batch);
+    // The first header now in the caller's buffer: its body's length and the batch's first sequence.
+    Frame f;
+    ASSERT_EQ(check_frame(frames, 0, f), FrameCheck::Valid);
+    EXPECT_EQ(f.sequence, a.first_sequence);
+  }
+  std::vector<std::byte> frames(kFrameHeaderSize + 10);
+  const std::uint32_t too_long[] = {11};
+  EXPECT_THROW(log->append_framed(0, frames, too_long), Error);
+  const std::uint32_t too_short[] = {9};
+  EXPECT_THROW(log->append_framed(0, frames, too_short), Error);
+  log->append(0, message(next++));
+  log->close();
+  std::vector<std::uint64_t> expected(next);
+  std::iota(expected.begin(), expected.end(), 0u);
+  EXPECT_EQ(testing::numbers_in(log->log_dir(0)), expected);
 }
 
 TEST_P(CommitLogDesign, AppendsFromManyThreads) {

@@ -173,6 +173,16 @@ class CommitLog {
   // write or sync failure; after a failure every later append throws it too.
   virtual Ack append(std::uint32_t topic, std::span<const std::span<const std::byte>> bodies) = 0;
   Ack append(std::uint32_t topic, std::span<const std::byte> body) { return append(topic, {&body, 1}); }
+  // A producer batch laid out as the log stores it (Kafka's producer builds
+  // its record batch in the log's format; the broker writes it as it is):
+  // `frames` holds the messages back to back, each body after
+  // kFrameHeaderSize bytes left for its header, body_sizes[i] the i-th
+  // body's size. The log writes each header into its room in `frames` and
+  // writes the frames with one call per run (no gather of headers and
+  // bodies). Otherwise as append(); Error (EINVAL) when the sizes do not
+  // fill `frames` exactly.
+  virtual Ack append_framed(std::uint32_t topic, std::span<std::byte> frames,
+                            std::span<const std::uint32_t> body_sizes) = 0;
 
   // Number of logs and which one holds a topic.
   virtual std::uint32_t log_count() const noexcept = 0;
