@@ -237,6 +237,12 @@ void CommitLogRunWorkload::describe(results::Result& r) const {
     if (!s.warm_up_note.empty()) x["warm_up_note"] = s.warm_up_note;
     if (s.touched_ahead_bytes > 0) x["touched_ahead_bytes"] = s.touched_ahead_bytes;
     x["consumed"] = last_timed_->consumed;
+    // Each kind of thread's CPU in the last timed pass's region, seconds:
+    // the producers, the log's commit / flush / touch / allocate threads, a
+    // tailing consumer (TrafficResult::thread_cpu_seconds).
+    json threads = json::object();
+    for (const auto& [name, seconds] : last_timed_->thread_cpu_seconds) threads[name] = seconds;
+    x["thread_cpu_s"] = threads;
     x["log_stats_from"] = "the last timed pass (flushes, messages per flush, durable share and CPU: medians over timed passes)";
   }
   // The latency pass: every message clocked.

@@ -85,6 +85,7 @@ TEST_F(CommitLogSuiteTiny, EveryRecordIsVerifiedOrSkippedWithAReason) {
       EXPECT_EQ(r.reps, 1u);
       EXPECT_TRUE(r.pass_s.has_value());
       EXPECT_EQ(r.extra.at("timed_pass_clock_reads").get<std::uint64_t>(), 0u) << "no clock per message";
+      EXPECT_TRUE(r.extra.at("thread_cpu_s").contains("log-producer")) << "each kind of thread's CPU";
       EXPECT_EQ(r.extra.at("latency_loop").get<std::string>(), "closed");
       EXPECT_NE(r.extra.at("latency_measures").get<std::string>().find("coordinated omission"), std::string::npos);
     } else {
