@@ -13,9 +13,8 @@
 #
 # Rows, per mechanism: the Java reference; the iolab design without its
 # indexes (--bare: the bare mechanism); the full design; the plain C loop of
-# the mechanism (commitlog_bench --floors). activemq twice: at iolab's 16 KiB
-# write batches on the producer thread, and at KahaDB's 4 MiB batches (Java:
-# a writer thread; iolab: --batch 4m on the producer thread).
+# the mechanism (commitlog_bench --floors). activemq on both sides is
+# KahaDB's: messages queued, a writer thread writing up to 4 MiB per call.
 #
 # Prints every run's figure into DIR (KEEP=DIR keeps it; default a temporary
 # directory) and a table of medians with [min-max] over all runs, the ratios,
@@ -44,15 +43,11 @@ fi
 scale=(--messages 262144 --segment 1g)
 java_side() {
   "$here/java_reference.sh" commitlog --mechanism all --runs 3 --ring 16m "${scale[@]}" >> "$out/java.txt"
-  "$here/java_reference.sh" commitlog --mechanism activemq --activemq-batch 16k --runs 3 "${scale[@]}" |
-    sed 's/mechanism=activemq/mechanism=activemq-16k/' >> "$out/java.txt"
   "$here/java_reference.sh" store --records 100000 --runs 3 >> "$out/java_store.txt"
 }
 iolab_side() {
   "$bench" --design kafka,rocketmq,rocketmq-transient,qmq,activemq --bare --floors all --throughput \
     --transient-buffer 16m --no-consumer --reps 3 "${scale[@]}" >> "$out/iolab.txt"
-  "$bench" --design activemq --bare --throughput --batch 4m --no-consumer --reps 3 "${scale[@]}" |
-    sed -E 's/^activemq( bare)?  /activemq-4m\1/' >> "$out/iolab.txt"
   "$iolab" run store --scale quick --records 100000 --no-latency --out "$out/store-$1.json" > /dev/null
 }
 
@@ -82,7 +77,7 @@ def show(row):
 print("\nmessages/s, median [min-max] over every run (n runs)")
 rows = [("kafka", "java kafka", "floor-pwrite"), ("rocketmq", "java mapped", "floor-mmap"),
         ("qmq", "java mapped", "floor-mmap"), ("rocketmq-transient", "java transient", "floor-ring"),
-        ("activemq", "java activemq-16k", "floor-pwrite"), ("activemq-4m", "java activemq", None)]
+        ("activemq", "java activemq", None)]
 print(f"{'design':20s} {'Java':30s} {'iolab bare':30s} {'iolab full':30s} {'C loop':30s} bare/Java  bar        full/bare")
 for design, java, floor in rows:
     j, b, f = med(java), med(design + " bare"), med(design)

@@ -32,8 +32,9 @@ std::string_view describe(Design d) noexcept {
              "LogSegment.append into its MappedByteBuffer), no segment created ahead; a flush thread msyncs >= 16 KiB; "
              "per-topic index; mmap reads";
     case Design::ActiveMq:
-      return "lseek + one write per batch of messages to a shared log (KahaDB's DataFileAppender WriteBatch); never "
-             "flushes; read(2) reads";
+      return "each message queued into a write batch in memory; a writer thread takes the batch whenever it is idle "
+             "and writes it with lseek + one write (up to 4 MiB: KahaDB's DataFileAppender); acknowledged when queued; "
+             "never flushes; read(2) reads";
     case Design::GroupCommit:
       return "pwrite appends; each append waits for an fdatasync covering it, one leader syncing for all waiting; "
              "pread reads";
@@ -70,7 +71,8 @@ DesignTraits traits(Design d) noexcept {
       t.read_path = ReadPath::Mmap;
       break;
     case Design::ActiveMq:
-      t.batches = true;
+      t.commit_thread = t.preallocates = true;
+      t.ack = AckLevel::Buffered;
       t.read_path = ReadPath::Read;
       break;
     case Design::GroupCommit:

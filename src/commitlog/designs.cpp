@@ -21,6 +21,8 @@ void validate(const Options& o) {
   if (o.transient_buffer < 64 * 1024 || o.transient_buffer % io::kPageSize != 0)
     throw UsageError("transient buffer " + std::to_string(o.transient_buffer),
                      "must be a multiple of 4096 bytes, at least 64 KiB");
+  if (o.write_batch < 32 * 1024 || o.write_batch % io::kPageSize != 0)
+    throw UsageError("write batch " + std::to_string(o.write_batch), "must be a multiple of 4096 bytes, at least 32 KiB");
 }
 
 }  // namespace

@@ -28,14 +28,6 @@ std::string MappedRegion::warm(std::size_t from) {
   return {};
 }
 
-void LogFile::seek_and_write(std::uint64_t offset, std::span<const std::span<const std::byte>> pieces) {
-  thread_local std::vector<std::byte> buffer;
-  buffer.clear();
-  for (auto p : pieces) buffer.insert(buffer.end(), p.begin(), p.end());
-  file_->seek(offset);
-  file_->write(buffer);
-}
-
 int LogFile::native_handle() {
   if (!posix_) return -1;
   if (fd_.get() < 0) fd_ = io::sys::open_existing(path(), io::Access::Read);

@@ -63,9 +63,12 @@ class LogFile {
   void write_at(std::uint64_t offset, std::span<const std::span<const std::byte>> pieces) {
     file_->write_at(offset, pieces);
   }
-  // lseek, then one write(2) of the pieces (RandomAccessFile-style: ActiveMQ
-  // writes each message from one buffer). REQUIRES: the caller's lock.
-  void seek_and_write(std::uint64_t offset, std::span<const std::span<const std::byte>> pieces);
+  // lseek, then one write(2) (RandomAccessFile-style: KahaDB's writer
+  // thread writes a batch so). REQUIRES: one writer of the file at a time.
+  void seek_and_write(std::uint64_t offset, std::span<const std::byte> data) {
+    file_->seek(offset);
+    file_->write(data);
+  }
   // Up to dst.size() bytes; fewer only at end of file.
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) { return file_->read_at(offset, dst); }
   // lseek + read(2).

@@ -130,7 +130,7 @@ struct Segment {
   std::uint64_t bytes_since_index = 0;
 };
 
-enum class WriteCall { Pwrite, SeekWrite, Mapped, None /* a design writes the bytes itself */ };
+enum class WriteCall { Pwrite, Mapped, None /* a design writes the bytes itself */ };
 
 struct LogConfig {
   std::filesystem::path dir;

@@ -80,13 +80,6 @@ void Log::write(const Run& run, const Staged& staged) {
     case WriteCall::Pwrite:
       s.file->write_at(run.offset, pieces_of(items));
       return;
-    case WriteCall::SeekWrite: {
-      // ActiveMQ's KahaDB journal (DataFileAppender.processQueue): the
-      // writes of a WriteBatch are copied into one buffer, then one
-      // RandomAccessFile seek + write for the whole batch.
-      s.file->seek_and_write(run.offset, pieces_of(items));
-      return;
-    }
     case WriteCall::Mapped: {
       std::byte* at = s.map.data() + run.offset;
       for (const auto& item : items) {

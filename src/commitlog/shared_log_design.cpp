@@ -24,6 +24,12 @@ struct SharedConfig {
   bool transient = false, flush_thread = false, group_commit = false, topic_index = false;
   bool keep_sealed_open = true;
   AckLevel ack = AckLevel::Written;
+  // A transient design's commit thread: how it writes (pwrite, or lseek +
+  // write), when it runs (RocketMQ: every commit_interval or once the ring is
+  // half full; KahaDB: as soon as it is idle and something is queued), and
+  // the most one call writes (0: all there is).
+  bool commit_seeks = false, commit_when_idle = false;
+  std::size_t commit_most = 0;
 };
 
 SharedConfig shared_config(Design d) {
@@ -51,7 +57,15 @@ SharedConfig shared_config(Design d) {
       c.preallocate = c.map_for_write = c.msync = true;
       break;
     case Design::ActiveMq:
-      c.write = WriteCall::SeekWrite;
+      // KahaDB's DataFileAppender: storeItem queues the record into the
+      // next WriteBatch (waiting while it is full and the writer busy); the
+      // writer thread (processQueue) takes it whenever it is idle and
+      // writes it with RandomAccessFile seek + write.
+      // Its data files' blocks are allocated when a file is made
+      // (journalPreallocationStrategy=zeros): a full disk stops an append
+      // there, never a batch already acknowledged to the writer.
+      c.write = WriteCall::None;
+      c.transient = c.commit_seeks = c.commit_when_idle = c.preallocate = true;
       c.keep_sealed_open = false;
       break;
     case Design::GroupCommit:
@@ -68,6 +82,7 @@ class SharedLogDesign final : public DesignBase {
   SharedLogDesign(LogFs& fs, std::filesystem::path dir, Options o)
       : DesignBase(fs, std::move(dir), std::move(o)), config_(shared_config(options_.design)) {
     config_.topic_index = config_.topic_index && options_.indexes;
+    if (config_.commit_when_idle) config_.commit_most = options_.write_batch;
   }
 
   ~SharedLogDesign() override {
@@ -100,8 +115,17 @@ class SharedLogDesign final : public DesignBase {
       }
     }
     if (config_.transient) {
-      ring_ = io::Buffer(options_.transient_buffer, io::BufferKind::Aligned);
-      committer_.start("log-commit", options_.commit_interval, failure_, [this](bool) { commit(); });
+      // KahaDB: the batch being written and the next one filling.
+      ring_ = io::Buffer(config_.commit_most > 0 ? 2 * config_.commit_most : options_.transient_buffer,
+                         io::BufferKind::Aligned);
+      // KahaDB's writer also looks every millisecond: an appender's look at
+      // writer_idle_ may pass its own publish (no fence on the append path,
+      // which would wait for the frame's stores to drain), and then the wake
+      // it did not make is made up within 1 ms.
+      const auto every = config_.commit_when_idle
+                             ? std::min<std::chrono::nanoseconds>(options_.commit_interval, std::chrono::milliseconds(1))
+                             : options_.commit_interval;
+      committer_.start("log-commit", every, failure_, [this](bool) { commit(); });
     }
     if (lc.touch_ahead > 0) {
       // Its own thread: a flush thread's msync (tens of ms here) would let
@@ -133,7 +157,12 @@ class SharedLogDesign final : public DesignBase {
         log_->publish(p, !config_.transient);
       });
     }
-    if (config_.transient) {
+    if (config_.commit_when_idle) {
+      // KahaDB: the writer takes what is queued as soon as it is idle; one
+      // wake per batch (it is busy for the rest), not per message.
+      if (writer_idle_.load(std::memory_order_relaxed) && writer_idle_.exchange(false, std::memory_order_acq_rel))
+        committer_.wake();
+    } else if (config_.transient) {
       // Half full: wake the commit thread once per committed position, not
       // on every append until its commit ends (a lock and a notify each).
       auto w = log_->written(), c = log_->committed();
@@ -227,9 +256,25 @@ class SharedLogDesign final : public DesignBase {
     }
   }
 
-  // RocketMQ's CommitRealTimeService: pwrite what the ring holds beyond the
-  // committed position into the segment files.
+  // The commit thread's round. RocketMQ's CommitRealTimeService: pwrite
+  // what the ring holds beyond the committed position into the segment
+  // files. KahaDB's writer (commit_when_idle): the same with lseek + write,
+  // then idle, taking anything queued meanwhile first: an append that found
+  // the writer busy did not wake it.
   void commit() {
+    if (!config_.commit_when_idle) {
+      commit_what_is_written();
+      return;
+    }
+    do {
+      writer_idle_.store(false, std::memory_order_relaxed);
+      commit_what_is_written();
+      writer_idle_.store(true, std::memory_order_seq_cst);
+    } while (log_->written().position > log_->committed().position &&
+             writer_idle_.exchange(false, std::memory_order_acq_rel));
+  }
+
+  void commit_what_is_written() {
     Log::Mark w = log_->written(), c = log_->committed();
     if (w.position <= c.position) return;
     std::uint64_t capacity = ring_.size();
@@ -239,7 +284,12 @@ class SharedLogDesign final : public DesignBase {
       while (from < to) {
         std::uint64_t at = from % capacity;
         std::uint64_t n = std::min(to - from, capacity - at);
-        seg->file->write_at(from - seg->base, {ring_.data() + at, static_cast<std::size_t>(n)});
+        if (config_.commit_most > 0) n = std::min<std::uint64_t>(n, config_.commit_most);
+        const std::span<const std::byte> bytes{ring_.data() + at, static_cast<std::size_t>(n)};
+        if (config_.commit_seeks)
+          seg->file->seek_and_write(from - seg->base, bytes);
+        else
+          seg->file->write_at(from - seg->base, bytes);
         commits_.fetch_add(1, std::memory_order_relaxed);
         committed_bytes_.fetch_add(n, std::memory_order_relaxed);
         from += n;
@@ -310,7 +360,8 @@ class SharedLogDesign final : public DesignBase {
   std::condition_variable group_cv_;
   bool leader_ = false;
   std::atomic<std::uint64_t> commits_{0}, committed_bytes_{0}, buffer_full_waits_{0};
-  std::atomic<std::uint64_t> woken_for_{UINT64_MAX};  // the committed position the last half-full wake was for
+  std::atomic<std::uint64_t> woken_for_{UINT64_MAX};
+  std::atomic<bool> writer_idle_{true};  // activemq: the writer thread has nothing in hand  // the committed position the last half-full wake was for
   std::atomic<std::uint64_t> touch_woken_step_{UINT64_MAX};  // the half window the last touch-ahead wake was in
   bool closed_ = false;
 };

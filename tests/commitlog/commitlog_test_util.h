@@ -58,6 +58,7 @@ inline commitlog::Options small_options(commitlog::Design d, std::uint32_t topic
   o.flush_interval = std::chrono::milliseconds(1);
   o.commit_interval = std::chrono::milliseconds(1);
   o.transient_buffer = 256 * 1024;
+  o.write_batch = 64 * 1024;  // activemq: many writer rounds in a small test
   o.index_entries_per_file = 500;
   return o;
 }

@@ -15,9 +15,9 @@ namespace {
 TEST(TailingConsumer, ReadsPastASegmentThatEndsOnAPageBoundary) {
   testing::TestDir scratch;
   TrafficConfig c;
-  // Appends by write(2), no preallocation (the file ends where the data
+  // Appends by pwrite, no preallocation (the file ends where the data
   // does), read through a mapping of each segment's capacity.
-  c.log.design = Design::ActiveMq;
+  c.log.design = Design::Kafka;
   c.consumer_read_path = ReadPath::Mmap;
   // One 8 KiB frame per 12 KiB segment: the file ends on a page boundary
   // and its last 4 KiB of capacity stay unwritten (past the end of the file).

@@ -24,8 +24,9 @@ struct Written {
   std::vector<std::pair<std::filesystem::path, std::uint64_t>> frames;  // (segment, offset) of message n
 };
 
-// A closed log of kReaderMessages messages 0..n-1 in several 64 KiB segments.
-Written write_log(const std::filesystem::path& dir, Design design = Design::ActiveMq) {
+// A closed log of kReaderMessages messages 0..n-1 in several 64 KiB segments
+// (kafka: pwrite segments, not preallocated, ending at their last frame).
+Written write_log(const std::filesystem::path& dir, Design design = Design::Kafka) {
   auto log = open_commit_log(dir, testing::small_options(design));
   for (std::uint64_t n = 0; n < kReaderMessages; ++n) log->append(0, message(n));
   Written w;
@@ -84,7 +85,7 @@ TEST(CommitLogReader, TornTailIsReportedAndCutOnReopen) {
   EXPECT_NE(scan.damage->describe().find("torn tail"), std::string::npos);
 
   // Refuse still cuts a torn tail: it is what a crash mid-append leaves.
-  Options o = testing::small_options(Design::ActiveMq);
+  Options o = testing::small_options(Design::Kafka);
   o.recovery = Recovery::Refuse;
   auto log = open_commit_log(scratch.path(), o);
   ASSERT_EQ(log->open_report().logs.size(), 1u);
@@ -124,7 +125,7 @@ TEST(CommitLogReader, FlippedByteMidSegmentStopsTheReaderAtItsOffset) {
   EXPECT_NE(text.find("CRC32C"), std::string::npos) << text;
 
   // Refuse: open fails, naming the offset; nothing is changed.
-  Options o = testing::small_options(Design::ActiveMq);
+  Options o = testing::small_options(Design::Kafka);
   o.recovery = Recovery::Refuse;
   try {
     open_commit_log(scratch.path(), o);
@@ -136,7 +137,7 @@ TEST(CommitLogReader, FlippedByteMidSegmentStopsTheReaderAtItsOffset) {
 
   // Truncate (the default, Kafka's and RocketMQ's way): everything from the
   // damage on goes, later segments too; appending continues after it.
-  auto log = open_commit_log(scratch.path(), testing::small_options(Design::ActiveMq));
+  auto log = open_commit_log(scratch.path(), testing::small_options(Design::Kafka));
   const LogRecovery& rec = log->open_report().logs[0];
   ASSERT_TRUE(rec.damage);
   EXPECT_EQ(rec.damage->at.offset, offset);
@@ -201,7 +202,7 @@ TEST(CommitLogReader, StaleFrameAfterTheEndIsCut) {
   EXPECT_EQ(scan.damage->check, FrameCheck::BadSequence);
   EXPECT_EQ(scan.damage->at.sequence, 4u);
   EXPECT_TRUE(scan.damage->torn_tail());
-  auto log = open_commit_log(scratch.path(), testing::small_options(Design::ActiveMq));
+  auto log = open_commit_log(scratch.path(), testing::small_options(Design::Kafka));
   EXPECT_EQ(log->open_report().logs[0].truncated_bytes, stale.size());
   log->close();
   LogScan again;
@@ -235,7 +236,7 @@ TEST(CommitLogReader, RefusesADirectoryThatIsNotALog) {
   Written w = write_log(scratch.path());
   testing::write_bytes(w.log_dir / "notes.txt", testing::message(1));
   EXPECT_THROW(scan_log(w.log_dir), Error);
-  EXPECT_THROW(open_commit_log(scratch.path(), testing::small_options(Design::ActiveMq)), Error);
+  EXPECT_THROW(open_commit_log(scratch.path(), testing::small_options(Design::Kafka)), Error);
   // Removing the log leaves the file it did not make.
   remove_log_files(scratch.path());
   EXPECT_TRUE(std::filesystem::exists(w.log_dir / "notes.txt"));

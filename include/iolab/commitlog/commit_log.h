@@ -92,6 +92,10 @@ struct Options {
   // soon as the buffer is half full.
   std::chrono::nanoseconds commit_interval = std::chrono::milliseconds(200);
   std::size_t transient_buffer = std::size_t{64} << 20;
+  // activemq: the most its writer thread writes with one call (KahaDB's
+  // journal.writeBatchSize, 4 MiB); its buffer holds two such batches, one
+  // written while the next fills.
+  std::size_t write_batch = std::size_t{4} << 20;
   // rocketmq: touch every page of a new segment, mlock it, MADV_WILLNEED.
   bool warm_up = false;
   // Mapped designs (rocketmq, qmq): a thread of the log faults the mapping in
