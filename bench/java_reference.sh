@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The Java 17 reference of issue 45 (bench/java/README.md): compiles bench/java/*.java with
-# javac into a temporary directory, runs one of them, and removes the directory on exit.
+# The Java 17 reference of issue 45 (bench/java/README.md): compiles one of bench/java's
+# programs, with the helpers they share (bench/java/RefSupport.java), with javac into a temporary
+# directory, runs it, and removes the directory on exit.
 #
 #   bench/java_reference.sh commitlog [--mechanism kafka,mapped,transient,activemq|all] [--messages N]
 #                                     [--size BYTES] [--segment BYTES] [--runs N] [--dir PATH] ...
@@ -41,7 +42,7 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-javac --release 17 -d "$tmp" "$src/$main.java"
+javac --release 17 -d "$tmp" "$src/$main.java" "$src/RefSupport.java"
 # clk.tck: /proc/self/stat counts user and system time in these ticks
 # shellcheck disable=SC2086
 java ${JAVA_OPTS:-} -Dclk.tck="$(getconf CLK_TCK)" -cp "$tmp" "$main" "$@"

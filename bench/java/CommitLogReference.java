@@ -18,8 +18,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
@@ -66,11 +64,6 @@ public final class CommitLogReference {
 
     // ---------------------------------------------------------------- options
 
-    static final class UsageError extends Exception {
-        private static final long serialVersionUID = 1L;
-        UsageError(String m) { super(m); }
-    }
-
     static final class Config {
         List<String> mechanisms = MECHANISMS;
         long messages = 262_144;
@@ -100,66 +93,48 @@ public final class CommitLogReference {
                                                 "--runs", "--warmup", "--warmup-messages", "--dir",
                                                 "--kafka-batch", "--activemq-batch", "--ring");
 
-    static long parseCount(String opt, String v, long min, long max) throws UsageError {
-        String s = v.trim().toLowerCase(Locale.ROOT);
-        long mult = 1;
-        if (!s.isEmpty()) {
-            char c = s.charAt(s.length() - 1);
-            if (c == 'k') mult = 1L << 10; else if (c == 'm') mult = 1L << 20; else if (c == 'g') mult = 1L << 30;
-            if (mult != 1) s = s.substring(0, s.length() - 1);
-        }
-        long n;
-        try {
-            n = Math.multiplyExact(Long.parseLong(s), mult);
-        } catch (NumberFormatException | ArithmeticException e) {
-            throw new UsageError(opt + ": '" + v + "' is not a whole number");
-        }
-        if (n < min || n > max) throw new UsageError(opt + ": " + v + " is out of range (" + min + ".." + max + ")");
-        return n;
-    }
-
-    static Config parse(String[] args) throws UsageError {
+    static Config parse(String[] args) throws RefSupport.UsageError {
         Config c = new Config();
         for (int i = 0; i < args.length; i++) {
             String a = args[i], v;
             int eq = a.indexOf('=');
             if (a.startsWith("--") && eq > 0) { v = a.substring(eq + 1); a = a.substring(0, eq); }
             else if (a.equals("--help") || a.equals("-h")) { System.out.println(USAGE); System.exit(0); return c; }
-            else if (!a.startsWith("--")) throw new UsageError("unexpected argument '" + a + "'");
-            else if (!OPTIONS.contains(a)) throw new UsageError("unknown option " + a);
+            else if (!a.startsWith("--")) throw new RefSupport.UsageError("unexpected argument '" + a + "'");
+            else if (!OPTIONS.contains(a)) throw new RefSupport.UsageError("unknown option " + a);
             else if (i + 1 < args.length) v = args[++i];
-            else throw new UsageError(a + " needs a value");
+            else throw new RefSupport.UsageError(a + " needs a value");
             switch (a) {
                 case "--mechanism": case "--mechanisms": {
                     if (v.equals("all")) { c.mechanisms = MECHANISMS; break; }
                     List<String> m = new ArrayList<>();
                     for (String s : v.split(",")) {
-                        if (!MECHANISMS.contains(s)) throw new UsageError("--mechanism: unknown mechanism '" + s + "' (kafka, mapped, transient, activemq or all)");
+                        if (!MECHANISMS.contains(s)) throw new RefSupport.UsageError("--mechanism: unknown mechanism '" + s + "' (kafka, mapped, transient, activemq or all)");
                         if (!m.contains(s)) m.add(s);
                     }
                     c.mechanisms = m;
                     break;
                 }
-                case "--messages": c.messages = parseCount(a, v, 1, 1L << 40); break;
-                case "--size": c.size = (int) parseCount(a, v, 16, MAX_BODY); break;
-                case "--segment": c.segment = parseCount(a, v, 1, Integer.MAX_VALUE); break;
-                case "--runs": c.runs = (int) parseCount(a, v, 1, 1000); break;
-                case "--warmup": c.warmup = (int) parseCount(a, v, 0, 1000); break;
-                case "--warmup-messages": c.warmupMessages = parseCount(a, v, 1, 1L << 40); break;
+                case "--messages": c.messages = RefSupport.parseCount(a, v, 1, 1L << 40); break;
+                case "--size": c.size = (int) RefSupport.parseCount(a, v, 16, MAX_BODY); break;
+                case "--segment": c.segment = RefSupport.parseCount(a, v, 1, Integer.MAX_VALUE); break;
+                case "--runs": c.runs = (int) RefSupport.parseCount(a, v, 1, 1000); break;
+                case "--warmup": c.warmup = (int) RefSupport.parseCount(a, v, 0, 1000); break;
+                case "--warmup-messages": c.warmupMessages = RefSupport.parseCount(a, v, 1, 1L << 40); break;
                 case "--dir": c.dir = Paths.get(v); break;
-                case "--kafka-batch": c.kafkaBatch = (int) parseCount(a, v, 1, 1 << 30); break;
-                case "--activemq-batch": c.activemqBatch = (int) parseCount(a, v, 1, 1 << 30); break;
+                case "--kafka-batch": c.kafkaBatch = (int) RefSupport.parseCount(a, v, 1, 1 << 30); break;
+                case "--activemq-batch": c.activemqBatch = (int) RefSupport.parseCount(a, v, 1, 1 << 30); break;
                 case "--ring": {
-                    c.ring = (int) parseCount(a, v, 4096, 1 << 30);
-                    if (Integer.bitCount(c.ring) != 1) throw new UsageError("--ring " + v + " is not a power of two");
+                    c.ring = (int) RefSupport.parseCount(a, v, 4096, 1 << 30);
+                    if (Integer.bitCount(c.ring) != 1) throw new RefSupport.UsageError("--ring " + v + " is not a power of two");
                     break;
                 }
-                default: throw new UsageError("unknown option " + a);
+                default: throw new RefSupport.UsageError("unknown option " + a);
             }
         }
         if (c.segment < c.frame())
-            throw new UsageError("--segment " + c.segment + " is smaller than one frame (" + c.frame() + " bytes)");
-        if (!Files.isDirectory(c.dir)) throw new UsageError("--dir " + c.dir + " is not a directory");
+            throw new RefSupport.UsageError("--segment " + c.segment + " is smaller than one frame (" + c.frame() + " bytes)");
+        if (!Files.isDirectory(c.dir)) throw new RefSupport.UsageError("--dir " + c.dir + " is not a directory");
         if (c.warmupMessages < 0) c.warmupMessages = Math.max(c.messages / 4, Math.min(c.messages, 20_000));
         return c;
     }
@@ -293,38 +268,6 @@ public final class CommitLogReference {
         void count(String name, long v) { counters.put(name, v); }
     }
 
-    // ---------------------------------------------------------------- unmapping
-
-    // MappedByteBuffers and direct buffers are otherwise freed by the GC; a log that deletes its
-    // files releases them at once (RocketMQ's UtilAll.cleanBuffer, Netty, Lucene do the same).
-    static final Object UNSAFE;
-    static final Method INVOKE_CLEANER;
-    static {
-        Object u = null;
-        Method m = null;
-        try {
-            Class<?> c = Class.forName("sun.misc.Unsafe");
-            Field f = c.getDeclaredField("theUnsafe");
-            f.setAccessible(true);
-            u = f.get(null);
-            m = c.getMethod("invokeCleaner", ByteBuffer.class);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            u = null;
-            m = null;
-        }
-        UNSAFE = u;
-        INVOKE_CLEANER = m;
-    }
-
-    static void free(ByteBuffer b) {
-        if (b == null || !b.isDirect() || INVOKE_CLEANER == null) return;
-        try {
-            INVOKE_CLEANER.invoke(UNSAFE, b);
-        } catch (ReflectiveOperationException e) {
-            // left to the GC
-        }
-    }
-
     // ---------------------------------------------------------------- flush thread (mapped, transient)
 
     interface SegmentForce {
@@ -412,7 +355,7 @@ public final class CommitLogReference {
             r.end();
         } finally {
             ch.close();
-            free(batch);
+            RefSupport.free(batch);
         }
         r.count("writes", writes);
     }
@@ -464,7 +407,7 @@ public final class CommitLogReference {
             try {
                 flusher.finish();
             } finally {
-                for (int i = 0; i < segs; i++) free(maps.get(i));
+                for (int i = 0; i < segs; i++) RefSupport.free(maps.get(i));
             }
         }
         r.count("forces", flusher.forces);
@@ -638,7 +581,7 @@ public final class CommitLogReference {
                     flusher.finish();
                 } finally {
                     for (int i = 0; i < segs; i++) if (channels.get(i) != null) channels.get(i).close();
-                    free(ring);
+                    RefSupport.free(ring);
                 }
             }
         }
@@ -867,7 +810,7 @@ public final class CommitLogReference {
                         at += HEADER + l;
                     }
                 } finally {
-                    free(m);
+                    RefSupport.free(m);
                 }
             }
         }
@@ -907,13 +850,6 @@ public final class CommitLogReference {
         } finally {
             deleteTree(dir);
         }
-    }
-
-    static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        int k = s.length;
-        return k % 2 == 1 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
     }
 
     static String fmt(double v) {
@@ -973,9 +909,8 @@ public final class CommitLogReference {
         Config c;
         try {
             c = parse(args);
-        } catch (UsageError e) {
-            System.err.println("CommitLogReference: " + e.getMessage() + " (--help for usage)");
-            System.exit(2);
+        } catch (RefSupport.UsageError e) {
+            RefSupport.exitUsage("CommitLogReference", e);
             return;
         }
         Path scratch;
@@ -1008,7 +943,7 @@ public final class CommitLogReference {
                 for (String key : runs.get(0).keySet()) {
                     double[] v = new double[runs.size()];
                     for (int k = 0; k < v.length; k++) v[k] = runs.get(k).getOrDefault(key, 0.0);
-                    med.put(key, median(v));
+                    med.put(key, RefSupport.median(v));
                 }
                 System.out.println("java mechanism=" + name + " median runs=" + c.runs + " messages=" + c.messages + line(med));
                 System.out.flush();

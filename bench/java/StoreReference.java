@@ -13,9 +13,6 @@
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
-import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -162,48 +158,14 @@ public final class StoreReference {
         }
 
         @Override public void close() throws IOException {
-            for (MappedByteBuffer m : oldMaps) free(m);
-            free(mbb);
+            for (MappedByteBuffer m : oldMaps) RefSupport.free(m);
+            RefSupport.free(mbb);
             channel.close();
             journal.close();
         }
     }
 
-    // MappedByteBuffers are otherwise unmapped by the GC; this run deletes its file at once.
-    static final Object UNSAFE;
-    static final Method INVOKE_CLEANER;
-    static {
-        Object u = null;
-        Method m = null;
-        try {
-            Class<?> c = Class.forName("sun.misc.Unsafe");
-            Field f = c.getDeclaredField("theUnsafe");
-            f.setAccessible(true);
-            u = f.get(null);
-            m = c.getMethod("invokeCleaner", ByteBuffer.class);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            u = null;
-            m = null;
-        }
-        UNSAFE = u;
-        INVOKE_CLEANER = m;
-    }
-
-    static void free(ByteBuffer b) {
-        if (b == null || INVOKE_CLEANER == null) return;
-        try {
-            INVOKE_CLEANER.invoke(UNSAFE, b);
-        } catch (ReflectiveOperationException e) {
-            // left to the GC
-        }
-    }
-
     // ---------------------------------------------------------------- driver
-
-    static final class UsageError extends Exception {
-        private static final long serialVersionUID = 1L;
-        UsageError(String m) { super(m); }
-    }
 
     static final String USAGE =
         "usage: StoreReference [--records N] [--runs N] [--warmup N] [--step BYTES] [--seed N] [--dir PATH]\n"
@@ -211,31 +173,6 @@ public final class StoreReference {
       + "  scratch directory under $TMPDIR or /tmp.";
 
     static final List<String> OPTIONS = List.of("--records", "--runs", "--warmup", "--step", "--seed", "--dir");
-
-    static long number(String opt, String v, long min, long max) throws UsageError {
-        String s = v.trim().toLowerCase(Locale.ROOT);
-        long mult = 1;
-        if (!s.isEmpty()) {
-            char c = s.charAt(s.length() - 1);
-            if (c == 'k') mult = 1L << 10; else if (c == 'm') mult = 1L << 20; else if (c == 'g') mult = 1L << 30;
-            if (mult != 1) s = s.substring(0, s.length() - 1);
-        }
-        long n;
-        try {
-            n = Math.multiplyExact(Long.parseLong(s), mult);
-        } catch (NumberFormatException | ArithmeticException e) {
-            throw new UsageError(opt + ": '" + v + "' is not a whole number");
-        }
-        if (n < min || n > max) throw new UsageError(opt + ": " + v + " is out of range (" + min + ".." + max + ")");
-        return n;
-    }
-
-    static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        int k = s.length;
-        return k % 2 == 1 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
-    }
 
     static void deleteQuietly(Path p) {
         try {
@@ -300,24 +237,23 @@ public final class StoreReference {
                 int eq = a.indexOf('=');
                 if (a.equals("--help") || a.equals("-h")) { System.out.println(USAGE); return; }
                 if (a.startsWith("--") && eq > 0) { v = a.substring(eq + 1); a = a.substring(0, eq); }
-                else if (!a.startsWith("--")) throw new UsageError("unexpected argument '" + a + "'");
-                else if (!OPTIONS.contains(a)) throw new UsageError("unknown option " + a);
+                else if (!a.startsWith("--")) throw new RefSupport.UsageError("unexpected argument '" + a + "'");
+                else if (!OPTIONS.contains(a)) throw new RefSupport.UsageError("unknown option " + a);
                 else if (i + 1 < args.length) v = args[++i];
-                else throw new UsageError(a + " needs a value");
+                else throw new RefSupport.UsageError(a + " needs a value");
                 switch (a) {
-                    case "--records": records = (int) number(a, v, 1, 10_000_000); break;
-                    case "--runs": runs = (int) number(a, v, 1, 1000); break;
-                    case "--warmup": warmup = (int) number(a, v, 0, 1000); break;
-                    case "--step": step = number(a, v, 4096, 1L << 30); break;
-                    case "--seed": seed = number(a, v, Long.MIN_VALUE, Long.MAX_VALUE); break;
+                    case "--records": records = (int) RefSupport.parseCount(a, v, 1, 10_000_000); break;
+                    case "--runs": runs = (int) RefSupport.parseCount(a, v, 1, 1000); break;
+                    case "--warmup": warmup = (int) RefSupport.parseCount(a, v, 0, 1000); break;
+                    case "--step": step = RefSupport.parseCount(a, v, 4096, 1L << 30); break;
+                    case "--seed": seed = RefSupport.parseCount(a, v, Long.MIN_VALUE, Long.MAX_VALUE); break;
                     case "--dir": dir = Paths.get(v); break;
-                    default: throw new UsageError("unknown option " + a);
+                    default: throw new RefSupport.UsageError("unknown option " + a);
                 }
             }
-            if (!Files.isDirectory(dir)) throw new UsageError("--dir " + dir + " is not a directory");
-        } catch (UsageError e) {
-            System.err.println("StoreReference: " + e.getMessage() + " (--help for usage)");
-            System.exit(2);
+            if (!Files.isDirectory(dir)) throw new RefSupport.UsageError("--dir " + dir + " is not a directory");
+        } catch (RefSupport.UsageError e) {
+            RefSupport.exitUsage("StoreReference", e);
             return;
         }
 
@@ -367,9 +303,9 @@ public final class StoreReference {
                                   records, r + 1, get[r], ns[1] / (double) records);
             }
             System.out.printf(Locale.ROOT, "java store phase=insert records=%d median runs=%d ms=%.2f ns_per_op=%.0f%n",
-                              records, runs, median(ins), median(ins) * 1e6 / records);
+                              records, runs, RefSupport.median(ins), RefSupport.median(ins) * 1e6 / records);
             System.out.printf(Locale.ROOT, "java store phase=get records=%d median runs=%d ms=%.2f ns_per_op=%.0f%n",
-                              records, runs, median(get), median(get) * 1e6 / records);
+                              records, runs, RefSupport.median(get), RefSupport.median(get) * 1e6 / records);
         } catch (Throwable t) {
             System.err.println("StoreReference: " + t);
             rc = 1;
