@@ -360,8 +360,8 @@ class SharedLogDesign final : public DesignBase {
   std::condition_variable group_cv_;
   bool leader_ = false;
   std::atomic<std::uint64_t> commits_{0}, committed_bytes_{0}, buffer_full_waits_{0};
-  std::atomic<std::uint64_t> woken_for_{UINT64_MAX};
-  std::atomic<bool> writer_idle_{true};  // activemq: the writer thread has nothing in hand  // the committed position the last half-full wake was for
+  std::atomic<std::uint64_t> woken_for_{UINT64_MAX};  // the committed position the last half-full wake was for
+  std::atomic<bool> writer_idle_{true};  // activemq: the writer thread has nothing in hand
   std::atomic<std::uint64_t> touch_woken_step_{UINT64_MAX};  // the half window the last touch-ahead wake was in
   bool closed_ = false;
 };
