@@ -118,6 +118,7 @@ class SharedLogDesign final : public DesignBase {
       // KahaDB: the batch being written and the next one filling.
       ring_ = io::Buffer(config_.commit_most > 0 ? 2 * config_.commit_most : options_.transient_buffer,
                          io::BufferKind::Aligned);
+      ring_moved_.store(log_->committed().position, std::memory_order_relaxed);
       // KahaDB's writer also looks every millisecond: an appender's look at
       // writer_idle_ may pass its own publish (no fence on the append path,
       // which would wait for the frame's stores to drain), and then the wake
@@ -231,13 +232,12 @@ class SharedLogDesign final : public DesignBase {
   // first waiting until the commit thread has made room.
   void to_ring(const Log::Placement& p, const Staged& staged) {
     std::uint64_t capacity = ring_.size();
-    if (p.end_position - log_->committed().position > capacity) {
+    auto moved = [this] { return ring_moved_.load(std::memory_order_acquire); };
+    if (p.end_position - moved() > capacity) {
       buffer_full_waits_.fetch_add(1, std::memory_order_relaxed);
       committer_.wake();
       std::unique_lock lock(ring_mu_);
-      ring_cv_.wait(lock, [&] {
-        return p.end_position - log_->committed().position <= capacity || failure_.failed();
-      });
+      ring_cv_.wait(lock, [&] { return p.end_position - moved() <= capacity || failure_.failed(); });
       failure_.check();
     }
     auto copy = [&](std::uint64_t position, std::span<const std::byte> bytes) {
@@ -284,7 +284,7 @@ class SharedLogDesign final : public DesignBase {
       while (from < to) {
         std::uint64_t at = from % capacity;
         std::uint64_t n = std::min(to - from, capacity - at);
-        if (config_.commit_most > 0) n = std::min<std::uint64_t>(n, config_.commit_most);
+        n = std::min<std::uint64_t>(n, config_.commit_most > 0 ? config_.commit_most : kCommitPiece);
         const std::span<const std::byte> bytes{ring_.data() + at, static_cast<std::size_t>(n)};
         if (config_.commit_seeks)
           seg->file->seek_and_write(from - seg->base, bytes);
@@ -293,9 +293,20 @@ class SharedLogDesign final : public DesignBase {
         commits_.fetch_add(1, std::memory_order_relaxed);
         committed_bytes_.fetch_add(n, std::memory_order_relaxed);
         from += n;
+        // Room for a waiting producer after each piece, not after the
+        // whole commit: with a tailing consumer as a third thread on two
+        // cores, a producer waiting out a half-ring pwrite sat idle for it
+        // (rocketmq-transient, 16 MiB ring, 8 runs each, interleaved: 0.69x
+        // -> 0.84x of the producer-only rate, that rate unchanged).
+        ring_moved_.store(from, std::memory_order_release);
+        if (buffer_full_waits_.load(std::memory_order_relaxed) != 0) {
+          std::lock_guard lock(ring_mu_);
+          ring_cv_.notify_all();
+        }
       }
       seg->written.store(to - seg->base, std::memory_order_release);
     }
+    ring_moved_.store(w.position, std::memory_order_release);  // past any padding a roll left
     log_->publish_committed(w.position, w.sequence);
     std::lock_guard lock(ring_mu_);
     ring_cv_.notify_all();
@@ -361,6 +372,11 @@ class SharedLogDesign final : public DesignBase {
   bool leader_ = false;
   std::atomic<std::uint64_t> commits_{0}, committed_bytes_{0}, buffer_full_waits_{0};
   std::atomic<std::uint64_t> woken_for_{UINT64_MAX};  // the committed position the last half-full wake was for
+  // Transient designs: the log position below which the ring's bytes are in
+  // the file (advanced by every commit piece); the room appends wait for.
+  // Readers still see committed() only, at the end of a commit.
+  std::atomic<std::uint64_t> ring_moved_{0};
+  static constexpr std::uint64_t kCommitPiece = std::uint64_t{1} << 20;  // rocketmq-transient's most per pwrite
   std::atomic<bool> writer_idle_{true};  // activemq: the writer thread has nothing in hand
   std::atomic<std::uint64_t> touch_woken_step_{UINT64_MAX};  // the half window the last touch-ahead wake was in
   bool closed_ = false;
