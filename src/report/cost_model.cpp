@@ -353,8 +353,12 @@ namespace costfit {
 
 using Key = std::tuple<std::string, std::string, std::string, std::string>;  // op, column, flush, method
 
+// A page-aligned buffer and the heap one (64 B into its page: io/buffer.h)
+// cost the same through the page cache, per call and per byte (docs/model.md
+// has the figures), so their records are one fit; O_DIRECT keeps the buffer
+// in the key.
 Key key_of(const results::Result& r) {
-  std::string method = method_label(r);
+  std::string method = column_of(r) == "direct" ? method_label(r) : r.method;
   if (std::string q = queue_label(r); !q.empty()) method += " " + q;
   return {std::string(results::to_string(r.op)), column_of(r), io::to_string(r.sync), method};
 }

@@ -129,4 +129,29 @@ TEST(CostModelFolios, CountsTheWritesTheKernelSawNotTheCallsAbove) {
     }
 }
 
+TEST(CostModelBuffers, FitsAnAlignedBufferWithTheHeapOneExceptForODirect) {
+  // The seq-read suite's aligned buffer at 3 sizes joins the packet sweep's
+  // heap one: one fit, whose call cost the small sizes pin for both. O_DIRECT
+  // needs the aligned buffer and keeps it in the key.
+  std::vector<Result> rs;
+  for (std::uint64_t block : {64u, 512u, 4096u, 32768u}) rs.push_back(pwrite(block, 8u << 20, kFolio));
+  for (std::uint64_t block : {1024u, 1u << 20, 4u << 20}) {
+    Result r = pwrite(block, 8u << 20, kFolio);
+    r.buffer = iolab::io::BufferKind::Aligned;
+    rs.push_back(r);
+    r.cache = iolab::results::CacheState::Direct;
+    rs.push_back(r);
+  }
+  auto m = iolab::report::fit_cost_model(rs);
+  ASSERT_EQ(m.fits.size(), 2u);
+  const auto& direct = m.fits[0].column == "direct" ? m.fits[0] : m.fits[1];
+  const auto& buffered = m.fits[0].column == "direct" ? m.fits[1] : m.fits[0];
+  EXPECT_EQ(direct.method, "pwrite (aligned)");
+  EXPECT_EQ(buffered.method, "pwrite");
+  EXPECT_EQ(buffered.points.size(), 7u);
+  EXPECT_NEAR(coefficient(buffered, CostTerm::Calls), kCall, 0.02 * kCall);
+  EXPECT_EQ(iolab::report::fit_of(m, rs.back()), &direct);
+  EXPECT_EQ(iolab::report::fit_of(m, rs[4]), &buffered);  // the aligned 1 KiB record
+}
+
 }  // namespace cost_model_folio_test
