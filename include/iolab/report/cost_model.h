@@ -1,7 +1,7 @@
 // Why, as a model (issue 42): per (method, op, cache column, flush policy),
 // the time of one pass fitted as
 //   calls x c_call + bytes x c_byte + faults x c_fault + flushes x c_flush
-//     + system calls x c_syscall
+//     + system calls x c_syscall + folios x c_folio
 // from the counts every record carries (docs/model.md). The fit is robust
 // (Huber weights, iteratively reweighted, on relative residuals) and
 // non-negative; its intervals come from a seeded bootstrap over each
