@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "common.h"
+#include "cost_model_counts.h"
 #include "cost_model_validation.h"
 #include "robust_fit.h"
 #include "iolab/base/splitmix.h"
@@ -23,7 +24,6 @@ namespace iolab::report {
 // unity build, and these helpers must not meet another file's.
 namespace costfit {
 
-constexpr double kFaultsPerMiB = 1.0;  // below this in every record, faults are noise
 constexpr double kProportional = 1.02; // two counts within 2% of one ratio in every record cannot be told apart
 constexpr double kKneeResidual = 0.10; // a fit whose p90 |residual| reaches this is checked for a missing term
 constexpr double kKneeGain = 0.5;      // a knee term must at least halve that p90
@@ -33,39 +33,6 @@ struct Sample {
   ModelPoint point;
   std::vector<double> pass_s;  // each repetition / passes
 };
-
-TermCounts counts_of(const results::Result& r) {
-  TermCounts c{};
-  c[0] = per_pass(r, static_cast<double>(r.ops));
-  c[1] = per_pass(r, static_cast<double>(r.bytes));
-  c[2] = per_pass(r, static_cast<double>(r.minor_faults + r.major_faults));
-  if (auto it = r.extra.find("flushes"); it != r.extra.end() && it->is_number()) c[3] = std::max(0.0, it->get<double>());
-  c[4] = per_pass(r, static_cast<double>(r.io_calls));
-  return c;
-}
-
-bool sweepable(const results::Result& r) {
-  return measured(r) && (r.op == results::Op::Read || r.op == results::Op::Write) && r.threads == 1 &&
-         (!r.pattern || *r.pattern == results::AccessPattern::Seq) && r.block_size > 0 && r.bytes > 0;
-}
-
-// The share of a repetition's time the process had a core. A record whose
-// repetitions never slept (no voluntary context switch: no device wait, no
-// writeback throttling) was on a core or waiting for one: CPU time below the
-// elapsed time is a neighbour's (another build on a shared machine), not the
-// method's, and is taken out. A record that slept keeps its elapsed time.
-double own_core_share(const results::Result& r) {
-  const double cpu = r.user_s + r.sys_s;
-  const double wall = results::median(r.samples_s);
-  if (r.voluntary_ctx != 0 || !(cpu > 0) || !(wall > cpu)) return 1.0;
-  return cpu / wall;
-}
-
-std::string column_of(const results::Result& r) {
-  std::string c = results::cache_name(r);
-  if (!c.empty()) return c;
-  return r.op == results::Op::Write ? "buffered" : "none";  // a write to a fresh file goes through the page cache
-}
 
 // The rows of a fit over `samples` (only those `keep` allows), one per
 // repetition; `extra` adds a column (the knee's) from a point.
@@ -116,7 +83,10 @@ double p90_abs(std::vector<double> v) {
 }
 
 // Which terms a group's records can carry, and why the others are dropped.
-std::vector<CostTerm> choose_terms(const std::vector<Sample>& samples, std::size_t sizes, std::vector<DroppedTerm>& dropped) {
+// `checked`: the fit is one that leaving a size out will check, so a folio
+// term is kept only where a fit without one size can still carry it.
+std::vector<CostTerm> choose_terms(const std::vector<Sample>& samples, std::size_t sizes, std::vector<DroppedTerm>& dropped,
+                                   bool checked = true) {
   std::vector<CostTerm> kept;
   for (std::size_t t = 0; t < kCostTerms; ++t) {
     const auto term = static_cast<CostTerm>(t);
@@ -161,6 +131,14 @@ std::vector<CostTerm> choose_terms(const std::vector<Sample>& samples, std::size
   }
   while (kept.size() > sizes) {
     dropped.push_back({kept.back(), "too few sizes to tell it from the other terms"});
+    kept.pop_back();
+  }
+  // The folio term bends the line at the page size; it is carried only where
+  // a fit without one size still has more sizes than terms, so that leaving
+  // one size out checks it rather than solves for it exactly (three sizes
+  // for three terms fit any three points, noise included).
+  if (checked && !kept.empty() && kept.back() == CostTerm::Folios && sizes < kept.size() + 2) {
+    dropped.push_back({CostTerm::Folios, "too few sizes to check it with one size left out"});
     kept.pop_back();
   }
   return kept;
@@ -251,8 +229,17 @@ CostFit fit_group(const std::string& key_method, const results::Result& first, s
   std::vector<double> errors;
   if (f.sizes.size() >= std::max<std::size_t>(p, 2) + 1) {
     for (std::uint64_t size : f.sizes) {
-      auto others = [size](const ModelPoint& pt) { return pt.size != size; };
-      TermCounts c = spread(terms, robust_fit(rows_of(samples, terms, others, none, false), p));
+      // The fit without the size is made as any fit is, its terms (of the
+      // full fit's) chosen from its own records: a term the others cannot tell from the rest
+      // (the folio term with no size left on one side of a page) is dropped,
+      // not left to whichever of two equal lines the solver meets first.
+      std::vector<Sample> others;
+      for (const auto& s : samples)
+        if (s.point.size != size) others.push_back(s);
+      std::vector<DroppedTerm> unused;
+      std::vector<CostTerm> kept = choose_terms(others, f.sizes.size() - 1, unused, false);
+      std::erase_if(kept, [&](CostTerm t) { return std::find(terms.begin(), terms.end(), t) == terms.end(); });
+      TermCounts c = spread(kept, robust_fit(rows_of(others, kept, all, none, false), kept.size()));
       for (auto& pt : f.points)
         if (pt.size == size) {
           pt.loo_predicted_s = predicted(c, pt.counts);
@@ -339,6 +326,7 @@ std::string_view to_string(CostTerm t) {
     case CostTerm::Faults: return "faults";
     case CostTerm::Flushes: return "flushes";
     case CostTerm::SystemCalls: return "system_calls";
+    case CostTerm::Folios: return "folios";
   }
   return "calls";
 }
@@ -365,8 +353,12 @@ namespace costfit {
 
 using Key = std::tuple<std::string, std::string, std::string, std::string>;  // op, column, flush, method
 
+// A page-aligned buffer and the heap one (64 B into its page: io/buffer.h)
+// cost the same through the page cache, per call and per byte (docs/model.md
+// has the figures), so their records are one fit; O_DIRECT keeps the buffer
+// in the key.
 Key key_of(const results::Result& r) {
-  std::string method = method_label(r);
+  std::string method = column_of(r) == "direct" ? method_label(r) : r.method;
   if (std::string q = queue_label(r); !q.empty()) method += " " + q;
   return {std::string(results::to_string(r.op)), column_of(r), io::to_string(r.sync), method};
 }

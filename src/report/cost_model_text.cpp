@@ -25,7 +25,7 @@ struct Readable {
 };
 constexpr Readable kReadable[kCostTerms] = {
     {"ns_per_call", "ns/call", 1e9}, {"gb_per_s", "GB/s", 0}, {"us_per_fault", "µs/fault", 1e6}, {"ms_per_flush", "ms/flush", 1e3},
-    {"ns_per_system_call", "ns/syscall", 1e9}};
+    {"ns_per_system_call", "ns/syscall", 1e9}, {"us_per_folio", "µs/folio", 1e6}};
 
 Interval readable(CostTerm t, const Interval& s) {
   const Readable& r = kReadable[static_cast<std::size_t>(t)];
@@ -111,7 +111,7 @@ nlohmann::json to_json(const CostModel& m) {
     for (const auto& p : f.points)
       points.push_back({{"size", p.size}, {"file_size", p.file_size}, {"calls", p.counts[0]}, {"bytes", p.counts[1]},
                         {"faults", p.counts[2]}, {"flushes", p.counts[3]}, {"system_calls", p.counts[4]},
-                        {"measured_s", p.measured_s},
+                        {"folios", p.counts[5]},                        {"measured_s", p.measured_s},
                         {"fitted_s", p.fitted_s}, {"loo_predicted_s", optional_json(p.loo_predicted_s)},
                         {"loo_extrapolated", p.loo_extrapolated}});
     nlohmann::json missing = nullptr;
@@ -132,7 +132,7 @@ nlohmann::json to_json(const CostModel& m) {
     crossovers.push_back({{"op", c.op}, {"column", c.column}, {"flush", c.flush}, {"below", c.below}, {"above", c.above},
                           {"size_bytes", interval_json(c.size_bytes)}, {"resamples_crossing", c.resamples_crossing}});
   const auto& v = m.validation;
-  return {{"formula", "time per pass = calls x c_call + bytes x c_byte + faults x c_fault + flushes x c_flush + system_calls x c_syscall"},
+  return {{"formula", "time per pass = calls x c_call + bytes x c_byte + faults x c_fault + flushes x c_flush + system_calls x c_syscall + folios x c_folio"},
           {"resamples", m.resamples},
           {"seed", m.seed},
           {"interval", 0.95},
@@ -154,7 +154,7 @@ std::string format_text(const CostModel& m) {
   using namespace costfit;
   std::string out = fmt::format(
       "Time per pass = calls x c_call + bytes x c_byte + faults x c_fault + flushes x c_flush + system calls x "
-      "c_syscall, fitted per method "
+      "c_syscall + folios x c_folio, fitted per method "
       "(robust, non-negative; 95% intervals from {} resamples of the repetitions, seed {}; '-': term not fitted)\n",
       m.resamples, m.seed);
   std::size_t i = 0;
@@ -165,11 +165,11 @@ std::string format_text(const CostModel& m) {
       ++j;
     out += fmt::format("\n{}, {}, flush {}\n", m.fits[i].op, m.fits[i].column, m.fits[i].flush);
     TextTable t;
-    t.add({"METHOD", "PER CALL", "BYTE TERM", "PER FAULT", "PER FLUSH", "PER SYSCALL", "LOO ERR MEDIAN", "P90", "SIZES"});
+    t.add({"METHOD", "PER CALL", "BYTE TERM", "PER FAULT", "PER FLUSH", "PER SYSCALL", "PER FOLIO", "LOO ERR MEDIAN", "P90", "SIZES"});
     std::vector<std::string> notes;
     for (std::size_t k = i; k < j; ++k) {
       const CostFit& f = m.fits[k];
-      std::vector<std::string> row{visible(f.method), "-", "-", "-", "-", "-", "-", "-", size_range(f)};
+      std::vector<std::string> row{visible(f.method), "-", "-", "-", "-", "-", "-", "-", "-", size_range(f)};
       for (const auto& c : f.terms) row[1 + static_cast<std::size_t>(c.term)] = figure(c.term, c.seconds);
       if (f.loo_median_abs_error) row[1 + kCostTerms] = error_text(*f.loo_median_abs_error);
       if (f.loo_p90_abs_error) row[2 + kCostTerms] = error_text(*f.loo_p90_abs_error);

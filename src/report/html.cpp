@@ -166,10 +166,10 @@ Html cost_model_html(const RunSection& run) {
                 "the same op, cache state and flush policy.</p>");
   const CostModel& m = *run.cost_model;
   Html h("<table class=\"model\"><thead><tr><th>op</th><th>column</th><th>flush</th><th>method</th><th>per call</th>"
-         "<th>byte term</th><th>per fault</th><th>per flush</th><th>per system call</th><th>leave-one-size-out error, median</th><th>p90</th>"
+         "<th>byte term</th><th>per fault</th><th>per flush</th><th>per system call</th><th>per folio</th><th>leave-one-size-out error, median</th><th>p90</th>"
          "<th>sizes</th><th>missing term</th></tr></thead><tbody>");
   for (const auto& f : m.fits) {
-    std::string cells[kCostTerms] = {"—", "—", "—", "—", "—"};
+    std::string cells[kCostTerms] = {"—", "—", "—", "—", "—", "—"};
     for (const auto& c : f.terms) cells[static_cast<std::size_t>(c.term)] = coefficient_text(c.term, c.seconds);
     h += "<tr>" + td(f.op) + td(f.column) + td(f.flush) + td(f.method);
     for (const auto& c : cells) h += td(c, true);

@@ -113,12 +113,13 @@ TEST(CostModel, DropsTermsTheRecordsCannotCarryAndSaysWhy) {
   ASSERT_EQ(f.terms.size(), 2u);
   EXPECT_NEAR(coefficient(f, CostTerm::Calls), c.call, 0.02 * c.call);
   EXPECT_NEAR(coefficient(f, CostTerm::Bytes), c.byte, 0.02 * c.byte);
-  ASSERT_EQ(f.dropped.size(), 3u);
+  ASSERT_EQ(f.dropped.size(), 4u);
   EXPECT_EQ(f.dropped[0].term, CostTerm::Faults);
   EXPECT_NE(f.dropped[0].reason.find("fewer than 1 fault per MiB"), std::string::npos);
   EXPECT_EQ(f.dropped[1].term, CostTerm::Flushes);
   EXPECT_EQ(f.dropped[2].term, CostTerm::SystemCalls);  // pread's calls are its system calls
   EXPECT_NE(f.dropped[2].reason.find("proportional to calls"), std::string::npos);
+  EXPECT_EQ(f.dropped[3].term, CostTerm::Folios);  // a read allocates no page-cache folio of its own
 }
 
 TEST(CostModel, ChargesTheSystemCallsUnderALibrarysCalls) {

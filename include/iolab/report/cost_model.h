@@ -1,7 +1,7 @@
 // Why, as a model (issue 42): per (method, op, cache column, flush policy),
 // the time of one pass fitted as
 //   calls x c_call + bytes x c_byte + faults x c_fault + flushes x c_flush
-//     + system calls x c_syscall
+//     + system calls x c_syscall + folios x c_folio
 // from the counts every record carries (docs/model.md). The fit is robust
 // (Huber weights, iteratively reweighted, on relative residuals) and
 // non-negative; its intervals come from a seeded bootstrap over each
@@ -29,10 +29,14 @@ namespace iolab::report {
 // that moved data under them (the record's `io_calls`): for stdio and
 // iostream a read(2) per buffer, for io_uring an io_uring_enter per batch,
 // for mmap the mapping. Where they are the calls (read, pread) the term is
-// proportional to calls and dropped.
-enum class CostTerm { Calls, Bytes, Faults, Flushes, SystemCalls };
-inline constexpr std::size_t kCostTerms = 5;
-std::string_view to_string(CostTerm t);  // "calls", "bytes", "faults", "flushes", "system_calls"
+// proportional to calls and dropped. Folios are the page-cache folios a
+// buffered write(2) allocates as it extends a file: one per 4 KiB page for
+// writes of a page or less, one per write up to 2 MiB for larger ones (the
+// kernel sizes a new folio by the write), so a 1 KiB write pays a quarter of
+// one and a 32 KiB write one, not eight (docs/model.md).
+enum class CostTerm { Calls, Bytes, Faults, Flushes, SystemCalls, Folios };
+inline constexpr std::size_t kCostTerms = 6;
+std::string_view to_string(CostTerm t);  // "calls", "bytes", "faults", "flushes", "system_calls", "folios"
 using TermCounts = std::array<double, kCostTerms>;
 
 // An estimate with its bootstrap interval (2.5% and 97.5% of the resamples).
