@@ -86,4 +86,9 @@ FlushPolicy resolved(FlushPolicy policy, const MethodTraits& traits) {
   return policy;
 }
 
+FlushPolicy unresolved(FlushPolicy policy) noexcept {
+  if (policy.call == Durability::Fdatasync || policy.call == Durability::MsyncSync) policy.call = Durability::None;
+  return policy;
+}
+
 }  // namespace iolab::io

@@ -192,6 +192,7 @@ CostFit fit_group(const std::string& key_method, const results::Result& first, s
   f.op = std::string(results::to_string(first.op));
   f.column = column_of(first);
   f.flush = io::to_string(first.sync);
+  f.compared_flush = io::to_string(io::unresolved(first.sync));
   std::sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) {
     return std::tie(a.point.size, a.point.file_size, a.point.measured_s) < std::tie(b.point.size, b.point.file_size, b.point.measured_s);
   });
@@ -285,7 +286,7 @@ void find_crossovers(CostModel& m, const ModelOptions& o) {
     for (std::size_t j = i + 1; j < m.fits.size(); ++j) {
       const CostFit& a = m.fits[i];
       const CostFit& b = m.fits[j];
-      if (a.op != b.op || a.column != b.column || a.flush != b.flush) continue;
+      if (a.op != b.op || a.column != b.column || a.compared_flush != b.compared_flush) continue;
       const double lo = static_cast<double>(std::max(a.sizes.front(), b.sizes.front()));
       const double hi = static_cast<double>(std::min(a.sizes.back(), b.sizes.back()));
       if (!(lo < hi)) continue;
@@ -307,7 +308,7 @@ void find_crossovers(CostModel& m, const ModelOptions& o) {
         Crossover x;
         x.op = a.op;
         x.column = a.column;
-        x.flush = a.flush;
+        x.flush = a.compared_flush;
         x.below = c.a_below ? a.method : b.method;
         x.above = c.a_below ? b.method : a.method;
         x.size_bytes = found.empty() ? Interval{c.size, c.size, c.size} : interval_of(c.size, found);

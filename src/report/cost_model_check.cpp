@@ -64,7 +64,7 @@ std::vector<CrossoverCheck> check_crossovers(const CostModel& m, const decision:
         // The model's crossover of the pair nearest the two sizes, either direction.
         const double mid = std::sqrt(static_cast<double>(x.from) * static_cast<double>(x.to));
         for (const auto& k : m.crossovers) {
-          if (!a || !b || k.op != a->op || k.column != a->column || k.flush != a->flush) continue;
+          if (!a || !b || k.op != a->op || k.column != a->column || k.flush != a->compared_flush) continue;
           const bool same = k.below == a->method && k.above == b->method;
           const bool reversed = k.below == b->method && k.above == a->method;
           if (!same && !reversed) continue;

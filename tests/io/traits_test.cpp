@@ -73,3 +73,24 @@ TEST(MethodTraits, EveryCopyMethodSaysWhatItIs) {
 
 }  // namespace
 }  // namespace iolab::io
+
+namespace iolab::io {
+namespace {
+
+TEST(FlushPolicy, EachMethodsOwnDataSyncOnOneScheduleIsOneDurabilityFsyncIsAnother) {
+  // The cost model compares a mapping flushed by msync with a file flushed by
+  // fdatasync on one schedule (either makes the data durable); fsync also
+  // writes metadata, and a flush of user-space buffers makes nothing durable.
+  MethodTraits file, mapping;
+  mapping.data_sync = Durability::MsyncSync;
+  const FlushPolicy every = parse_flush_policy("every-16k");
+  EXPECT_EQ(unresolved(resolved(every, file)), unresolved(resolved(every, mapping)));
+  EXPECT_EQ(to_string(unresolved(resolved(every, mapping))), "every-16k");
+  EXPECT_EQ(to_string(unresolved(parse_flush_policy("end:fsync"))), "end:fsync");
+  EXPECT_NE(unresolved(parse_flush_policy("end:fsync")), unresolved(parse_flush_policy("end:fdatasync")));
+  EXPECT_EQ(to_string(unresolved(parse_flush_policy("every:flush"))), "every:flush");
+  EXPECT_EQ(unresolved(FlushPolicy{}), FlushPolicy{});
+}
+
+}  // namespace
+}  // namespace iolab::io

@@ -199,6 +199,32 @@ TEST(CostModel, FindsTheCrossoverWhereItIs) {
   EXPECT_GE(x.resamples_crossing, 0.5);
 }
 
+TEST(CostModel, ComparesEachMethodsOwnDataSyncOnOneScheduleNotFsync) {
+  // A mapping's msync and pread's fdatasync after every write make the data
+  // durable alike: the two cross (at 1800 bytes, as above) and the crossover
+  // names the schedule. syscall's fsync also writes metadata: not compared.
+  const Costs a{1e-6, 0.5e-9, 0, 0}, b{100e-9, 1e-9, 0, 0};
+  auto writer = [](const std::string& method, const Costs& c, std::uint64_t block, const std::string& sync) {
+    const std::uint64_t file = 4u << 20;
+    Counts n{static_cast<double>(file / block), static_cast<double>(file), 0, 0};
+    return record(method, iolab::results::Op::Write, block, file, n, cost(c, n), sync);
+  };
+  std::vector<Result> rs;
+  for (std::uint64_t block = 64; block <= (1u << 20); block *= 4) {
+    rs.push_back(writer("mmap", a, block, "every:msync"));
+    rs.push_back(writer("pread", b, block, "every:fdatasync"));
+    rs.push_back(writer("syscall", b, block, "every:fsync"));
+  }
+  auto m = iolab::report::fit_cost_model(rs);
+  ASSERT_EQ(m.fits.size(), 3u);
+  ASSERT_EQ(m.crossovers.size(), 1u);
+  const auto& x = m.crossovers[0];
+  EXPECT_EQ(x.flush, "every");
+  EXPECT_EQ(x.below, "pread");
+  EXPECT_EQ(x.above, "mmap");
+  EXPECT_NEAR(x.size_bytes.estimate, 1800, 1800 * 0.02);
+}
+
 TEST(CostModel, NamesTheKneeTheFormulaLacks) {
   // A copy that slows to a quarter of its speed from 1 MiB calls on (the
   // buffer out of a CPU cache): one byte term cannot fit both sides.

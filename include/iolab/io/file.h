@@ -153,6 +153,11 @@ std::vector<std::string_view> trait_names(const MethodTraits& t);
 MethodTraits traits_from_names(std::span<const std::string> names);
 // The policy with its call resolved for a method (None -> the method's data sync).
 FlushPolicy resolved(FlushPolicy policy, const MethodTraits& traits);
+// The reverse, for comparing methods: a data sync (fdatasync, or msync for a
+// mapping: each a method's own MethodTraits::data_sync) back to None, since
+// either makes the written data durable. Two methods whose resolved policies
+// have one unresolved form flushed to the same durability on one schedule.
+FlushPolicy unresolved(FlushPolicy policy) noexcept;
 
 // One request of a batch given to File::submit, or pulled by File::stream.
 struct IoRequest {

@@ -85,6 +85,9 @@ struct MissingTerm {
 
 struct CostFit {
   std::string method, op, column, flush;
+  // The flush policy as methods are compared at it (io::unresolved): a mapping's
+  // msync and a file's fdatasync on one schedule are the same durability.
+  std::string compared_flush;
   std::vector<CostCoefficient> terms;  // the terms it carries, in CostTerm order
   std::vector<DroppedTerm> dropped;
   std::vector<ModelPoint> points;      // sorted by size
@@ -108,9 +111,9 @@ struct CostFit {
   std::optional<double> seconds_per_byte_at(double size, const TermCounts& coef) const;
 };
 
-// Where two methods of one (op, column, flush) trade places.
+// Where two methods of one (op, column, compared flush) trade places.
 struct Crossover {
-  std::string op, column, flush;
+  std::string op, column, flush;  // flush: the fits' compared_flush
   std::string below, above;  // the cheaper method below the size, and above it
   Interval size_bytes;
   double resamples_crossing = 0;  // share of resamples that cross near the estimate
