@@ -1,5 +1,5 @@
 // Internal: one accessor per method, defined in the method's own file; the
-// registry lists them.
+// registry lists them; the_method gives each method's one instance.
 #pragma once
 
 #include "iolab/io/copy.h"
@@ -25,5 +25,13 @@ const CopyMethod& mmap_write_copy();
 
 // Methods with no requirement beyond POSIX on a regular file.
 Availability always_available();
+
+// The one instance of method type M, made from `facts` on first use (the
+// registry's lists are statics too, so no order of initialisation is assumed).
+template <typename M, typename Facts>
+const M& the_method(const Facts& facts) {
+  static const M method(facts);
+  return method;
+}
 
 }  // namespace iolab::io
