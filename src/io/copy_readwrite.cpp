@@ -2,41 +2,28 @@
 // copies per byte (kernel -> user -> kernel): the baseline zero-copy beats.
 #include "copy_common.h"
 #include "iolab/io/buffer.h"
-#include "methods.h"
 
 namespace iolab::io {
 namespace {
 
-class ReadWriteCopy final : public CopyMethod {
- public:
-  std::string_view name() const override { return "readwrite"; }
-  std::string_view description() const override {
-    return "read(2)/write(2) loop through a user buffer (settable size); the stream-copy baseline";
+constexpr CopyMethodFacts kReadwriteFacts{
+    "readwrite", "read(2)/write(2) loop through a user buffer (settable size); the stream-copy baseline",
+    {true, 0}};
+
+CopyStats copy_by_readwrite(CopyEnds& e, const CopyOptions&) {
+  Buffer& buf = e.buffer();  // allocated with the ends, before the copy is timed
+  IoCounters c;
+  for (;;) {
+    std::size_t n = sys::read_full(e.from_fd(), buf.span(), e.from(), c);
+    if (n == 0) break;
+    sys::write_full(e.to_fd(), buf.span().first(n), e.to(), c);
+    if (n < buf.size()) break;
   }
-  CopyTraits traits() const override { return {true, 0}; }
-  Availability probe(const std::filesystem::path&) const override { return always_available(); }
-  CopyStats copy(CopyEnds& e, const CopyOptions& o) const override {
-    const auto& from = e.from();
-    const auto& to = e.to();
-    Buffer& buf = e.buffer();  // allocated with the ends, before the copy is timed
-    IoCounters c;
-    for (;;) {
-      std::size_t n = sys::read_full(e.from_fd(), buf.span(), from, c);
-      if (n == 0) break;
-      sys::write_full(e.to_fd(), buf.span().first(n), to, c);
-      if (n < buf.size()) break;
-    }
-    CopyStats s{c.bytes_written, c.calls};
-    e.finish(o.flush, s);
-    return s;
-  }
-};
+  return {c.bytes_written, c.calls};
+}
 
 }  // namespace
 
-const CopyMethod& readwrite_copy() {
-  static const ReadWriteCopy m;
-  return m;
-}
+const CopyMethod& readwrite_copy() { return the_method<TransferCopy<copy_by_readwrite>>(kReadwriteFacts); }
 
 }  // namespace iolab::io

@@ -22,10 +22,16 @@
 namespace iolab::io {
 namespace {
 
+constexpr MethodFacts kDirectFacts{
+    "direct", "O_DIRECT pread/pwrite, bypassing the page cache; alignment discovered per file",
+    {.bypasses_page_cache = true, .needs_alignment = true}};
+
 class DirectFile final : public DescriptorFile {
  public:
-  DirectFile(const std::filesystem::path& p, Access a, UnalignedPolicy policy)
-      : DescriptorFile(p, open_direct(p, a), "direct"), align_(direct_io::discover(fd_.get(), p)), policy_(policy) {
+  DirectFile(const std::filesystem::path& p, Access a, const FileOptions& o)
+      : DescriptorFile(p, open_direct(p, a), kDirectFacts.name),
+        align_(direct_io::discover(fd_.get(), p)),
+        policy_(o.unaligned) {
     size_ = sys::file_size(fd_.get(), p);
   }
 
@@ -102,22 +108,10 @@ class DirectFile final : public DescriptorFile {
   Buffer bounce_;
 };
 
-class DirectMethod final : public Method {
+class DirectMethod final : public FileMethod<DirectFile> {
  public:
-  std::string_view name() const override { return "direct"; }
-  MethodTraits traits(const FileOptions&) const override {
-    MethodTraits t;
-    t.bypasses_page_cache = true;
-    t.needs_alignment = true;
-    return t;
-  }
-  std::string_view description() const override {
-    return "O_DIRECT pread/pwrite, bypassing the page cache; alignment discovered per file";
-  }
+  using FileMethod::FileMethod;
   Availability probe(const std::filesystem::path& dir) const override;
-  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions& o) const override {
-    return std::make_unique<DirectFile>(p, a, o.unaligned);
-  }
 };
 
 Availability DirectMethod::probe(const std::filesystem::path& dir) const {
@@ -153,9 +147,6 @@ Availability DirectMethod::probe(const std::filesystem::path& dir) const {
 
 }  // namespace
 
-const Method& direct_method() {
-  static const DirectMethod m;
-  return m;
-}
+const Method& direct_method() { return the_method<DirectMethod>(kDirectFacts); }
 
 }  // namespace iolab::io

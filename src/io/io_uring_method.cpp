@@ -37,6 +37,12 @@
 namespace iolab::io {
 namespace {
 
+constexpr MethodFacts kIoUringFacts{
+    "io_uring",
+    "io_uring via liburing: a queue kept full, settable depth and batch, buffered or O_DIRECT; registered "
+    "files, fixed buffers, SQPOLL, DEFER_TASKRUN, COOP_TASKRUN",
+    {.direct_optional = true, .queued = true}};
+
 // The user data of a transfer taken back after a failure: its sqe became a
 // no-op whose completion is skipped.
 constexpr std::uint64_t kTakenBack = ~std::uint64_t{0};
@@ -49,7 +55,9 @@ constexpr std::size_t kMaxFixedBuffer = std::size_t{1} << 30;
 class IoUringFile final : public QueuedFile {
  public:
   IoUringFile(const std::filesystem::path& p, Access a, const FileOptions& o)
-      : QueuedFile(p, a, o.direct, "io_uring"), opts_(o.uring), pump_(*this, queue_settings(o), path(), counters_) {
+      : QueuedFile(p, a, o.direct, kIoUringFacts.name),
+        opts_(o.uring),
+        pump_(*this, queue_settings(o), path(), counters_) {
     // The SQPOLL thread is one of the threads setup adds (see poller()).
     const std::vector<pid_t> before = opts_.sqpoll ? uring::task_ids() : std::vector<pid_t>{};
     const int err = ring_.setup(pump_.depth(), opts_);
@@ -378,20 +386,15 @@ class IoUringFile final : public QueuedFile {
   std::optional<std::uint64_t> final_poller_ns_;
 };
 
-class IoUringMethod final : public Method {
+class IoUringMethod final : public FileMethod<IoUringFile> {
  public:
-  std::string_view name() const override { return "io_uring"; }
+  using FileMethod::FileMethod;
+  // O_DIRECT only when asked for: the page cache and alignment follow FileOptions::direct.
   MethodTraits traits(const FileOptions& o) const override {
-    MethodTraits t;
-    t.queued = true;
-    t.direct_optional = true;
+    MethodTraits t = FileMethod::traits(o);
     t.bypasses_page_cache = o.direct;
     t.needs_alignment = o.direct;
     return t;
-  }
-  std::string_view description() const override {
-    return "io_uring via liburing: a queue kept full, settable depth and batch, buffered or O_DIRECT; registered "
-           "files, fixed buffers, SQPOLL, DEFER_TASKRUN, COOP_TASKRUN";
   }
   Availability probe(const std::filesystem::path&) const override {
     std::ifstream knob("/proc/sys/kernel/io_uring_disabled");
@@ -426,16 +429,10 @@ class IoUringMethod final : public Method {
     }
     return {};
   }
-  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions& o) const override {
-    return std::make_unique<IoUringFile>(p, a, o);
-  }
 };
 
 }  // namespace
 
-const Method& io_uring_method() {
-  static const IoUringMethod m;
-  return m;
-}
+const Method& io_uring_method() { return the_method<IoUringMethod>(kIoUringFacts); }
 
 }  // namespace iolab::io

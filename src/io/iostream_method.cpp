@@ -10,13 +10,20 @@
 namespace iolab::io {
 namespace {
 
+constexpr MethodFacts kIostreamFacts{
+    "iostream", "std::fstream with a settable buffer (default 4 KiB); the BufferedInput/OutputStream analogue",
+    {.user_space_buffer = true,
+     .library_calls = true,  // the filebuf decides when to call the kernel
+     .positional = false}};
+
 class IostreamFile final : public File {
  public:
-  IostreamFile(const std::filesystem::path& p, Access a, std::size_t buffer_size)
+  IostreamFile(const std::filesystem::path& p, Access a, const FileOptions& o)
       : File(p), fd_(sys::open_existing(p, a)), writable_(a == Access::ReadWrite) {
-    if (buffer_size > 0) {
-      buffer_ = Buffer(buffer_size, BufferKind::Heap);
-      stream_.rdbuf()->pubsetbuf(reinterpret_cast<char*>(buffer_.data()), static_cast<std::streamsize>(buffer_size));
+    if (o.stream_buffer > 0) {
+      buffer_ = Buffer(o.stream_buffer, BufferKind::Heap);
+      stream_.rdbuf()->pubsetbuf(reinterpret_cast<char*>(buffer_.data()),
+                                 static_cast<std::streamsize>(o.stream_buffer));
     } else {
       stream_.rdbuf()->pubsetbuf(nullptr, 0);  // unbuffered
     }
@@ -49,7 +56,7 @@ class IostreamFile final : public File {
   }
 
   void sync(Durability d) override {
-    if (!supports(d)) sys::unsupported(d, "iostream", path());
+    if (!supports(d)) sys::unsupported(d, kIostreamFacts.name, path());
     if (d == Durability::None) return;
     flush();
     sys::sync_fd(fd_.get(), d, path(), counters_);
@@ -103,30 +110,8 @@ class IostreamFile final : public File {
   Last last_ = Last::None;
 };
 
-class IostreamMethod final : public Method {
- public:
-  std::string_view name() const override { return "iostream"; }
-  MethodTraits traits(const FileOptions&) const override {
-    MethodTraits t;
-    t.user_space_buffer = true;
-    t.library_calls = true;  // the filebuf decides when to call the kernel
-    t.positional = false;
-    return t;
-  }
-  std::string_view description() const override {
-    return "std::fstream with a settable buffer (default 4 KiB); the BufferedInput/OutputStream analogue";
-  }
-  Availability probe(const std::filesystem::path&) const override { return always_available(); }
-  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions& o) const override {
-    return std::make_unique<IostreamFile>(p, a, o.stream_buffer);
-  }
-};
-
 }  // namespace
 
-const Method& iostream_method() {
-  static const IostreamMethod m;
-  return m;
-}
+const Method& iostream_method() { return the_method<FileMethod<IostreamFile>>(kIostreamFacts); }
 
 }  // namespace iolab::io

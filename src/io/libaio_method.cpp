@@ -23,6 +23,12 @@
 namespace iolab::io {
 namespace {
 
+constexpr MethodFacts kLibaioFacts{
+    "libaio",
+    "Linux native AIO via libaio (io_submit/io_getevents), O_DIRECT only: a queue kept full, settable depth "
+    "and batch; fio's libaio engine",
+    {.bypasses_page_cache = true, .needs_alignment = true, .queued = true}};
+
 // libaio returns -errno; sys::retry expects -1 and errno.
 template <typename F>
 int call_aio(std::string_view call, F&& f) {
@@ -107,7 +113,7 @@ class IdleContexts {
 class LibaioFile final : public QueuedFile {
  public:
   LibaioFile(const std::filesystem::path& p, Access a, const FileOptions& o)
-      : QueuedFile(p, a, /*direct=*/true, "libaio"), pump_(*this, queue_settings(o), path(), counters_) {
+      : QueuedFile(p, a, /*direct=*/true, kLibaioFacts.name), pump_(*this, queue_settings(o), path(), counters_) {
     const unsigned depth = pump_.depth();
     if (int r = IdleContexts::instance().take(depth, ctx_); r < 0)
       throw Error("io_setup", path().string(), setup_refused(-r, depth), -r);
@@ -200,29 +206,15 @@ class LibaioFile final : public QueuedFile {
   std::size_t first_ready_ = 0;   // the first of those
 };
 
-class LibaioMethod final : public Method {
+class LibaioMethod final : public FileMethod<LibaioFile> {
  public:
-  std::string_view name() const override { return "libaio"; }
-  MethodTraits traits(const FileOptions&) const override {
-    MethodTraits t;
-    t.queued = true;
-    t.bypasses_page_cache = true;
-    t.needs_alignment = true;
-    return t;
-  }
-  std::string_view description() const override {
-    return "Linux native AIO via libaio (io_submit/io_getevents), O_DIRECT only: a queue kept full, settable depth "
-           "and batch; fio's libaio engine";
-  }
+  using FileMethod::FileMethod;
   Availability probe(const std::filesystem::path& dir) const override {
     if (Availability a = direct_method().probe(dir); !a.available) return a;
     return supports_depth(1);
   }
   Availability supports_options(const FileOptions& o, const std::filesystem::path&) const override {
     return supports_depth(o.queue_depth == 0 ? 1 : o.queue_depth);
-  }
-  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions& o) const override {
-    return std::make_unique<LibaioFile>(p, a, o);
   }
 
  private:
@@ -237,9 +229,6 @@ class LibaioMethod final : public Method {
 
 }  // namespace
 
-const Method& libaio_method() {
-  static const LibaioMethod m;
-  return m;
-}
+const Method& libaio_method() { return the_method<LibaioMethod>(kLibaioFacts); }
 
 }  // namespace iolab::io

@@ -20,6 +20,12 @@
 namespace iolab::io {
 namespace {
 
+constexpr MethodFacts kMmapFacts{
+    "mmap",
+    "mmap: reads copy out of windows, writes through a shared map grown by fallocate + re-map; the "
+    "MappedByteBuffer analogue",
+    {.maps_file = true, .data_sync = Durability::MsyncSync}};
+
 int advice_flag(Advice a) {
   switch (a) {
     case Advice::Sequential: return MADV_SEQUENTIAL;
@@ -115,7 +121,7 @@ class MmapFile final : public File {
   }
 
   void sync(Durability d) override {
-    if (!supports(d)) sys::unsupported(d, "mmap", path());
+    if (!supports(d)) sys::unsupported(d, kMmapFacts.name, path());
     if (d == Durability::MsyncSync) {
       if (map_ == nullptr) return;
       sys::msync(map_, map_len_, path(), counters_);
@@ -244,29 +250,8 @@ class MmapFile final : public File {
   std::size_t map_len_ = 0;
 };
 
-class MmapMethod final : public Method {
- public:
-  std::string_view name() const override { return "mmap"; }
-  MethodTraits traits(const FileOptions&) const override {
-    MethodTraits t;
-    t.maps_file = true;
-    t.data_sync = Durability::MsyncSync;
-    return t;
-  }
-  std::string_view description() const override {
-    return "mmap: reads copy out of windows, writes through a shared map grown by fallocate + re-map; the MappedByteBuffer analogue";
-  }
-  Availability probe(const std::filesystem::path&) const override { return always_available(); }
-  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions& o) const override {
-    return std::make_unique<MmapFile>(p, a, o);
-  }
-};
-
 }  // namespace
 
-const Method& mmap_method() {
-  static const MmapMethod m;
-  return m;
-}
+const Method& mmap_method() { return the_method<FileMethod<MmapFile>>(kMmapFacts); }
 
 }  // namespace iolab::io

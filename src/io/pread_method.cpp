@@ -7,9 +7,13 @@
 namespace iolab::io {
 namespace {
 
+constexpr MethodFacts kPreadFacts{
+    "pread", "pread(2)/pwrite(2) at explicit offsets, no seeks; the FileChannel analogue", {}};
+
 class PreadFile final : public DescriptorFile {
  public:
-  PreadFile(const std::filesystem::path& p, Access a) : DescriptorFile(p, sys::open_existing(p, a), "pread") {}
+  PreadFile(const std::filesystem::path& p, Access a, const FileOptions&)
+      : DescriptorFile(p, sys::open_existing(p, a), kPreadFacts.name) {}
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
     return sys::pread_full(fd_.get(), dst, offset, path(), counters_);
@@ -19,24 +23,8 @@ class PreadFile final : public DescriptorFile {
   }
 };
 
-class PreadMethod final : public Method {
- public:
-  std::string_view name() const override { return "pread"; }
-  MethodTraits traits(const FileOptions&) const override { return {}; }
-  std::string_view description() const override {
-    return "pread(2)/pwrite(2) at explicit offsets, no seeks; the FileChannel analogue";
-  }
-  Availability probe(const std::filesystem::path&) const override { return always_available(); }
-  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions&) const override {
-    return std::make_unique<PreadFile>(p, a);
-  }
-};
-
 }  // namespace
 
-const Method& pread_method() {
-  static const PreadMethod m;
-  return m;
-}
+const Method& pread_method() { return the_method<FileMethod<PreadFile>>(kPreadFacts); }
 
 }  // namespace iolab::io

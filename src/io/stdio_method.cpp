@@ -10,9 +10,16 @@
 namespace iolab::io {
 namespace {
 
+constexpr MethodFacts kStdioFacts{
+    "stdio", "C FILE* with setvbuf (settable buffer; 0 = unbuffered); the buffered/unbuffered stream analogue",
+    {.user_space_buffer = true,
+     .library_calls = true,  // fread/fwrite decide when to call the kernel
+     .positional = false}};
+
 class StdioFile final : public File {
  public:
-  StdioFile(const std::filesystem::path& p, Access a, std::size_t buffer_size) : File(p) {
+  StdioFile(const std::filesystem::path& p, Access a, const FileOptions& o) : File(p) {
+    const std::size_t buffer_size = o.stream_buffer;
     sys::Fd fd = sys::open_existing(p, a);
     // Allocated before the FILE exists: a throwing constructor runs no
     // destructor, so nothing may be left to fclose.
@@ -60,7 +67,7 @@ class StdioFile final : public File {
   }
 
   void sync(Durability d) override {
-    if (!supports(d)) sys::unsupported(d, "stdio", path());
+    if (!supports(d)) sys::unsupported(d, kStdioFacts.name, path());
     if (d == Durability::None) return;
     flush();
     sys::sync_fd(::fileno(file_), d, path(), counters_);
@@ -100,30 +107,8 @@ class StdioFile final : public File {
   Last last_ = Last::None;
 };
 
-class StdioMethod final : public Method {
- public:
-  std::string_view name() const override { return "stdio"; }
-  MethodTraits traits(const FileOptions&) const override {
-    MethodTraits t;
-    t.user_space_buffer = true;
-    t.library_calls = true;  // fread/fwrite decide when to call the kernel
-    t.positional = false;
-    return t;
-  }
-  std::string_view description() const override {
-    return "C FILE* with setvbuf (settable buffer; 0 = unbuffered); the buffered/unbuffered stream analogue";
-  }
-  Availability probe(const std::filesystem::path&) const override { return always_available(); }
-  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions& o) const override {
-    return std::make_unique<StdioFile>(p, a, o.stream_buffer);
-  }
-};
-
 }  // namespace
 
-const Method& stdio_method() {
-  static const StdioMethod m;
-  return m;
-}
+const Method& stdio_method() { return the_method<FileMethod<StdioFile>>(kStdioFacts); }
 
 }  // namespace iolab::io

@@ -9,9 +9,14 @@
 namespace iolab::io {
 namespace {
 
+constexpr MethodFacts kSyscallFacts{
+    "syscall", "read(2)/write(2) at the file position, lseek when it moves; the RandomAccessFile analogue",
+    {.positional = false}};
+
 class SyscallFile final : public DescriptorFile {
  public:
-  SyscallFile(const std::filesystem::path& p, Access a) : DescriptorFile(p, sys::open_existing(p, a), "syscall") {}
+  SyscallFile(const std::filesystem::path& p, Access a, const FileOptions&)
+      : DescriptorFile(p, sys::open_existing(p, a), kSyscallFacts.name) {}
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
     seek(offset);
@@ -38,28 +43,8 @@ class SyscallFile final : public DescriptorFile {
   std::uint64_t pos_ = 0;
 };
 
-class SyscallMethod final : public Method {
- public:
-  std::string_view name() const override { return "syscall"; }
-  MethodTraits traits(const FileOptions&) const override {
-    MethodTraits t;
-    t.positional = false;  // read(2)/write(2) at the file position, lseek when it moves
-    return t;
-  }
-  std::string_view description() const override {
-    return "read(2)/write(2) at the file position, lseek when it moves; the RandomAccessFile analogue";
-  }
-  Availability probe(const std::filesystem::path&) const override { return always_available(); }
-  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions&) const override {
-    return std::make_unique<SyscallFile>(p, a);
-  }
-};
-
 }  // namespace
 
-const Method& syscall_method() {
-  static const SyscallMethod m;
-  return m;
-}
+const Method& syscall_method() { return the_method<FileMethod<SyscallFile>>(kSyscallFacts); }
 
 }  // namespace iolab::io

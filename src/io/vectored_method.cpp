@@ -14,10 +14,14 @@
 namespace iolab::io {
 namespace {
 
+constexpr MethodFacts kVectoredFacts{
+    "vectored", "preadv(2)/pwritev(2), each request split into several buffers per call", {}};
+
 class VectoredFile final : public DescriptorFile {
  public:
-  VectoredFile(const std::filesystem::path& p, Access a, std::size_t segment)
-      : DescriptorFile(p, sys::open_existing(p, a), "vectored"), segment_(segment == 0 ? 4096 : segment) {}
+  VectoredFile(const std::filesystem::path& p, Access a, const FileOptions& o)
+      : DescriptorFile(p, sys::open_existing(p, a), kVectoredFacts.name),
+        segment_(o.iov_segment == 0 ? 4096 : o.iov_segment) {}
 
   std::size_t read_at(std::uint64_t offset, std::span<std::byte> dst) override {
     std::size_t done = 0;
@@ -66,24 +70,8 @@ class VectoredFile final : public DescriptorFile {
   std::vector<iovec> iov_;
 };
 
-class VectoredMethod final : public Method {
- public:
-  std::string_view name() const override { return "vectored"; }
-  MethodTraits traits(const FileOptions&) const override { return {}; }
-  std::string_view description() const override {
-    return "preadv(2)/pwritev(2), each request split into several buffers per call";
-  }
-  Availability probe(const std::filesystem::path&) const override { return always_available(); }
-  std::unique_ptr<File> open(const std::filesystem::path& p, Access a, const FileOptions& o) const override {
-    return std::make_unique<VectoredFile>(p, a, o.iov_segment);
-  }
-};
-
 }  // namespace
 
-const Method& vectored_method() {
-  static const VectoredMethod m;
-  return m;
-}
+const Method& vectored_method() { return the_method<FileMethod<VectoredFile>>(kVectoredFacts); }
 
 }  // namespace iolab::io
