@@ -44,12 +44,7 @@ std::string packet_label(std::uint64_t b) { return b < KiB ? std::to_string(b) +
 
 class PacketSweepSuite final : public Suite {
  public:
-  std::string_view name() const override { return "packet-sweep"; }
-  std::string_view seed() const override { return "004"; }
-  std::string_view description() const override {
-    return "read/write packets of 32 B..the whole file via mmap, pread, syscall, stdio, iostream (warm and cold); "
-           "1 KiB writes with no flush, an inline or a background flush every 16 KiB, one at the end";
-  }
+  using Suite::Suite;
 
   std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const Scale s = options.scale;
@@ -161,8 +156,7 @@ class PacketSweepSuite final : public Suite {
   }
 };
 
-const PacketSweepSuite packet_sweep_suite_instance;
-const SuiteRegistration packet_sweep_registration{70, SuiteGroup::Seeds, &packet_sweep_suite_instance};
+const SuiteRegistration packet_sweep_registration{std::make_unique<PacketSweepSuite>(catalogued("packet-sweep"))};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -67,11 +67,7 @@ const std::array<ReadPath, 7> kPaths{{
 
 class SeqReadSuite final : public Suite {
  public:
-  std::string_view name() const override { return "seq-read"; }
-  std::string_view seed() const override { return "001"; }
-  std::string_view description() const override {
-    return "read a whole file with 1 KiB, 1 MiB, 10 MiB buffers: streams, read(2) heap/aligned, mmap, io_uring; warm and cold";
-  }
+  using Suite::Suite;
 
   static std::uint64_t file_size(Scale s) { return by_scale<std::uint64_t>(s, 2 * MiB, 16 * MiB, 64 * MiB, kSeedFileBytes); }
 
@@ -115,8 +111,7 @@ class SeqReadSuite final : public Suite {
   }
 };
 
-const SeqReadSuite seq_read_suite_instance;
-const SuiteRegistration seq_read_registration{10, SuiteGroup::Seeds, &seq_read_suite_instance};
+const SuiteRegistration seq_read_registration{std::make_unique<SeqReadSuite>(catalogued("seq-read"))};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -32,11 +32,7 @@ FileExperiment writer(std::string_view suite, std::string experiment, const char
 
 class WritePathSuite final : public Suite {
  public:
-  std::string_view name() const override { return "write-path"; }
-  std::string_view seed() const override { return "002 #4-#6"; }
-  std::string_view description() const override {
-    return "pwrite from heap vs aligned buffers (1 KiB; 4 KiB..64 MiB sweep); mmap vs pwrite vs stdio writes; 1..20 KiB pwrite";
-  }
+  using Suite::Suite;
 
   std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const Scale s = options.scale;
@@ -90,8 +86,7 @@ class WritePathSuite final : public Suite {
   }
 };
 
-const WritePathSuite write_path_suite_instance;
-const SuiteRegistration write_path_registration{40, SuiteGroup::Seeds, &write_path_suite_instance};
+const SuiteRegistration write_path_registration{std::make_unique<WritePathSuite>(catalogued("write-path"))};
 
 }  // namespace
 }  // namespace iolab::suites
