@@ -110,11 +110,7 @@ harness::CustomExperiment allocation(std::string suite, const Allocator& a, std:
 
 class BufferAllocSuite final : public Suite {
  public:
-  std::string_view name() const override { return "buffer-alloc"; }
-  std::string_view seed() const override { return "002 #3"; }
-  std::string_view description() const override {
-    return "allocate, touch and free 128-byte buffers 100 K..2 M times: new[], posix_memalign(4096), anonymous mmap";
-  }
+  using Suite::Suite;
 
   std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     auto counts = by_scale<std::vector<std::uint64_t>>(options.scale, {1000}, {10000}, {100000, 1000000},
@@ -134,8 +130,7 @@ class BufferAllocSuite final : public Suite {
   }
 };
 
-const BufferAllocSuite buffer_alloc_suite_instance;
-const SuiteRegistration buffer_alloc_registration{30, SuiteGroup::Seeds, &buffer_alloc_suite_instance};
+const SuiteRegistration buffer_alloc_registration{std::make_unique<BufferAllocSuite>(catalogued("buffer-alloc"))};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -304,12 +304,7 @@ void catch_ups(CommitLogRuns& runs, const Plan& plan, std::vector<results::Resul
 
 class CommitLogSuite final : public Suite {
  public:
-  std::string_view name() const override { return "commitlog"; }
-  std::string_view seed() const override { return "004"; }
-  std::string_view description() const override {
-    return "message-queue commit logs (kafka, rocketmq, rocketmq-transient, qmq, activemq, group-commit): "
-           "message sizes, producers, topics, flush on/off, past the dirty limit, segment rolls, catch-up reads";
-  }
+  using Suite::Suite;
 
   std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     Plan plan = commitlog_plan(options.scale);
@@ -326,9 +321,8 @@ class CommitLogSuite final : public Suite {
   }
 };
 
-const CommitLogSuite commitlog_suite_instance;
 // Not in the seeds group (order >= 100): `iolab run commitlog` runs it by name.
-const SuiteRegistration commitlog_registration{110, SuiteGroup::ByName, &commitlog_suite_instance};
+const SuiteRegistration commitlog_registration{std::make_unique<CommitLogSuite>(catalogued("commitlog"))};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -125,11 +125,7 @@ Custom copy_experiment(harness::Runner& runner, std::string suite, const Source&
 
 class CopySuite final : public Suite {
  public:
-  std::string_view name() const override { return "copy"; }
-  std::string_view seed() const override { return "002 #7"; }
-  std::string_view description() const override {
-    return "copy a warm file: read/write 4 KiB and 1 MiB, sendfile, copy_file_range, splice, mmap+write; with and without fdatasync";
-  }
+  using Suite::Suite;
 
   std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     Source src;
@@ -159,8 +155,7 @@ class CopySuite final : public Suite {
   }
 };
 
-const CopySuite copy_suite_instance;
-const SuiteRegistration copy_registration{50, SuiteGroup::Seeds, &copy_suite_instance};
+const SuiteRegistration copy_registration{std::make_unique<CopySuite>(catalogued("copy"))};
 
 }  // namespace
 }  // namespace iolab::suites

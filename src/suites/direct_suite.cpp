@@ -26,12 +26,7 @@ using harness::FileExperiment;
 
 class DirectSuite final : public Suite {
  public:
-  std::string_view name() const override { return "direct"; }
-  std::string_view seed() const override { return "002 #8"; }
-  std::string_view description() const override {
-    return "O_DIRECT vs buffered pread/pwrite (cold, warm, + fdatasync), 4 KiB..1 MiB; the queue-depth curve of random "
-           "4 KiB O_DIRECT reads: io_uring, libaio and N threads of pread";
-  }
+  using Suite::Suite;
 
   std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const Scale s = options.scale;
@@ -158,8 +153,7 @@ class DirectSuite final : public Suite {
   }
 };
 
-const DirectSuite direct_suite_instance;
-const SuiteRegistration direct_registration{60, SuiteGroup::Seeds, &direct_suite_instance};
+const SuiteRegistration direct_registration{std::make_unique<DirectSuite>(catalogued("direct"))};
 
 }  // namespace
 }  // namespace iolab::suites

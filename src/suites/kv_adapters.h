@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "iolab/suites/kv_store.h"
@@ -18,9 +19,26 @@ std::unique_ptr<KvStore> open_record_store(std::string name, const std::filesyst
                                            store::StoreOptions options, std::uint32_t batch);
 CommitSemantics record_store_semantics(store::Backend backend, bool sync);
 
-// What the LMDB and SQLite adapters share: their file, the operations a
-// transaction holds before it commits, the commits counted, and a close that
-// frees the library's handle even when the last commit fails.
+// A library's engine as the store suite picks it by name: how it opens, and
+// what its commits give at each durability (commit_semantics()).
+struct LibraryEngine {
+  std::string_view name;
+  std::unique_ptr<KvStore> (*open)(const std::filesystem::path& path, const KvStoreOptions& options);
+  CommitSemantics (*semantics)(bool sync);
+};
+// LMDB (kv_store_lmdb.cpp) and SQLite (kv_store_sqlite.cpp).
+extern const LibraryEngine lmdb_engine;
+extern const LibraryEngine sqlite_engine;
+
+// LibraryEngine::open for the adapter class `Store`.
+template <typename Store>
+std::unique_ptr<KvStore> open_library_store(const std::filesystem::path& path, const KvStoreOptions& options) {
+  return std::make_unique<Store>(path, options);
+}
+
+// What the LMDB and SQLite adapters share: their engine's name, their file,
+// the operations a transaction holds before it commits, the commits counted,
+// and an open and a close that free the library's handle when they fail.
 class LibraryKvStore : public KvStore {
  public:
   KvStoreCounters counters() const override {
@@ -28,20 +46,27 @@ class LibraryKvStore : public KvStore {
     c.commits = commits_;
     return c;
   }
+  std::string_view name() const final { return engine_.name; }
   void close() final {
     if (!is_open()) return;
-    try {
-      commit();
-    } catch (...) {
-      release();
-      throw;
-    }
+    releasing_on_failure([this] { commit(); });
     release();
   }
 
  protected:
-  LibraryKvStore(const std::filesystem::path& path, const KvStoreOptions& o)
-      : path_(path), batch_(o.batch), sync_(o.sync) {}
+  LibraryKvStore(const LibraryEngine& engine, const std::filesystem::path& path, const KvStoreOptions& o)
+      : path_(path), batch_(o.batch), sync_(o.sync), engine_(engine) {}
+  // Runs `step` (the adapter's opening, the last commit), freeing the
+  // library's handle if it throws.
+  template <typename Step>
+  void releasing_on_failure(Step step) {
+    try {
+      step();
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
   // For the adapter's destructor, which must not throw where close() may.
   void close_quietly() noexcept {
     try {
@@ -62,14 +87,9 @@ class LibraryKvStore : public KvStore {
   std::uint64_t commits_ = 0;
   std::uint32_t in_batch_ = 0;    // operations since the last commit; the adapter's commit() zeroes it
   std::vector<std::byte> value_;  // a record's encoding, reused
+
+ private:
+  const LibraryEngine& engine_;
 };
-
-// LMDB (kv_store_lmdb.cpp).
-std::unique_ptr<KvStore> open_lmdb(const std::filesystem::path& path, const KvStoreOptions& options);
-CommitSemantics lmdb_semantics(bool sync);
-
-// SQLite (kv_store_sqlite.cpp).
-std::unique_ptr<KvStore> open_sqlite(const std::filesystem::path& path, const KvStoreOptions& options);
-CommitSemantics sqlite_semantics(bool sync);
 
 }  // namespace iolab::suites::kv

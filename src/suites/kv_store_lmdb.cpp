@@ -14,9 +14,9 @@ using store::Employee;
 
 class LmdbKvStore final : public LibraryKvStore {
  public:
-  LmdbKvStore(const std::filesystem::path& path, const KvStoreOptions& o) : LibraryKvStore(path, o) {
+  LmdbKvStore(const std::filesystem::path& path, const KvStoreOptions& o) : LibraryKvStore(lmdb_engine, path, o) {
     check(mdb_env_create(&env_), "mdb_env_create");
-    try {
+    releasing_on_failure([&] {
       check(mdb_env_set_mapsize(env_, o.map_bytes), "mdb_env_set_mapsize");
       // One file (NOSUBDIR), no lock file (NOLOCK: one thread of one process uses it).
       unsigned flags = MDB_NOSUBDIR | MDB_NOLOCK | (o.sync ? 0u : MDB_NOSYNC | MDB_NOMETASYNC);
@@ -30,14 +30,9 @@ class LmdbKvStore final : public LibraryKvStore {
       }
       check(mdb_txn_commit(t), "mdb_txn_commit");
       max_key_ = static_cast<std::size_t>(mdb_env_get_maxkeysize(env_));
-    } catch (...) {
-      release();
-      throw;
-    }
+    });
   }
   ~LmdbKvStore() override { close_quietly(); }
-
-  std::string_view name() const override { return "lmdb"; }
 
   void put(const Employee& e) override {
     validate(e);
@@ -159,11 +154,7 @@ class LmdbKvStore final : public LibraryKvStore {
 
 }  // namespace
 
-std::unique_ptr<KvStore> open_lmdb(const std::filesystem::path& path, const KvStoreOptions& options) {
-  return std::make_unique<LmdbKvStore>(path, options);
-}
-
-CommitSemantics lmdb_semantics(bool sync) { return LmdbKvStore::semantics(sync); }
+const LibraryEngine lmdb_engine{"lmdb", open_library_store<LmdbKvStore>, LmdbKvStore::semantics};
 
 }  // namespace iolab::suites::kv
 

@@ -14,7 +14,7 @@ using store::Employee;
 
 class SqliteKvStore final : public LibraryKvStore {
  public:
-  SqliteKvStore(const std::filesystem::path& path, const KvStoreOptions& o) : LibraryKvStore(path, o) {
+  SqliteKvStore(const std::filesystem::path& path, const KvStoreOptions& o) : LibraryKvStore(sqlite_engine, path, o) {
     int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                              nullptr);
     if (rc != SQLITE_OK) {
@@ -23,7 +23,7 @@ class SqliteKvStore final : public LibraryKvStore {
       db_ = nullptr;
       throw Error("sqlite open", path_.string(), msg);
     }
-    try {
+    releasing_on_failure([&] {
       // Exclusive locking before WAL: the WAL index lives in heap memory, no -shm file.
       exec("PRAGMA locking_mode=EXCLUSIVE");
       exec("PRAGMA journal_mode=WAL");
@@ -35,14 +35,9 @@ class SqliteKvStore final : public LibraryKvStore {
       select_ = prepare("SELECT value FROM employee WHERE last=?1");
       delete_ = prepare("DELETE FROM employee WHERE last=?1");
       count_ = prepare("SELECT count(*) FROM employee");
-    } catch (...) {
-      release();
-      throw;
-    }
+    });
   }
   ~SqliteKvStore() override { close_quietly(); }
-
-  std::string_view name() const override { return "sqlite"; }
 
   void put(const Employee& e) override {
     validate(e);
@@ -177,11 +172,7 @@ class SqliteKvStore final : public LibraryKvStore {
 
 }  // namespace
 
-std::unique_ptr<KvStore> open_sqlite(const std::filesystem::path& path, const KvStoreOptions& options) {
-  return std::make_unique<SqliteKvStore>(path, options);
-}
-
-CommitSemantics sqlite_semantics(bool sync) { return SqliteKvStore::semantics(sync); }
+const LibraryEngine sqlite_engine{"sqlite", open_library_store<SqliteKvStore>, SqliteKvStore::semantics};
 
 }  // namespace iolab::suites::kv
 

@@ -5,11 +5,20 @@
 #include "kv_adapters.h"
 
 namespace iolab::suites {
+namespace {
+
+// The library engine named `method`, if it is one (else a RecordStore backend).
+const kv::LibraryEngine* library_engine(std::string_view method) {
+  for (const kv::LibraryEngine* e : {&kv::lmdb_engine, &kv::sqlite_engine})
+    if (e->name == method) return e;
+  return nullptr;
+}
+
+}  // namespace
 
 std::unique_ptr<KvStore> open_kv_store(std::string_view method, const std::filesystem::path& path,
                                     const KvStoreOptions& options) {
-  if (method == "lmdb") return kv::open_lmdb(path, options);
-  if (method == "sqlite") return kv::open_sqlite(path, options);
+  if (const kv::LibraryEngine* e = library_engine(method)) return e->open(path, options);
   store::StoreOptions o = options.store;
   o.backend = store::parse_backend(method);
   // With sync, the store owes a sync after every mutation and pays it at
@@ -22,8 +31,7 @@ std::unique_ptr<KvStore> open_kv_store(std::string_view method, const std::files
 std::vector<std::string> kv_store_names() { return {"fields", "gather", "mmap", "buffered", "lmdb", "sqlite"}; }
 
 CommitSemantics commit_semantics(std::string_view method, bool sync) {
-  if (method == "lmdb") return kv::lmdb_semantics(sync);
-  if (method == "sqlite") return kv::sqlite_semantics(sync);
+  if (const kv::LibraryEngine* e = library_engine(method)) return e->semantics(sync);
   return kv::record_store_semantics(store::parse_backend(method), sync);
 }
 

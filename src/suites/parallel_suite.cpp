@@ -179,14 +179,7 @@ class ArrayWorkload final : public harness::Workload {
 
 class ParallelSuite final : public Suite {
  public:
-  std::string_view name() const override { return "parallel"; }
-  std::string_view seed() const override { return "003"; }
-  std::string_view description() const override {
-    return "W threads write and read disjoint regions of one shared file (or a file each) with pread, mmap, "
-           "O_DIRECT, io_uring; int32 arrays moved raw, encoded, per element, bulk; bandwidth vs workers";
-  }
-
-  bool reads_option(std::string_view flag) const override { return flag == "--threads"; }
+  using Suite::Suite;
 
   // Before any work (the header, the scratch directory): what run_regions would refuse midway.
   void check(const SuiteOptions& options) const override {
@@ -331,8 +324,7 @@ class ParallelSuite final : public Suite {
   }
 };
 
-const ParallelSuite parallel_suite_instance;
-const SuiteRegistration parallel_registration{90, SuiteGroup::Seeds, &parallel_suite_instance};
+const SuiteRegistration parallel_registration{std::make_unique<ParallelSuite>(catalogued("parallel"))};
 
 }  // namespace
 }  // namespace iolab::suites

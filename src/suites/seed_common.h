@@ -76,6 +76,24 @@ inline void run_all(harness::Runner& runner, const std::vector<harness::FileExpe
   for (const auto& e : table) out.push_back(runner.run(e));
 }
 
+// A suite that is only a table of file experiments, made from the options
+// and run in order (each row labelled with the suite's name here).
+class TableSuite final : public Suite {
+ public:
+  using Experiments = std::vector<harness::FileExperiment> (*)(const SuiteOptions&);
+  TableSuite(const SuiteInfo& info, Experiments experiments) : Suite(info), experiments_(experiments) {}
+  std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
+    std::vector<harness::FileExperiment> table = experiments_(options);
+    for (harness::FileExperiment& e : table) e.suite = std::string(name());
+    std::vector<results::Result> out;
+    run_all(runner, table, out);
+    return out;
+  }
+
+ private:
+  Experiments experiments_;
+};
+
 // A result for a custom experiment that cannot run here, reported like the
 // runner reports its own skips (never silently dropped).
 inline results::Result skipped(harness::Runner& runner, results::Result labels, std::string reason) {

@@ -65,58 +65,44 @@ const std::array<ReadPath, 7> kPaths{{
     {{"io_uring", "", queue_depth(32), io::BufferKind::Aligned}, "", nullptr},
 }};
 
-class SeqReadSuite final : public Suite {
- public:
-  std::string_view name() const override { return "seq-read"; }
-  std::string_view seed() const override { return "001"; }
-  std::string_view description() const override {
-    return "read a whole file with 1 KiB, 1 MiB, 10 MiB buffers: streams, read(2) heap/aligned, mmap, io_uring; warm and cold";
+std::vector<FileExperiment> seq_read_experiments(const SuiteOptions& options) {
+  const std::uint64_t size = by_scale<std::uint64_t>(options.scale, 2 * MiB, 16 * MiB, 64 * MiB, kSeedFileBytes);
+  // The matrix: cache x buffer size x read path, every path reading the whole file.
+  // The quick scale is a first look: the seed's own four paths, warm (its
+  // figures are page-cache figures), at 1 KiB and 1 MiB.
+  const bool quick = options.scale == Scale::Quick;
+  harness::Matrix m;
+  m.ops = {results::Op::Read};
+  m.caches = quick ? std::vector{CacheState::Warm} : std::vector{CacheState::Warm, CacheState::Cold};
+  for (const Published& p : kPublished) m.block_sizes.push_back(p.buffer);
+  m.block_sizes.erase(m.block_sizes.begin());  // the default axis value
+  if (quick) m.block_sizes.pop_back();
+  m.file_size = size;
+  m.eviction = kEviction;
+  for (const ReadPath& path : kPaths)
+    if (quick ? path.ms != nullptr : options.scale != Scale::Default || path.at_default)
+      m.methods.push_back(path.variant);
+  std::vector<FileExperiment> table = harness::expand(m);
+  for (FileExperiment& e : table) {
+    e.experiment = "read " + label(size) + " file, " + label(e.block_size) + " buffer, " +
+                   std::string(results::to_string(e.cache));
+    // The seed's figures are page-cache figures (see the top of this file).
+    const ReadPath& path = *std::find_if(kPaths.begin(), kPaths.end(), [&](const ReadPath& p) {
+      return p.variant.method == e.method && p.variant.label == e.method_label && p.variant.buffer == e.buffer &&
+             p.variant.options.queue_depth == e.options.queue_depth;
+    });
+    const Published& p = *std::find_if(kPublished.begin(), kPublished.end(),
+                                       [&](const Published& x) { return x.buffer == e.block_size; });
+    if (e.cache == CacheState::Warm && path.ms != nullptr)
+      e.reference = published(std::string("seed 001: Java ") + path.java + ", i7-8750H, SSD; " +
+                                  std::to_string(static_cast<int>(p.*path.ms + 0.5)) + " ms for 1.73 GB",
+                              static_cast<double>(kSeedFileBytes), p.*path.ms);
   }
+  return table;
+}
 
-  static std::uint64_t file_size(Scale s) { return by_scale<std::uint64_t>(s, 2 * MiB, 16 * MiB, 64 * MiB, kSeedFileBytes); }
-
-  std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
-    const std::uint64_t size = file_size(options.scale);
-    // The matrix: cache x buffer size x read path, every path reading the whole file.
-    // The quick scale is a first look: the seed's own four paths, warm (its
-    // figures are page-cache figures), at 1 KiB and 1 MiB.
-    const bool quick = options.scale == Scale::Quick;
-    harness::Matrix m;
-    m.ops = {results::Op::Read};
-    m.caches = quick ? std::vector{CacheState::Warm} : std::vector{CacheState::Warm, CacheState::Cold};
-    for (const Published& p : kPublished) m.block_sizes.push_back(p.buffer);
-    m.block_sizes.erase(m.block_sizes.begin());  // the default axis value
-    if (quick) m.block_sizes.pop_back();
-    m.file_size = size;
-    m.eviction = kEviction;
-    for (const ReadPath& path : kPaths)
-      if (quick ? path.ms != nullptr : options.scale != Scale::Default || path.at_default)
-        m.methods.push_back(path.variant);
-    std::vector<FileExperiment> table = harness::expand(m);
-    for (FileExperiment& e : table) {
-      e.suite = std::string(name());
-      e.experiment = "read " + label(size) + " file, " + label(e.block_size) + " buffer, " +
-                     std::string(results::to_string(e.cache));
-      // The seed's figures are page-cache figures (see the top of this file).
-      const ReadPath& path = *std::find_if(kPaths.begin(), kPaths.end(), [&](const ReadPath& p) {
-        return p.variant.method == e.method && p.variant.label == e.method_label && p.variant.buffer == e.buffer &&
-               p.variant.options.queue_depth == e.options.queue_depth;
-      });
-      const Published& p = *std::find_if(kPublished.begin(), kPublished.end(),
-                                         [&](const Published& x) { return x.buffer == e.block_size; });
-      if (e.cache == CacheState::Warm && path.ms != nullptr)
-        e.reference = published(std::string("seed 001: Java ") + path.java + ", i7-8750H, SSD; " +
-                                    std::to_string(static_cast<int>(p.*path.ms + 0.5)) + " ms for 1.73 GB",
-                                static_cast<double>(kSeedFileBytes), p.*path.ms);
-    }
-    std::vector<results::Result> out;
-    run_all(runner, table, out);
-    return out;
-  }
-};
-
-const SeqReadSuite seq_read_suite_instance;
-const SuiteRegistration seq_read_registration{10, SuiteGroup::Seeds, &seq_read_suite_instance};
+const SuiteRegistration seq_read_registration{
+    std::make_unique<TableSuite>(catalogued("seq-read"), seq_read_experiments)};
 
 }  // namespace
 }  // namespace iolab::suites

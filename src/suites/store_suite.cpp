@@ -24,14 +24,7 @@ using namespace store_suite;
 
 class StoreSuite final : public Suite {
  public:
-  std::string_view name() const override { return "store"; }
-  std::string_view seed() const override { return "000"; }
-  std::string_view description() const override {
-    return "employee record store: insert, random get, remove 10%, reinsert 10%, reopen; fields / gather / mmap / "
-           "buffered backends beside LMDB and SQLite, each table at one commit cadence for all";
-  }
-
-  bool reads_option(std::string_view flag) const override { return flag == "--records"; }
+  using Suite::Suite;
 
   void check(const SuiteOptions& options) const override {
     const std::uint64_t n = options.records;
@@ -63,8 +56,7 @@ class StoreSuite final : public Suite {
   }
 };
 
-const StoreSuite store_suite_instance;
-const SuiteRegistration store_registration{80, SuiteGroup::Seeds, &store_suite_instance};
+const SuiteRegistration store_registration{std::make_unique<StoreSuite>(catalogued("store"))};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -122,11 +122,7 @@ Custom java_buffered(harness::Runner& runner, std::string suite, std::string exp
 
 class WriteBufferingSuite final : public Suite {
  public:
-  std::string_view name() const override { return "write-buffering"; }
-  std::string_view seed() const override { return "002 #1-#2"; }
-  std::string_view description() const override {
-    return "128-byte writes buffered (4 KiB) vs unbuffered; 1-4 KiB writes through a 4 KiB buffer (the half-buffer rule)";
-  }
+  using Suite::Suite;
 
   std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const override {
     const Scale s = options.scale;
@@ -192,8 +188,8 @@ class WriteBufferingSuite final : public Suite {
   }
 };
 
-const WriteBufferingSuite write_buffering_suite_instance;
-const SuiteRegistration write_buffering_registration{20, SuiteGroup::Seeds, &write_buffering_suite_instance};
+const SuiteRegistration write_buffering_registration{
+    std::make_unique<WriteBufferingSuite>(catalogued("write-buffering"))};
 
 }  // namespace
 }  // namespace iolab::suites

@@ -1,8 +1,10 @@
 // The seed experiments, each a named suite that yields Result records.
-// Suites register themselves (see SuiteRegistration); `iolab suites` lists them.
+// What each suite is sits in one catalogue (registry.cpp); the class that
+// runs it registers itself (see SuiteRegistration); `iolab suites` lists them.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -27,46 +29,62 @@ struct SuiteOptions {
   std::optional<std::uint64_t> memory_limit = std::nullopt;  // memory: the cgroup's limit in bytes (none: the suite's default for the scale)
 };
 
-class Suite {
- public:
-  virtual ~Suite() = default;
-  virtual std::string_view name() const = 0;         // "seq-read"
-  virtual std::string_view seed() const = 0;         // "001", "002 #1-#2", ...
-  virtual std::string_view description() const = 0;  // one line: what it measures
-  // Throws UsageError for options this suite cannot run with (a record
-  // count out of range). `iolab run` calls it for every chosen suite before
-  // any work starts.
-  virtual void check(const SuiteOptions&) const {}
-  // Whether this suite reads the run option `flag` ("--threads", "--records"):
+// Whether a suite runs by default (`seeds`) or only when named.
+enum class SuiteGroup { Seeds, ByName };
+
+// What a suite is, for `iolab suites` and `iolab run`: data the Suite base
+// answers with, from the catalogue.
+struct SuiteInfo {
+  std::string_view name;         // "seq-read"
+  std::string_view seed;         // "001", "002 #1-#2", ...
+  std::string_view description;  // one line: what it measures
+  // The run option this suite reads ("--threads", "--records"), if any:
   // `iolab run` refuses one that none of the chosen suites reads.
-  virtual bool reads_option(std::string_view /*flag*/) const { return false; }
+  std::string_view reads_option = {};
   // How the suite repeats a measurement when it does not take the run's
   // repetition settings (--reps, --warmup, --min-time, --max-time, the
   // latency pass): one line the run header prints instead of them for this
   // suite. Empty: it takes them.
-  virtual std::string_view own_repetitions() const { return {}; }
-  // Runs every experiment through the runner; results in a stable order.
-  virtual std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const = 0;
+  std::string_view own_repetitions = {};
+  SuiteGroup group = SuiteGroup::Seeds;  // most suites are a seed's, run by default
 };
 
-// Every registered suite, in registration order sorted by `order`.
+class Suite {
+ public:
+  explicit Suite(const SuiteInfo& info) : info_(info) {}
+  virtual ~Suite() = default;
+  std::string_view name() const { return info_.name; }
+  std::string_view seed() const { return info_.seed; }
+  std::string_view description() const { return info_.description; }
+  bool reads_option(std::string_view flag) const { return !info_.reads_option.empty() && flag == info_.reads_option; }
+  std::string_view own_repetitions() const { return info_.own_repetitions; }
+  // Throws UsageError for options this suite cannot run with (a record
+  // count out of range). `iolab run` calls it for every chosen suite before
+  // any work starts.
+  virtual void check(const SuiteOptions&) const {}
+  // Runs every experiment through the runner; results in a stable order.
+  virtual std::vector<results::Result> run(harness::Runner& runner, const SuiteOptions& options) const = 0;
+
+ private:
+  SuiteInfo info_;
+};
+
+// Every registered suite, in catalogue order.
 std::vector<const Suite*> all_suites();
 // The `seeds` group (what `iolab run` runs by default, every seed's
-// experiments): the suites registered with SuiteGroup::Seeds.
+// experiments): the suites catalogued with SuiteGroup::Seeds.
 std::vector<const Suite*> seed_suites();
 // Throws UsageError naming the unknown suite and listing the known ones.
 const Suite& find_suite(std::string_view name);
 
-// Whether a suite runs by default (`seeds`) or only when named.
-enum class SuiteGroup { Seeds, ByName };
+// The catalogue's entry for the suite `name` (std::logic_error if it has none).
+const SuiteInfo& catalogued(std::string_view name);
 
-// A suite's .cpp defines one static instance:
-// `const SuiteRegistration seq_read_registration{10, SuiteGroup::Seeds, &seq_read_suite_instance};`
-// (order: seq-read 10, write-buffering 20, buffer-alloc 30, write-path 40, copy 50,
-// direct 60, packet-sweep 70, store 80, parallel 90, commitlog 110). Names are
-// unique per file because a unity build compiles several suites as one unit.
+// A suite's .cpp registers one instance, which the registry keeps:
+// `const SuiteRegistration direct_registration{std::make_unique<DirectSuite>(catalogued("direct"))};`
+// Names are unique per file because a unity build compiles several suites as one unit.
 struct SuiteRegistration {
-  SuiteRegistration(int order, SuiteGroup group, const Suite* suite);
+  explicit SuiteRegistration(std::unique_ptr<const Suite> suite);
 };
 
 }  // namespace iolab::suites

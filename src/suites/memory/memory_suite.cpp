@@ -80,19 +80,8 @@ constexpr double kCacheFullShare = 0.85;
 
 class MemorySuite final : public Suite {
  public:
-  std::string_view name() const override { return "memory"; }
-  std::string_view seed() const override { return "issue 24"; }
-  std::string_view description() const override {
-    return "larger than memory: random 4 KiB reads (the working set twice, or a time bound) and 256 KiB scans of files "
-           "0.5..4x a memory cgroup's limit, by mmap (+MADV_RANDOM), pread, O_DIRECT, io_uring and libaio at QD 32; "
-           "mmap stores vs pwrite past the limit; with a per-second series";
-  }
-  std::string_view own_repetitions() const override {
-    return "one timed pass per record, from a cold file up to 1x the limit and from the group's page cache proven "
-           "full of the file past it, no warm-up and no latency pass (--reps, --warmup, "
-           "--min-time and --max-time do not apply: a pass is seconds long and its per-second series is the time "
-           "course); a random-read pass ends at two reads of the working set or its time bound";
-  }
+  using Suite::Suite;
+
   void check(const SuiteOptions& o) const override {
     // The child's own memory counts against the limit: QD 32 x 256 KiB
     // buffers are 8 MiB of it.
@@ -296,8 +285,7 @@ class MemorySuite final : public Suite {
   }
 };
 
-const MemorySuite memory_suite_instance;
-const SuiteRegistration memory_registration{120, SuiteGroup::ByName, &memory_suite_instance};
+const SuiteRegistration memory_registration{std::make_unique<MemorySuite>(catalogued("memory"))};
 
 }  // namespace
 }  // namespace iolab::suites
