@@ -5,12 +5,9 @@
 namespace iolab::commitlog {
 
 namespace {
-constexpr NameTable<Design, 6> kDesignNames{{{Design::Kafka, "kafka"},
-                                            {Design::RocketMq, "rocketmq"},
-                                            {Design::RocketMqTransient, "rocketmq-transient"},
-                                            {Design::Qmq, "qmq"},
-                                            {Design::ActiveMq, "activemq"},
-                                            {Design::GroupCommit, "group-commit"}}};
+constexpr NameTable<Design, 6> kDesignNames{{{Design::Kafka, "kafka"}, {Design::RocketMq, "rocketmq"},
+                                            {Design::RocketMqTransient, "rocketmq-transient"}, {Design::Qmq, "qmq"},
+                                            {Design::ActiveMq, "activemq"}, {Design::GroupCommit, "group-commit"}}};
 }  // namespace
 
 std::string_view to_string(Design d) noexcept { return name_of(kDesignNames, d); }
