@@ -55,16 +55,13 @@ DesignTraits traits(Design d) noexcept {
       t.read_path = ReadPath::Sendfile;
       break;
     case Design::RocketMq:
+    case Design::Qmq:
       t.topic_index = t.writes_through_map = t.preallocates = t.flush_thread = true;
       t.read_path = ReadPath::Mmap;
       break;
     case Design::RocketMqTransient:
       t.topic_index = t.preallocates = t.flush_thread = t.commit_thread = true;
       t.ack = AckLevel::Buffered;
-      t.read_path = ReadPath::Mmap;
-      break;
-    case Design::Qmq:
-      t.topic_index = t.flush_thread = t.writes_through_map = t.preallocates = true;
       t.read_path = ReadPath::Mmap;
       break;
     case Design::ActiveMq:
