@@ -173,6 +173,27 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
 
 namespace {
 int run_main(int argc, char** argv);
+
+// Called in a catch block: says why iolab stops, in one line on stderr, and
+// returns the exit code: 2 for bad usage, 1 for anything else. `doing` ends
+// the out-of-memory line.
+int exit_code_of_failure(const char* doing) {
+  try {
+    throw;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "iolab: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "iolab: out of memory (std::bad_alloc)%s\n", doing);
+    return 1;
+  } catch (const std::exception& e) {  // iolab::Error, and what libraries throw
+    // A write that failed because a signal is ending the process (SIGPIPE)
+    // is not the story: the signal's cleanup is, and it ends the process.
+    if (io::interrupting_signal() != 0) io::wait_for_signal_cleanup();
+    std::fprintf(stderr, "iolab: %s\n", one_line(e.what()).c_str());
+    return 1;
+  }
+}
 }  // namespace
 
 // Memory can run out anywhere, building the command line's parser included
@@ -227,15 +248,8 @@ int run_main(int argc, char** argv) {
   ParsedCommandLine parsed;
   try {
     parsed = parse_command_line(std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "iolab: %s\n", e.what());
-    return 2;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "iolab: out of memory (std::bad_alloc) parsing the command line\n");
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "iolab: %s\n", one_line(e.what()).c_str());
-    return 1;
+  } catch (const std::exception&) {
+    return exit_code_of_failure(" parsing the command line");
   }
   if (parsed.kind != ParsedCommandLine::Kind::Command) {  // --help, --version: as CLI11's App::exit prints them
     std::cout << parsed.text << std::flush;
@@ -249,18 +263,8 @@ int run_main(int argc, char** argv) {
     if (action.recheck) action.recheck();
     const int code = action ? action.run() : 0;
     return stdout_written() ? code : 1;
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "iolab: %s\n", e.what());
-    return 2;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "iolab: out of memory (std::bad_alloc)\n");
-    return 1;
-  } catch (const std::exception& e) {  // iolab::Error, and what libraries throw
-    // A write that failed because a signal is ending the process (SIGPIPE)
-    // is not the story: the signal's cleanup is, and it ends the process.
-    if (io::interrupting_signal() != 0) io::wait_for_signal_cleanup();
-    std::fprintf(stderr, "iolab: %s\n", one_line(e.what()).c_str());
-    return 1;
+  } catch (const std::exception&) {
+    return exit_code_of_failure("");
   }
 }
 }  // namespace
