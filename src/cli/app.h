@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -94,5 +95,18 @@ struct MatrixOptions {
 };
 // Throws UsageError naming the option for a bad value.
 harness::Matrix matrix_from(const MatrixOptions& o);
+
+// The action of a command whose parsed options are all it runs from:
+// `check` throws UsageError for a bad one, now (while parsing) and again as
+// the recheck; `run` returns the exit code.
+template <typename Options>
+void act_on(CLI::App* cmd, Action& action, std::shared_ptr<Options> options, void (*check)(const Options&),
+            int (*run)(const Options&)) {
+  cmd->callback([&action, options, check, run] {
+    check(*options);
+    action.recheck = [options, check] { check(*options); };
+    action.run = [options, run] { return run(*options); };
+  });
+}
 
 }  // namespace iolab::cli
