@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <tuple>
 #include <fcntl.h>
 #include <exception>
 #include <sys/resource.h>
@@ -97,6 +98,16 @@ harness::Matrix matrix_from(const MatrixOptions& o) {
         o.qd, "--qd", [](const std::string& s) { return static_cast<unsigned>(parse_count(s, "--qd", harness::kQueueDepthBounds.min, harness::kQueueDepthBounds.max)); });
   m.latency = !o.no_latency;
   return m;
+}
+
+void add_matrix_options(CLI::App* group, MatrixOptions& o, const MatrixHelp& help) {
+  const std::tuple<const char*, std::string*, const char*> options[] = {
+      {"--method", &o.method, help.method}, {"--op", &o.op, help.op}, {"--pattern", &o.pattern, help.pattern},
+      {"--bs", &o.bs, help.bs}, {"--size", &o.size, help.size}, {"--ops", &o.ops, help.ops},
+      {"--cache", &o.cache, help.cache}, {"--buffer", &o.buffer, help.buffer}, {"--sync", &o.sync, help.sync},
+      {"--qd", &o.qd, help.qd}};
+  for (const auto& [name, value, text] : options)
+    if (text != nullptr) group->add_option(name, *value, text);
 }
 
 std::string version_line() {

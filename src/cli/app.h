@@ -96,6 +96,24 @@ struct MatrixOptions {
 // Throws UsageError naming the option for a bad value.
 harness::Matrix matrix_from(const MatrixOptions& o);
 
+// What each matrix option says in a command's --help; an option without
+// one is not the command's. The matrix's options are declared once, in one
+// order, by add_matrix_options; pattern, bs and buffer mean the same
+// wherever they are taken.
+struct MatrixHelp {
+  const char* method = nullptr;
+  const char* op = nullptr;
+  const char* pattern = "seq, rand (default seq)";
+  const char* bs = "Block sizes per call, e.g. 4k,1m (default 1m)";
+  const char* size = nullptr;
+  const char* ops = nullptr;
+  const char* cache = nullptr;
+  const char* buffer = "heap, aligned (default: aligned for O_DIRECT methods, else heap)";
+  const char* sync = nullptr;
+  const char* qd = nullptr;
+};
+void add_matrix_options(CLI::App* group, MatrixOptions& o, const MatrixHelp& help);
+
 // The action of a command whose parsed options are all it runs from:
 // `check` throws UsageError for a bad one, now (while parsing) and again as
 // the recheck; `run` returns the exit code.

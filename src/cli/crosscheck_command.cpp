@@ -64,12 +64,11 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
   auto* matrix = cmd->add_option_group(
       "experiments", "Instead of the default five (warm pread 4k and 1m, warm mmap 4k, io_uring QD 32 O_DIRECT 4k "
                      "random and 1m sequential), exactly this matrix of reads; lists are comma-separated");
-  matrix->add_option("--method", o->method, "pread, direct, vectored, syscall, mmap, io_uring, libaio (those with a fio engine)");
-  matrix->add_option("--pattern", o->pattern, "seq, rand (default seq)");
-  matrix->add_option("--bs", o->bs, "Block sizes per call, e.g. 4k,1m (default 1m)");
-  matrix->add_option("--cache", o->cache, "warm, direct (default warm; fio cannot repeat a cold pass)");
-  matrix->add_option("--buffer", o->buffer, "heap, aligned (default: aligned for O_DIRECT methods, else heap)");
-  matrix->add_option("--qd", o->qd, "Queue depths of queued methods, e.g. 1,32 (default 32)");
+  MatrixHelp matrix_help;
+  matrix_help.method = "pread, direct, vectored, syscall, mmap, io_uring, libaio (those with a fio engine)";
+  matrix_help.cache = "warm, direct (default warm; fio cannot repeat a cold pass)";
+  matrix_help.qd = "Queue depths of queued methods, e.g. 1,32 (default 32)";
+  add_matrix_options(matrix, *o, matrix_help);
   cmd->add_option("--size", o->size, "File size of every experiment (default: 256m, 64m for random O_DIRECT 4k)");
   cmd->add_option("--rounds", o->rounds, "Rounds; each runs iolab and fio once per experiment, who goes first "
                                          "alternating (default 3)")

@@ -131,19 +131,17 @@ void add_run_command(CLI::App& app, Action& action) {
                 "Ignore fio options iolab does not map (each is listed in the records' warnings) instead of refusing "
                 "the job file");
   auto* matrix = cmd->add_option_group("custom matrix", "Run exactly this matrix (suite 'custom'); lists are comma-separated");
-  matrix->add_option("--method", o->method, "File methods, e.g. pread,mmap (see iolab methods)");
-  matrix->add_option("--op", o->op, "read, write (default read)");
-  matrix->add_option("--pattern", o->pattern, "seq, rand (default seq)");
-  matrix->add_option("--bs", o->bs, "Block sizes per call, e.g. 4k,1m (default 1m)");
-  matrix->add_option("--size", o->size, "File size (default 256m)");
-  matrix->add_option("--ops", o->ops, "Calls per repetition instead of --size (file size = ops x block size)");
-  matrix->add_option("--cache", o->cache, "warm, cold, direct (default warm)");
-  matrix->add_option("--buffer", o->buffer, "heap, aligned (default: aligned for O_DIRECT methods, else heap)");
-  matrix->add_option("--sync", o->sync,
-                     "none, end, every, every-16k (inline each 16 KiB), async-16k (background thread when 16 KiB are "
-                     "dirty), optionally :fdatasync/:fsync/:msync (default none; the method's own sync otherwise)");
+  MatrixHelp matrix_help;
+  matrix_help.method = "File methods, e.g. pread,mmap (see iolab methods)";
+  matrix_help.op = "read, write (default read)";
+  matrix_help.size = "File size (default 256m)";
+  matrix_help.ops = "Calls per repetition instead of --size (file size = ops x block size)";
+  matrix_help.cache = "warm, cold, direct (default warm)";
+  matrix_help.sync = "none, end, every, every-16k (inline each 16 KiB), async-16k (background thread when 16 KiB are "
+                     "dirty), optionally :fdatasync/:fsync/:msync (default none; the method's own sync otherwise)";
+  matrix_help.qd = "Queue depths of queued methods (io_uring), e.g. 1,32 (default 32)";
+  add_matrix_options(matrix, *o, matrix_help);
   cmd->add_option("--evict", o->evict, std::string("How 'cold' evicts: ") + kEvictChoices);
-  matrix->add_option("--qd", o->qd, "Queue depths of queued methods (io_uring), e.g. 1,32 (default 32)");
   cmd->add_flag("--no-latency", o->no_latency, "Skip the latency pass (every call timed, separately from throughput)");
   cmd->add_option("--min-time", o->min_time,
                   "Seconds (or 100ms, 1min...) each timed repetition lasts at least; short passes are repeated within "
