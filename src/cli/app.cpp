@@ -110,6 +110,26 @@ void add_matrix_options(CLI::App* group, MatrixOptions& o, const MatrixHelp& hel
     if (text != nullptr) group->add_option(name, *value, text);
 }
 
+void add_fio_file_options(CLI::App* cmd, FioFileOptions& o, const char* fio_help, const char* set_help,
+                          const char* lenient_help) {
+  cmd->add_option("--fio", o.fio_job, fio_help)->type_name("JOB.fio");
+  cmd->add_option("--fio-set", o.fio_set, set_help)->type_name("KEY=VALUE");
+  cmd->add_flag("--fio-lenient", o.fio_lenient, lenient_help);
+}
+
+void refuse_fio_settings_alone(const FioFileOptions& o) {
+  if (o.fio_job.empty() && (!o.fio_set.empty() || o.fio_lenient))
+    throw UsageError(o.fio_set.empty() ? "--fio-lenient" : "--fio-set", "applies to a fio job file (--fio JOB.fio)");
+}
+
+fio::FioJobsInOneDirectory fio_file_jobs(const FioFileOptions& o, const std::string& dir) {
+  if (o.fio_job.empty()) return {{}, dir};
+  fio::FioMapSettings settings;
+  settings.overrides = o.fio_set;
+  settings.lenient = o.fio_lenient;
+  return fio::map_fio_jobs_in_one_directory(o.fio_job, settings, dir);
+}
+
 std::string version_line() {
   return std::string("iolab ") + kVersion + " (commit " + git_commit() + ", " + kBuildType + ", " + kCompiler + ")";
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "iolab/base/error.h"
+#include "iolab/fio/job.h"
 #include "iolab/harness/job.h"
 
 namespace iolab::cli {
@@ -113,6 +114,22 @@ struct MatrixHelp {
   const char* qd = nullptr;
 };
 void add_matrix_options(CLI::App* group, MatrixOptions& o, const MatrixHelp& help);
+
+// A fio job file to run as given (`run`, `crosscheck`): each job mapped to
+// an experiment, --fio-set applied in every job after its own.
+struct FioFileOptions {
+  std::string fio_job;               // --fio JOB.fio
+  std::vector<std::string> fio_set;  // --fio-set KEY=VALUE, in order
+  bool fio_lenient = false;
+};
+// --fio, --fio-set and --fio-lenient, each with the command's help.
+void add_fio_file_options(CLI::App* cmd, FioFileOptions& o, const char* fio_help, const char* set_help,
+                          const char* lenient_help);
+// Throws UsageError for --fio-set or --fio-lenient without --fio.
+void refuse_fio_settings_alone(const FioFileOptions& o);
+// The file's jobs, mapped, and the scratch parent they share; without a
+// file, no jobs and `dir` (--dir as given).
+fio::FioJobsInOneDirectory fio_file_jobs(const FioFileOptions& o, const std::string& dir);
 
 // The action of a command whose parsed options are all it runs from:
 // `check` throws UsageError for a bad one, now (while parsing) and again as
