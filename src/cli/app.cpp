@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <tuple>
 #include <fcntl.h>
 #include <exception>
 #include <sys/resource.h>
@@ -99,6 +100,36 @@ harness::Matrix matrix_from(const MatrixOptions& o) {
   return m;
 }
 
+void add_matrix_options(CLI::App* group, MatrixOptions& o, const MatrixHelp& help) {
+  const std::tuple<const char*, std::string*, const char*> options[] = {
+      {"--method", &o.method, help.method}, {"--op", &o.op, help.op}, {"--pattern", &o.pattern, help.pattern},
+      {"--bs", &o.bs, help.bs}, {"--size", &o.size, help.size}, {"--ops", &o.ops, help.ops},
+      {"--cache", &o.cache, help.cache}, {"--buffer", &o.buffer, help.buffer}, {"--sync", &o.sync, help.sync},
+      {"--qd", &o.qd, help.qd}};
+  for (const auto& [name, value, text] : options)
+    if (text != nullptr) group->add_option(name, *value, text);
+}
+
+void add_fio_file_options(CLI::App* cmd, FioFileOptions& o, const char* fio_help, const char* set_help,
+                          const char* lenient_help) {
+  cmd->add_option("--fio", o.fio_job, fio_help)->type_name("JOB.fio");
+  cmd->add_option("--fio-set", o.fio_set, set_help)->type_name("KEY=VALUE");
+  cmd->add_flag("--fio-lenient", o.fio_lenient, lenient_help);
+}
+
+void refuse_fio_settings_alone(const FioFileOptions& o) {
+  if (o.fio_job.empty() && (!o.fio_set.empty() || o.fio_lenient))
+    throw UsageError(o.fio_set.empty() ? "--fio-lenient" : "--fio-set", "applies to a fio job file (--fio JOB.fio)");
+}
+
+fio::FioJobsInOneDirectory fio_file_jobs(const FioFileOptions& o, const std::string& dir) {
+  if (o.fio_job.empty()) return {{}, dir};
+  fio::FioMapSettings settings;
+  settings.overrides = o.fio_set;
+  settings.lenient = o.fio_lenient;
+  return fio::map_fio_jobs_in_one_directory(o.fio_job, settings, dir);
+}
+
 std::string version_line() {
   return std::string("iolab ") + kVersion + " (commit " + git_commit() + ", " + kBuildType + ", " + kCompiler + ")";
 }
@@ -173,6 +204,27 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
 
 namespace {
 int run_main(int argc, char** argv);
+
+// Called in a catch block: says why iolab stops, in one line on stderr, and
+// returns the exit code: 2 for bad usage, 1 for anything else. `doing` ends
+// the out-of-memory line.
+int exit_code_of_failure(const char* doing) {
+  try {
+    throw;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "iolab: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "iolab: out of memory (std::bad_alloc)%s\n", doing);
+    return 1;
+  } catch (const std::exception& e) {  // iolab::Error, and what libraries throw
+    // A write that failed because a signal is ending the process (SIGPIPE)
+    // is not the story: the signal's cleanup is, and it ends the process.
+    if (io::interrupting_signal() != 0) io::wait_for_signal_cleanup();
+    std::fprintf(stderr, "iolab: %s\n", one_line(e.what()).c_str());
+    return 1;
+  }
+}
 }  // namespace
 
 // Memory can run out anywhere, building the command line's parser included
@@ -227,15 +279,8 @@ int run_main(int argc, char** argv) {
   ParsedCommandLine parsed;
   try {
     parsed = parse_command_line(std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "iolab: %s\n", e.what());
-    return 2;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "iolab: out of memory (std::bad_alloc) parsing the command line\n");
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "iolab: %s\n", one_line(e.what()).c_str());
-    return 1;
+  } catch (const std::exception&) {
+    return exit_code_of_failure(" parsing the command line");
   }
   if (parsed.kind != ParsedCommandLine::Kind::Command) {  // --help, --version: as CLI11's App::exit prints them
     std::cout << parsed.text << std::flush;
@@ -249,18 +294,8 @@ int run_main(int argc, char** argv) {
     if (action.recheck) action.recheck();
     const int code = action ? action.run() : 0;
     return stdout_written() ? code : 1;
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "iolab: %s\n", e.what());
-    return 2;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "iolab: out of memory (std::bad_alloc)\n");
-    return 1;
-  } catch (const std::exception& e) {  // iolab::Error, and what libraries throw
-    // A write that failed because a signal is ending the process (SIGPIPE)
-    // is not the story: the signal's cleanup is, and it ends the process.
-    if (io::interrupting_signal() != 0) io::wait_for_signal_cleanup();
-    std::fprintf(stderr, "iolab: %s\n", one_line(e.what()).c_str());
-    return 1;
+  } catch (const std::exception&) {
+    return exit_code_of_failure("");
   }
 }
 }  // namespace

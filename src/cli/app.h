@@ -3,10 +3,12 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "iolab/base/error.h"
+#include "iolab/fio/job.h"
 #include "iolab/harness/job.h"
 
 namespace iolab::cli {
@@ -94,5 +96,52 @@ struct MatrixOptions {
 };
 // Throws UsageError naming the option for a bad value.
 harness::Matrix matrix_from(const MatrixOptions& o);
+
+// What each matrix option says in a command's --help; an option without
+// one is not the command's. The matrix's options are declared once, in one
+// order, by add_matrix_options; pattern, bs and buffer mean the same
+// wherever they are taken.
+struct MatrixHelp {
+  const char* method = nullptr;
+  const char* op = nullptr;
+  const char* pattern = "seq, rand (default seq)";
+  const char* bs = "Block sizes per call, e.g. 4k,1m (default 1m)";
+  const char* size = nullptr;
+  const char* ops = nullptr;
+  const char* cache = nullptr;
+  const char* buffer = "heap, aligned (default: aligned for O_DIRECT methods, else heap)";
+  const char* sync = nullptr;
+  const char* qd = nullptr;
+};
+void add_matrix_options(CLI::App* group, MatrixOptions& o, const MatrixHelp& help);
+
+// A fio job file to run as given (`run`, `crosscheck`): each job mapped to
+// an experiment, --fio-set applied in every job after its own.
+struct FioFileOptions {
+  std::string fio_job;               // --fio JOB.fio
+  std::vector<std::string> fio_set;  // --fio-set KEY=VALUE, in order
+  bool fio_lenient = false;
+};
+// --fio, --fio-set and --fio-lenient, each with the command's help.
+void add_fio_file_options(CLI::App* cmd, FioFileOptions& o, const char* fio_help, const char* set_help,
+                          const char* lenient_help);
+// Throws UsageError for --fio-set or --fio-lenient without --fio.
+void refuse_fio_settings_alone(const FioFileOptions& o);
+// The file's jobs, mapped, and the scratch parent they share; without a
+// file, no jobs and `dir` (--dir as given).
+fio::FioJobsInOneDirectory fio_file_jobs(const FioFileOptions& o, const std::string& dir);
+
+// The action of a command whose parsed options are all it runs from:
+// `check` throws UsageError for a bad one, now (while parsing) and again as
+// the recheck; `run` returns the exit code.
+template <typename Options>
+void act_on(CLI::App* cmd, Action& action, std::shared_ptr<Options> options, void (*check)(const Options&),
+            int (*run)(const Options&)) {
+  cmd->callback([&action, options, check, run] {
+    check(*options);
+    action.recheck = [options, check] { check(*options); };
+    action.run = [options, run] { return run(*options); };
+  });
+}
 
 }  // namespace iolab::cli

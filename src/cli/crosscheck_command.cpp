@@ -27,15 +27,12 @@ namespace iolab::cli {
 
 namespace {
 
-struct CrosscheckOptions : MatrixOptions {
+struct CrosscheckOptions : MatrixOptions, FioFileOptions {
   unsigned rounds = 3, reps = 5, warmup = 1;
   std::string min_time, max_time, seed;  // parsed as `iolab run` parses them (a nan, a -1 refused)
   std::string dir, fio = "fio", out;
   bool fio_clock = false, fio_unbatched = false, json = false;
   std::string ring_flags = "iolab";  // --ring-flags iolab|fio
-  std::string fio_job;               // --fio JOB.fio
-  std::vector<std::string> fio_set;  // --fio-set KEY=VALUE
-  bool fio_lenient = false;
 };
 
 // The rules the runner relies on, from the parsed values (Action::recheck).
@@ -64,12 +61,11 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
   auto* matrix = cmd->add_option_group(
       "experiments", "Instead of the default five (warm pread 4k and 1m, warm mmap 4k, io_uring QD 32 O_DIRECT 4k "
                      "random and 1m sequential), exactly this matrix of reads; lists are comma-separated");
-  matrix->add_option("--method", o->method, "pread, direct, vectored, syscall, mmap, io_uring, libaio (those with a fio engine)");
-  matrix->add_option("--pattern", o->pattern, "seq, rand (default seq)");
-  matrix->add_option("--bs", o->bs, "Block sizes per call, e.g. 4k,1m (default 1m)");
-  matrix->add_option("--cache", o->cache, "warm, direct (default warm; fio cannot repeat a cold pass)");
-  matrix->add_option("--buffer", o->buffer, "heap, aligned (default: aligned for O_DIRECT methods, else heap)");
-  matrix->add_option("--qd", o->qd, "Queue depths of queued methods, e.g. 1,32 (default 32)");
+  MatrixHelp matrix_help;
+  matrix_help.method = "pread, direct, vectored, syscall, mmap, io_uring, libaio (those with a fio engine)";
+  matrix_help.cache = "warm, direct (default warm; fio cannot repeat a cold pass)";
+  matrix_help.qd = "Queue depths of queued methods, e.g. 1,32 (default 32)";
+  add_matrix_options(matrix, *o, matrix_help);
   cmd->add_option("--size", o->size, "File size of every experiment (default: 256m, 64m for random O_DIRECT 4k)");
   cmd->add_option("--rounds", o->rounds, "Rounds; each runs iolab and fio once per experiment, who goes first "
                                          "alternating (default 3)")
@@ -82,13 +78,11 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
       ->type_name("TIME");
   cmd->add_option("--seed", o->seed, "Seed of the data pattern and of random offsets (default 0x10AB = 4267)");
   cmd->add_option("--dir", o->dir, "Parent of the scratch directory (default: $TMPDIR or /tmp)");
-  cmd->add_option("--fio", o->fio_job,
-                  "Cross-check the jobs of a fio job file, each mapped as iolab run --fio maps it (docs/fio-jobs.md); "
-                  "fio runs the mapped job on iolab's file, so both do the same work")
-      ->type_name("JOB.fio");
-  cmd->add_option("--fio-set", o->fio_set, "Set a fio option in every job of --fio, after the job's own (repeatable)")
-      ->type_name("KEY=VALUE");
-  cmd->add_flag("--fio-lenient", o->fio_lenient, "Ignore fio options iolab does not map instead of refusing the file");
+  add_fio_file_options(cmd, *o,
+                       "Cross-check the jobs of a fio job file, each mapped as iolab run --fio maps it "
+                       "(docs/fio-jobs.md); fio runs the mapped job on iolab's file, so both do the same work",
+                       "Set a fio option in every job of --fio, after the job's own (repeatable)",
+                       "Ignore fio options iolab does not map instead of refusing the file");
   cmd->add_option("--fio-program", o->fio, "The fio program (default: fio, found on PATH)");
   cmd->add_flag("--fio-clock", o->fio_clock,
                 "Let fio time every I/O for its latency statistics, as it does by default (shows what its clock "
@@ -132,8 +126,7 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
     if (!o->fio_job.empty()) {
       if (custom || size) throw UsageError("--fio", "a fio job file gives the experiments; leave out the matrix options");
     } else {
-      if (!o->fio_set.empty() || o->fio_lenient)
-        throw UsageError(o->fio_set.empty() ? "--fio-lenient" : "--fio-set", "applies to a fio job file (--fio JOB.fio)");
+      refuse_fio_settings_alone(*o);
       experiments = custom ? harness::expand(matrix_from(*o)) : fio::crosscheck_cases(size);
     }
     action.recheck = [o, experiments, min_time, max_time, custom] {
@@ -153,26 +146,19 @@ void add_crosscheck_command(CLI::App& app, Action& action) {
         request.input_kind = "the fio job file";
         out = std::make_shared<report::OutputFiles>(std::move(request));
       }
-      std::vector<fio::FioMappedJob> jobs;
-      std::string dir = o->dir;
-      if (!o->fio_job.empty()) {
-        fio::FioMapSettings map_settings;
-        map_settings.overrides = o->fio_set;
-        map_settings.lenient = o->fio_lenient;
-        fio::FioJobsInOneDirectory mapped = fio::map_fio_jobs_in_one_directory(o->fio_job, map_settings, o->dir);
-        jobs = std::move(mapped.jobs);
-        dir = mapped.dir.string();
-        for (const auto& j : jobs) {
-          if (j.threads > 1)
-            throw UsageError("fio job " + fio::to_string(j.place),
-                             "numjobs=" + std::to_string(j.threads) +
-                                 ": crosscheck runs one worker on each side (--fio-set numjobs=1)");
-          harness::FileExperiment e = j.experiment;
-          // Page-aligned buffers on both sides, as every crosscheck (a copy into
-          // a buffer off a cache line is slower, and fio's start wherever malloc put them).
-          e.buffer = io::BufferKind::Aligned;
-          experiments.push_back(std::move(e));
-        }
+      const fio::FioJobsInOneDirectory fio_file = fio_file_jobs(*o, o->dir);
+      const std::vector<fio::FioMappedJob>& jobs = fio_file.jobs;
+      const std::string dir = fio_file.dir.string();
+      for (const auto& j : jobs) {
+        if (j.threads > 1)
+          throw UsageError("fio job " + fio::to_string(j.place),
+                           "numjobs=" + std::to_string(j.threads) +
+                               ": crosscheck runs one worker on each side (--fio-set numjobs=1)");
+        harness::FileExperiment e = j.experiment;
+        // Page-aligned buffers on both sides, as every crosscheck (a copy into
+        // a buffer off a cache line is slower, and fio's start wherever malloc put them).
+        e.buffer = io::BufferKind::Aligned;
+        experiments.push_back(std::move(e));
       }
       const char* path = std::getenv("PATH");
       auto fio = fio::find_program(o->fio, path ? path : "");

@@ -107,11 +107,7 @@ void add_replay_command(CLI::App& app, Action& action) {
   cmd->footer("Examples:\n  iolab replay examples/traces/sqlite-insert.iotrace\n"
               "  iolab replay app.iotrace --method pread,mmap,io_uring --out replay.json\n"
               "  iolab recommend --trace app.iotrace   # the method to use for it, with a guarantee");
-  cmd->callback([opts, &action] {
-    recheck_replay(*opts);
-    action.recheck = [opts] { recheck_replay(*opts); };
-    action.run = [opts] { return run_replay(*opts); };
-  });
+  act_on(cmd, action, opts, recheck_replay, run_replay);
 }
 
 const CommandRegistration replay_registration{67, add_replay_command};

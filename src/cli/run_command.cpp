@@ -85,7 +85,7 @@ void recheck_run(const RunPlan& p) {
   // One source of experiments, and only its options.
   const bool files = p.source == Source::Job || p.source == Source::Fio;
   if ((p.source == Source::Custom) == p.experiments.empty() || (p.source == Source::Suites) == p.chosen.empty() ||
-      (p.source == Source::Fio) == o.fio.empty() || (p.source == Source::Job) == o.job.empty() ||
+      (p.source == Source::Fio) == o.fio_job.empty() || (p.source == Source::Job) == o.job.empty() ||
       (!o.suites.empty() && p.source != Source::Suites) || (files && !o.method.empty()))
     throw UsageError("run", "one of suites, a custom matrix, --job or --fio");
   if (p.source != Source::Fio && (!o.fio_set.empty() || o.fio_lenient)) throw UsageError("--fio-set", "without --fio");
@@ -119,31 +119,25 @@ void add_run_command(CLI::App& app, Action& action) {
       ->type_name("SIZE");
   cmd->add_option("--job", o->job, "Run the matrix of a TOML job file: keys method, op, pattern, bs, size, ops, cache, buffer, sync, "
                   "qd, evict, latency (as the matrix options; a string \"4k,1m\" or a list), reps, warmup, seed");
-  cmd->add_option("--fio", o->fio,
-                  "Run the jobs of a fio job file (each job one experiment: rw, bs, size, ioengine, iodepth, direct, "
-                  "numjobs, fsync..., runtime/time_based/loops; other options refused; see docs/fio-jobs.md)")
-      ->type_name("JOB.fio");
-  cmd->add_option("--fio-set", o->fio_set,
-                  "Set a fio option in every job, after the job's own (repeatable), e.g. --fio-set size=64m "
-                  "--fio-set runtime=2")
-      ->type_name("KEY=VALUE");
-  cmd->add_flag("--fio-lenient", o->fio_lenient,
-                "Ignore fio options iolab does not map (each is listed in the records' warnings) instead of refusing "
-                "the job file");
+  add_fio_file_options(
+      cmd, *o,
+      "Run the jobs of a fio job file (each job one experiment: rw, bs, size, ioengine, iodepth, direct, "
+      "numjobs, fsync..., runtime/time_based/loops; other options refused; see docs/fio-jobs.md)",
+      "Set a fio option in every job, after the job's own (repeatable), e.g. --fio-set size=64m --fio-set runtime=2",
+      "Ignore fio options iolab does not map (each is listed in the records' warnings) instead of refusing the job "
+      "file");
   auto* matrix = cmd->add_option_group("custom matrix", "Run exactly this matrix (suite 'custom'); lists are comma-separated");
-  matrix->add_option("--method", o->method, "File methods, e.g. pread,mmap (see iolab methods)");
-  matrix->add_option("--op", o->op, "read, write (default read)");
-  matrix->add_option("--pattern", o->pattern, "seq, rand (default seq)");
-  matrix->add_option("--bs", o->bs, "Block sizes per call, e.g. 4k,1m (default 1m)");
-  matrix->add_option("--size", o->size, "File size (default 256m)");
-  matrix->add_option("--ops", o->ops, "Calls per repetition instead of --size (file size = ops x block size)");
-  matrix->add_option("--cache", o->cache, "warm, cold, direct (default warm)");
-  matrix->add_option("--buffer", o->buffer, "heap, aligned (default: aligned for O_DIRECT methods, else heap)");
-  matrix->add_option("--sync", o->sync,
-                     "none, end, every, every-16k (inline each 16 KiB), async-16k (background thread when 16 KiB are "
-                     "dirty), optionally :fdatasync/:fsync/:msync (default none; the method's own sync otherwise)");
+  MatrixHelp matrix_help;
+  matrix_help.method = "File methods, e.g. pread,mmap (see iolab methods)";
+  matrix_help.op = "read, write (default read)";
+  matrix_help.size = "File size (default 256m)";
+  matrix_help.ops = "Calls per repetition instead of --size (file size = ops x block size)";
+  matrix_help.cache = "warm, cold, direct (default warm)";
+  matrix_help.sync = "none, end, every, every-16k (inline each 16 KiB), async-16k (background thread when 16 KiB are "
+                     "dirty), optionally :fdatasync/:fsync/:msync (default none; the method's own sync otherwise)";
+  matrix_help.qd = "Queue depths of queued methods (io_uring), e.g. 1,32 (default 32)";
+  add_matrix_options(matrix, *o, matrix_help);
   cmd->add_option("--evict", o->evict, std::string("How 'cold' evicts: ") + kEvictChoices);
-  matrix->add_option("--qd", o->qd, "Queue depths of queued methods (io_uring), e.g. 1,32 (default 32)");
   cmd->add_flag("--no-latency", o->no_latency, "Skip the latency pass (every call timed, separately from throughput)");
   cmd->add_option("--min-time", o->min_time,
                   "Seconds (or 100ms, 1min...) each timed repetition lasts at least; short passes are repeated within "
@@ -164,11 +158,10 @@ void add_run_command(CLI::App& app, Action& action) {
 
   cmd->callback([o, matrix, &action] {
     const bool custom = matrix->count_all() > 0;
-    if (!o->fio.empty() && (custom || !o->job.empty() || !o->suites.empty()))
+    if (!o->fio_job.empty() && (custom || !o->job.empty() || !o->suites.empty()))
       throw UsageError("--fio", "a fio job file describes the whole run; give it alone (with run settings such as "
                                 "--reps, --dir, --out)");
-    if (o->fio.empty() && (!o->fio_set.empty() || o->fio_lenient))
-      throw UsageError(o->fio_set.empty() ? "--fio-lenient" : "--fio-set", "applies to a fio job file (--fio JOB.fio)");
+    refuse_fio_settings_alone(*o);
     if (!o->job.empty() && custom)
       throw UsageError("--job", "a job file describes the whole matrix; give it or the matrix options, not both");
     if ((custom || !o->job.empty()) && !o->suites.empty())
@@ -176,7 +169,7 @@ void add_run_command(CLI::App& app, Action& action) {
     const std::pair<bool, const char*> suites_only[] = {
         {!o->scale.empty(), "--scale"}, {!o->records.empty(), "--records"}, {!o->threads.empty(), "--threads"},
         {!o->memory_limit.empty(), "--memory-limit"}};
-    if (custom || !o->job.empty() || !o->fio.empty())
+    if (custom || !o->job.empty() || !o->fio_job.empty())
       for (const auto& [given, name] : suites_only)
         if (given) throw UsageError(name, "applies to suites; a custom matrix has its own sizes");
     std::string scale = o->scale.empty() ? "default" : o->scale;
@@ -188,7 +181,7 @@ void add_run_command(CLI::App& app, Action& action) {
     RunPlan plan;
     plan.given = o;
     plan.settings = settings_from(*o);
-    if (!o->fio.empty()) {
+    if (!o->fio_job.empty()) {
       plan.source = RunPlan::Source::Fio;
     } else if (!o->job.empty()) {
       plan.source = RunPlan::Source::Job;

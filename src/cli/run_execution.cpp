@@ -206,29 +206,17 @@ int run_plan(RunPlan plan) {
   const std::vector<const suites::Suite*> chosen = plan.chosen;
   const suites::SuiteOptions suite_options = plan.suite_options;
   const std::optional<results::Eviction> eviction = plan.eviction;
-  std::vector<fio::FioMappedJob> fio_jobs;
-  std::string dir = o->dir;
-  if (!o->fio.empty()) {
-    fio::FioMapSettings map_settings;
-    map_settings.overrides = o->fio_set;
-    map_settings.lenient = o->fio_lenient;
-    fio::FioJobsInOneDirectory mapped = fio::map_fio_jobs_in_one_directory(o->fio, map_settings, o->dir);
-    fio_jobs = std::move(mapped.jobs);
-    dir = mapped.dir.string();
-    for (const auto& j : fio_jobs) {
-      harness::EngineSettings engine;
-      const Settings s = settings_for(j, settings, *o);
-      engine.reps = s.reps;
-      engine.warmup = s.warmup;
-      engine.min_time = s.min_time;
-      engine.max_time = s.max_time;
-      harness::check_settings(engine);
-      // The space and memory every worker's file needs, checked like one file of them all.
-      harness::FileExperiment all = j.experiment;
-      all.file_size *= j.threads;
-      experiments.push_back(all);
-    }
-  } else if (plan.source == RunPlan::Source::Job) {
+  const fio::FioJobsInOneDirectory fio_file = fio_file_jobs(*o, o->dir);
+  const std::vector<fio::FioMappedJob>& fio_jobs = fio_file.jobs;
+  const std::string dir = fio_file.dir.string();
+  for (const auto& j : fio_jobs) {
+    harness::check_settings(engine_settings(settings_for(j, settings, *o)));
+    // The space and memory every worker's file needs, checked like one file of them all.
+    harness::FileExperiment all = j.experiment;
+    all.file_size *= j.threads;
+    experiments.push_back(all);
+  }
+  if (plan.source == RunPlan::Source::Job) {
     harness::Job job = harness::read_job(o->job);
     experiments = harness::expand(job.matrix);
     if (job.reps && o->reps.empty()) settings.reps = *job.reps;
@@ -241,7 +229,7 @@ int run_plan(RunPlan plan) {
   // FILE.json, with FILE.csv and FILE.html beside it (report/output_files.h:
   // the naming, refusal, lock and fallback rules every command shares).
   auto outputs = std::make_shared<report::OutputFiles>(
-      report::results_request(o->out, o->fio.empty() ? o->job : o->fio, "the job file"));
+      report::results_request(o->out, o->fio_job.empty() ? o->job : o->fio_job, "the job file"));
   io::ScratchDir scratch(dir);
   outputs->prepare();
   results::Environment environment = harness::collect_environment(scratch.path());
@@ -317,7 +305,7 @@ int run_plan(RunPlan plan) {
         harness::Runner job_runner(job_config, scratch);
         results::Result r = job.threads > 1 ? suites::run_file_per_worker(job_runner, job.experiment, job.threads)
                                             : job_runner.run(job.experiment);
-        r = with_fio_job(std::move(r), job, o->fio);
+        r = with_fio_job(std::move(r), job, o->fio_job);
         record.done({r});
         show({r});
       }

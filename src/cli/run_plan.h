@@ -17,15 +17,12 @@ namespace iolab::cli {
 
 // As given; every value is parsed and checked when parsing ends (an empty
 // string means "not given": empty values are refused by app.cpp).
-struct RunOptions : MatrixOptions {
+struct RunOptions : MatrixOptions, FioFileOptions {
   std::vector<std::string> suites;
   std::string scale;
   bool quick = false;
   std::string reps, warmup, seed, min_time, max_time, records, threads, memory_limit;
   std::string dir, out, job;
-  std::string fio;                   // --fio JOB.fio
-  std::vector<std::string> fio_set;  // --fio-set KEY=VALUE, in order
-  bool fio_lenient = false;
 };
 
 // The run's settings, parsed.

@@ -51,11 +51,7 @@ void add_trace_command(CLI::App& app, Action& action) {
       "  iolab trace --out insert.iotrace -- sqlite3 t.db 'create table t(x); insert into t values (1);'\n"
       "  iolab trace --pid 4242 --out server.iotrace\n"
       "  iolab trace --from-fio-iolog job.iolog --out job.iotrace");
-  cmd->callback([opts, &action] {
-    recheck_trace(*opts);
-    action.recheck = [opts] { recheck_trace(*opts); };
-    action.run = [opts] { return run_trace(*opts); };
-  });
+  act_on(cmd, action, opts, recheck_trace, run_trace);
 }
 
 const CommandRegistration trace_registration{65, add_trace_command};

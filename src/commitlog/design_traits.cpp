@@ -5,12 +5,9 @@
 namespace iolab::commitlog {
 
 namespace {
-constexpr NameTable<Design, 6> kDesignNames{{{Design::Kafka, "kafka"},
-                                            {Design::RocketMq, "rocketmq"},
-                                            {Design::RocketMqTransient, "rocketmq-transient"},
-                                            {Design::Qmq, "qmq"},
-                                            {Design::ActiveMq, "activemq"},
-                                            {Design::GroupCommit, "group-commit"}}};
+constexpr NameTable<Design, 6> kDesignNames{{{Design::Kafka, "kafka"}, {Design::RocketMq, "rocketmq"},
+                                            {Design::RocketMqTransient, "rocketmq-transient"}, {Design::Qmq, "qmq"},
+                                            {Design::ActiveMq, "activemq"}, {Design::GroupCommit, "group-commit"}}};
 }  // namespace
 
 std::string_view to_string(Design d) noexcept { return name_of(kDesignNames, d); }
@@ -58,16 +55,13 @@ DesignTraits traits(Design d) noexcept {
       t.read_path = ReadPath::Sendfile;
       break;
     case Design::RocketMq:
+    case Design::Qmq:
       t.topic_index = t.writes_through_map = t.preallocates = t.flush_thread = true;
       t.read_path = ReadPath::Mmap;
       break;
     case Design::RocketMqTransient:
       t.topic_index = t.preallocates = t.flush_thread = t.commit_thread = true;
       t.ack = AckLevel::Buffered;
-      t.read_path = ReadPath::Mmap;
-      break;
-    case Design::Qmq:
-      t.topic_index = t.flush_thread = t.writes_through_map = t.preallocates = true;
       t.read_path = ReadPath::Mmap;
       break;
     case Design::ActiveMq:

@@ -42,12 +42,10 @@ FrameHeader decode_header(const std::byte* in) noexcept {
 }
 
 namespace {
-constexpr NameTable<FrameCheck, 6> kFrameChecks{{{FrameCheck::Valid, "valid"},
-                                                 {FrameCheck::Unwritten, "unwritten"},
-                                                 {FrameCheck::Truncated, "frame runs past the end of the file"},
-                                                 {FrameCheck::BadLength, "length too large"},
-                                                 {FrameCheck::BadCrc, "CRC32C mismatch"},
-                                                 {FrameCheck::BadSequence, "unexpected sequence number"}}};
+constexpr NameTable<FrameCheck, 6> kFrameChecks{
+    {{FrameCheck::Valid, "valid"}, {FrameCheck::Unwritten, "unwritten"},
+     {FrameCheck::Truncated, "frame runs past the end of the file"}, {FrameCheck::BadLength, "length too large"},
+     {FrameCheck::BadCrc, "CRC32C mismatch"}, {FrameCheck::BadSequence, "unexpected sequence number"}}};
 }  // namespace
 
 std::string_view to_string(FrameCheck c) noexcept { return name_of(kFrameChecks, c); }

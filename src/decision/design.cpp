@@ -13,12 +13,9 @@ namespace iolab::decision {
 
 namespace {
 
-constexpr NameTable<Column, 6> kColumns{{{Column::Warm, "warm"},
-                                         {Column::Cold, "cold"},
-                                         {Column::Direct, "direct"},
-                                         {Column::PastMemory, "past-memory"},
-                                         {Column::PastMemoryDirect, "past-memory-direct"},
-                                         {Column::Buffered, "buffered"}}};
+constexpr NameTable<Column, 6> kColumns{
+    {{Column::Warm, "warm"}, {Column::Cold, "cold"}, {Column::Direct, "direct"}, {Column::PastMemory, "past-memory"},
+     {Column::PastMemoryDirect, "past-memory-direct"}, {Column::Buffered, "buffered"}}};
 constexpr NameTable<Spacing, 3> kSpacings{
     {{Spacing::Every4x, "every 4x"}, {Spacing::Every16x, "every 16x"}, {Spacing::Every64x, "every 64x"}}};
 

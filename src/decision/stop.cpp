@@ -6,11 +6,8 @@
 namespace iolab::decision {
 
 namespace {
-constexpr NameTable<Stop, 5> kStops{{{Stop::Selected, "selected"},
-                                     {Stop::Budget, "budget"},
-                                     {Stop::NotRun, "not run"},
-                                     {Stop::Unmeasurable, "unmeasurable"},
-                                     {Stop::NoCandidate, "no candidate"}}};
+constexpr NameTable<Stop, 5> kStops{{{Stop::Selected, "selected"}, {Stop::Budget, "budget"}, {Stop::NotRun, "not run"},
+                                     {Stop::Unmeasurable, "unmeasurable"}, {Stop::NoCandidate, "no candidate"}}};
 }  // namespace
 
 std::string_view to_string(Stop s) { return name_of(kStops, s); }

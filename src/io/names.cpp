@@ -11,12 +11,9 @@ namespace iolab::io {
 
 namespace {
 
-constexpr NameTable<Durability, 6> kDurabilities{{{Durability::None, "none"},
-                                                  {Durability::Flush, "flush"},
-                                                  {Durability::SyncFileRange, "sync_file_range"},
-                                                  {Durability::Fdatasync, "fdatasync"},
-                                                  {Durability::Fsync, "fsync"},
-                                                  {Durability::MsyncSync, "msync"}}};
+constexpr NameTable<Durability, 6> kDurabilities{
+    {{Durability::None, "none"}, {Durability::Flush, "flush"}, {Durability::SyncFileRange, "sync_file_range"},
+     {Durability::Fdatasync, "fdatasync"}, {Durability::Fsync, "fsync"}, {Durability::MsyncSync, "msync"}}};
 constexpr NameTable<Advice, 4> kAdvice{
     {{Advice::Normal, "normal"}, {Advice::Sequential, "sequential"}, {Advice::Random, "random"}, {Advice::WillNeed, "willneed"}}};
 

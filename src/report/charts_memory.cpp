@@ -154,16 +154,9 @@ json mem_spec(const Family& f, const std::vector<PointFacts>& points) {
   json color = series_color(f);
   std::vector<double> xs(ratios.begin(), ratios.end());
   json x = x_encoding(f, xs);
-  json tips = field_tooltip({{"series", "method"},
-                             {"xl", "working set / memory limit"},
-                             {"rate_t", "throughput"},
-                             {"reps_t", "repetitions"},
-                             {"why", "counters"},
-                             {"when", "time course"},
-                             {"cpu_t", "CPU"},
-                             {"faults_t", "page faults"},
-                             {"cache_t", "cache"},
-                             {"exp", "experiment"}});
+  json tips = field_tooltip({{"series", "method"}, {"xl", "working set / memory limit"}, {"rate_t", "throughput"},
+                             {"reps_t", "repetitions"}, {"why", "counters"}, {"when", "time course"}, {"cpu_t", "CPU"},
+                             {"faults_t", "page faults"}, {"cache_t", "cache"}, {"exp", "experiment"}});
   std::string unit = f.bytes_metric ? "MiB/s" : "ops/s";
   json curve_layers = json::array();
   // Where the file outgrows the limit.

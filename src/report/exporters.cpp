@@ -88,28 +88,20 @@ class ConsoleExporter final : public Exporter {
   bool wrote(std::string_view) const override { return false; }  // never a file
 };
 
+// Each exporter is stateless: one instance of each serves every caller.
+template <typename E>
+const Exporter& the_exporter() {
+  static const E e;
+  return e;
+}
+
 }  // namespace
 
-const Exporter& json_exporter() {
-  static const JsonExporter e;
-  return e;
-}
-const Exporter& csv_exporter() {
-  static const CsvExporter e;
-  return e;
-}
-const Exporter& html_exporter() {
-  static const HtmlExporter e;
-  return e;
-}
-const Exporter& markdown_exporter() {
-  static const MarkdownExporter e;
-  return e;
-}
-const Exporter& console_exporter() {
-  static const ConsoleExporter e;
-  return e;
-}
+const Exporter& json_exporter() { return the_exporter<JsonExporter>(); }
+const Exporter& csv_exporter() { return the_exporter<CsvExporter>(); }
+const Exporter& html_exporter() { return the_exporter<HtmlExporter>(); }
+const Exporter& markdown_exporter() { return the_exporter<MarkdownExporter>(); }
+const Exporter& console_exporter() { return the_exporter<ConsoleExporter>(); }
 
 std::vector<const Exporter*> results_exporters() { return {&json_exporter(), &csv_exporter(), &html_exporter()}; }
 

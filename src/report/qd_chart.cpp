@@ -52,15 +52,9 @@ json spec(const Family& f, const std::vector<PointFacts>& points) {
   std::vector<double> xs(xset.begin(), xset.end());
   json x = x_encoding(f, xs);
   json color = series_color(f);
-  json tips = field_tooltip({{"series", "method"},
-                             {"xl", "depth"},
-                             {"rate_t", "median"},
-                             {"spread_t", "spread"},
-                             {"reps_t", "repetitions"},
-                             {"latency_t", "latency p50 / p99"},
-                             {"cpu_t", "CPU"},
-                             {"calls_t", "I/O calls"},
-                             {"exp", "experiment"}});
+  json tips = field_tooltip({{"series", "method"}, {"xl", "depth"}, {"rate_t", "median"}, {"spread_t", "spread"},
+                             {"reps_t", "repetitions"}, {"latency_t", "latency p50 / p99"}, {"cpu_t", "CPU"},
+                             {"calls_t", "I/O calls"}, {"exp", "experiment"}});
   std::string unit = f.bytes_metric ? "MiB/s" : "IOPS";
   json layers = json::array();
   layers.push_back({{"mark", {{"type", "rule"}, {"strokeWidth", 2}, {"opacity", 0.6}}},

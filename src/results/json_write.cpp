@@ -19,28 +19,14 @@ json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); 
 }  // namespace
 
 json to_json(const Environment& e) {
-  return json{{"hostname", e.hostname},
-              {"cpu_model", e.cpu_model},
-              {"cores", e.cores},
-              {"ram_bytes", e.ram_bytes},
-              {"kernel", e.kernel},
-              {"scratch_dir", e.scratch_dir},
-              {"fs_type", e.fs_type},
-              {"mount_options", e.mount_options},
-              {"device", e.device},
-              {"rotational", e.rotational ? json(*e.rotational) : json(nullptr)},
-              {"scheduler", e.scheduler},
-              {"iolab_version", e.iolab_version},
-              {"git_commit", e.git_commit},
-              {"compiler", e.compiler},
-              {"build_type", e.build_type},
-              {"root", e.root},
-              {"can_drop_caches", e.can_drop_caches},
-              {"created", e.created},
-              {"command", e.command},
-              {"block_device", e.block_device},
-              {"vm_dirty", e.vm_dirty},
-              {"block_queue", e.block_queue}};
+  return json{{"hostname", e.hostname}, {"cpu_model", e.cpu_model}, {"cores", e.cores}, {"ram_bytes", e.ram_bytes},
+              {"kernel", e.kernel}, {"scratch_dir", e.scratch_dir}, {"fs_type", e.fs_type},
+              {"mount_options", e.mount_options}, {"device", e.device},
+              {"rotational", e.rotational ? json(*e.rotational) : json(nullptr)}, {"scheduler", e.scheduler},
+              {"iolab_version", e.iolab_version}, {"git_commit", e.git_commit}, {"compiler", e.compiler},
+              {"build_type", e.build_type}, {"root", e.root}, {"can_drop_caches", e.can_drop_caches},
+              {"created", e.created}, {"command", e.command}, {"block_device", e.block_device},
+              {"vm_dirty", e.vm_dirty}, {"block_queue", e.block_queue}};
 }
 
 json to_json(const Result& r) {

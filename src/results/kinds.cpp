@@ -13,39 +13,24 @@
 namespace iolab::results {
 namespace {
 
-constexpr NameTable<Op, 12> kOps{{{Op::Read, "read"},
-                                  {Op::Write, "write"},
-                                  {Op::Copy, "copy"},
-                                  {Op::Alloc, "alloc"},
-                                  {Op::Insert, "insert"},
-                                  {Op::Get, "get"},
-                                  {Op::Remove, "remove"},
-                                  {Op::Reinsert, "reinsert"},
-                                  {Op::Reopen, "reopen"},
-                                  {Op::Append, "append"},
-                                  {Op::CatchUp, "catch-up"},
-                                  {Op::Replay, "replay"}}};
+constexpr NameTable<Op, 12> kOps{{{Op::Read, "read"}, {Op::Write, "write"}, {Op::Copy, "copy"}, {Op::Alloc, "alloc"},
+                                  {Op::Insert, "insert"}, {Op::Get, "get"}, {Op::Remove, "remove"},
+                                  {Op::Reinsert, "reinsert"}, {Op::Reopen, "reopen"}, {Op::Append, "append"},
+                                  {Op::CatchUp, "catch-up"}, {Op::Replay, "replay"}}};
+// The ops of a file experiment (a matrix's --op).
+constexpr NameTable<Op, 2> kFileOps{{{Op::Read, "read"}, {Op::Write, "write"}}};
 constexpr NameTable<AccessPattern, 2> kPatterns{
     {{AccessPattern::Seq, "seq"}, {AccessPattern::Rand, "rand"}}};
-constexpr NameTable<CacheState, 4> kCaches{{{CacheState::Warm, "warm"},
-                                            {CacheState::Cold, "cold"},
-                                            {CacheState::Direct, "direct"},
-                                            {CacheState::Full, "full"}}};
+constexpr NameTable<CacheState, 4> kCaches{
+    {{CacheState::Warm, "warm"}, {CacheState::Cold, "cold"}, {CacheState::Direct, "direct"}, {CacheState::Full, "full"}}};
 constexpr NameTable<Eviction, 2> kEvictions{
     {{Eviction::PerFile, "per-file"}, {Eviction::DropCaches, "drop_caches"}}};
 
 }  // namespace
 
 std::string_view to_string(Op o) { return name_of(kOps, o); }
-Op parse_op_name(std::string_view s) {
-  if (auto o = value_of(kOps, s)) return *o;
-  throw UsageError("op '" + std::string(s) + "'", "unknown operation");
-}
-Op parse_op(std::string_view s) {
-  if (s == "read") return Op::Read;
-  if (s == "write") return Op::Write;
-  throw UsageError("op '" + std::string(s) + "'", "expected read or write");
-}
+Op parse_op_name(std::string_view s) { return parse_name(kOps, s, "op", "unknown operation"); }
+Op parse_op(std::string_view s) { return parse_name(kFileOps, s, "op"); }
 bool reported_as_time(Op o) { return o == Op::Reopen; }
 
 bool writes_data(Op o) {
@@ -54,29 +39,21 @@ bool writes_data(Op o) {
 }
 
 std::string_view to_string(AccessPattern p) { return name_of(kPatterns, p); }
-AccessPattern parse_pattern(std::string_view s) {
-  if (auto p = value_of(kPatterns, s)) return *p;
-  throw UsageError("pattern '" + std::string(s) + "'", "expected seq or rand");
-}
+AccessPattern parse_pattern(std::string_view s) { return parse_name(kPatterns, s, "pattern"); }
 
 std::string_view to_string(CacheState c) { return name_of(kCaches, c); }
 CacheState parse_cache(std::string_view s) {
   if (s == "full")
     throw UsageError("cache 'full'", "a full cache is the page cache of a memory cgroup iolab makes for the experiment "
                                      "(iolab recommend's \"larger than memory\" column); expected warm, cold or direct");
-  if (auto c = value_of(kCaches, s)) return *c;
-  throw UsageError("cache '" + std::string(s) + "'", "expected warm, cold or direct");
+  return parse_name(kCaches, s, "cache", "expected warm, cold or direct");
 }
-CacheState parse_cache_name(std::string_view s) {
-  if (auto c = value_of(kCaches, s)) return *c;
-  throw UsageError("cache '" + std::string(s) + "'", "expected " + choices_of(kCaches));
-}
+CacheState parse_cache_name(std::string_view s) { return parse_name(kCaches, s, "cache"); }
 
 std::string_view to_string(Eviction e) { return name_of(kEvictions, e); }
 Eviction parse_eviction(std::string_view s) {
   if (s == "fadvise") return Eviction::PerFile;
-  if (auto e = value_of(kEvictions, s)) return *e;
-  throw UsageError("eviction '" + std::string(s) + "'", "expected per-file (the default) or drop_caches");
+  return parse_name(kEvictions, s, "eviction", "expected per-file (the default) or drop_caches");
 }
 
 }  // namespace iolab::results

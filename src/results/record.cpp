@@ -51,14 +51,11 @@ constexpr NameTable<LatencySource, 3> kLatencySourceTexts{
     {{LatencySource::EveryCall, "every call of a separate pass"},
      {LatencySource::EveryRequest, "every request of a separate pass, submission to completion"},
      {LatencySource::EveryOp, "every operation, as it ran"}}};
-constexpr NameTable<WarningKind, 8> kWarningKinds{{{WarningKind::TooShort, "too_short"},
-                                                   {WarningKind::Outliers, "outliers"},
-                                                   {WarningKind::NotWarm, "not_warm"},
-                                                   {WarningKind::NotCold, "not_cold"},
-                                                   {WarningKind::CacheIgnored, "cache_ignored"},
-                                                   {WarningKind::SourceNotResident, "source_not_resident"},
-                                                   {WarningKind::ShortLastCall, "short_last_call"},
-                                                   {WarningKind::Note, "note"}}};
+constexpr NameTable<WarningKind, 8> kWarningKinds{
+    {{WarningKind::TooShort, "too_short"}, {WarningKind::Outliers, "outliers"}, {WarningKind::NotWarm, "not_warm"},
+     {WarningKind::NotCold, "not_cold"}, {WarningKind::CacheIgnored, "cache_ignored"},
+     {WarningKind::SourceNotResident, "source_not_resident"}, {WarningKind::ShortLastCall, "short_last_call"},
+     {WarningKind::Note, "note"}}};
 }  // namespace
 
 std::string_view to_string(LatencySource s) { return name_of(kLatencySourceTexts, s); }

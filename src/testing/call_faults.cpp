@@ -7,11 +7,8 @@
 namespace iolab::io::sys {
 
 namespace {
-constexpr NameTable<Fault, 5> kFaults{{{Fault::Eio, "EIO"},
-                                       {Fault::Enospc, "ENOSPC"},
-                                       {Fault::Eintr, "EINTR"},
-                                       {Fault::Eagain, "EAGAIN"},
-                                       {Fault::ShortTransfer, "short transfer"}}};
+constexpr NameTable<Fault, 5> kFaults{{{Fault::Eio, "EIO"}, {Fault::Enospc, "ENOSPC"}, {Fault::Eintr, "EINTR"},
+                                       {Fault::Eagain, "EAGAIN"}, {Fault::ShortTransfer, "short transfer"}}};
 }  // namespace
 
 std::string_view to_string(Fault f) { return name_of(kFaults, f); }

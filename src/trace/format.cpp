@@ -15,27 +15,15 @@ namespace iolab::trace {
 
 namespace {
 
-constexpr NameTable<OpKind, 12> kOpKindNames{{{OpKind::Open, "open"},
-                                              {OpKind::Close, "close"},
-                                              {OpKind::Read, "read"},
-                                              {OpKind::Write, "write"},
-                                              {OpKind::Fsync, "fsync"},
-                                              {OpKind::Fdatasync, "fdatasync"},
-                                              {OpKind::SyncFileRange, "sync_file_range"},
-                                              {OpKind::Msync, "msync"},
-                                              {OpKind::Truncate, "truncate"},
-                                              {OpKind::Allocate, "allocate"},
-                                              {OpKind::Map, "map"},
-                                              {OpKind::Unmap, "unmap"}}};
+constexpr NameTable<OpKind, 12> kOpKindNames{
+    {{OpKind::Open, "open"}, {OpKind::Close, "close"}, {OpKind::Read, "read"}, {OpKind::Write, "write"},
+     {OpKind::Fsync, "fsync"}, {OpKind::Fdatasync, "fdatasync"}, {OpKind::SyncFileRange, "sync_file_range"},
+     {OpKind::Msync, "msync"}, {OpKind::Truncate, "truncate"}, {OpKind::Allocate, "allocate"}, {OpKind::Map, "map"},
+     {OpKind::Unmap, "unmap"}}};
 
-constexpr NameTable<OpFlag, 8> kOpFlagNames{{{kPositional, "pos"},
-                                             {kVectored, "vec"},
-                                             {kAppend, "append"},
-                                             {kCreate, "create"},
-                                             {kTruncate, "trunc"},
-                                             {kDirect, "direct"},
-                                             {kMapWrite, "mapwrite"},
-                                             {kShort, "short"}}};
+constexpr NameTable<OpFlag, 8> kOpFlagNames{{{kPositional, "pos"}, {kVectored, "vec"}, {kAppend, "append"},
+                                             {kCreate, "create"}, {kTruncate, "trunc"}, {kDirect, "direct"},
+                                             {kMapWrite, "mapwrite"}, {kShort, "short"}}};
 
 constexpr std::string_view kMagic = "iolab-trace";
 

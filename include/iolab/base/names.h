@@ -39,19 +39,26 @@ constexpr std::optional<E> value_of(const NameTable<E, N>& table, std::string_vi
   return std::nullopt;
 }
 
-// "a, b or c": the names, for messages.
+// "a, b or c": the names, for messages (`last` before the last one).
 template <typename E, std::size_t N>
-std::string choices_of(const NameTable<E, N>& table) {
+std::string choices_of(const NameTable<E, N>& table, std::string_view last = " or ") {
   std::string s;
-  for (std::size_t i = 0; i < N; ++i) s += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(table[i].name);
+  for (std::size_t i = 0; i < N; ++i) s += std::string(i == 0 ? "" : i + 1 == N ? last : ", ") + std::string(table[i].name);
   return s;
+}
+
+// The value named `text`, or a UsageError: "<what> '<text>': <cause>".
+template <typename E, std::size_t N>
+E parse_name(const NameTable<E, N>& table, std::string_view text, std::string_view what, std::string_view cause) {
+  if (auto v = value_of(table, text)) return *v;
+  throw UsageError(std::string(what) + " '" + std::string(text) + "'", std::string(cause));
 }
 
 // The value named `text`, or a UsageError: "<what> '<text>': expected a, b or c".
 template <typename E, std::size_t N>
 E parse_name(const NameTable<E, N>& table, std::string_view text, std::string_view what) {
   if (auto v = value_of(table, text)) return *v;
-  throw UsageError(std::string(what) + " '" + std::string(text) + "'", "expected " + choices_of(table));
+  return parse_name(table, text, what, "expected " + choices_of(table));
 }
 
 }  // namespace iolab

@@ -103,21 +103,16 @@ const char* method_for(ArrayWay way) {
 std::span<const ArrayWay> all_array_ways() { return kWays; }
 
 namespace {
-constexpr NameTable<ArrayWay, 6> kArrayWayNames{{{ArrayWay::Raw, "raw"},
-                                                 {ArrayWay::Encode, "encode"},
-                                                 {ArrayWay::ElementStream, "element-stream"},
-                                                 {ArrayWay::BufferedElementStream, "buffered-element-stream"},
-                                                 {ArrayWay::ArrayStream, "array-stream"},
-                                                 {ArrayWay::Bulk, "bulk"}}};
+constexpr NameTable<ArrayWay, 6> kArrayWayNames{
+    {{ArrayWay::Raw, "raw"}, {ArrayWay::Encode, "encode"}, {ArrayWay::ElementStream, "element-stream"},
+     {ArrayWay::BufferedElementStream, "buffered-element-stream"}, {ArrayWay::ArrayStream, "array-stream"},
+     {ArrayWay::Bulk, "bulk"}}};
 }  // namespace
 
 std::string_view to_string(ArrayWay w) { return name_of(kArrayWayNames, w); }
 
 ArrayWay parse_array_way(std::string_view name) {
-  if (auto w = value_of(kArrayWayNames, name)) return *w;
-  std::string known;
-  for (const auto& [way, way_name] : kArrayWayNames) known += (known.empty() ? "" : ", ") + std::string(way_name);
-  throw UsageError("array way '" + std::string(name) + "'", "unknown; known: " + known);
+  return parse_name(kArrayWayNames, name, "array way", "unknown; known: " + choices_of(kArrayWayNames, ", "));
 }
 
 bool per_element(ArrayWay w) { return w == ArrayWay::ElementStream || w == ArrayWay::BufferedElementStream; }
