@@ -45,8 +45,8 @@ namespace {
 
 // What a read(2) or pread(2) reader asks for at a time. With 1 MiB, a
 // tailing read(2) consumer beside activemq's writer thread made the writer's
-// copy into the page cache 7-10x dearer per message in 5 of 11 runs; with
-// 128-256 KiB in none of 9 (docs/commitlog.md). Sequential reads lose
+// copy into the page cache 7-10x dearer per message in 6 of 11 runs; with
+// 128-256 KiB in none of 13 (docs/commitlog.md). Sequential reads lose
 // nothing: a call per 256 KiB is well under 1% of the copy.
 constexpr std::size_t kReadChunk = std::size_t{256} << 10;
 
