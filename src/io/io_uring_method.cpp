@@ -174,7 +174,7 @@ class IoUringFile final : public QueuedFile {
     held_[slot] = 1;
   }
 
-  queue::Submitted submit(unsigned wait_for) {
+  queue::Submitted submit_prepared(unsigned wait_for) {
     if (wait_for > 0 && !opts_.sqpoll) return submit_and_wait_bounded(wait_for);
     queue::Submitted s;
     // With SQPOLL, only a wait or waking the poller enters the kernel.

@@ -143,7 +143,7 @@ class LibaioFile final : public QueuedFile {
     pending_.push_back(&cb);
   }
 
-  queue::Submitted submit(unsigned wait_for) {
+  queue::Submitted submit_prepared(unsigned wait_for) {
     queue::Submitted s;
     if (!pending_.empty()) {
       ++counters_.calls;

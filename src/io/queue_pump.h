@@ -19,7 +19,7 @@
 //       alignment, unregistered fixed buffer); called before it is issued.
 //   void prepare(std::uint32_t slot, const queue::Piece&)
 //       queues one transfer for the next submit; throws only when it cannot.
-//   queue::Submitted submit(unsigned wait_for)
+//   queue::Submitted submit_prepared(unsigned wait_for)
 //       hands every prepared transfer to the kernel; when all of them went,
 //       waits until at least wait_for completions are ready. Says how many
 //       went, and the errno and name of a call that failed (EINTR retried).
@@ -190,7 +190,7 @@ class QueuePump {
   }
 
   void cycle(unsigned wait_for) {
-    Submitted s = backend_.submit(wait_for);
+    Submitted s = backend_.submit_prepared(wait_for);
     prepared_ -= s.went;
     in_flight_ += s.went;
     if (s.error != 0) failure_ = std::make_exception_ptr(Error(s.call, path_.string(), s.error));
@@ -268,7 +268,7 @@ class QueuePump {
     retry_.clear();
     prepared_ -= std::min(prepared_, backend_.discard_unsubmitted());
     while (prepared_ + in_flight_ > 0) {
-      Submitted s = backend_.submit(static_cast<unsigned>(prepared_ + in_flight_));
+      Submitted s = backend_.submit_prepared(static_cast<unsigned>(prepared_ + in_flight_));
       prepared_ -= s.went;
       in_flight_ += s.went;
       if (s.error != 0 && s.error != EAGAIN && s.error != EBUSY && s.error != ENOMEM) {

@@ -58,7 +58,7 @@ class FakeKernel {
     prepared_.push_back({slot, p});
     max_outstanding = std::max(max_outstanding, outstanding());
   }
-  io::queue::Submitted submit(unsigned wait_for) {
+  io::queue::Submitted submit_prepared(unsigned wait_for) {
     ++submit_calls;
     io::queue::Submitted s;
     if (submit_calls == fail_submit_call) {
