@@ -88,7 +88,7 @@ void recheck_run(const RunPlan& p) {
       (p.source == Source::Fio) == o.fio_job.empty() || (p.source == Source::Job) == o.job.empty() ||
       (!o.suites.empty() && p.source != Source::Suites) || (files && !o.method.empty()))
     throw UsageError("run", "one of suites, a custom matrix, --job or --fio");
-  if (p.source != Source::Fio && (!o.fio_set.empty() || o.fio_lenient)) throw UsageError("--fio-set", "without --fio");
+  refuse_fio_settings_alone(o);
   if (p.source != Source::Suites && (!o.scale.empty() || !o.records.empty() || !o.threads.empty() || !o.memory_limit.empty()))
     throw UsageError("--scale", "a suites option without suites");
   if (p.experiments.size() > harness::kMaxMatrixExperiments) throw UsageError("the matrix", "too many experiments");

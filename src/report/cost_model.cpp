@@ -359,7 +359,7 @@ using Key = std::tuple<std::string, std::string, std::string, std::string>;  // 
 // has the figures), so their records are one fit; O_DIRECT keeps the buffer
 // in the key.
 Key key_of(const results::Result& r) {
-  std::string method = column_of(r) == "direct" ? method_label(r) : r.method;
+  std::string method = r.cache == results::CacheState::Direct ? method_label(r) : r.method;
   if (std::string q = queue_label(r); !q.empty()) method += " " + q;
   return {std::string(results::to_string(r.op)), column_of(r), io::to_string(r.sync), method};
 }

@@ -57,7 +57,7 @@ double folios_of_writes(double write, double writes) {
 // per pass over their number. Writes that reach their pages through faults
 // (a mapping) allocate them in the fault handler, which the fault term counts.
 double folios_of(const results::Result& r, const TermCounts& c) {
-  if (r.op != results::Op::Write || column_of(r) != "buffered" || !(c[1] > 0)) return 0;
+  if (r.op != results::Op::Write || r.cache || !(c[1] > 0)) return 0;  // a write to a fresh file (no cache state) allocates folios
   if (c[2] / (c[1] / kMiB) >= kFaultsPerMiB) return 0;
   const double writes = queue_label(r).empty() && c[4] > 0 ? c[4] : c[0];
   return writes > 0 ? folios_of_writes(c[1] / writes, writes) : 0;

@@ -321,7 +321,7 @@ class CommitLogSuite final : public Suite {
   }
 };
 
-// Not in the seeds group (order >= 100): `iolab run commitlog` runs it by name.
+// Not in the seeds group (the catalogue: SuiteGroup::ByName): `iolab run commitlog` runs it by name.
 const SuiteRegistration commitlog_registration{std::make_unique<CommitLogSuite>(catalogued("commitlog"))};
 
 }  // namespace
