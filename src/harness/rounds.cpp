@@ -7,8 +7,10 @@
 #include <utility>
 
 #include "file_workload.h"
+#include "iolab/base/proc.h"
 #include "iolab/harness/comparison.h"
 #include "iolab/harness/runner.h"
+#include "iolab/io/scratch.h"
 
 namespace iolab::harness {
 
@@ -186,6 +188,51 @@ std::vector<results::Result> Rounds::finish() {
     out.push_back(std::move(c->record));
   }
   candidates_.clear();
+  return out;
+}
+
+namespace {
+
+bool same_kind(const FileExperiment& a, const FileExperiment& b) {
+  return a.op == b.op && a.cache == b.cache && a.sync == b.sync;
+}
+
+}  // namespace
+
+std::vector<results::Result> run_interleaved(Runner& runner, const std::vector<FileExperiment>& table,
+                                             InterleaveLimits group) {
+  std::uint64_t file_room = group.file_bytes;
+  if (auto free = io::free_space(runner.scratch().path())) file_room = std::min(file_room, *free / 4);
+  long double memory_room = static_cast<long double>(proc::physical_memory_bytes()) / 4;
+  if (!(memory_room > 0)) memory_room = static_cast<long double>(group.file_bytes);
+  const unsigned reps = runner.config().reps;
+  std::vector<results::Result> out;
+  out.reserve(table.size());
+  for (std::size_t first = 0; first < table.size();) {
+    std::size_t end = first + 1;
+    std::uint64_t files = file_length(table[first]);
+    long double memory = experiment_memory(table[first]);
+    while (end < table.size() && same_kind(table[first], table[end])) {
+      const std::uint64_t f = file_length(table[end]);
+      const long double m = experiment_memory(table[end]);
+      if (f > file_room - std::min(files, file_room) || memory + m > memory_room) break;
+      files += f;
+      memory += m;
+      ++end;
+    }
+    std::vector<FileExperiment> candidates(table.begin() + static_cast<std::ptrdiff_t>(first),
+                                           table.begin() + static_cast<std::ptrdiff_t>(end));
+    if (runner.config().on_experiment)
+      runner.config().on_experiment(candidates.size() == 1
+                                        ? experiment_label(labels_of(candidates.front()))
+                                        : experiment_label(labels_of(candidates.front())) + " and " +
+                                              std::to_string(candidates.size() - 1) + " more, interleaved");
+    Rounds rounds(runner, std::move(candidates), runner.config().seed + first, reps);
+    rounds.start();
+    for (unsigned r = 0; r < reps && rounds.active(); ++r) rounds.round();
+    for (results::Result& r : rounds.finish()) out.push_back(std::move(r));
+    first = end;
+  }
   return out;
 }
 

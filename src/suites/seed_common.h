@@ -70,10 +70,11 @@ inline std::string count_label(std::uint64_t n) {
   return std::to_string(n);
 }
 
-// Runs experiments in order and collects the results.
+// Runs a table's experiments, each kind in interleaved rounds
+// (harness::run_interleaved), and collects the results in table order.
 inline void run_all(harness::Runner& runner, const std::vector<harness::FileExperiment>& table,
                     std::vector<results::Result>& out) {
-  for (const auto& e : table) out.push_back(runner.run(e));
+  for (auto& r : harness::run_interleaved(runner, table)) out.push_back(std::move(r));
 }
 
 // A suite that is only a table of file experiments, made from the options

@@ -231,6 +231,61 @@ TEST(Rounds, RecordsEveryRoundInTheSeededOrder) {
   }
 }
 
+// A table runs each kind of experiment (operation, cache state, flush
+// policy) in interleaved rounds: consecutive rows of one kind share a
+// group (its seed is the run's seed plus the group's first row), a row of
+// another kind starts a new one, and the records come back in table order,
+// each with every repetition the run asks for.
+TEST(RunInterleaved, ConsecutiveRowsOfOneKindShareRoundsInTableOrder) {
+  TinyRunner tiny_runner;
+  tiny_runner.config.reps = 3;
+  std::vector<FileExperiment> table = three_tiny_reads("interleaved-reads");
+  for (const char* m : {"pread", "syscall"}) {
+    FileExperiment w = table.front();
+    w.experiment = "interleaved-writes";
+    w.method = m;
+    w.op = results::Op::Write;
+    table.push_back(w);
+  }
+  table.push_back(three_tiny_reads("interleaved-last-read").front());
+  std::vector<std::string> started;
+  RunConfig config = tiny_runner.config;
+  config.on_experiment = [&](const std::string& label) { started.push_back(label); };
+  Runner watched{config, tiny_runner.scratch};
+  std::vector<results::Result> records = run_interleaved(watched, table);
+  ASSERT_EQ(records.size(), table.size());
+  const std::uint64_t group_seed[] = {0, 0, 0, 3, 3, 5};
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    EXPECT_EQ(records[i].experiment, table[i].experiment);
+    EXPECT_EQ(records[i].method, table[i].method);
+    EXPECT_FALSE(records[i].skipped) << *records[i].skipped;
+    EXPECT_EQ(records[i].samples_s.size(), 3u);
+    EXPECT_TRUE(records[i].verified);
+    EXPECT_EQ(records[i].extra["round_seed"].get<std::uint64_t>(), config.seed + group_seed[i]) << i;
+    EXPECT_EQ(records[i].extra["rounds"].get<unsigned>(), 3u);
+    EXPECT_EQ(records[i].extra["round_positions"].size(), 3u);
+  }
+  ASSERT_EQ(started.size(), 3u);
+  EXPECT_EQ(started[0], "test/interleaved-reads pread and 2 more, interleaved");
+  EXPECT_EQ(started[2], "test/interleaved-last-read pread");
+}
+
+// A group's files exist at once: no more of them than its limit allows,
+// and a row larger than the limit runs alone.
+TEST(RunInterleaved, AGroupHoldsNoMoreFileBytesThanItsLimit) {
+  TinyRunner tiny_runner;
+  tiny_runner.config.reps = 1;
+  Runner runner{tiny_runner.config, tiny_runner.scratch};
+  std::vector<FileExperiment> table = three_tiny_reads("limited");  // 64 KiB files
+  table.push_back(table.front());
+  table[1].file_size = 256 * 1024;
+  std::vector<results::Result> records = run_interleaved(runner, table, InterleaveLimits{128 * 1024});
+  ASSERT_EQ(records.size(), 4u);
+  const std::uint64_t group_seed[] = {0, 1, 2, 2};  // 64 KiB alone (256 KiB next), 256 KiB alone, 2 x 64 KiB
+  for (std::size_t i = 0; i < records.size(); ++i)
+    EXPECT_EQ(records[i].extra["round_seed"].get<std::uint64_t>(), runner.config().seed + group_seed[i]) << i;
+}
+
 // What a judge between rounds sees: each candidate's record as it would
 // read if the rounds ended now, its repetitions so far as samples (these
 // tiny ones shorter than a figure needs, which the decision's trust filter

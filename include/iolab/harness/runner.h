@@ -249,6 +249,22 @@ class Rounds {
   unsigned min_rounds_, rounds_ = 0, parts_ = 0;
 };
 
+// Runs a table of file experiments as comparisons are run: consecutive
+// experiments of one kind (operation, cache state, flush policy) together
+// in interleaved rounds (Rounds above, config().reps rounds), as many at a
+// time as `group` allows, so that the machine's drift over the minutes a
+// table takes falls on all of a kind's records alike (every method, every
+// size) instead of on whichever record ran at that moment. A group's files
+// exist at once: its experiments' files are at most `group.file_bytes` and a
+// quarter of the scratch filesystem's free space, their buffers at most a
+// quarter of the memory; an experiment larger than that runs alone.
+// Records come back in table order; each carries the Rounds extras.
+struct InterleaveLimits {
+  std::uint64_t file_bytes = std::uint64_t{1} << 30;
+};
+std::vector<results::Result> run_interleaved(Runner& runner, const std::vector<FileExperiment>& table,
+                                             InterleaveLimits group = {});
+
 // Labels of a file experiment's record (before it runs).
 results::Result labels_of(const FileExperiment& e);
 
