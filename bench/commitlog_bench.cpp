@@ -11,7 +11,7 @@
 //                   [--flush-interval-ms 10] [--flush-min 16k] [--no-flush]
 //                   [--warm-up] [--touch-ahead 16m | --no-touch-ahead]
 //                   [--transient-buffer 64m] [--commit-interval-ms 200]
-//                   [--no-consumer] [--catch-up] [--series] [--bare] [--throughput]
+//                   [--no-consumer | --consumer-pairs] [--catch-up] [--series] [--bare] [--throughput]
 //                   [--floors pwrite,mmap,mmap-warm,ring|all] [--floor-msync-ms 0]
 //                   [--dir PARENT] [--reps N]
 //
@@ -26,6 +26,14 @@
 // costs is the difference of the two rows. (bench/commitlog_vs_java.sh
 // runs every row at the Java reference's 16 MiB ring: --transient-buffer.)
 //
+// --consumer-pairs runs each design twice a repetition, with a tailing
+// consumer and without one, the order swapped every repetition (as --bare),
+// and ends with what a consumer leaves of the producer-only rate per
+// design: each pair's ratio, their median, and the paired ratio interval
+// the decision uses (harness::paired_ratio_interval, 95%: 6 or more
+// repetitions). Runs back to back share the machine's moment; runs in
+// separate invocations minutes apart do not (issue 45's bar: >= 0.8).
+//
 // --throughput times each design's run as the floors and the Java reference
 // time theirs: two clock reads around the whole run, none per message
 // (Clocking::None), so no latency figures; without it every message is
@@ -35,7 +43,10 @@
 // Every design runs in a fresh scratch directory under --dir (default $TMPDIR
 // or /tmp), removed afterwards. --reps runs each design N times, interleaved,
 // and prints every run.
+#include <algorithm>
 #include <atomic>
+#include <map>
+#include <span>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -47,6 +58,7 @@
 #include "bench_cli.h"
 #include "commitlog_floors.h"
 #include "iolab/commitlog/traffic.h"
+#include "iolab/harness/comparison.h"
 #include "iolab/harness/job.h"
 #include "iolab/base/clock.h"
 #include "iolab/base/error.h"
@@ -70,7 +82,7 @@ struct Args {
   double floor_msync_ms = 0;
   TrafficConfig config;
   std::filesystem::path dir;
-  bool catch_up_reads = false, series = false, bare = false, throughput = false;
+  bool catch_up_reads = false, series = false, bare = false, throughput = false, consumer_pairs = false;
   unsigned reps = 1;
 };
 
@@ -144,15 +156,20 @@ Args parse(int argc, char** argv) {
   app.add_flag("--bare", a.bare, "After each design, its bare mechanism: no index");
   app.add_option("--dir", a.dir, "Parent of the scratch directories (default $TMPDIR or /tmp)");
   app.add_option("--reps", a.reps, "Runs of each design, interleaved")->check(CLI::PositiveNumber);
+  app.add_flag("--consumer-pairs", a.consumer_pairs,
+               "Each design with and without a tailing consumer, back to back; the rate a consumer leaves");
   if (int rc = iolab_bench::parse(app, argc, argv); rc >= 0) std::exit(rc);
+  if (a.consumer_pairs && !a.config.consumer)
+    throw UsageError("--consumer-pairs", "runs with and without a consumer itself: not with --no-consumer");
+  if (a.consumer_pairs && a.bare) throw UsageError("--consumer-pairs", "not with --bare: one pair of runs at a time");
   return a;
 }
 
 std::string ns(double v) { return format_duration(v / 1e9); }
 
-void print_result(const TrafficResult& r, const Args& a, bool bare) {
+void print_result(const TrafficResult& r, const Args& a, const TrafficConfig& c, std::string_view label) {
   const auto& l = r.append_latency;
-  const std::string name = std::string(to_string(r.design)) + (bare ? " bare" : "");
+  const std::string name = std::string(to_string(r.design)) + std::string(label);
   if (a.throughput)
     std::printf("%-19s %9s msg/s %8.1f MiB/s  (throughput pass: no clock per message)\n", name.c_str(),
                 format_count(r.messages_per_second).c_str(), r.mib_per_second);
@@ -195,7 +212,7 @@ void print_result(const TrafficResult& r, const Args& a, bool bare) {
                 ns(static_cast<double>(r.time_to_durable.max())).c_str(),
                 static_cast<unsigned long long>(r.durable_samples),
                 static_cast<unsigned long long>(r.not_durable_during_run));
-  if (a.config.consumer)
+  if (c.consumer)
     std::printf("    consumer read %llu, delay p50 %s p99 %s max %s\n", static_cast<unsigned long long>(r.consumed),
                 ns(r.consumer_delay.percentile(0.5)).c_str(), ns(r.consumer_delay.percentile(0.99)).c_str(),
                 ns(static_cast<double>(r.consumer_delay.max())).c_str());
@@ -276,6 +293,37 @@ void print_catch_up(const std::filesystem::path& dir) {
     }
 }
 
+// Each design's producer rate with a tailing consumer and without one, a
+// pair per repetition.
+struct ConsumerPairs {
+  std::vector<double> consumed, alone;
+};
+
+void print_consumer_pairs(const Args& a, const std::map<Design, ConsumerPairs>& pairs) {
+  std::printf("\nkept with a tailing consumer (rate with one / rate without, per back-to-back pair):\n");
+  for (Design d : a.designs) {
+    auto it = pairs.find(d);
+    if (it == pairs.end()) continue;
+    const ConsumerPairs& p = it->second;
+    const std::size_t n = std::min(p.consumed.size(), p.alone.size());
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < n; ++i) ratios.push_back(p.alone[i] > 0 ? p.consumed[i] / p.alone[i] : 0);
+    std::printf("%-19s", std::string(to_string(d)).c_str());
+    for (double r : ratios) std::printf(" %.2f", r);
+    std::vector<double> sorted = ratios;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted.empty() ? 0
+                          : sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                              : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+    std::printf("; median %.2f", median);
+    const harness::RatioInterval ri = harness::paired_ratio_interval(std::span(p.alone).first(n), std::span(p.consumed).first(n));
+    if (ri.available)
+      std::printf("; paired estimate %.2f [%.2f, %.2f] (%.1f%%, %zu pairs)\n", ri.estimate, ri.lo, ri.hi, 100 * ri.coverage, n);
+    else
+      std::printf("; no 95%% interval from %zu pairs (6 or more)\n", n);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -295,27 +343,31 @@ int main(int argc, char** argv) {
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
     a.config.cancel = &g_cancel;
+    std::map<Design, ConsumerPairs> pairs;
     for (unsigned rep = 0; rep < a.reps && !g_cancel.load(); ++rep) {
       for (auto f : a.floors) {
         if (g_cancel.load()) break;
         run_floor_row(f, a);
         std::fflush(stdout);
       }
-      // With --bare, the full and the bare run of a design swap places every
-      // repetition: a run's speed here depends on what ran just before it
-      // (memory the previous run freed), which must not favour either.
-      const bool bare_first = a.bare && rep % 2 == 1;
+      // With --bare (or --consumer-pairs), the two runs of a design swap
+      // places every repetition: a run's speed here depends on what ran
+      // just before it (memory the previous run freed), which must not
+      // favour either.
+      const bool swap = (a.bare || a.consumer_pairs) && rep % 2 == 1;
       for (Design d : a.designs)
         for (bool second : {false, true}) {
-          const bool bare = second != bare_first;
-          if (g_cancel.load() || (!a.bare && second)) break;
+          const bool other = second != swap;  // the bare run, or the run without a consumer
+          if (g_cancel.load() || (!a.bare && !a.consumer_pairs && second)) break;
           io::ScratchDir scratch(a.dir);
           TrafficConfig c = a.config;
           c.log.design = d;
-          if (bare) c.log.indexes = false;
+          if (a.bare && other) c.log.indexes = false;
+          if (a.consumer_pairs) c.consumer = !other;
           try {
             TrafficResult r = a.throughput ? run_unclocked(scratch.path(), c) : run_traffic(scratch.path(), c);
-            print_result(r, a, bare);
+            print_result(r, a, c, a.bare && other ? " bare" : a.consumer_pairs && other ? " alone" : "");
+            if (a.consumer_pairs) (other ? pairs[d].alone : pairs[d].consumed).push_back(r.messages_per_second);
             if (a.catch_up_reads) print_catch_up(scratch.path());
           } catch (...) {
             remove_log_files(scratch.path());
@@ -325,6 +377,7 @@ int main(int argc, char** argv) {
           std::fflush(stdout);
         }
     }
+    if (a.consumer_pairs) print_consumer_pairs(a, pairs);
     if (g_cancel.load()) {
       std::fprintf(stderr, "commitlog_bench: interrupted; the last run is partial\n");
       return 130;
