@@ -74,6 +74,30 @@ std::map<std::string, std::int64_t> vm_dirty_settings() {
   return out;
 }
 
+std::optional<unsigned> free_page_reporting_order(const std::filesystem::path& sys) {
+  constexpr unsigned kReportingFeature = 5;  // VIRTIO_BALLOON_F_REPORTING
+  constexpr unsigned kLargestOrder = 10;     // MAX_PAGE_ORDER on x86-64: above it nothing is reported
+  auto first_line = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::string line;
+    std::getline(in, line);
+    return line;
+  };
+  std::error_code ec;
+  bool reporting = false;
+  for (std::filesystem::directory_iterator it(sys / "bus/virtio/devices", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::filesystem::path d = it->path();
+    if (first_line(d / "device") != "0x0005" || !std::filesystem::exists(d / "driver", ec)) continue;  // a bound balloon
+    const std::string features = first_line(d / "features");  // one character per feature bit, bit 0 first
+    if (features.size() > kReportingFeature && features[kReportingFeature] == '1') reporting = true;
+  }
+  if (!reporting) return std::nullopt;
+  std::istringstream in(first_line(sys / "module/page_reporting/parameters/page_reporting_order"));
+  unsigned order = 0;
+  if (!(in >> order) || order > kLargestOrder) return std::nullopt;
+  return order;
+}
+
 std::optional<std::uint64_t> tlb_shootdowns() {
   std::ifstream in("/proc/interrupts");
   std::string line;

@@ -135,8 +135,14 @@ void print_header(const results::Environment& env, const Settings& s, bool no_la
   fmt::print("iolab {} · scratch {} ({}{}, {}) · {} · seed {}\n", env.iolab_version, printable(env.scratch_dir),
              printable(env.fs_type), env.rotational ? (*env.rotational ? ", rotational" : ", SSD/virtual") : "",
              printable(env.device), reps, s.seed);
-  fmt::print("{} · {} cores · {} RAM · {} · cold = {}\n", printable(env.cpu_model), env.cores,
-             format_bytes(static_cast<double>(env.ram_bytes)), printable(env.kernel),
+  fmt::print("{} · {} cores · {} RAM{} · {} · cold = {}\n", printable(env.cpu_model), env.cores,
+             format_bytes(static_cast<double>(env.ram_bytes)),
+             env.free_page_reporting_order
+                 ? " (freed memory goes back to the host in " +
+                       format_bytes(static_cast<double>(std::uint64_t{4096} << *env.free_page_reporting_order)) +
+                       " blocks: free page reporting)"
+                 : std::string(),
+             printable(env.kernel),
              eviction == results::Eviction::DropCaches
                  ? "drop_caches (empties the whole machine's page cache, as asked)"
                  : "per file (fdatasync + fadvise of the file alone; the rest of the machine's cache is untouched)");

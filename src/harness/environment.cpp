@@ -99,6 +99,8 @@ results::Environment collect_environment(const std::filesystem::path& scratch_di
   // How much written data may sit dirty in the page cache, and for how long,
   // before the kernel writes it back: what makes "page cache only" last.
   e.vm_dirty = proc::vm_dirty_settings();
+  // Whether memory a run frees goes back to the host, whose next first touch then faults there.
+  e.free_page_reporting_order = proc::free_page_reporting_order();
   for (const char* attr : {"read_ahead_kb", "nr_requests", "max_sectors_kb", "logical_block_size", "physical_block_size",
                            "write_cache"})
     if (std::string v = proc::block_queue_attribute(dev, attr); !v.empty()) e.block_queue[attr] = v;

@@ -121,6 +121,12 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const results:
       {"device", v(env.device + (env.rotational ? (*env.rotational ? ", rotational" : ", not rotational") : "") +
                    (env.scheduler.empty() ? "" : ", scheduler " + env.scheduler))},
       {"block queue", queue.empty() ? "not recorded" : visible(queue)},
+      {"memory", env.free_page_reporting_order
+                     ? "free page reporting: memory the machine frees goes back to the host in " +
+                           bytes_text(std::uint64_t{4096} << *env.free_page_reporting_order) +
+                           " blocks, and a first touch of it again takes a host fault per page (a run after "
+                           "a pause or after another run's freed memory is slower)"
+                     : "no free page reporting recorded"},
       {"iolab", v(env.iolab_version + (env.git_commit.empty() ? "" : ", commit " + env.git_commit) +
                   (env.build_type.empty() ? "" : ", " + env.build_type) +
                   (env.compiler.empty() ? "" : ", " + env.compiler))},

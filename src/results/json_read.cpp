@@ -188,6 +188,15 @@ Results header_from_json(const Reader& rd, const json& j, int& version_out) {
     const json& q = rd.object(e, "environment", "block_queue");
     for (const auto& [key, value] : q.items()) env.block_queue[key] = rd.text(q, "environment.block_queue", key.c_str());
   }
+  // Absent in files written before it was recorded; null where there was none.
+  if (rd.find(e, "environment", "free_page_reporting")) {
+    const json& r = rd.object(e, "environment", "free_page_reporting");
+    const std::string at = "environment.free_page_reporting";
+    if (!rd.find(r, at, "order")) rd.fail(at, "missing its order");
+    const auto order = rd.integer<unsigned>(r, at, "order");
+    if (order > 10) rd.fail(at + ".order", "above 10, the largest block order");
+    env.free_page_reporting_order = order;
+  }
   version_out = static_cast<int>(version);
   return out;
 }

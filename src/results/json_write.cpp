@@ -26,7 +26,12 @@ json to_json(const Environment& e) {
               {"iolab_version", e.iolab_version}, {"git_commit", e.git_commit}, {"compiler", e.compiler},
               {"build_type", e.build_type}, {"root", e.root}, {"can_drop_caches", e.can_drop_caches},
               {"created", e.created}, {"command", e.command}, {"block_device", e.block_device},
-              {"vm_dirty", e.vm_dirty}, {"block_queue", e.block_queue}};
+              {"vm_dirty", e.vm_dirty}, {"block_queue", e.block_queue},
+              {"free_page_reporting",
+               e.free_page_reporting_order
+                   ? json{{"order", *e.free_page_reporting_order},
+                          {"block_bytes", std::uint64_t{4096} << *e.free_page_reporting_order}}
+                   : json(nullptr)}};
 }
 
 json to_json(const Result& r) {

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include <pthread.h>
+#include <unistd.h>
 
 namespace iolab::proc {
 namespace {
@@ -42,6 +43,36 @@ TEST(Proc, TheQueueOfTheDeviceUnderTheRootIsItsDisksOwn) {
   const unsigned long bytes = std::stoul(v);
   EXPECT_GE(bytes, 512u);
   EXPECT_EQ(bytes & (bytes - 1), 0u) << v << " is a power of two";
+}
+
+// Free page reporting is read from a bound virtio balloon (device 0x0005)
+// offering feature bit 5 and the page_reporting module's order; a fake
+// sysfs tree stands in for the machine's.
+TEST(Proc, FreePageReportingIsABoundBalloonWithTheReportingFeature) {
+  const std::filesystem::path sys =
+      std::filesystem::temp_directory_path() / ("iolab-fake-sys-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(sys);
+  auto put = [&](const std::filesystem::path& rel, const std::string& text) {
+    std::filesystem::create_directories((sys / rel).parent_path());
+    std::ofstream(sys / rel) << text << "\n";
+  };
+  EXPECT_FALSE(free_page_reporting_order(sys)) << "no virtio devices at all";
+  put("bus/virtio/devices/virtio1/device", "0x0002");  // a disk
+  put("bus/virtio/devices/virtio1/features", "00100010000");
+  put("bus/virtio/devices/virtio0/device", "0x0005");
+  put("bus/virtio/devices/virtio0/features", "0110000100000");  // bit 5 off
+  put("module/page_reporting/parameters/page_reporting_order", "9");
+  EXPECT_FALSE(free_page_reporting_order(sys)) << "a balloon without the feature, and no driver";
+  std::filesystem::create_directories(sys / "bus/virtio/devices/virtio0/driver");
+  EXPECT_FALSE(free_page_reporting_order(sys)) << "a bound balloon without the feature";
+  put("bus/virtio/devices/virtio0/features", "0110010100000");
+  EXPECT_EQ(free_page_reporting_order(sys), 9u);
+  put("module/page_reporting/parameters/page_reporting_order", "11");
+  EXPECT_FALSE(free_page_reporting_order(sys)) << "an order above the largest reports nothing";
+  std::filesystem::remove_all(sys / "bus/virtio/devices/virtio0/driver");
+  put("module/page_reporting/parameters/page_reporting_order", "9");
+  EXPECT_FALSE(free_page_reporting_order(sys)) << "an unbound balloon reports nothing";
+  std::filesystem::remove_all(sys);
 }
 
 TEST(Proc, PhysicalMemoryIsWhatMeminfoCallsMemTotal) {

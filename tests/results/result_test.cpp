@@ -22,6 +22,7 @@ Results sample() {
   rs.environment.scratch_dir = "/tmp";
   rs.environment.git_commit = "0123456789ab";
   rs.environment.command = "iolab run --method pread";
+  rs.environment.free_page_reporting_order = 9;
   Result r;
   r.suite = "custom";
   r.experiment = "read seq 4k warm heap";
@@ -79,6 +80,8 @@ TEST(ResultsFormat, HoldsEveryFieldOfTheIssue) {
   for (const char* key : {"cpu_model", "cores", "ram_bytes", "kernel", "fs_type", "mount_options", "device", "rotational",
                           "scheduler", "iolab_version", "git_commit", "compiler", "build_type", "root", "command", "created"})
     EXPECT_TRUE(j["environment"].contains(key)) << key;
+  EXPECT_EQ(j["environment"]["free_page_reporting"]["order"], 9);
+  EXPECT_EQ(j["environment"]["free_page_reporting"]["block_bytes"], 2u << 20);
   const auto& r = j["results"][0];
   for (const char* key : {"suite", "experiment", "method", "op", "pattern", "block_size", "file_size", "buffer", "cache",
                           "resident_fraction", "sync", "reps", "bytes", "ops", "seconds", "mib_per_s", "ops_per_s",
@@ -178,6 +181,17 @@ TEST(ResultsFormat, ReadsSchemaOne) {
 }
 
 // A bad value names the file and where in it, in one line.
+// A file from before free page reporting was recorded, or from a machine
+// without it (null), reads as none.
+TEST(ResultsFormat, NoFreePageReportingReadsAsNone) {
+  nlohmann::json j = to_json(sample());
+  EXPECT_EQ(results_from_json(j, "r.json").environment.free_page_reporting_order, 9u);
+  j["environment"]["free_page_reporting"] = nullptr;
+  EXPECT_FALSE(results_from_json(j, "r.json").environment.free_page_reporting_order);
+  j["environment"].erase("free_page_reporting");
+  EXPECT_FALSE(results_from_json(j, "r.json").environment.free_page_reporting_order);
+}
+
 TEST(ResultsFormat, BadValuesNameTheFileAndTheJsonPath) {
   struct Case {
     const char* path;
@@ -191,6 +205,9 @@ TEST(ResultsFormat, BadValuesNameTheFileAndTheJsonPath) {
       {"/results/1/reps", -3, "results[1].reps"},
       {"/results/0/warnings", "not a list", "results[0].warnings"},
       {"/schema_version", "2", "schema_version"},
+      {"/environment/free_page_reporting/order", 11, "environment.free_page_reporting.order"},
+      {"/environment/free_page_reporting", nlohmann::json{{"block_bytes", 4096}}, "environment.free_page_reporting"},
+      {"/environment/free_page_reporting", "on", "environment.free_page_reporting"},
   };
   for (const auto& c : cases) {
     nlohmann::json j = to_json(sample());

@@ -50,6 +50,17 @@ std::uint64_t physical_memory_bytes();
 // read are left out.
 std::map<std::string, std::int64_t> vm_dirty_settings();
 
+// Free page reporting: a guest whose virtio balloon offers
+// VIRTIO_BALLOON_F_REPORTING hands the memory it frees back to the host in
+// blocks of 2^order pages (/sys/module/page_reporting/parameters/
+// page_reporting_order), and the host drops it: the next first touch of
+// that memory (a fresh file's page cache, a new buffer) takes a host fault
+// per page, so a run that follows a pause or another run's freed memory is
+// slower than the one after it. The order while reporting is on; nullopt
+// on bare metal, in a guest without the feature, or with reporting off
+// (an order above the largest, 10). `sys` is the sysfs root (tests).
+std::optional<unsigned> free_page_reporting_order(const std::filesystem::path& sys = "/sys");
+
 // The machine's TLB shootdown interrupts so far (the "TLB" line of
 // /proc/interrupts, summed over CPUs); nullopt where there is no such line.
 std::optional<std::uint64_t> tlb_shootdowns();

@@ -48,6 +48,9 @@ struct Environment {
   // beside what it asked for), nr_requests, max_sectors_kb, the logical and
   // physical block sizes, write_cache. Empty where there is no block device.
   std::map<std::string, std::string> block_queue;
+  // The guest's free page reporting (proc::free_page_reporting_order): the
+  // order of the blocks it hands back to the host; nullopt when it does not.
+  std::optional<unsigned> free_page_reporting_order;
 };
 
 // How a record's latency percentiles were obtained.
