@@ -160,9 +160,12 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
   // and, with an unknown option after it, loops forever (`crosscheck '' -x`,
   // found by fuzz/cli_args_fuzz): in a command with option groups and no
   // positional argument, an empty word that is no option's value is refused first.
+  // The command is the first word naming one, wherever it is: `iolab -- crosscheck '' -x` loops too.
   const CLI::App* sub = nullptr;
-  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
-    if (!args.empty() && s->get_name() == args.front()) sub = s;
+  std::size_t at = 0;
+  for (; sub == nullptr && at < args.size(); ++at)
+    for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+      if (s->get_name() == args[at]) sub = s;
   if (sub != nullptr) {
     bool groups = false, positional = false;
     for (const CLI::App* group : sub->get_subcommands([](const CLI::App* g) { return g->get_name().empty(); })) {
@@ -170,7 +173,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
       for (const CLI::Option* opt : group->get_options()) positional |= opt->get_positional();
     }
     for (const CLI::Option* opt : sub->get_options()) positional |= opt->get_positional();
-    for (std::size_t i = 1; groups && !positional && i < args.size(); ++i) {
+    for (std::size_t i = at; groups && !positional && i < args.size(); ++i) {
       if (!args[i].empty()) continue;
       const std::string& before = args[i - 1];
       const CLI::Option* opt = before.starts_with('-') ? sub->get_option_no_throw(before) : nullptr;

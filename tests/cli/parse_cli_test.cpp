@@ -76,6 +76,7 @@ TEST(ParseCommandLine, ABadCommandLineIsOneUsageErrorNamingTheOption) {
       {{"compare", "a.json"}, "B"},
       // An empty word CLI11 would take for the option group, then loop on -x (fuzz/cli_args_fuzz).
       {{"crosscheck", "", "-x"}, "not expected: ''"},
+      {{"--", "crosscheck", "", "-x"}, "not expected: ''"},  // the same loop with the command second
       {{"crosscheck", "--dir", ""}, "--dir ''"},
   };
   for (const auto& [args, names] : cases) {
