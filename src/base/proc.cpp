@@ -76,7 +76,6 @@ std::map<std::string, std::int64_t> vm_dirty_settings() {
 
 std::optional<unsigned> free_page_reporting_order(const std::filesystem::path& sys) {
   constexpr unsigned kReportingFeature = 5;  // VIRTIO_BALLOON_F_REPORTING
-  constexpr unsigned kLargestOrder = 10;     // MAX_PAGE_ORDER on x86-64: above it nothing is reported
   auto first_line = [](const std::filesystem::path& p) {
     std::ifstream in(p);
     std::string line;
@@ -94,7 +93,7 @@ std::optional<unsigned> free_page_reporting_order(const std::filesystem::path& s
   if (!reporting) return std::nullopt;
   std::istringstream in(first_line(sys / "module/page_reporting/parameters/page_reporting_order"));
   unsigned order = 0;
-  if (!(in >> order) || order > kLargestOrder) return std::nullopt;
+  if (!(in >> order) || order > kLargestPageOrder) return std::nullopt;  // above it nothing is reported
   return order;
 }
 

@@ -24,6 +24,7 @@
 #include <set>
 
 #include "app.h"
+#include "iolab/base/proc.h"
 #include "iolab/base/error.h"
 #include "iolab/results/console.h"
 #include "iolab/fio/job.h"
@@ -139,7 +140,7 @@ void print_header(const results::Environment& env, const Settings& s, bool no_la
              format_bytes(static_cast<double>(env.ram_bytes)),
              env.free_page_reporting_order
                  ? " (freed memory goes back to the host in " +
-                       format_bytes(static_cast<double>(std::uint64_t{4096} << *env.free_page_reporting_order)) +
+                       format_bytes(static_cast<double>(proc::page_block_bytes(*env.free_page_reporting_order))) +
                        " blocks: free page reporting)"
                  : std::string(),
              printable(env.kernel),

@@ -10,6 +10,7 @@
 #include "common.h"
 #include "explain.h"
 #include "family_charts.h"
+#include "iolab/base/proc.h"
 #include "iolab/base/error.h"
 #include "iolab/base/units.h"
 #include "iolab/results/thresholds.h"
@@ -123,7 +124,7 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const results:
       {"block queue", queue.empty() ? "not recorded" : visible(queue)},
       {"memory", env.free_page_reporting_order
                      ? "free page reporting: memory the machine frees goes back to the host in " +
-                           bytes_text(std::uint64_t{4096} << *env.free_page_reporting_order) +
+                           bytes_text(proc::page_block_bytes(*env.free_page_reporting_order)) +
                            " blocks, and a first touch of it again takes a host fault per page (a run after "
                            "a pause or after another run's freed memory is slower)"
                      : "no free page reporting recorded"},

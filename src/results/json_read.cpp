@@ -4,6 +4,7 @@
 #include <exception>
 #include <limits>
 
+#include "iolab/base/proc.h"
 #include "iolab/base/error.h"
 #include "iolab/results/record.h"
 #include "json.h"
@@ -194,7 +195,7 @@ Results header_from_json(const Reader& rd, const json& j, int& version_out) {
     const std::string at = "environment.free_page_reporting";
     if (!rd.find(r, at, "order")) rd.fail(at, "missing its order");
     const auto order = rd.integer<unsigned>(r, at, "order");
-    if (order > 10) rd.fail(at + ".order", "above 10, the largest block order");
+    if (order > proc::kLargestPageOrder) rd.fail(at + ".order", "above 10, the largest block order");
     env.free_page_reporting_order = order;
   }
   version_out = static_cast<int>(version);

@@ -2,6 +2,7 @@
 // file it is published to.
 #include <optional>
 
+#include "iolab/base/proc.h"
 #include "iolab/io/publish.h"
 #include "iolab/results/record.h"
 #include "json.h"
@@ -30,7 +31,7 @@ json to_json(const Environment& e) {
               {"free_page_reporting",
                e.free_page_reporting_order
                    ? json{{"order", *e.free_page_reporting_order},
-                          {"block_bytes", std::uint64_t{4096} << *e.free_page_reporting_order}}
+                          {"block_bytes", proc::page_block_bytes(*e.free_page_reporting_order)}}
                    : json(nullptr)}};
 }
 

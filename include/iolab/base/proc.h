@@ -60,6 +60,10 @@ std::map<std::string, std::int64_t> vm_dirty_settings();
 // on bare metal, in a guest without the feature, or with reporting off
 // (an order above the largest, 10). `sys` is the sysfs root (tests).
 std::optional<unsigned> free_page_reporting_order(const std::filesystem::path& sys = "/sys");
+// The largest block order the page allocator has on x86-64 (MAX_PAGE_ORDER).
+inline constexpr unsigned kLargestPageOrder = 10;
+// The bytes of a block of 2^order 4 KiB pages.
+constexpr std::uint64_t page_block_bytes(unsigned order) { return std::uint64_t{4096} << order; }
 
 // The machine's TLB shootdown interrupts so far (the "TLB" line of
 // /proc/interrupts, summed over CPUs); nullopt where there is no such line.
