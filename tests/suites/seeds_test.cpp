@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "iolab/harness/runner.h"
@@ -101,6 +102,31 @@ INSTANTIATE_TEST_SUITE_P(Seeds, TinyRun, ::testing::ValuesIn(kSeedSuites),
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
+
+// The cost model pins a method's cost per call only from several sizes: the
+// packet sweep reads through stdio-unbuffered (seed 001's FileInputStream)
+// at every packet and cache state it reads through read(2), with one read(2)
+// per call, not only at seq-read's three buffers.
+TEST(SeedSuites, PacketSweepReadsThroughStdioUnbufferedAtEveryPacket) {
+  io::ScratchDir scratch("/tmp");
+  harness::Runner runner(one_repetition_evicting_config(), scratch);
+  SuiteOptions options;
+  options.scale = Scale::Tiny;
+  std::vector<results::Result> results = find_suite("packet-sweep").run(runner, options);
+  std::set<std::pair<std::string, std::uint64_t>> unbuffered, syscall;
+  for (const results::Result& r : results) {
+    if (r.op != results::Op::Read || r.skipped) continue;
+    const auto at = std::make_pair(results::cache_name(r), r.block_size);
+    if (r.method == "syscall") syscall.insert(at);
+    if (r.method != "stdio-unbuffered") continue;
+    SCOPED_TRACE(r.experiment);
+    unbuffered.insert(at);
+    EXPECT_TRUE(r.verified);
+    EXPECT_EQ(r.io_calls, r.ops) << "one read(2) per call";
+  }
+  EXPECT_EQ(unbuffered, syscall);
+  EXPECT_GE(unbuffered.size(), 6u);  // three packets (32 B, 4 KiB, the file), warm and cold
+}
 
 TEST(SeedSuites, AttachThePublishedFiguresWhereTheExperimentMatches) {
   io::ScratchDir scratch("/tmp");
