@@ -55,15 +55,19 @@ harness::RunConfig one_repetition_evicting_config() {
   return config;
 }
 
+// The suite at the tiny scale, its files in `scratch`.
+std::vector<results::Result> run_tiny(const std::string& suite, io::ScratchDir& scratch) {
+  harness::Runner runner(one_repetition_evicting_config(), scratch);
+  SuiteOptions options;
+  options.scale = Scale::Tiny;
+  return find_suite(suite).run(runner, options);
+}
+
 class TinyRun : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TinyRun, YieldsOnlyVerifiedOrSkippedRecords) {
   io::ScratchDir scratch("/tmp");
-  harness::Runner runner(one_repetition_evicting_config(), scratch);
-  const Suite& suite = find_suite(GetParam());
-  SuiteOptions options;
-  options.scale = Scale::Tiny;
-  std::vector<results::Result> results = suite.run(runner, options);
+  std::vector<results::Result> results = run_tiny(GetParam(), scratch);
 
   ASSERT_FALSE(results.empty());
   std::set<std::string> rows;
@@ -109,10 +113,7 @@ INSTANTIATE_TEST_SUITE_P(Seeds, TinyRun, ::testing::ValuesIn(kSeedSuites),
 // per call, not only at seq-read's three buffers.
 TEST(SeedSuites, PacketSweepReadsThroughStdioUnbufferedAtEveryPacket) {
   io::ScratchDir scratch("/tmp");
-  harness::Runner runner(one_repetition_evicting_config(), scratch);
-  SuiteOptions options;
-  options.scale = Scale::Tiny;
-  std::vector<results::Result> results = find_suite("packet-sweep").run(runner, options);
+  std::vector<results::Result> results = run_tiny("packet-sweep", scratch);
   std::set<std::pair<std::string, std::uint64_t>> unbuffered, syscall;
   for (const results::Result& r : results) {
     if (r.op != results::Op::Read || r.skipped) continue;
@@ -130,10 +131,7 @@ TEST(SeedSuites, PacketSweepReadsThroughStdioUnbufferedAtEveryPacket) {
 
 TEST(SeedSuites, AttachThePublishedFiguresWhereTheExperimentMatches) {
   io::ScratchDir scratch("/tmp");
-  harness::Runner runner(one_repetition_evicting_config(), scratch);
-  SuiteOptions options;
-  options.scale = Scale::Tiny;
-  std::vector<results::Result> results = find_suite("seq-read").run(runner, options);
+  std::vector<results::Result> results = run_tiny("seq-read", scratch);
   unsigned with_reference = 0;
   for (const results::Result& r : results) {
     if (!r.reference) continue;
