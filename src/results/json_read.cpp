@@ -195,7 +195,8 @@ Results header_from_json(const Reader& rd, const json& j, int& version_out) {
     const std::string at = "environment.free_page_reporting";
     if (!rd.find(r, at, "order")) rd.fail(at, "missing its order");
     const auto order = rd.integer<unsigned>(r, at, "order");
-    if (order > proc::kLargestPageOrder) rd.fail(at + ".order", "above 10, the largest block order");
+    if (order > proc::kLargestPageOrder)
+      rd.fail(at + ".order", "above " + std::to_string(proc::kLargestPageOrder) + ", the largest block order");
     env.free_page_reporting_order = order;
   }
   version_out = static_cast<int>(version);

@@ -98,7 +98,7 @@ std::vector<FileExperiment> packet_sweep_experiments(const SuiteOptions& options
         // (1 KiB, 1 MiB, 10 MiB) its cost per call is not pinned, and the
         // model predicted its 1 KiB reads from the two large ones.
         FileExperiment e = experiment(p, results::Op::Read, "stdio");
-        e.method_label = "stdio-unbuffered";
+        e.method_label = kStdioUnbuffered;
         e.options.stream_buffer = 0;
         read(std::move(e));
       }

@@ -40,6 +40,10 @@ inline constexpr std::uint64_t GiB = 1024 * MiB;
 inline constexpr results::Eviction kEviction = results::Eviction::PerFile;
 // Pattern seed of the files custom workloads write and verify themselves.
 inline constexpr std::uint64_t kCustomSeed = 0x5EED5;
+// The label of stdio with no buffer (stream_buffer 0: a read(2) or write(2)
+// per call; Java's unbuffered FileInputStream and FileOutputStream), one in
+// every suite: the cost model fits a method's records together by it.
+inline constexpr const char* kStdioUnbuffered = "stdio-unbuffered";
 
 // One value per scale, in the order tiny, quick, default, full.
 template <typename T>

@@ -56,7 +56,7 @@ io::FileOptions queue_depth(unsigned qd) {
 
 const std::array<ReadPath, 7> kPaths{{
     {{"iostream", "", stream_buffer(4096), io::BufferKind::Heap}, "", nullptr},
-    {{"stdio", "stdio-unbuffered", stream_buffer(0), io::BufferKind::Heap}, "FileInputStream.read(byte[])", &Published::stream_ms},
+    {{"stdio", kStdioUnbuffered, stream_buffer(0), io::BufferKind::Heap}, "FileInputStream.read(byte[])", &Published::stream_ms},
     {{"syscall", "", {}, io::BufferKind::Heap}, "FileChannel.read, heap ByteBuffer", &Published::nio_heap_ms},
     {{"syscall", "", {}, io::BufferKind::Aligned}, "FileChannel.read, direct ByteBuffer", &Published::nio_direct_ms},
     {{"mmap", "", {}, io::BufferKind::Heap}, "MappedByteBuffer.get(byte[])", &Published::mmap_ms},

@@ -138,7 +138,7 @@ class WriteBufferingSuite final : public Suite {
     };
     const Writer small_writers[] = {{"stdio", "", kStreamBuffer},
                                     {"iostream", "", kStreamBuffer},
-                                    {"stdio", "stdio-unbuffered", 0},
+                                    {"stdio", kStdioUnbuffered, 0},
                                     {"syscall", "", 0}};
     std::vector<FileExperiment> table;
     for (std::uint64_t n : counts) {
