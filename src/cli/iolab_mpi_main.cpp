@@ -43,6 +43,11 @@ namespace {
 
 namespace par = suites::parallel;
 
+// How long a rank beside rank 0 waits for it to end after a signal: far
+// longer than publishing the results takes; mpirun's SIGKILL ends the wait
+// sooner (a second after the SIGTERM, Open MPI's odls_base_sigkill_timeout).
+constexpr int kRankZeroGraceMs = 10'000;
+
 using Settings = MpiSettings;
 
 std::string mpi_library() {
@@ -127,23 +132,22 @@ int run(int argc, char** argv) {
   });
   std::string dir = team.broadcast(scratch ? scratch->path().string() : "");
 
-  // A signal (SIGTERM to mpirun reaches every rank, and mpirun SIGKILLs the
-  // rest a second after the first rank ends): every rank of a shared file
-  // removes the files in rank 0's directory, so the first rank to be told
-  // cleans up whichever rank is killed first; rank 0 also publishes the
-  // results so far, marked incomplete, as `iolab run` does.
+  // A signal: mpirun gives every rank SIGTERM and SIGKILLs the rest as soon
+  // as one ends, so the ranks beside rank 0 must not end before it: rank 0
+  // publishes the results so far, marked incomplete (as `iolab run` does),
+  // and removes its scratch directory; each other rank removes its own
+  // scratch directory at once, then waits for rank 0 to end. A rank that
+  // waited in vain (rank 0 killed outright, or elsewhere) then reclaims rank
+  // 0's directory of a shared file if no live process holds it.
   std::mutex results_mutex;
   results::Results results;
-  std::optional<io::InterruptHook> shared_cleanup;
-  if (s.shared && rank != 0)
-    shared_cleanup.emplace([dir](int) {
-      std::error_code ec;
-      for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-        if (e.path().filename().string().starts_with("mpi-")) ::unlink(e.path().c_str());
-      // And rank 0's list of them: mpirun SIGKILLs every rank a second after
-      // its SIGTERM, which may come while rank 0 still publishes.
-      ::unlink((std::filesystem::path(dir) / std::string(io::kScratchListName)).c_str());
-      ::rmdir(dir.c_str());
+  const mpi::RankZeroProcess rank_zero(team);
+  std::optional<io::InterruptHook> outlive_rank_zero;
+  if (rank != 0)
+    outlive_rank_zero.emplace([&rank_zero, dir, shared = s.shared](int) {
+      io::remove_all_scratch_dirs();  // this rank's own: it starts no process that writes there
+      rank_zero.wait_for_end(kRankZeroGraceMs);
+      if (shared) io::reclaim_abandoned_scratch_dir(dir, 0);
     });
   std::optional<io::InterruptHook> save_on_signal;
   if (rank == 0)

@@ -175,38 +175,42 @@ void ScratchDir::remove_all() noexcept {
   path_.clear();
 }
 
+bool reclaim_abandoned_scratch_dir(const std::filesystem::path& dir, unsigned quiet_seconds) {
+  const std::string name = dir.filename().string();
+  if (name.size() != 12 || !name.starts_with("iolab-")) return false;
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) return false;
+  const std::filesystem::path list_path = dir / std::string(kScratchListName);
+  sys::Fd list(::open(list_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat ls {};
+  if (list.get() < 0 || ::fstat(list.get(), &ls) != 0 || !S_ISREG(ls.st_mode)) return false;
+  if (ls.st_mtime + static_cast<time_t>(quiet_seconds) > ::time(nullptr)) return false;
+  if (::flock(list.get(), LOCK_EX | LOCK_NB) != 0) return false;  // its process lives
+  // The names it made, as listed; anything else keeps the directory.
+  std::vector<std::string> ours{std::string(kScratchListName)};
+  std::string text(static_cast<std::size_t>(std::min<off_t>(ls.st_size, off_t{1} << 20)), '\0');
+  text.resize(static_cast<std::size_t>(std::max<ssize_t>(0, ::pread(list.get(), text.data(), text.size(), 0))));
+  reclaim_abandoned_scratch_dirs(dir, 0);  // a child's scratch directory inside
+  std::error_code ec;
+  for (std::size_t at = 0, end; at < text.size(); at = end + 1) {
+    end = std::min(text.find('\n', at), text.size());
+    std::string item = text.substr(at, end - at);
+    const bool is_dir = item.ends_with('/');
+    if (is_dir) item.pop_back();
+    if (item.empty() || item == "." || item == ".." || item.find('/') != std::string::npos) continue;
+    if (is_dir) std::filesystem::remove_all(dir / item, ec);  // symlinks inside removed, not followed
+    ours.push_back(item);
+  }
+  remove_ours_and_dir(dir, ours);
+  return ::access(dir.c_str(), F_OK) != 0;
+}
+
 std::vector<std::filesystem::path> reclaim_abandoned_scratch_dirs(const std::filesystem::path& parent,
                                                                   unsigned quiet_seconds) {
   std::vector<std::filesystem::path> removed;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() != 12 || !name.starts_with("iolab-")) continue;
-    struct stat st {};
-    if (::lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) continue;
-    const std::filesystem::path list_path = entry.path() / std::string(kScratchListName);
-    sys::Fd list(::open(list_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-    struct stat ls {};
-    if (list.get() < 0 || ::fstat(list.get(), &ls) != 0 || !S_ISREG(ls.st_mode)) continue;
-    if (ls.st_mtime + static_cast<time_t>(quiet_seconds) > ::time(nullptr)) continue;
-    if (::flock(list.get(), LOCK_EX | LOCK_NB) != 0) continue;  // its process lives
-    // The names it made, as listed; anything else keeps the directory.
-    std::vector<std::string> ours{std::string(kScratchListName)};
-    std::string text(static_cast<std::size_t>(std::min<off_t>(ls.st_size, off_t{1} << 20)), '\0');
-    text.resize(static_cast<std::size_t>(std::max<ssize_t>(0, ::pread(list.get(), text.data(), text.size(), 0))));
-    reclaim_abandoned_scratch_dirs(entry.path(), 0);  // a child's scratch directory inside
-    for (std::size_t at = 0, end; at < text.size(); at = end + 1) {
-      end = std::min(text.find('\n', at), text.size());
-      std::string item = text.substr(at, end - at);
-      const bool dir = item.ends_with('/');
-      if (dir) item.pop_back();
-      if (item.empty() || item == "." || item == ".." || item.find('/') != std::string::npos) continue;
-      if (dir) std::filesystem::remove_all(entry.path() / item, ec);  // symlinks inside removed, not followed
-      ours.push_back(item);
-    }
-    remove_ours_and_dir(entry.path(), ours);
-    if (::access(entry.path().c_str(), F_OK) != 0) removed.push_back(entry.path());
-  }
+  for (const auto& entry : std::filesystem::directory_iterator(parent, ec))
+    if (reclaim_abandoned_scratch_dir(entry.path(), quiet_seconds)) removed.push_back(entry.path());
   return removed;
 }
 

@@ -3,7 +3,9 @@
 // said so for every result, that the JSON is iolab's, and that errors are
 // one clear line with a non-zero exit.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +18,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -40,6 +44,31 @@ ShellOutcome run_shell(const std::string& command) {
   int status = ::pclose(p);
   o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return o;
+}
+
+// The ranks mpirun `launcher` started, by rank: its children, told apart by
+// the OMPI_COMM_WORLD_RANK it gave each.
+std::map<int, pid_t> ranks_of(pid_t launcher) {
+  std::map<int, pid_t> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = iolab::testing::read_file(e.path() / "stat");
+    const auto paren = stat.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream fields(stat.substr(paren + 1));
+    std::string state;
+    long parent = 0;
+    fields >> state >> parent;
+    if (parent != launcher) continue;
+    const std::string env = iolab::testing::read_file(e.path() / "environ");
+    const std::string key = std::string("OMPI_COMM_WORLD_RANK=");
+    for (std::size_t at = 0; at < env.size(); at = env.find('\0', at) + 1) {
+      if (env.compare(at, key.size(), key) == 0) out[std::atoi(env.c_str() + at + key.size())] = std::stoi(name);
+      if (env.find('\0', at) == std::string::npos) break;
+    }
+  }
+  return out;
 }
 
 class MpiRun : public ::testing::Test {
@@ -186,12 +215,13 @@ TEST_F(MpiRun, OutFollowsIolabRunsRulesAndEmptyValuesAreRefused) {
   EXPECT_EQ(json, 2u) << a.output;
 }
 
-// Issue 29 item 12: SIGTERM to mpirun mid-run (it passes SIGTERM to every
-// rank, then SIGKILLs what is left a second after the first rank ends): no
-// scratch file is left, and rank 0's results so far are published, marked
-// incomplete. The signal goes once the first result line is printed (a state
-// reached, not a time); the rest of the run (five more method-op pairs) is
-// still to do then.
+// Issue 29 item 12: SIGTERM to mpirun mid-run. mpirun passes SIGTERM to every
+// rank a second later, then SIGKILLs the rest as soon as one rank ends (its
+// wait is cut short by the SIGCHLD), or after one more second. So rank 1
+// waits for rank 0 to end (checked: rank 0's process ends first); rank 0 publishes its results so far, marked
+// incomplete, and removes the scratch directory. The signal goes once the
+// first result line is printed (a state reached, not a time); the rest of the
+// run (five more method-op pairs) is still to do then.
 TEST_F(MpiRun, SigtermToMpirunRemovesTheScratchAndKeepsTheResultsSoFar) {
   iolab::testing::TestDir scratch;
   const auto out = scratch.path() / "r.json", log = scratch.path() / "log.txt";
@@ -202,7 +232,7 @@ TEST_F(MpiRun, SigtermToMpirunRemovesTheScratchAndKeepsTheResultsSoFar) {
     ::setpgid(0, 0);  // its own group: the test sends the signal to mpirun alone
     ::signal(SIGTERM, SIG_DFL);
     // 400 repetitions a row: long enough (about a second idle, more under load) that the
-    // signal lands while a later row runs, and the results so far are fewer than six.
+    // signal, passed on a second later, lands while a later row runs.
     const std::string cmd = "exec " + mpirun(2) + " parallel --size 1m --bs 256k --reps 400 --warmup 0 --no-latency --dir " +
                             scratch.path().string() + " --out " + out.string() + " > " + log.string() + " 2>&1";
     ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
@@ -213,25 +243,41 @@ TEST_F(MpiRun, SigtermToMpirunRemovesTheScratchAndKeepsTheResultsSoFar) {
   while (printed().find("\nposix             write") == std::string::npos && std::chrono::steady_clock::now() < end)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ASSERT_NE(printed().find("\nposix             write"), std::string::npos) << printed();
+  // The ranks' ends, in order: a pidfd each (taken while both live, so never another process's).
+  const std::map<int, pid_t> ranks = ranks_of(pid);
+  ASSERT_EQ(ranks.size(), 2u) << "mpirun's children with a rank";
+  std::array<pollfd, 2> ends{};
+  for (int r = 0; r < 2; ++r) {
+    ends[static_cast<std::size_t>(r)] = {static_cast<int>(::syscall(SYS_pidfd_open, ranks.at(r), 0)), POLLIN, 0};
+    ASSERT_GE(ends[static_cast<std::size_t>(r)].fd, 0) << "pidfd_open of rank " << r;
+  }
   ::kill(pid, SIGTERM);
+  ASSERT_GT(::poll(ends.data(), ends.size(), 120'000), 0) << "no rank ended\n" << printed();
+  // Rank 1 ending first would make mpirun SIGKILL rank 0 mid-publish.
+  EXPECT_TRUE(ends[0].revents & POLLIN) << "rank 1 ended while rank 0 ran\n" << printed();
+  for (const pollfd& p : ends) ::close(p.fd);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << printed();
-  // Nothing of the run's scratch: its iolab-* directory (and the file in it) is gone.
-  for (const auto& e : std::filesystem::directory_iterator(scratch.path()))
-    EXPECT_FALSE(e.path().filename().string().starts_with("iolab-")) << e.path() << " left behind\n" << printed();
-  // mpirun SIGKILLs every rank one second after its SIGTERM (Open MPI's
-  // odls_base_sigkill_timeout); on a loaded machine that can come before rank 0
-  // has published, which no code in a rank can prevent. So: results when rank 0
-  // had the time (usually), and then they must be the partial ones, marked so.
-  if (!std::filesystem::exists(out)) GTEST_SKIP() << "rank 0 was SIGKILLed by mpirun before it published\n" << printed();
+  // Rank 0 has one second from the SIGTERM before mpirun's SIGKILL; a machine
+  // too loaded to publish three small files in it is not something a rank
+  // can change. Rank 0 says when it has published.
+  const std::string said = "iolab-mpi: interrupted by SIGTERM; the ";
+  if (printed().find(said) == std::string::npos)
+    GTEST_SKIP() << "rank 0 was SIGKILLed by mpirun before it had published\n" << printed();
   std::ifstream in(out);
   nlohmann::json j = nlohmann::json::parse(in);
   EXPECT_EQ(j["incomplete"], "interrupted by SIGTERM");
   ASSERT_GE(j["results"].size(), 1u);
   EXPECT_LT(j["results"].size(), 6u);
   EXPECT_EQ(j["results"][0]["method"], "posix");
+  // Nothing of the run's scratch (its iolab-* directory and the file in it),
+  // and no temporary file or lock beside the results.
+  for (const auto& e : std::filesystem::directory_iterator(scratch.path())) {
+    const std::string name = e.path().filename().string();
+    EXPECT_FALSE(name.starts_with("iolab-") || name.starts_with(".")) << e.path() << " left behind\n" << printed();
+  }
 }
 
 }  // namespace

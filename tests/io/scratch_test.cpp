@@ -208,6 +208,36 @@ TEST(ScratchDir, WhatAKilledProcessLeftIsReclaimedAndNothingElse) {
   std::filesystem::remove_all(with_stranger);
 }
 
+// An MPI rank reclaims rank 0's directory by name once rank 0 has ended:
+// that one only, and only when no process holds its list.
+TEST(ScratchDir, OneAbandonedDirectoryIsReclaimedByNameAndNoOther) {
+  testing::TestDir parent_dir("/tmp");
+  const std::filesystem::path parent = parent_dir.path();
+  // Made before the killed process's, so their constructors reclaim nothing of each other.
+  ScratchDir live(parent);
+  live.create_file("live-data");
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ScratchDir first(parent), second(parent);  // the second skips the first: its lock is held
+    first.create_file("mpi-posix");
+    second.create_file("mpi-posix");
+    std::ofstream(parent / "first") << first.path().string();
+    std::ofstream(parent / "second") << second.path().string();
+    ::kill(::getpid(), SIGKILL);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const std::filesystem::path first = testing::read_file(parent / "first"), second = testing::read_file(parent / "second");
+  EXPECT_FALSE(reclaim_abandoned_scratch_dir(live.path(), 0)) << "its process lives";
+  EXPECT_TRUE(std::filesystem::exists(live.path() / "live-data"));
+  EXPECT_FALSE(reclaim_abandoned_scratch_dir(parent / "first", 0)) << "not a scratch directory's name";
+  EXPECT_TRUE(reclaim_abandoned_scratch_dir(first, 0));
+  EXPECT_FALSE(std::filesystem::exists(first));
+  EXPECT_TRUE(std::filesystem::exists(second / "mpi-posix")) << "only the directory named";
+  EXPECT_FALSE(reclaim_abandoned_scratch_dir(first, 0)) << "gone already";
+  EXPECT_TRUE(reclaim_abandoned_scratch_dir(second, 0));
+}
+
 // What a child process left after `sig`: how it ended, and what its hook wrote.
 struct SignalOutcome {
   int status = 0;

@@ -82,6 +82,10 @@ inline constexpr std::string_view kScratchListName = ".iolab-scratch";
 std::vector<std::filesystem::path> reclaim_abandoned_scratch_dirs(const std::filesystem::path& parent,
                                                                   unsigned quiet_seconds = 2);
 
+// The same for one directory: true when it was an abandoned scratch
+// directory and is gone. For a process that knows the directory (an MPI
+// rank, rank 0's) and waited for its owner to end: quiet_seconds 0.
+bool reclaim_abandoned_scratch_dir(const std::filesystem::path& dir, unsigned quiet_seconds = 2);
 // Bytes an unprivileged writer may still put on the filesystem of `dir`;
 // nullopt when that is not known: statvfs fails, or the filesystem keeps no
 // count (ramfs: no blocks at all, and no limit but memory).
@@ -107,8 +111,10 @@ void remove_scratch_dirs_on_signals();
 // object lives (once the cleanup has begun, its destructor blocks until
 // the process ends). A hook
 // runs while the rest of the program may still run: it must lock what it
-// shares, must not create or remove scratch files, and must not wait for
-// the interrupted thread.
+// shares, must not create scratch files, and must not wait for the
+// interrupted thread. It may remove them all (remove_all_scratch_dirs: the
+// cleanup thread holds the lock every ScratchDir takes, so none is made
+// again) when no process it must stop first (a newer hook's) writes there.
 class InterruptHook {
  public:
   explicit InterruptHook(std::function<void(int signal)> hook);

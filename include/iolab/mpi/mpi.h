@@ -59,6 +59,28 @@ class MpiTeam final : public harness::Team {
   bool global_clock_ = false;
 };
 
+// Rank 0's process, for the other ranks of its host to wait on when a
+// signal ends the job. mpirun passes SIGTERM to every rank, then SIGKILLs
+// what is left as soon as one rank ends (its one-second wait is cut short by
+// the SIGCHLD): a rank that ended first would cut short rank 0's publishing
+// of the results so far. Rank 0 is told apart by host and process: the same
+// boot and PID namespace, then a pidfd, so a recycled PID is never waited on.
+class RankZeroProcess {
+ public:
+  explicit RankZeroProcess(MpiTeam& team);  // collective
+  ~RankZeroProcess();
+  RankZeroProcess(const RankZeroProcess&) = delete;
+  RankZeroProcess& operator=(const RankZeroProcess&) = delete;
+  // Whether this rank shares a host with rank 0 and is not rank 0 itself.
+  bool watched() const noexcept { return pidfd_ >= 0; }
+  // Blocks until rank 0's process has ended or `limit` has passed; returns
+  // at once when not watched(). Safe on the signal cleanup thread.
+  void wait_for_end(int limit_ms) const noexcept;
+
+ private:
+  int pidfd_ = -1;
+};
+
 // MPI-IO as an io method: independent (MPI_File_read_at/write_at) or
 // collective (..._at_all) calls on files opened over `comm` (MPI_COMM_WORLD
 // for one shared file, MPI_COMM_SELF for a file per rank). open, sync and
