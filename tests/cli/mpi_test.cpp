@@ -61,12 +61,10 @@ std::map<int, pid_t> ranks_of(pid_t launcher) {
     long parent = 0;
     fields >> state >> parent;
     if (parent != launcher) continue;
-    const std::string env = iolab::testing::read_file(e.path() / "environ");
-    const std::string key = std::string("OMPI_COMM_WORLD_RANK=");
-    for (std::size_t at = 0; at < env.size(); at = env.find('\0', at) + 1) {
-      if (env.compare(at, key.size(), key) == 0) out[std::atoi(env.c_str() + at + key.size())] = std::stoi(name);
-      if (env.find('\0', at) == std::string::npos) break;
-    }
+    std::istringstream env(iolab::testing::read_file(e.path() / "environ"));
+    const std::string key = "OMPI_COMM_WORLD_RANK=";
+    for (std::string var; std::getline(env, var, '\0');)
+      if (var.starts_with(key)) out[std::stoi(var.substr(key.size()))] = std::stoi(name);
   }
   return out;
 }
@@ -218,10 +216,11 @@ TEST_F(MpiRun, OutFollowsIolabRunsRulesAndEmptyValuesAreRefused) {
 // Issue 29 item 12: SIGTERM to mpirun mid-run. mpirun passes SIGTERM to every
 // rank a second later, then SIGKILLs the rest as soon as one rank ends (its
 // wait is cut short by the SIGCHLD), or after one more second. So rank 1
-// waits for rank 0 to end (checked: rank 0's process ends first); rank 0 publishes its results so far, marked
-// incomplete, and removes the scratch directory. The signal goes once the
-// first result line is printed (a state reached, not a time); the rest of the
-// run (five more method-op pairs) is still to do then.
+// waits for rank 0 to end (checked: rank 0's process ends first); rank 0
+// publishes its results so far, marked incomplete, and removes the scratch
+// directory. The signal goes once the first result line is printed (a state
+// reached, not a time); the rest of the run (five more method-op pairs) is
+// still to do then.
 TEST_F(MpiRun, SigtermToMpirunRemovesTheScratchAndKeepsTheResultsSoFar) {
   iolab::testing::TestDir scratch;
   const auto out = scratch.path() / "r.json", log = scratch.path() / "log.txt";

@@ -71,10 +71,8 @@ class RankZeroProcess {
   ~RankZeroProcess();
   RankZeroProcess(const RankZeroProcess&) = delete;
   RankZeroProcess& operator=(const RankZeroProcess&) = delete;
-  // Whether this rank shares a host with rank 0 and is not rank 0 itself.
-  bool watched() const noexcept { return pidfd_ >= 0; }
   // Blocks until rank 0's process has ended or `limit` has passed; returns
-  // at once when not watched(). Safe on the signal cleanup thread.
+  // at once on rank 0 itself and on another host. Safe on the signal cleanup thread.
   void wait_for_end(int limit_ms) const noexcept;
 
  private:
